@@ -1,0 +1,364 @@
+//! ziosim-engine: the discrete-event core of ziosim.
+//!
+//! Theory of operation
+//! -------------------
+//! Simulated time is an integer number of nanoseconds (`u64`). Every event is keyed
+//! `(time_ns, seq)`, where `seq` is a counter incremented at each `schedule`: two events
+//! at the same instant are handled in the order they were scheduled, never in heap order.
+//! The model owns all state; the engine only owns the clock, the heap and the digest.
+//! A model sees the engine through [`Ctx`] (`now`, `schedule_in`, `schedule_at`) and never
+//! touches the heap. Randomness comes from [`Rng`] streams split by a stable name
+//! (`Rng::stream(seed, "disk/sda")`), so adding a workload does not shift a disk's draws.
+//! Every handled event is folded into a 64-bit run digest: same scenario and seed, same
+//! digest, on any machine.
+//!
+//! ```
+//! use ziosim_engine::{Ctx, Model, Sim, Limits};
+//! #[derive(Clone, Copy, Debug)]
+//! enum Ev { Tick(u32) }
+//! struct Counter { n: u32 }
+//! impl Model for Counter {
+//!     type Event = Ev;
+//!     fn handle(&mut self, ev: Ev, ctx: &mut Ctx<Ev>) {
+//!         let Ev::Tick(k) = ev;
+//!         self.n += 1;
+//!         if k < 9 { ctx.schedule_in(1_000, Ev::Tick(k + 1)); }
+//!     }
+//!     fn digest_word(ev: &Ev) -> u64 { let Ev::Tick(k) = ev; *k as u64 }
+//! }
+//! let mut sim = Sim::new(Counter { n: 0 }, Limits::default());
+//! sim.schedule_at(0, Ev::Tick(0));
+//! let end = sim.run();
+//! assert_eq!(sim.model().n, 10);
+//! assert_eq!(sim.now(), 9_000);
+//! assert!(end.is_ok());
+//! ```
+
+mod rng;
+pub use rng::{Rng, stream_seed};
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Nanoseconds of simulated time.
+pub type TimeNs = u64;
+
+pub const NS_PER_US: u64 = 1_000;
+pub const NS_PER_MS: u64 = 1_000_000;
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+/// A model: state plus an event handler. The engine calls `handle` once per event, in
+/// `(time_ns, seq)` order.
+pub trait Model {
+    type Event: Copy + std::fmt::Debug;
+    fn handle(&mut self, ev: Self::Event, ctx: &mut Ctx<Self::Event>);
+    /// A word describing the event for the run digest (kind and identity, not pointers).
+    fn digest_word(ev: &Self::Event) -> u64;
+}
+
+struct Entry<E> {
+    time_ns: TimeNs,
+    seq: u64,
+    ev: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, o: &Self) -> bool {
+        self.time_ns == o.time_ns && self.seq == o.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<E> Ord for Entry<E> {
+    // BinaryHeap is a max-heap: reverse so the smallest (time, seq) pops first.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.time_ns, o.seq).cmp(&(self.time_ns, self.seq))
+    }
+}
+
+/// What a model may do to the engine while handling an event.
+pub struct Ctx<E> {
+    now_ns: TimeNs,
+    next_seq: u64,
+    pending: Vec<(TimeNs, u64, E)>,
+    stop_requested: bool,
+}
+
+impl<E: Copy> Ctx<E> {
+    #[inline]
+    pub fn now(&self) -> TimeNs {
+        self.now_ns
+    }
+    /// Schedule `ev` at `now + delay_ns`.
+    #[inline]
+    pub fn schedule_in(&mut self, delay_ns: TimeNs, ev: E) {
+        let t = self.now_ns.saturating_add(delay_ns);
+        self.schedule_at(t, ev);
+    }
+    /// Schedule `ev` at absolute time `t` (clamped to now: the past cannot be changed).
+    #[inline]
+    pub fn schedule_at(&mut self, t: TimeNs, ev: E) {
+        let t = t.max(self.now_ns);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.pending.push((t, seq, ev));
+    }
+    /// Ask the engine to stop after this event.
+    pub fn stop(&mut self) {
+        self.stop_requested = true;
+    }
+}
+
+/// Hard bounds on a run; hitting one ends the run with a diagnostic.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Maximum number of events handled (a runaway-loop guard).
+    pub events_max: u64,
+    /// Maximum simulated time, ns.
+    pub time_ns_max: TimeNs,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { events_max: 2_000_000_000, time_ns_max: 400 * 24 * 3600 * NS_PER_S }
+    }
+}
+
+/// Why a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// No events left.
+    Drained,
+    /// `run_until(t)` reached `t`.
+    Reached(TimeNs),
+    /// The model called `ctx.stop()`.
+    Stopped,
+    /// A hard limit was hit; the string says which and where.
+    Limit(String),
+}
+
+/// The simulation: a model, a clock, a heap of events and a digest.
+pub struct Sim<M: Model> {
+    model: M,
+    heap: BinaryHeap<Entry<M::Event>>,
+    ctx: Ctx<M::Event>,
+    limits: Limits,
+    events: u64,
+    digest: u64,
+}
+
+const DIGEST_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+
+#[inline]
+fn mix(mut h: u64, w: u64) -> u64 {
+    // One round of a multiply-xorshift mixer (splitmix64 finaliser over the running state).
+    h ^= w.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_add(h << 6).wrapping_add(h >> 2);
+    h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 31)
+}
+
+impl<M: Model> Sim<M> {
+    pub fn new(model: M, limits: Limits) -> Self {
+        Sim {
+            model,
+            heap: BinaryHeap::with_capacity(1024),
+            ctx: Ctx { now_ns: 0, next_seq: 0, pending: Vec::with_capacity(16), stop_requested: false },
+            limits,
+            events: 0,
+            digest: DIGEST_SEED,
+        }
+    }
+
+    pub fn now(&self) -> TimeNs {
+        self.ctx.now_ns
+    }
+    pub fn events_handled(&self) -> u64 {
+        self.events
+    }
+    pub fn digest(&self) -> u64 {
+        self.digest
+    }
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+    pub fn model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+    pub fn into_model(self) -> M {
+        self.model
+    }
+    /// Number of events waiting.
+    pub fn pending(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Schedule from outside a handler (initial events).
+    pub fn schedule_at(&mut self, t: TimeNs, ev: M::Event) {
+        self.ctx.schedule_at(t, ev);
+        self.flush_pending();
+    }
+
+    /// Lets setup code act on the model with a context (e.g. to start workloads).
+    pub fn with_ctx<R>(&mut self, f: impl FnOnce(&mut M, &mut Ctx<M::Event>) -> R) -> R {
+        let r = f(&mut self.model, &mut self.ctx);
+        self.flush_pending();
+        r
+    }
+
+    #[inline]
+    fn flush_pending(&mut self) {
+        for (time_ns, seq, ev) in self.ctx.pending.drain(..) {
+            self.heap.push(Entry { time_ns, seq, ev });
+        }
+    }
+
+    /// Time of the next event, if any.
+    pub fn peek_time(&self) -> Option<TimeNs> {
+        self.heap.peek().map(|e| e.time_ns)
+    }
+
+    /// Handle exactly one event. Returns false if there was none.
+    pub fn step(&mut self) -> bool {
+        let Some(e) = self.heap.pop() else { return false };
+        debug_assert!(e.time_ns >= self.ctx.now_ns, "time went backwards");
+        self.ctx.now_ns = e.time_ns;
+        self.events += 1;
+        self.digest = mix(mix(self.digest, e.time_ns), M::digest_word(&e.ev));
+        self.model.handle(e.ev, &mut self.ctx);
+        self.flush_pending();
+        true
+    }
+
+    /// Run until the heap is empty, the model stops, or `t` is reached (events at `t`
+    /// are handled; the clock is left at `t`).
+    pub fn run_until(&mut self, t: TimeNs) -> End {
+        loop {
+            if self.ctx.stop_requested {
+                return End::Stopped;
+            }
+            if self.events >= self.limits.events_max {
+                return End::Limit(format!(
+                    "event limit reached: {} events handled at t={} ns (limits.events_max)",
+                    self.events, self.ctx.now_ns
+                ));
+            }
+            match self.peek_time() {
+                None => return End::Drained,
+                Some(nt) if nt > t => {
+                    self.ctx.now_ns = self.ctx.now_ns.max(t);
+                    return End::Reached(t);
+                }
+                Some(nt) if nt > self.limits.time_ns_max => {
+                    return End::Limit(format!(
+                        "simulated-time limit reached: next event at {} ns > limits.time_ns_max {} ns",
+                        nt, self.limits.time_ns_max
+                    ));
+                }
+                Some(_) => {
+                    self.step();
+                }
+            }
+        }
+    }
+
+    /// Run until drained, stopped or a limit is hit. `Ok` unless a limit was hit.
+    pub fn run(&mut self) -> Result<End, String> {
+        match self.run_until(TimeNs::MAX) {
+            End::Limit(s) => Err(s),
+            e => Ok(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug)]
+    enum Ev {
+        A(u32),
+    }
+    struct Rec {
+        seen: Vec<(u64, u32)>,
+    }
+    impl Model for Rec {
+        type Event = Ev;
+        fn handle(&mut self, ev: Ev, ctx: &mut Ctx<Ev>) {
+            let Ev::A(k) = ev;
+            self.seen.push((ctx.now(), k));
+        }
+        fn digest_word(ev: &Ev) -> u64 {
+            let Ev::A(k) = ev;
+            *k as u64
+        }
+    }
+
+    #[test]
+    fn same_time_events_run_in_schedule_order() {
+        let mut sim = Sim::new(Rec { seen: vec![] }, Limits::default());
+        for k in 0..100 {
+            sim.schedule_at(5, Ev::A(k));
+        }
+        sim.schedule_at(1, Ev::A(1000));
+        sim.run().unwrap();
+        let seen = &sim.model().seen;
+        assert_eq!(seen[0], (1, 1000));
+        for k in 0..100u32 {
+            assert_eq!(seen[k as usize + 1], (5, k));
+        }
+    }
+
+    #[test]
+    fn digest_depends_on_order_and_time() {
+        let run = |order: &[u32]| {
+            let mut sim = Sim::new(Rec { seen: vec![] }, Limits::default());
+            for (i, k) in order.iter().enumerate() {
+                sim.schedule_at(i as u64, Ev::A(*k));
+            }
+            sim.run().unwrap();
+            sim.digest()
+        };
+        assert_eq!(run(&[1, 2, 3]), run(&[1, 2, 3]));
+        assert_ne!(run(&[1, 2, 3]), run(&[1, 3, 2]));
+    }
+
+    #[test]
+    fn limits_are_reported() {
+        struct Loop;
+        impl Model for Loop {
+            type Event = Ev;
+            fn handle(&mut self, ev: Ev, ctx: &mut Ctx<Ev>) {
+                ctx.schedule_in(10, ev);
+            }
+            fn digest_word(_: &Ev) -> u64 {
+                0
+            }
+        }
+        let mut sim = Sim::new(Loop, Limits { events_max: 50, time_ns_max: u64::MAX });
+        sim.schedule_at(0, Ev::A(0));
+        let e = sim.run().unwrap_err();
+        assert!(e.contains("event limit"), "{e}");
+        let mut sim = Sim::new(Loop, Limits { events_max: u64::MAX, time_ns_max: 1000 });
+        sim.schedule_at(0, Ev::A(0));
+        let e = sim.run().unwrap_err();
+        assert!(e.contains("simulated-time limit"), "{e}");
+    }
+
+    #[test]
+    fn run_until_stops_at_t() {
+        let mut sim = Sim::new(Rec { seen: vec![] }, Limits::default());
+        for k in 0..10 {
+            sim.schedule_at(k * 100, Ev::A(k as u32));
+        }
+        assert_eq!(sim.run_until(450), End::Reached(450));
+        assert_eq!(sim.model().seen.len(), 5);
+        assert_eq!(sim.now(), 450);
+        assert_eq!(sim.run().unwrap(), End::Drained);
+        assert_eq!(sim.model().seen.len(), 10);
+    }
+}

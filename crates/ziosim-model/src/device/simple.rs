@@ -1,0 +1,102 @@
+//! The simplest device (FoundationDB sim2's baseline): one FIFO server whose service time
+//! is a fixed or exponentially distributed per-command time plus size / bandwidth. Richer
+//! models are tested against it, and queueing-theory checks (M/M/1, M/D/1) run on it.
+
+use super::{Cmd, Device};
+use crate::io::Op;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use ziosim_engine::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServiceDist {
+    Deterministic,
+    Exponential,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimpleParams {
+    pub capacity_bytes: u64,
+    /// Mean per-command service time, ns.
+    pub service_ns_mean: u64,
+    pub distribution: ServiceDist,
+    /// Added transfer time size/bandwidth; 0 = none.
+    #[serde(default)]
+    pub bandwidth_bytes_per_s: u64,
+    /// Commands the device holds at once.
+    pub queue_depth: u32,
+    #[serde(default)]
+    pub rotational: bool,
+}
+
+pub struct SimpleDevice {
+    p: SimpleParams,
+    rng: Rng,
+    waiting: VecDeque<Cmd>,
+    /// The command in service and its finish time.
+    busy: Option<(Cmd, u64)>,
+}
+
+impl SimpleDevice {
+    pub fn new(p: SimpleParams, rng_seed: u64) -> SimpleDevice {
+        SimpleDevice { p, rng: Rng::from_u64(rng_seed), waiting: VecDeque::new(), busy: None }
+    }
+    fn service_ns(&mut self, cmd: &Cmd) -> u64 {
+        let base = match self.p.distribution {
+            ServiceDist::Deterministic => self.p.service_ns_mean as f64,
+            ServiceDist::Exponential => self.rng.exp(self.p.service_ns_mean as f64),
+        };
+        let xfer = if self.p.bandwidth_bytes_per_s > 0 && cmd.op != Op::Flush {
+            cmd.size_bytes as f64 * 1e9 / self.p.bandwidth_bytes_per_s as f64
+        } else {
+            0.0
+        };
+        (base + xfer).round().max(1.0) as u64
+    }
+    fn start_next(&mut self, now_ns: u64) {
+        if self.busy.is_none() {
+            if let Some(c) = self.waiting.pop_front() {
+                let s = self.service_ns(&c);
+                self.busy = Some((c, now_ns + s));
+            }
+        }
+    }
+}
+
+impl Device for SimpleDevice {
+    fn capacity_bytes(&self) -> u64 {
+        self.p.capacity_bytes
+    }
+    fn rotational(&self) -> bool {
+        self.p.rotational
+    }
+    fn queue_depth(&self) -> u32 {
+        self.p.queue_depth
+    }
+    fn outstanding(&self) -> u32 {
+        self.waiting.len() as u32 + self.busy.is_some() as u32
+    }
+    fn can_accept(&self, _op: Op) -> bool {
+        self.outstanding() < self.p.queue_depth
+    }
+    fn submit(&mut self, now_ns: u64, cmd: Cmd) {
+        self.waiting.push_back(cmd);
+        self.start_next(now_ns);
+    }
+    fn advance(&mut self, now_ns: u64, done: &mut Vec<u32>) {
+        while let Some((c, t)) = self.busy {
+            if t > now_ns {
+                break;
+            }
+            done.push(c.tag);
+            self.busy = None;
+            // The next command starts when the previous one finished, not at `now`.
+            self.start_next(t);
+        }
+    }
+    fn next_event_ns(&self) -> Option<u64> {
+        self.busy.map(|(_, t)| t)
+    }
+}

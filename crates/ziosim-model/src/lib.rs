@@ -1,0 +1,12 @@
+//! ziosim-model: the ZFS I/O pipeline model.
+//!
+//! Layers, top to bottom: workloads make logical I/Os; the ARC absorbs hits; the pool
+//! turns logical I/Os into leaf I/Os (mirror, raidz geometry); each leaf has ZFS's
+//! vdev_queue policy of the scenario's release; devices serve commands. Statistics are
+//! fixed-size histograms and sampled counters. See `../shared/design.md` §2.
+
+pub mod device;
+pub mod io;
+pub mod queue;
+pub mod release;
+pub mod tunables;

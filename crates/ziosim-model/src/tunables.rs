@@ -1,0 +1,383 @@
+//! Every ZFS tunable ziosim models, declared once: ZFS's own name, unit, allowed range,
+//! default per release (`None` = the release does not have it), and the trade-off in one
+//! sentence. `ziosim tunables`, `docs/tunables.md` and scenario validation read this table.
+//!
+//! Defaults are piecewise over [`Release::ALL`] (chronological): an entry `(R, v)` sets the
+//! default to `v` from release `R` on, until the next entry; `NA` means "not in this release".
+//! Sources are `spec/zfs-model.md` §1.2, §1.3, §2.1, §2.5, §2.8, §4.1 (read from
+//! `module/zfs/vdev_queue.c`, `vdev_mirror.c`, `dsl_pool.c`, `arc.c` at the tags named there).
+
+use crate::release::Release;
+
+/// Marks a release range in which the tunable does not exist.
+pub const NA: i64 = i64::MIN;
+const KIB: i64 = 1024;
+const MIB: i64 = 1024 * 1024;
+const GIB: i64 = 1024 * 1024 * 1024;
+
+/// One tunable's declaration.
+#[derive(Debug)]
+pub struct TunableDecl {
+    /// The C variable name, as `/sys/module/zfs/parameters/<name>` and `/etc/system` spell it.
+    pub name: &'static str,
+    /// Unit of the value: count, bytes, percent, ticks, ns, ms, s, bool, shift.
+    pub unit: &'static str,
+    pub min: i64,
+    pub max: i64,
+    /// Piecewise defaults over releases (see module doc).
+    pub defaults: &'static [(Release, i64)],
+    /// When set, the default is computed from the machine (the text says how).
+    pub derived: Option<&'static str>,
+    /// What raising or lowering it trades.
+    pub doc: &'static str,
+    /// Where the default was read.
+    pub source: &'static str,
+}
+
+impl TunableDecl {
+    /// The default in `r`, or `None` if `r` lacks the tunable.
+    pub fn default_for(&self, r: Release) -> Option<i64> {
+        let mut v = NA;
+        for (from, val) in self.defaults {
+            if *from <= r {
+                v = *val;
+            }
+        }
+        (v != NA).then_some(v)
+    }
+    /// Releases that have this tunable.
+    pub fn releases(&self) -> Vec<Release> {
+        Release::ALL.iter().copied().filter(|r| self.default_for(*r).is_some()).collect()
+    }
+}
+
+macro_rules! tunables {
+    ($( $id:ident = $name:literal, $unit:literal, [$min:expr, $max:expr],
+        [$( ($rel:ident, $v:expr) ),*], $derived:expr, $doc:literal, $src:literal; )*) => {
+        /// Index of a tunable in [`DECLS`] and [`Tunables`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[allow(non_camel_case_types)]
+        #[repr(u16)]
+        pub enum T { $($id),* }
+        pub static DECLS: &[TunableDecl] = &[ $( TunableDecl {
+            name: $name, unit: $unit, min: $min, max: $max,
+            defaults: &[$((Release::$rel, $v)),*], derived: $derived, doc: $doc, source: $src,
+        } ),* ];
+    };
+}
+
+tunables! {
+    // ---- pre-2013 deadline queue (§2.1) ----
+    zfs_vdev_max_pending = "zfs_vdev_max_pending", "count", [1, 1000],
+        [(Solaris2009, 35), (Freebsd9, 10), (Illumos2014, NA)], None,
+        "I/Os outstanding per leaf; more lets the drive's NCQ reorder, fewer keeps a scrub from filling the drive queue ahead of user reads.",
+        "il:c33e334fd3 (35 -> 10, 2009-10-15); VQ@zfs-0.6.2";
+    zfs_vdev_min_pending = "zfs_vdev_min_pending", "count", [1, 1000],
+        [(Solaris2009, 4), (Illumos2014, NA)], None,
+        "Pending limit a leaf starts from before ramping toward max_pending; lower reacts faster to a burst of user reads.",
+        "VQ@zfs-0.6.2";
+    zfs_vdev_ramp_rate = "zfs_vdev_ramp_rate", "count", [1, 1000],
+        [(Solaris2009, 2), (Illumos2014, NA)], None,
+        "How fast the pending limit climbs per completion; higher reaches full depth sooner.",
+        "VQ@zfs-0.6.2";
+    zfs_vdev_time_shift = "zfs_vdev_time_shift", "shift", [0, 63],
+        [(Solaris2009, 29), (Illumos2014, NA)], None,
+        "Deadline bucket = enqueue time >> shift (29 on ns = 0.537 s); larger buckets sort more I/O by offset, smaller ones enforce priority sooner.",
+        "VQ@zfs-0.6.2, il:69962b5647^";
+
+    // ---- 2013 scheduler classes (§1.2) ----
+    zfs_vdev_max_active = "zfs_vdev_max_active", "count", [1, 100000],
+        [(Illumos2014, 1000)], None,
+        "Cap on I/Os outstanding per leaf over all classes; the per-class maxima bind long before the default.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_sync_read_min_active = "zfs_vdev_sync_read_min_active", "count", [1, 1000],
+        [(Illumos2014, 10)], None,
+        "Sync (demand) reads always allowed per leaf; higher lets NCQ reorder more reads at the cost of per-read latency.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_sync_read_max_active = "zfs_vdev_sync_read_max_active", "count", [1, 1000],
+        [(Illumos2014, 10)], None,
+        "Most sync reads outstanding per leaf; deeper queues raise HDD IOPS (SATF) and tail latency together.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_sync_write_min_active = "zfs_vdev_sync_write_min_active", "count", [1, 1000],
+        [(Illumos2014, 10)], None,
+        "Sync (ZIL) writes always allowed per leaf.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_sync_write_max_active = "zfs_vdev_sync_write_max_active", "count", [1, 1000],
+        [(Illumos2014, 10)], None,
+        "Most sync writes outstanding per leaf.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_async_read_min_active = "zfs_vdev_async_read_min_active", "count", [1, 1000],
+        [(Illumos2014, 1)], None,
+        "Prefetch reads always allowed per leaf.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_async_read_max_active = "zfs_vdev_async_read_max_active", "count", [1, 1000],
+        [(Illumos2014, 3)], None,
+        "Most prefetch reads per leaf; higher speeds streaming reads, lower protects demand reads.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_async_write_min_active = "zfs_vdev_async_write_min_active", "count", [1, 1000],
+        [(Illumos2014, 1), (Zfs07, 2)], None,
+        "Async (txg and resilver repair) writes always allowed per leaf; raising it keeps resilver writes flowing on a quiet pool.",
+        "il:69962b5647; 06226b5936 (1 -> 2, zfs-0.7.0)";
+    zfs_vdev_async_write_max_active = "zfs_vdev_async_write_max_active", "count", [1, 1000],
+        [(Illumos2014, 10)], None,
+        "Async writes per leaf when dirty data is at or above the max-dirty percentage.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_scrub_min_active = "zfs_vdev_scrub_min_active", "count", [1, 1000],
+        [(Illumos2014, 1)], None,
+        "Scrub/resilver reads always allowed per leaf.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_scrub_max_active = "zfs_vdev_scrub_max_active", "count", [1, 1000],
+        [(Illumos2014, 2), (Zfs21, 3)], None,
+        "Most scrub/resilver I/Os per leaf; higher scans faster and hurts user latency more.",
+        "VQ@zfs-2.0.0 (2); backport 2080c4f27e (3, zfs-2.0.1/2.1.0)";
+    zfs_vdev_removal_min_active = "zfs_vdev_removal_min_active", "count", [1, 1000],
+        [(Illumos2014, NA), (Zfs08, 1)], None,
+        "Device-removal copy I/Os always allowed per leaf.",
+        "VQ@zfs-0.8.0";
+    zfs_vdev_removal_max_active = "zfs_vdev_removal_max_active", "count", [1, 1000],
+        [(Illumos2014, NA), (Zfs08, 2)], None,
+        "Most device-removal copy I/Os per leaf.",
+        "VQ@zfs-0.8.0";
+    zfs_vdev_initializing_min_active = "zfs_vdev_initializing_min_active", "count", [1, 1000],
+        [(Illumos2014, NA), (Zfs08, 1)], None,
+        "zpool initialize writes always allowed per leaf.",
+        "VQ@zfs-0.8.0";
+    zfs_vdev_initializing_max_active = "zfs_vdev_initializing_max_active", "count", [1, 1000],
+        [(Illumos2014, NA), (Zfs08, 1)], None,
+        "Most zpool initialize writes per leaf.",
+        "VQ@zfs-0.8.0";
+    zfs_vdev_trim_min_active = "zfs_vdev_trim_min_active", "count", [1, 1000],
+        [(Illumos2014, NA), (Zfs08, 1)], None,
+        "TRIM commands always allowed per leaf.",
+        "VQ@zfs-0.8.0";
+    zfs_vdev_trim_max_active = "zfs_vdev_trim_max_active", "count", [1, 1000],
+        [(Illumos2014, NA), (Zfs08, 2)], None,
+        "Most TRIM commands per leaf.",
+        "VQ@zfs-0.8.0";
+    zfs_vdev_rebuild_min_active = "zfs_vdev_rebuild_min_active", "count", [1, 1000],
+        [(Illumos2014, NA), (Zfs20, 1)], None,
+        "Sequential-rebuild I/Os always allowed per leaf.",
+        "VQ@zfs-2.0.0";
+    zfs_vdev_rebuild_max_active = "zfs_vdev_rebuild_max_active", "count", [1, 1000],
+        [(Illumos2014, NA), (Zfs20, 3)], None,
+        "Most sequential-rebuild I/Os per leaf; higher rebuilds faster at the cost of user latency.",
+        "VQ@zfs-2.0.0";
+    zfs_vdev_async_write_active_min_dirty_percent = "zfs_vdev_async_write_active_min_dirty_percent", "percent", [0, 100],
+        [(Illumos2014, 30)], None,
+        "Below this share of zfs_dirty_data_max, async writes run at min_active; raising it delays txg write-out concurrency.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_async_write_active_max_dirty_percent = "zfs_vdev_async_write_active_max_dirty_percent", "percent", [0, 100],
+        [(Illumos2014, 60)], None,
+        "At or above this share of zfs_dirty_data_max, async writes run at max_active.",
+        "VQ@zfs-0.6.3..master";
+    zfs_vdev_nia_delay = "zfs_vdev_nia_delay", "count", [1, 1000],
+        [(Zfs21, 5)], None,
+        "Non-interactive (scrub) completions with no user I/O before a leaf counts as idle and scrub may use its full max_active.",
+        "6f5aac3ca0 + dcf7044522 (zfs-2.1.0); backport 2080c4f27e (2.0.1)";
+    zfs_vdev_nia_credit = "zfs_vdev_nia_credit", "count", [1, 1000],
+        [(Zfs21, 5)], None,
+        "Non-interactive I/Os a leaf may issue while user I/O is outstanding; higher scans faster under load, lower protects user latency.",
+        "6f5aac3ca0 (zfs-2.1.0)";
+
+    // ---- aggregation (§1.3, §2.7) ----
+    zfs_vdev_aggregation_limit = "zfs_vdev_aggregation_limit", "bytes", [0, 16 * MIB],
+        [(Solaris2009, 128 * KIB), (Zfs08, MIB)], None,
+        "Largest span adjacent queued I/Os are merged into; bigger merges stream better but hold the disk longer per command.",
+        "VQ@zfs-0.6.5 (SPA_OLD_MAXBLOCKSIZE); d4a72f2386 (1 MiB, zfs-0.8.0)";
+    zfs_vdev_aggregation_limit_non_rotating = "zfs_vdev_aggregation_limit_non_rotating", "bytes", [0, 16 * MIB],
+        [(Solaris2009, NA), (Zfs08, 128 * KIB)], None,
+        "Aggregation limit for non-rotational leaves.",
+        "1af240f3b5 (zfs-0.8.0)";
+    zfs_vdev_read_gap_limit = "zfs_vdev_read_gap_limit", "bytes", [0, 16 * MIB],
+        [(Solaris2009, 32 * KIB)], None,
+        "Largest hole read (and discarded) to merge two reads; bigger trades wasted transfer for fewer seeks.",
+        "VQ@zfs-0.6.2..master";
+    zfs_vdev_write_gap_limit = "zfs_vdev_write_gap_limit", "bytes", [0, 16 * MIB],
+        [(Solaris2009, 4 * KIB)], None,
+        "Largest hole allowed between merged writes (filled by optional padding only).",
+        "VQ@zfs-0.6.2..master";
+
+    // ---- mirror read selection (§2.8) ----
+    zfs_vdev_mirror_rotating_inc = "zfs_vdev_mirror_rotating_inc", "count", [0, 1000],
+        [(Solaris2009, 0)], None,
+        "Load added to a rotating child whose last I/O ended exactly at this offset.",
+        "MR@zfs-0.7.0..master";
+    zfs_vdev_mirror_rotating_seek_inc = "zfs_vdev_mirror_rotating_seek_inc", "count", [0, 1000],
+        [(Solaris2009, 5)], None,
+        "Load added to a rotating child that must seek far; higher keeps reads on the disk already near the data.",
+        "MR@zfs-0.7.0..master";
+    zfs_vdev_mirror_rotating_seek_offset = "zfs_vdev_mirror_rotating_seek_offset", "bytes", [0, 1 << 40],
+        [(Solaris2009, MIB)], None,
+        "Distance within which a rotating child gets half the seek penalty.",
+        "MR@zfs-0.7.0..master";
+    zfs_vdev_mirror_non_rotating_inc = "zfs_vdev_mirror_non_rotating_inc", "count", [0, 1000],
+        [(Solaris2009, 0)], None,
+        "Load added to a non-rotating child for a linear read.",
+        "MR@zfs-0.7.0..master";
+    zfs_vdev_mirror_non_rotating_seek_inc = "zfs_vdev_mirror_non_rotating_seek_inc", "count", [0, 1000],
+        [(Solaris2009, 1)], None,
+        "Load added to a non-rotating child for a non-linear read.",
+        "MR@zfs-0.7.0..master";
+
+    // ---- dirty data (drives async-write concurrency, §2.5 and §4.1) ----
+    zfs_dirty_data_max_percent = "zfs_dirty_data_max_percent", "percent", [1, 100],
+        [(Illumos2014, 10)], None,
+        "zfs_dirty_data_max as a share of RAM when not set directly.",
+        "ARC@zfs-0.6.3, ARC@zfs-2.2.0";
+    zfs_dirty_data_max = "zfs_dirty_data_max", "bytes", [MIB, 1 << 50],
+        [(Illumos2014, 4 * GIB)], Some("min(RAM x zfs_dirty_data_max_percent / 100, zfs_dirty_data_max_max)"),
+        "Dirty data a pool may hold before writers block; more absorbs bursts, less bounds data at risk and txg length.",
+        "ARC@zfs-0.6.3..2.2.0 arc_init";
+    zfs_dirty_data_max_max = "zfs_dirty_data_max_max", "bytes", [MIB, 1 << 50],
+        [(Illumos2014, 4 * GIB), (Zfs065, 4 * GIB)], Some("illumos: 4 GiB; zfs-0.6.5: 25% of RAM; zfs-0.7+: min(4 GiB, 25% of RAM)"),
+        "Upper bound on zfs_dirty_data_max.",
+        "il:69962b5647 DP; ARC@zfs-0.6.5; ARC@zfs-0.7.0";
+    zfs_txg_timeout = "zfs_txg_timeout", "s", [1, 3600],
+        [(Solaris2009, 30), (Freebsd9, 5)], None,
+        "Seconds between txg syncs when nothing else forces one; longer batches more writes and lengthens the window of data at risk.",
+        "il:1ab7f2ded0 (30 s, 2008); il:44ecc5327a (5 s, 2010-06-08)";
+}
+
+/// Resolved tunable values for one run (release defaults plus scenario overrides).
+#[derive(Clone, Debug)]
+pub struct Tunables {
+    pub release: Release,
+    vals: Vec<i64>,
+}
+
+/// A user mistake in a tunable override: one line naming the field, value and what is allowed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TunableError(pub String);
+
+impl Tunables {
+    /// Release defaults; `ram_bytes` feeds the derived defaults.
+    pub fn defaults(release: Release, ram_bytes: u64) -> Tunables {
+        let mut vals: Vec<i64> = DECLS.iter().map(|d| d.default_for(release).unwrap_or(NA)).collect();
+        let ram = ram_bytes.min(i64::MAX as u64) as i64;
+        let quarter = ram / 4;
+        let max_max = if release >= Release::Zfs07 {
+            quarter.min(4 * GIB)
+        } else if release >= Release::Zfs065 {
+            quarter
+        } else {
+            4 * GIB
+        };
+        vals[T::zfs_dirty_data_max_max as usize] = max_max.max(MIB);
+        let pct = vals[T::zfs_dirty_data_max_percent as usize];
+        let pct = if pct == NA { 10 } else { pct };
+        vals[T::zfs_dirty_data_max as usize] = (ram / 100 * pct).min(max_max).max(MIB);
+        Tunables { release, vals }
+    }
+
+    /// Value of a tunable this release has. Panics if the release lacks it (a model bug:
+    /// a model must only read tunables of its own era).
+    #[inline]
+    pub fn get(&self, t: T) -> i64 {
+        let v = self.vals[t as usize];
+        assert!(v != NA, "{} read in release {} which lacks it", DECLS[t as usize].name, self.release.key());
+        v
+    }
+
+    /// Value, or `None` if this release lacks the tunable.
+    pub fn try_get(&self, t: T) -> Option<i64> {
+        let v = self.vals[t as usize];
+        (v != NA).then_some(v)
+    }
+
+    /// Set by ZFS name, with range and release checks.
+    pub fn set(&mut self, name: &str, value: i64) -> Result<(), TunableError> {
+        let Some(i) = DECLS.iter().position(|d| d.name == name) else {
+            let hint = nearest(name).map(|n| format!(" (hint: did you mean {n}?)")).unwrap_or_default();
+            return Err(TunableError(format!("zfs.tunables.{name}: unknown tunable{hint}")));
+        };
+        let d = &DECLS[i];
+        if d.default_for(self.release).is_none() {
+            let have: Vec<&str> = d.releases().iter().map(|r| r.key()).collect();
+            return Err(TunableError(format!(
+                "zfs.tunables.{name}: release {} does not have this tunable; releases that do: {}",
+                self.release.key(),
+                have.join(", ")
+            )));
+        }
+        if value < d.min || value > d.max {
+            return Err(TunableError(format!(
+                "zfs.tunables.{name}: {value} is out of range; allowed {}..={} {}",
+                d.min, d.max, d.unit
+            )));
+        }
+        self.vals[i] = value;
+        Ok(())
+    }
+
+    /// (name, value) for every tunable this release has, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, i64)> + '_ {
+        DECLS.iter().zip(self.vals.iter()).filter(|(_, v)| **v != NA).map(|(d, v)| (d.name, *v))
+    }
+}
+
+/// The declared name closest to `name` by edit distance, if reasonably close.
+pub fn nearest(name: &str) -> Option<&'static str> {
+    let best = DECLS.iter().map(|d| (edit_distance(name, d.name), d.name)).min()?;
+    (best.0 <= name.len().max(4) / 2).then_some(best.1)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let c = if a[i - 1] == b[j - 1] { 0 } else { 1 };
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + c);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn era_defaults_follow_the_source() {
+        let t = |r| Tunables::defaults(r, 16 << 30);
+        assert_eq!(t(Release::Zfs20).get(T::zfs_vdev_scrub_max_active), 2);
+        assert_eq!(t(Release::Zfs21).get(T::zfs_vdev_scrub_max_active), 3);
+        assert_eq!(t(Release::Zfs065).get(T::zfs_vdev_async_write_min_active), 1);
+        assert_eq!(t(Release::Zfs07).get(T::zfs_vdev_async_write_min_active), 2);
+        assert_eq!(t(Release::Zfs07).get(T::zfs_vdev_aggregation_limit), 128 * KIB);
+        assert_eq!(t(Release::Zfs08).get(T::zfs_vdev_aggregation_limit), MIB);
+        assert_eq!(t(Release::Solaris2009).get(T::zfs_vdev_max_pending), 35);
+        assert_eq!(t(Release::Illumos2012).get(T::zfs_vdev_max_pending), 10);
+        assert!(t(Release::Illumos2014).try_get(T::zfs_vdev_max_pending).is_none());
+        assert!(t(Release::Zfs20).try_get(T::zfs_vdev_nia_credit).is_none());
+        assert_eq!(t(Release::Solaris2009).get(T::zfs_txg_timeout), 30);
+        assert_eq!(t(Release::Zfs22).get(T::zfs_txg_timeout), 5);
+        // 16 GiB RAM: 10 % = 1.6 GiB, under the 4 GiB cap.
+        assert_eq!(t(Release::Zfs22).get(T::zfs_dirty_data_max), (16i64 << 30) / 100 * 10);
+    }
+
+    #[test]
+    fn overrides_are_checked() {
+        let mut t = Tunables::defaults(Release::Zfs20, 1 << 30);
+        assert!(t.set("zfs_vdev_scrub_max_active", 8).is_ok());
+        assert_eq!(t.get(T::zfs_vdev_scrub_max_active), 8);
+        let e = t.set("zfs_vdev_nia_credit", 3).unwrap_err().0;
+        assert!(e.contains("does not have") && e.contains("zfs-2.1"), "{e}");
+        let e = t.set("zfs_vdev_scrub_max_activ", 3).unwrap_err().0;
+        assert!(e.contains("did you mean zfs_vdev_scrub_max_active"), "{e}");
+        let e = t.set("zfs_vdev_scrub_max_active", 0).unwrap_err().0;
+        assert!(e.contains("out of range"), "{e}");
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in DECLS.iter().enumerate() {
+            for b in &DECLS[i + 1..] {
+                assert_ne!(a.name, b.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// bindings: see lib.rs (filled in with the simulation driver)
