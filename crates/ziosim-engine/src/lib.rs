@@ -266,6 +266,38 @@ impl<M: Model> Sim<M> {
         }
     }
 
+    /// Run until `events_handled()` reaches `target` (then `Reached(now)`), or the run
+    /// drains, stops or hits a limit. Lets a caller step a long run in chunks.
+    pub fn run_until_events(&mut self, target: u64) -> End {
+        while self.events < target {
+            if self.ctx.stop_requested {
+                return End::Stopped;
+            }
+            if self.events >= self.limits.events_max {
+                return End::Limit(format!(
+                    "event limit reached: {} events handled at t={} ns (limits.events_max)",
+                    self.events, self.ctx.now_ns
+                ));
+            }
+            match self.peek_time() {
+                None => return End::Drained,
+                Some(nt) if nt > self.limits.time_ns_max => {
+                    return End::Limit(format!(
+                        "simulated-time limit reached: next event at {} ns > limits.time_ns_max {} ns",
+                        nt, self.limits.time_ns_max
+                    ));
+                }
+                Some(_) => {
+                    self.step();
+                }
+            }
+        }
+        if self.ctx.stop_requested {
+            return End::Stopped;
+        }
+        End::Reached(self.ctx.now_ns)
+    }
+
     /// Run until drained, stopped or a limit is hit. `Ok` unless a limit was hit.
     pub fn run(&mut self) -> Result<End, String> {
         match self.run_until(TimeNs::MAX) {

@@ -5,8 +5,12 @@
 //! vdev_queue policy of the scenario's release; devices serve commands. Statistics are
 //! fixed-size histograms and sampled counters. See `../shared/design.md` §2.
 
+pub mod config;
 pub mod device;
 pub mod io;
+pub mod pool;
 pub mod queue;
 pub mod release;
+pub mod sim;
+pub mod stats;
 pub mod tunables;

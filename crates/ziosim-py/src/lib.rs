@@ -1,1 +1,127 @@
-// bindings: see lib.rs (filled in with the simulation driver)
+//! `ziosim._core`: the only crate that knows Python. Config in (JSON), results out (JSON
+//! with columnar time series). A panic never reaches Python as a crash: it becomes a
+//! `RuntimeError` whose message starts with "internal error", which the Python layer turns
+//! into `ziosim.InternalError` with the seed and a reproduce command.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use serde_json::json;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use ziosim_model::config::RunConfig;
+use ziosim_model::device::{presets, DeviceSpec};
+use ziosim_model::release::Release;
+use ziosim_model::sim::Run;
+use ziosim_model::tunables::DECLS;
+
+fn internal(e: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = e
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    PyRuntimeError::new_err(format!("internal error: {msg}"))
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pyfunction]
+fn releases() -> Vec<&'static str> {
+    Release::ALL.iter().map(|r| r.key()).collect()
+}
+
+/// Every tunable declaration as JSON; with `release`, only those the release has.
+#[pyfunction]
+#[pyo3(signature = (release=None))]
+fn tunables_json(release: Option<&str>) -> PyResult<String> {
+    let rel = match release {
+        Some(r) => Some(Release::parse(r).ok_or_else(|| {
+            let all: Vec<&str> = Release::ALL.iter().map(|r| r.key()).collect();
+            PyValueError::new_err(format!("release: {r} — allowed: one of {}", all.join(", ")))
+        })?),
+        None => None,
+    };
+    let v: Vec<_> = DECLS
+        .iter()
+        .filter(|d| rel.map_or(true, |r| d.default_for(r).is_some()))
+        .map(|d| {
+            let defaults: serde_json::Map<String, serde_json::Value> =
+                Release::ALL.iter().map(|r| (r.key().to_string(), json!(d.default_for(*r)))).collect();
+            json!({"name": d.name, "unit": d.unit, "min": d.min, "max": d.max, "doc": d.doc,
+                   "source": d.source, "derived": d.derived, "defaults": defaults})
+        })
+        .collect();
+    Ok(serde_json::to_string(&v).unwrap())
+}
+
+/// Bundled device presets: `{name: {"description", "spec"}}`.
+#[pyfunction]
+fn presets_json() -> String {
+    let m: serde_json::Map<String, serde_json::Value> = presets::all()
+        .into_iter()
+        .map(|(n, d, s)| (n.to_string(), json!({"description": d, "spec": s})))
+        .collect();
+    serde_json::to_string(&m).unwrap()
+}
+
+/// Check a full device specification; raises ValueError with one line naming the field.
+#[pyfunction]
+fn validate_device(spec_json: &str) -> PyResult<()> {
+    let spec: DeviceSpec = serde_json::from_str(spec_json).map_err(|e| PyValueError::new_err(format!("{e}")))?;
+    spec.validate().map_err(PyValueError::new_err)
+}
+
+/// One simulation run, stepped from Python in chunks of events.
+#[pyclass(unsendable)]
+struct Simulation {
+    run: Run,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(config_json: &str) -> PyResult<Self> {
+        let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
+        let run = catch_unwind(AssertUnwindSafe(|| Run::new(cfg))).map_err(internal)?.map_err(PyValueError::new_err)?;
+        Ok(Simulation { run })
+    }
+
+    /// Handle up to `n` events; True once the run has ended.
+    fn step_events(&mut self, n: u64) -> PyResult<bool> {
+        catch_unwind(AssertUnwindSafe(|| self.run.step_events(n))).map_err(internal)
+    }
+
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.run.sim.now()
+    }
+    #[getter]
+    fn stop_ns(&self) -> u64 {
+        self.run.stop_ns
+    }
+    #[getter]
+    fn events(&self) -> u64 {
+        self.run.sim.events_handled()
+    }
+    #[getter]
+    fn digest(&self) -> String {
+        format!("{:016x}", self.run.sim.digest())
+    }
+
+    fn results_json(&self) -> PyResult<String> {
+        catch_unwind(AssertUnwindSafe(|| serde_json::to_string(&self.run.results()).unwrap())).map_err(internal)
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(releases, m)?)?;
+    m.add_function(wrap_pyfunction!(tunables_json, m)?)?;
+    m.add_function(wrap_pyfunction!(presets_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_device, m)?)?;
+    m.add_class::<Simulation>()?;
+    Ok(())
+}

@@ -9,6 +9,12 @@ pub struct HddParams {
     pub capacity_bytes: u64,
 }
 
+impl HddParams {
+    pub fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 pub struct Hdd {
     inner: simple::SimpleDevice,
 }

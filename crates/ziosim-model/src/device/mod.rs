@@ -64,6 +64,14 @@ impl DeviceSpec {
             DeviceSpec::Simple(p) => p.capacity_bytes,
         }
     }
+    /// Check every parameter; one line naming the field, value and allowed range.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            DeviceSpec::Hdd(p) => p.validate(),
+            DeviceSpec::Ssd(p) => p.validate(),
+            DeviceSpec::Simple(p) => p.validate(),
+        }
+    }
     /// Build the device; `rng_seed` is the device's own stream seed.
     pub fn build(&self, rng_seed: u64) -> AnyDevice {
         match self {

@@ -31,6 +31,18 @@ pub struct SimpleParams {
     pub rotational: bool,
 }
 
+impl SimpleParams {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.queue_depth == 0 {
+            return Err(format!("queue_depth: {} — allowed: >= 1", self.queue_depth));
+        }
+        if self.capacity_bytes == 0 {
+            return Err("capacity_bytes: 0 — allowed: > 0".into());
+        }
+        Ok(())
+    }
+}
+
 pub struct SimpleDevice {
     p: SimpleParams,
     rng: Rng,

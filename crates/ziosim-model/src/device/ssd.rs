@@ -9,6 +9,12 @@ pub struct SsdParams {
     pub capacity_bytes: u64,
 }
 
+impl SsdParams {
+    pub fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 pub struct Ssd {
     inner: simple::SimpleDevice,
 }

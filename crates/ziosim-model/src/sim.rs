@@ -1,0 +1,1165 @@
+//! The storage model wired together: workloads → ARC → pool geometry → per-leaf vdev_queue
+//! → (link) → device, plus a minimal transaction-group writer and the statistics.
+//!
+//! Theory of operation
+//! -------------------
+//! * A workload makes logical operations: closed loop (N threads, each issuing its next
+//!   operation `think_ns` after the previous completed) or open loop (Poisson arrivals).
+//!   A read is an ARC hit with probability `arc_hit_ratio` (completes after `arc_hit_ns`,
+//!   a memory copy), else an L2ARC hit with `l2arc_hit_ratio` (a SYNC_READ on a cache
+//!   device), else a read of every record it covers from the pool, at SYNC_READ priority
+//!   (`arc_read` → `zio_read`, ARC@zfs-2.2.0). A partial-record read reads the whole record.
+//! * Where blocks live: the logical space of `allocated_bytes` is cut into records; records
+//!   are placed in runs of 1 MiB on successive top-level vdevs (the metaslab allocator's
+//!   rotation, `metaslab_aliquot`), contiguously inside a vdev. Pool contents of richer
+//!   shape (aging, block-size mix) belong to the layout module of the scan work.
+//! * A record read on a mirror goes to one child (`MirrorPenalty`), on raidz to its data
+//!   columns, on a disk to the disk. Each leaf I/O enters its leaf's queue policy; the
+//!   policy is asked for work on every enqueue and completion, and what it issues waits
+//!   in the leaf's block-layer FIFO for a device tag (and the link's permission).
+//! * Writes are buffered as dirty data and acknowledged after a memory copy; a txg sync
+//!   writes the dirty records to fresh space at ASYNC_WRITE priority every
+//!   `zfs_txg_timeout` seconds or once dirty data passes the sync threshold; writers block
+//!   at `zfs_dirty_data_max`. The write throttle's delay curve, quiesce pipeline and the
+//!   ZIL are the sync-write issue's work; async-write concurrency already follows dirty
+//!   data through the queue policy (§2.5).
+//! * Latency: leaf total = completion − enqueue; disk = completion − issue; queue = the
+//!   rest (`vdev_stat_update`, VD@zfs-2.2.0, spec §3). Workload latency = operation
+//!   completion − arrival.
+//!
+//! Same-time events run in scheduling order (engine rule); every random draw comes from a
+//! stream named after its owner (`workload/<name>`, `disk/<leaf>`, `mirror/<vdev>`).
+
+use crate::config::{RunConfig, WorkloadKind};
+use crate::device::link::Link;
+use crate::device::{AnyDevice, Cmd, Device};
+use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
+use crate::pool::{raidz_map, Column, MirrorPenalty, TopVdev, VdevType};
+use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
+use crate::release::Release;
+use crate::stats::{FineHist, Log2Hist};
+use crate::tunables::{Tunables, T};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use ziosim_engine::{stream_seed, Ctx, End, Limits, Model, Rng, Sim, NS_PER_S};
+
+/// Events of the model. Small and `Copy`.
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// A device asked to be woken (stale if `gen` is not the leaf's current one).
+    DevWake { leaf: u16, gen: u32 },
+    /// An issued command's data finished crossing the leaf's link.
+    LinkDone { leaf: u16, head: IoId },
+    /// Next open-loop arrival of a workload.
+    Arrival { wl: u16 },
+    /// A closed-loop thread starts its next operation.
+    ThreadGo { wl: u16, thread: u32 },
+    /// A logical operation served from memory completes.
+    OpDone { op: u32 },
+    /// Sample per-leaf counters (the report interval).
+    Sample,
+    /// The txg timer fired.
+    TxgTimer,
+    /// End of the run.
+    Stop,
+}
+
+const OWNER_TXG: u32 = u32::MAX - 1;
+const LEAF_LAT_BUCKETS: usize = 37;
+const SIZE_BUCKETS: usize = 25;
+
+#[derive(Default, Clone)]
+struct ClassStats {
+    ops: u64,
+    bytes: u64,
+    agg_ops: u64,
+    total: Log2Hist<LEAF_LAT_BUCKETS>,
+    disk: Log2Hist<LEAF_LAT_BUCKETS>,
+    queue: Log2Hist<LEAF_LAT_BUCKETS>,
+    size_ind: Log2Hist<SIZE_BUCKETS>,
+    size_agg: Log2Hist<SIZE_BUCKETS>,
+    total_f: FineHist,
+    disk_f: FineHist,
+    queue_f: FineHist,
+}
+
+/// Counters that the sampler turns into per-interval series (cumulative here).
+#[derive(Default, Clone, Copy)]
+struct LeafCounters {
+    read_ops: u64,
+    write_ops: u64,
+    read_bytes: u64,
+    write_bytes: u64,
+    busy_ns: u64,
+    read_total_ns: u64,
+    write_total_ns: u64,
+    read_disk_ns: u64,
+    write_disk_ns: u64,
+    /// Queue-wait sums per class.
+    queue_ns: [u64; NUM_CLASSES],
+    class_ops: [u64; NUM_CLASSES],
+    inflight_ns: u128,
+}
+
+struct Leaf {
+    name: String,
+    vdev_name: String,
+    device_name: String,
+    dev: AnyDevice,
+    policy: Box<dyn QueuePolicy>,
+    blk: VecDeque<IoId>,
+    wake_gen: u32,
+    wake_at: Option<u64>,
+    link: Option<(usize, usize)>,
+    last_offset: u64,
+    /// Issues handed out by the policy and not yet completed (mirror load).
+    active: u32,
+    rotational: bool,
+    size_bytes: u64,
+    classes: Vec<ClassStats>,
+    cnt: LeafCounters,
+    dev_outstanding: u32,
+    last_change_ns: u64,
+    series: Vec<LeafCounters>,
+    depth_series: Vec<[(u32, u32); NUM_CLASSES]>,
+}
+
+struct LogicalOp {
+    wl: u16,
+    thread: u32,
+    start_ns: u64,
+    pending: u32,
+    bytes: u64,
+    /// Dirty bytes this write adds once admitted (writes only).
+    dirty: u64,
+}
+
+struct Workload {
+    name: String,
+    kind: WorkloadKind,
+    rng: Rng,
+    sizes_cdf: Vec<(u64, f64)>,
+    rate_per_s: Option<f64>,
+    threads: u32,
+    think_ns: u64,
+    region_off: u64,
+    region_len: u64,
+    arc_hit: f64,
+    arc_hit_ns: u64,
+    l2_hit: f64,
+    start_ns: u64,
+    stop_ns: u64,
+    cursors: Vec<u64>,
+    ops: u64,
+    bytes: u64,
+    arc_hits: u64,
+    l2_hits: u64,
+    lat: FineHist,
+    lat_log2: Log2Hist<64>,
+    s_ops: u64,
+    s_bytes: u64,
+    s_lat_sum: u128,
+    s_lat_max: u64,
+    series: Vec<(u64, u64, u128, u64)>,
+    /// Operations in flight now, and ∫ in-flight dt (ns) for Little's law.
+    inflight: u64,
+    inflight_ns: u128,
+    inflight_since_ns: u64,
+}
+
+/// The minimal txg writer (see module doc).
+struct Txg {
+    dirty: u64,
+    dirty_max: u64,
+    sync_threshold: u64,
+    timeout_ns: u64,
+    syncing: bool,
+    sync_pending_ios: u64,
+    sync_bytes: u64,
+    last_sync_start_ns: u64,
+    blocked: VecDeque<u32>,
+    write_cursor: Vec<u64>,
+    syncs: u64,
+    sync_ns_hist: FineHist,
+}
+
+pub struct Model_ {
+    cfg: RunConfig,
+    ios: IoSlab,
+    issues: Vec<Issue>,
+    leaves: Vec<Leaf>,
+    tops: Vec<TopVdev>,
+    top_alloc_bytes: Vec<u64>,
+    cache_leaves: Vec<u16>,
+    links: Vec<Link>,
+    link_ports: Vec<Vec<u16>>,
+    mirror_rng: Rng,
+    mirror_pen: MirrorPenalty,
+    ops: Vec<LogicalOp>,
+    ops_free: Vec<u32>,
+    wls: Vec<Workload>,
+    txg: Txg,
+    nblocks: u64,
+    blocks_per_run: u64,
+    recordsize: u64,
+    cols: Vec<Column>,
+    done: Vec<u32>,
+    sample_t: Vec<u64>,
+    leaf_ios_done: u64,
+    stopped: bool,
+}
+
+/// The public model type.
+pub type StorageModel = Model_;
+
+fn err<T>(s: String) -> Result<T, String> {
+    Err(s)
+}
+
+impl Model_ {
+    pub fn new(cfg: RunConfig) -> Result<Model_, String> {
+        let mut tun = Tunables::defaults(cfg.release, cfg.ram_bytes);
+        for (k, v) in &cfg.tunables {
+            tun.set(k, *v).map_err(|e| e.0)?;
+        }
+        let seed = cfg.seed;
+        let mut links = Vec::new();
+        let mut link_names: Vec<String> = Vec::new();
+        for (name, lp) in &cfg.links {
+            lp.validate().map_err(|e| format!("links.{name}.{e}"))?;
+            link_names.push(name.clone());
+        }
+        let mut leaves: Vec<Leaf> = Vec::new();
+        let mut tops = Vec::new();
+        let ashift = cfg.pool.ashift;
+        let mut link_ports: Vec<Vec<u16>> = vec![Vec::new(); link_names.len()];
+        let mut add_leaf = |leaves: &mut Vec<Leaf>, d: &crate::config::DiskConfig, vdev_name: &str| -> Result<u16, String> {
+            let spec = &cfg.devices[&d.device];
+            let dev = spec.build(stream_seed(seed, &format!("disk/{}", d.name)));
+            let rotational = dev.rotational();
+            let policy = queue::build(cfg.release, &tun, rotational);
+            let idx = leaves.len() as u16;
+            let link = match &d.link {
+                Some(l) => {
+                    let li = link_names.iter().position(|n| n == l).unwrap();
+                    link_ports[li].push(idx);
+                    Some((li, link_ports[li].len() - 1))
+                }
+                None => None,
+            };
+            leaves.push(Leaf {
+                name: d.name.clone(),
+                vdev_name: vdev_name.to_string(),
+                device_name: d.device.clone(),
+                size_bytes: dev.capacity_bytes(),
+                dev,
+                policy,
+                blk: VecDeque::new(),
+                wake_gen: 0,
+                wake_at: None,
+                link,
+                last_offset: 0,
+                active: 0,
+                rotational,
+                classes: vec![ClassStats::default(); NUM_CLASSES],
+                cnt: LeafCounters::default(),
+                dev_outstanding: 0,
+                last_change_ns: 0,
+                series: Vec::new(),
+                depth_series: Vec::new(),
+            });
+            Ok(idx)
+        };
+        for (i, v) in cfg.pool.vdevs.iter().enumerate() {
+            let name = if v.kind == VdevType::Disk { v.disks[0].name.clone() } else { format!("{}-{}", v.kind.label(), i) };
+            let mut idxs = Vec::new();
+            for d in &v.disks {
+                idxs.push(add_leaf(&mut leaves, d, &name)?);
+            }
+            let min_cap = idxs.iter().map(|&l| leaves[l as usize].size_bytes).min().unwrap();
+            // Leave the front 4 MiB for labels/boot block (VDEV_LABEL_START_SIZE) — ignored
+            // here; usable size rounded down to whole sectors per child.
+            let per_child = min_cap >> ashift << ashift;
+            let size_bytes = match v.kind {
+                VdevType::Disk | VdevType::Mirror => per_child,
+                _ => per_child * idxs.len() as u64,
+            };
+            tops.push(TopVdev { name, kind: v.kind, leaves: idxs, ashift, size_bytes });
+        }
+        let mut cache_leaves = Vec::new();
+        for d in &cfg.pool.cache {
+            cache_leaves.push(add_leaf(&mut leaves, d, "cache")?);
+        }
+        for (li, name) in link_names.iter().enumerate() {
+            links.push(Link::new(cfg.links[name].clone(), link_ports[li].len()));
+        }
+
+        // Layout: records in 1 MiB runs rotating over top-level vdevs.
+        let rs = cfg.pool.recordsize_bytes;
+        let nblocks = cfg.pool.allocated_bytes / rs;
+        let blocks_per_run = ((1u64 << 20) / rs).max(1);
+        let ntops = tops.len() as u64;
+        let runs = nblocks.div_ceil(blocks_per_run);
+        let mut top_alloc_bytes = vec![0u64; tops.len()];
+        for (t, top) in tops.iter().enumerate() {
+            let runs_here = runs / ntops + u64::from((t as u64) < runs % ntops);
+            let blocks_here = (runs_here * blocks_per_run).min(nblocks);
+            top_alloc_bytes[t] = blocks_here * top.asize(rs);
+            if top_alloc_bytes[t] > top.size_bytes {
+                return err(format!(
+                    "pool.allocated: {} bytes — does not fit: vdev {} would need {} of its {} bytes",
+                    cfg.pool.allocated_bytes, top.name, top_alloc_bytes[t], top.size_bytes
+                ));
+            }
+        }
+        let mut wls = Vec::new();
+        for w in &cfg.workloads {
+            let total: f64 = w.sizes.iter().map(|(_, wt)| wt).sum();
+            let mut acc = 0.0;
+            let sizes_cdf = w
+                .sizes
+                .iter()
+                .map(|(s, wt)| {
+                    acc += wt / total;
+                    (*s, acc)
+                })
+                .collect();
+            let logical = nblocks * rs;
+            let region_len = if w.region_length_bytes == 0 { logical.saturating_sub(w.region_offset_bytes) } else { w.region_length_bytes };
+            if w.region_offset_bytes + region_len > logical || region_len == 0 {
+                return err(format!(
+                    "workload {}: region {}+{} bytes — allowed: within the {} allocated bytes",
+                    w.name, w.region_offset_bytes, region_len, logical
+                ));
+            }
+            let threads = w.threads.unwrap_or(0);
+            let cursors = (0..threads.max(1) as u64).map(|t| w.region_offset_bytes + region_len / threads.max(1) as u64 * t).collect();
+            wls.push(Workload {
+                name: w.name.clone(),
+                kind: w.kind,
+                rng: Rng::stream(seed, &format!("workload/{}", w.name)),
+                sizes_cdf,
+                rate_per_s: w.rate_per_s,
+                threads,
+                think_ns: w.think_ns,
+                region_off: w.region_offset_bytes,
+                region_len,
+                arc_hit: w.arc_hit_ratio,
+                arc_hit_ns: w.arc_hit_ns,
+                l2_hit: w.l2arc_hit_ratio,
+                start_ns: w.start_ns,
+                stop_ns: w.stop_ns.unwrap_or(u64::MAX),
+                cursors,
+                ops: 0,
+                bytes: 0,
+                arc_hits: 0,
+                l2_hits: 0,
+                lat: FineHist::default(),
+                lat_log2: Log2Hist::default(),
+                s_ops: 0,
+                s_bytes: 0,
+                s_lat_sum: 0,
+                s_lat_max: 0,
+                series: Vec::new(),
+                inflight: 0,
+                inflight_ns: 0,
+                inflight_since_ns: 0,
+            });
+        }
+        let dirty_max = tun.try_get(T::zfs_dirty_data_max).unwrap_or(cfg.ram_bytes as i64 / 8) as u64;
+        // Sync threshold: zfs_dirty_data_sync 64 MiB (<= 0.7) or 20 % of dirty_max (0.8+).
+        let sync_threshold = if cfg.release >= Release::Zfs08 { dirty_max / 5 } else { 64 << 20 };
+        let timeout_ns = tun.get(T::zfs_txg_timeout) as u64 * NS_PER_S;
+        let write_cursor = top_alloc_bytes.clone();
+        let mirror_pen = MirrorPenalty {
+            rotating_inc: tun.get(T::zfs_vdev_mirror_rotating_inc),
+            rotating_seek_inc: tun.get(T::zfs_vdev_mirror_rotating_seek_inc),
+            rotating_seek_offset: tun.get(T::zfs_vdev_mirror_rotating_seek_offset),
+            non_rotating_inc: tun.get(T::zfs_vdev_mirror_non_rotating_inc),
+            non_rotating_seek_inc: tun.get(T::zfs_vdev_mirror_non_rotating_seek_inc),
+        };
+        Ok(Model_ {
+            mirror_rng: Rng::stream(seed, "mirror"),
+            mirror_pen,
+            ios: IoSlab::new(),
+            issues: Vec::new(),
+            leaves,
+            tops,
+            top_alloc_bytes,
+            cache_leaves,
+            links,
+            link_ports,
+            ops: Vec::new(),
+            ops_free: Vec::new(),
+            wls,
+            txg: Txg {
+                dirty: 0,
+                dirty_max,
+                sync_threshold,
+                timeout_ns,
+                syncing: false,
+                sync_pending_ios: 0,
+                sync_bytes: 0,
+                last_sync_start_ns: 0,
+                blocked: VecDeque::new(),
+                write_cursor,
+                syncs: 0,
+                sync_ns_hist: FineHist::default(),
+            },
+            nblocks,
+            blocks_per_run,
+            recordsize: rs,
+            cols: Vec::with_capacity(32),
+            done: Vec::with_capacity(64),
+            sample_t: Vec::new(),
+            leaf_ios_done: 0,
+            stopped: false,
+            cfg,
+        })
+    }
+
+    /// Schedule the initial events.
+    pub fn start(&mut self, ctx: &mut Ctx<Ev>) {
+        for i in 0..self.wls.len() {
+            let w = &self.wls[i];
+            if w.rate_per_s.is_some() {
+                ctx.schedule_at(w.start_ns, Ev::Arrival { wl: i as u16 });
+            } else {
+                for t in 0..w.threads {
+                    ctx.schedule_at(w.start_ns, Ev::ThreadGo { wl: i as u16, thread: t });
+                }
+            }
+        }
+        ctx.schedule_at(self.cfg.report_interval_ns, Ev::Sample);
+        ctx.schedule_at(self.txg.timeout_ns, Ev::TxgTimer);
+        ctx.schedule_at(self.cfg.stop_ns, Ev::Stop);
+    }
+
+    // ---------------------------------------------------------------- workloads
+
+    fn alloc_op(&mut self, op: LogicalOp) -> u32 {
+        if let Some(i) = self.ops_free.pop() {
+            self.ops[i as usize] = op;
+            i
+        } else {
+            self.ops.push(op);
+            (self.ops.len() - 1) as u32
+        }
+    }
+
+    fn start_op(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let rs = self.recordsize;
+        let w = &mut self.wls[wl];
+        let u = w.rng.f64();
+        let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0;
+        let size = size.min(w.region_len);
+        let off = if w.kind.is_seq() {
+            let nc = w.cursors.len();
+            let c = &mut w.cursors[thread as usize % nc];
+            if *c + size > w.region_off + w.region_len {
+                *c = w.region_off;
+            }
+            let o = *c;
+            *c += size;
+            o
+        } else {
+            let slots = (w.region_len / size).max(1);
+            w.region_off + w.rng.below(slots) * size
+        };
+        let is_read = w.kind.is_read();
+        w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+        w.inflight_since_ns = now;
+        w.inflight += 1;
+        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0 };
+        if !is_read {
+            let first = off / rs;
+            let last = (off + size - 1) / rs;
+            let dirty = (last - first + 1) * rs;
+            let id = self.alloc_op(LogicalOp { dirty, ..op });
+            if self.txg.dirty + dirty > self.txg.dirty_max && self.txg.dirty > 0 {
+                // dmu_tx_assign waits for dirty data to drop below zfs_dirty_data_max.
+                self.txg.blocked.push_back(id);
+                self.maybe_sync(ctx);
+            } else {
+                self.admit_write(id, ctx);
+            }
+            return;
+        }
+        let arc_hit = w.rng.chance(w.arc_hit);
+        let l2_hit = !arc_hit && w.rng.chance(w.l2_hit);
+        let id = self.alloc_op(op);
+        if arc_hit {
+            self.wls[wl].arc_hits += 1;
+            let t = self.wls[wl].arc_hit_ns;
+            ctx.schedule_in(t, Ev::OpDone { op: id });
+            return;
+        }
+        let first = off / rs;
+        let last = (off + size - 1) / rs;
+        if l2_hit {
+            self.wls[wl].l2_hits += 1;
+            let ci = (first % self.cache_leaves.len() as u64) as usize;
+            let leaf = self.cache_leaves[ci];
+            let cap = self.leaves[leaf as usize].size_bytes;
+            let nrec = (cap / rs).max(1);
+            for b in first..=last {
+                let coff = (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16) % nrec * rs;
+                self.ops[id as usize].pending += 1;
+                self.submit_leaf(leaf, Op::Read, IoClass::SyncRead, 0, coff, rs as u32, id, ctx);
+            }
+            return;
+        }
+        for b in first..=last {
+            self.read_block(b, IoClass::SyncRead, id, ctx);
+        }
+    }
+
+    fn admit_write(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let op = &self.ops[id as usize];
+        self.txg.dirty += op.dirty;
+        let t = self.wls[op.wl as usize].arc_hit_ns;
+        ctx.schedule_in(t, Ev::OpDone { op: id });
+        self.maybe_sync(ctx);
+    }
+
+    fn finish_op(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let op = &self.ops[id as usize];
+        let (wl, thread, lat, bytes) = (op.wl as usize, op.thread, now - op.start_ns, op.bytes);
+        self.ops_free.push(id);
+        let w = &mut self.wls[wl];
+        w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+        w.inflight_since_ns = now;
+        w.inflight -= 1;
+        w.ops += 1;
+        w.bytes += bytes;
+        w.lat.add(lat);
+        w.lat_log2.add(lat);
+        w.s_ops += 1;
+        w.s_bytes += bytes;
+        w.s_lat_sum += lat as u128;
+        w.s_lat_max = w.s_lat_max.max(lat);
+        if w.rate_per_s.is_none() && now < w.stop_ns && !self.stopped {
+            if w.think_ns == 0 {
+                self.start_op(wl, thread, ctx);
+            } else {
+                ctx.schedule_in(w.think_ns, Ev::ThreadGo { wl: wl as u16, thread });
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- pool
+
+    /// (top vdev, vdev offset) of logical record `b`.
+    fn locate(&self, b: u64) -> (usize, u64) {
+        let ntops = self.tops.len() as u64;
+        let run = b / self.blocks_per_run;
+        let top = (run % ntops) as usize;
+        let local = (run / ntops) * self.blocks_per_run + b % self.blocks_per_run;
+        (top, local * self.tops[top].asize(self.recordsize))
+    }
+
+    fn read_block(&mut self, b: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) {
+        let b = b % self.nblocks.max(1);
+        let (t, voff) = self.locate(b);
+        let rs = self.recordsize;
+        match self.tops[t].kind {
+            VdevType::Disk => {
+                let leaf = self.tops[t].leaves[0];
+                self.ops[owner as usize].pending += 1;
+                self.submit_leaf(leaf, Op::Read, class, 0, voff, rs as u32, owner, ctx);
+            }
+            VdevType::Mirror => {
+                let leaf = self.pick_mirror_child(t, voff);
+                self.ops[owner as usize].pending += 1;
+                self.submit_leaf(leaf, Op::Read, class, 0, voff, rs as u32, owner, ctx);
+            }
+            k => {
+                let mut cols = std::mem::take(&mut self.cols);
+                raidz_map(voff, rs, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                for c in cols.iter().filter(|c| !c.parity && !c.skip && c.size > 0) {
+                    let leaf = self.tops[t].leaves[c.child as usize];
+                    self.ops[owner as usize].pending += 1;
+                    self.submit_leaf(leaf, Op::Read, class, 0, c.offset, c.size as u32, owner, ctx);
+                }
+                self.cols = cols;
+            }
+        }
+    }
+
+    fn write_block(&mut self, t: usize, voff: u64, class: IoClass, ctx: &mut Ctx<Ev>) -> u64 {
+        let rs = self.recordsize;
+        let mut n = 0;
+        match self.tops[t].kind {
+            VdevType::Disk | VdevType::Mirror => {
+                for i in 0..self.tops[t].leaves.len() {
+                    let leaf = self.tops[t].leaves[i];
+                    self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, OWNER_TXG, ctx);
+                    n += 1;
+                }
+            }
+            k => {
+                let mut cols = std::mem::take(&mut self.cols);
+                raidz_map(voff, rs, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                for c in cols.iter().filter(|c| c.size > 0) {
+                    let leaf = self.tops[t].leaves[c.child as usize];
+                    let fl = if c.skip { flags::OPTIONAL } else { 0 };
+                    self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, OWNER_TXG, ctx);
+                    n += 1;
+                }
+                self.cols = cols;
+            }
+        }
+        n
+    }
+
+    fn pick_mirror_child(&mut self, t: usize, off: u64) -> u16 {
+        let mut best = i64::MAX;
+        let mut cands: [u16; 8] = [0; 8];
+        let mut nc = 0;
+        for &l in &self.tops[t].leaves {
+            let leaf = &self.leaves[l as usize];
+            let load = self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off);
+            if load < best {
+                best = load;
+                nc = 0;
+            }
+            if load == best && nc < cands.len() {
+                cands[nc] = l;
+                nc += 1;
+            }
+        }
+        cands[self.mirror_rng.below(nc as u64) as usize]
+    }
+
+    // ---------------------------------------------------------------- txg
+
+    fn maybe_sync(&mut self, ctx: &mut Ctx<Ev>) {
+        if !self.txg.syncing && (self.txg.dirty >= self.txg.sync_threshold || !self.txg.blocked.is_empty()) && self.txg.dirty > 0 {
+            self.start_sync(ctx);
+        }
+    }
+
+    fn start_sync(&mut self, ctx: &mut Ctx<Ev>) {
+        let rs = self.recordsize;
+        let bytes = self.txg.dirty;
+        self.txg.syncing = true;
+        self.txg.sync_bytes = bytes;
+        self.txg.last_sync_start_ns = ctx.now();
+        self.txg.syncs += 1;
+        let nrec = bytes.div_ceil(rs);
+        let ntops = self.tops.len();
+        let mut pending = 0;
+        for k in 0..nrec {
+            let t = ((k / self.blocks_per_run) % ntops as u64) as usize;
+            let asize = self.tops[t].asize(rs);
+            let lo = self.top_alloc_bytes[t];
+            let mut off = self.txg.write_cursor[t];
+            if off + asize > self.tops[t].size_bytes || off < lo {
+                // Wrap inside the free space (COW never overwrites live data in place; the
+                // allocated region is modelled as fixed).
+                off = lo;
+            }
+            self.txg.write_cursor[t] = off + asize;
+            pending += self.write_block(t, off, IoClass::AsyncWrite, ctx);
+        }
+        self.txg.sync_pending_ios += pending;
+        if pending == 0 {
+            self.end_sync(ctx);
+        }
+    }
+
+    fn end_sync(&mut self, ctx: &mut Ctx<Ev>) {
+        self.txg.syncing = false;
+        self.txg.dirty -= self.txg.sync_bytes.min(self.txg.dirty);
+        self.txg.sync_ns_hist.add(ctx.now() - self.txg.last_sync_start_ns);
+        while let Some(&id) = self.txg.blocked.front() {
+            let d = self.ops[id as usize].dirty;
+            if self.txg.dirty + d > self.txg.dirty_max && self.txg.dirty > 0 {
+                break;
+            }
+            self.txg.blocked.pop_front();
+            self.admit_write(id, ctx);
+        }
+        self.maybe_sync(ctx);
+    }
+
+    // ---------------------------------------------------------------- leaves
+
+    #[allow(clippy::too_many_arguments)]
+    fn submit_leaf(&mut self, leaf: u16, op: Op, class: IoClass, fl: u8, offset: u64, size: u32, owner: u32, ctx: &mut Ctx<Ev>) {
+        let mut io = LeafIo::new(leaf, op, class, offset, size);
+        io.flags = fl;
+        io.owner = owner;
+        io.enqueue_ns = ctx.now();
+        let id = self.ios.alloc(io);
+        let l = &mut self.leaves[leaf as usize];
+        l.policy.enqueue(id, &mut self.ios, ctx.now());
+        self.pump(leaf, ctx);
+    }
+
+    fn env(&self) -> QueueEnv {
+        QueueEnv { dirty_bytes: self.txg.dirty, pending_synctask: false }
+    }
+
+    fn account_outstanding(l: &mut Leaf, now: u64) {
+        let dt = now - l.last_change_ns;
+        if l.dev_outstanding > 0 {
+            l.cnt.busy_ns += dt;
+            l.cnt.inflight_ns += dt as u128 * l.dev_outstanding as u128;
+        }
+        l.last_change_ns = now;
+    }
+
+    fn pump(&mut self, leaf: u16, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let env = self.env();
+        let li = leaf as usize;
+        while let Some(iss) = self.leaves[li].policy.next_issue(&mut self.ios, now, &env) {
+            if self.issues.len() <= iss.head as usize {
+                self.issues.resize(iss.head as usize + 1 + 64, iss);
+            }
+            self.issues[iss.head as usize] = iss;
+            let mut m = iss.head;
+            while m != NO_IO {
+                let io = self.ios.get_mut(m);
+                io.issue_ns = now;
+                m = io.agg_next;
+            }
+            let l = &mut self.leaves[li];
+            l.active += 1;
+            l.last_offset = iss.offset + iss.size;
+            l.blk.push_back(iss.head);
+        }
+        self.drain_blk(leaf, ctx);
+    }
+
+    fn drain_blk(&mut self, leaf: u16, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let li = leaf as usize;
+        loop {
+            let l = &mut self.leaves[li];
+            let Some(&h) = l.blk.front() else { break };
+            let iss = self.issues[h as usize];
+            if !l.dev.can_accept(iss.op) {
+                break;
+            }
+            if let Some((link, port)) = l.link {
+                if !self.links[link].may_issue(port) {
+                    break;
+                }
+                self.links[link].on_issue(port);
+            }
+            l.blk.pop_front();
+            Self::account_outstanding(l, now);
+            l.dev_outstanding += 1;
+            l.dev.submit(now, Cmd { tag: h, op: iss.op, offset_bytes: iss.offset, size_bytes: iss.size });
+        }
+        self.rearm(leaf, ctx);
+    }
+
+    fn rearm(&mut self, leaf: u16, ctx: &mut Ctx<Ev>) {
+        let l = &mut self.leaves[leaf as usize];
+        let next = l.dev.next_event_ns();
+        if next != l.wake_at {
+            l.wake_gen = l.wake_gen.wrapping_add(1);
+            l.wake_at = next;
+            if let Some(t) = next {
+                ctx.schedule_at(t, Ev::DevWake { leaf, gen: l.wake_gen });
+            }
+        }
+    }
+
+    fn dev_wake(&mut self, leaf: u16, gen: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let li = leaf as usize;
+        if self.leaves[li].wake_gen != gen {
+            return;
+        }
+        self.leaves[li].wake_at = None;
+        let mut done = std::mem::take(&mut self.done);
+        done.clear();
+        self.leaves[li].dev.advance(now, &mut done);
+        let mut freed_link = None;
+        for &h in &done {
+            let l = &mut self.leaves[li];
+            Self::account_outstanding(l, now);
+            l.dev_outstanding -= 1;
+            match l.link {
+                Some((link, port)) => {
+                    self.links[link].on_device_done(port);
+                    freed_link = Some(link);
+                    let iss = self.issues[h as usize];
+                    let bytes = if iss.op == Op::Flush { 0 } else { iss.size };
+                    let t = self.links[link].transfer(now, bytes);
+                    ctx.schedule_at(t, Ev::LinkDone { leaf, head: h });
+                }
+                None => self.complete_issue(leaf, h, ctx),
+            }
+        }
+        self.done = done;
+        self.pump(leaf, ctx);
+        if let Some(link) = freed_link {
+            let others: Vec<u16> = self.link_ports[link].clone();
+            for l in others {
+                if l != leaf && !self.leaves[l as usize].blk.is_empty() {
+                    self.drain_blk(l, ctx);
+                }
+            }
+        }
+    }
+
+    fn complete_issue(&mut self, leaf: u16, head: IoId, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let li = leaf as usize;
+        let iss = self.issues[head as usize];
+        self.leaves[li].policy.complete(&iss, &self.ios, now);
+        self.leaves[li].active -= 1;
+        self.leaf_ios_done += 1;
+        let agg = iss.members > 1;
+        let mut m = head;
+        while m != NO_IO {
+            let io = *self.ios.get(m);
+            let next = io.agg_next;
+            let total = now - io.enqueue_ns;
+            let disk = now - io.issue_ns;
+            let queue = io.issue_ns - io.enqueue_ns;
+            let l = &mut self.leaves[li];
+            let cs = &mut l.classes[io.class.idx()];
+            cs.ops += 1;
+            cs.bytes += io.size as u64;
+            cs.total.add(total);
+            cs.disk.add(disk);
+            cs.queue.add(queue);
+            cs.total_f.add(total);
+            cs.disk_f.add(disk);
+            cs.queue_f.add(queue);
+            if agg {
+                cs.agg_ops += 1;
+                cs.size_agg.add(io.size as u64);
+            } else {
+                cs.size_ind.add(io.size as u64);
+            }
+            let c = &mut l.cnt;
+            c.class_ops[io.class.idx()] += 1;
+            c.queue_ns[io.class.idx()] += queue;
+            match io.op {
+                Op::Read => {
+                    c.read_ops += 1;
+                    c.read_bytes += io.size as u64;
+                    c.read_total_ns += total;
+                    c.read_disk_ns += disk;
+                }
+                Op::Write => {
+                    c.write_ops += 1;
+                    c.write_bytes += io.size as u64;
+                    c.write_total_ns += total;
+                    c.write_disk_ns += disk;
+                }
+                Op::Flush => {}
+            }
+            self.ios.free(m);
+            if io.owner == OWNER_TXG {
+                self.txg.sync_pending_ios -= 1;
+                if self.txg.sync_pending_ios == 0 {
+                    self.end_sync(ctx);
+                }
+            } else if io.owner != NO_IO {
+                let op = &mut self.ops[io.owner as usize];
+                op.pending -= 1;
+                if op.pending == 0 {
+                    self.finish_op(io.owner, ctx);
+                }
+            }
+            m = next;
+        }
+    }
+
+    fn sample(&mut self, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        self.sample_t.push(now);
+        for l in &mut self.leaves {
+            Self::account_outstanding(l, now);
+            l.series.push(l.cnt);
+            let d = l.policy.depths();
+            let mut row = [(0u32, 0u32); NUM_CLASSES];
+            for (i, cd) in d.iter().enumerate() {
+                row[i] = (cd.queued, cd.active);
+            }
+            l.depth_series.push(row);
+        }
+        for w in &mut self.wls {
+            w.series.push((w.s_ops, w.s_bytes, w.s_lat_sum, w.s_lat_max));
+            w.s_ops = 0;
+            w.s_bytes = 0;
+            w.s_lat_sum = 0;
+            w.s_lat_max = 0;
+        }
+        if now + self.cfg.report_interval_ns <= self.cfg.stop_ns {
+            ctx.schedule_in(self.cfg.report_interval_ns, Ev::Sample);
+        }
+    }
+
+    /// Leaf I/Os completed so far.
+    pub fn leaf_ios(&self) -> u64 {
+        self.leaf_ios_done
+    }
+
+    /// The results document (`docs/internals.md`).
+    pub fn results(&self, digest: u64, events: u64, sim_time_ns: u64, end: &str) -> Value {
+        let pct = |h: &FineHist| serde_json::to_value(h.pcts()).unwrap();
+        let mut pool_classes = serde_json::Map::new();
+        for c in IoClass::ALL {
+            let (mut ops, mut bytes) = (0, 0);
+            let (mut t, mut d, mut q) = (FineHist::default(), FineHist::default(), FineHist::default());
+            for l in &self.leaves {
+                let cs = &l.classes[c.idx()];
+                ops += cs.ops;
+                bytes += cs.bytes;
+                if cs.ops > 0 {
+                    t.merge(&cs.total_f);
+                    d.merge(&cs.disk_f);
+                    q.merge(&cs.queue_f);
+                }
+            }
+            if ops > 0 {
+                pool_classes.insert(
+                    c.key().into(),
+                    json!({"ops": ops, "bytes": bytes, "total_wait_ns": pct(&t), "disk_wait_ns": pct(&d), "queue_wait_ns": pct(&q)}),
+                );
+            }
+        }
+        let leaves: Vec<Value> = self
+            .leaves
+            .iter()
+            .map(|l| {
+                let mut classes = serde_json::Map::new();
+                for c in IoClass::ALL {
+                    let cs = &l.classes[c.idx()];
+                    if cs.ops == 0 {
+                        continue;
+                    }
+                    classes.insert(
+                        c.key().into(),
+                        json!({
+                            "ops": cs.ops, "bytes": cs.bytes, "agg_ops": cs.agg_ops,
+                            "total_wait_log2": cs.total.counts.to_vec(),
+                            "disk_wait_log2": cs.disk.counts.to_vec(),
+                            "queue_wait_log2": cs.queue.counts.to_vec(),
+                            "size_ind_log2": cs.size_ind.counts.to_vec(),
+                            "size_agg_log2": cs.size_agg.counts.to_vec(),
+                            "total_wait_ns": pct(&cs.total_f), "disk_wait_ns": pct(&cs.disk_f), "queue_wait_ns": pct(&cs.queue_f),
+                        }),
+                    );
+                }
+                json!({
+                    "name": l.name, "vdev": l.vdev_name, "device": l.device_name, "rotational": l.rotational,
+                    "size_bytes": l.size_bytes, "busy_ns": l.cnt.busy_ns, "classes": classes,
+                })
+            })
+            .collect();
+        let series_leaves: Vec<Value> = self.leaves.iter().map(|l| self.leaf_series(l)).collect();
+        let series_wls: Vec<Value> = self
+            .wls
+            .iter()
+            .map(|w| {
+                json!({
+                    "ops": w.series.iter().map(|s| s.0).collect::<Vec<_>>(),
+                    "bytes": w.series.iter().map(|s| s.1).collect::<Vec<_>>(),
+                    "latency_ns_sum": w.series.iter().map(|s| s.2 as u64).collect::<Vec<_>>(),
+                    "latency_ns_max": w.series.iter().map(|s| s.3).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let secs = (sim_time_ns as f64 / 1e9).max(1e-9);
+        let wls: Vec<Value> = self
+            .wls
+            .iter()
+            .map(|w| {
+                json!({
+                    "name": w.name, "kind": w.kind.key(), "ops": w.ops, "bytes": w.bytes,
+                    "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits,
+                    "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
+                    "ops_per_s": w.ops as f64 / secs, "bytes_per_s": w.bytes as f64 / secs,
+                    "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),
+                })
+            })
+            .collect();
+        let vdevs: Vec<Value> = self
+            .tops
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                json!({"name": t.name, "type": t.kind.label(), "leaves": t.leaves,
+                       "alloc_bytes": self.top_alloc_bytes[i], "size_bytes": t.size_bytes})
+            })
+            .collect();
+        json!({
+            "digest": format!("{digest:016x}"), "events": events, "sim_time_ns": sim_time_ns, "end": end,
+            "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
+            "pool": {"name": self.cfg.pool.name, "alloc_bytes": self.top_alloc_bytes.iter().sum::<u64>(),
+                     "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
+                     "vdevs": vdevs, "cache": self.cache_leaves},
+            "leaves": leaves, "classes": pool_classes, "workloads": wls,
+            "txg": {"syncs": self.txg.syncs, "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max},
+            "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
+                       "leaves": series_leaves, "workloads": series_wls},
+        })
+    }
+
+    fn leaf_series(&self, l: &Leaf) -> Value {
+        let n = l.series.len();
+        let delta = |f: &dyn Fn(&LeafCounters) -> u64| -> Vec<u64> {
+            (0..n).map(|k| f(&l.series[k]) - if k == 0 { 0 } else { f(&l.series[k - 1]) }).collect()
+        };
+        let qsum = |classes: &[IoClass]| -> Vec<u64> {
+            delta(&|c: &LeafCounters| classes.iter().map(|k| c.queue_ns[k.idx()]).sum())
+        };
+        let mut class_ops = serde_json::Map::new();
+        let mut queued = serde_json::Map::new();
+        let mut active = serde_json::Map::new();
+        for c in IoClass::ALL {
+            class_ops.insert(c.key().into(), json!(delta(&|x: &LeafCounters| x.class_ops[c.idx()])));
+            queued.insert(c.key().into(), json!(l.depth_series.iter().map(|r| r[c.idx()].0).collect::<Vec<_>>()));
+            active.insert(c.key().into(), json!(l.depth_series.iter().map(|r| r[c.idx()].1).collect::<Vec<_>>()));
+        }
+        json!({
+            "read_ops": delta(&|c| c.read_ops), "write_ops": delta(&|c| c.write_ops),
+            "read_bytes": delta(&|c| c.read_bytes), "write_bytes": delta(&|c| c.write_bytes),
+            "busy_ns": delta(&|c| c.busy_ns),
+            "read_total_wait_ns_sum": delta(&|c| c.read_total_ns), "write_total_wait_ns_sum": delta(&|c| c.write_total_ns),
+            "read_disk_wait_ns_sum": delta(&|c| c.read_disk_ns), "write_disk_wait_ns_sum": delta(&|c| c.write_disk_ns),
+            "syncq_read_wait_ns_sum": qsum(&[IoClass::SyncRead]), "syncq_write_wait_ns_sum": qsum(&[IoClass::SyncWrite]),
+            "asyncq_read_wait_ns_sum": qsum(&[IoClass::AsyncRead, IoClass::Removal]),
+            "asyncq_write_wait_ns_sum": qsum(&[IoClass::AsyncWrite, IoClass::Initializing]),
+            "scrub_wait_ns_sum": qsum(&[IoClass::Scrub]), "trim_wait_ns_sum": qsum(&[IoClass::Trim]),
+            "rebuild_wait_ns_sum": qsum(&[IoClass::Rebuild]),
+            "class_ops": class_ops, "queued": queued, "active": active,
+            "inflight_ns_integral": delta(&|c| c.inflight_ns as u64),
+        })
+    }
+}
+
+impl Model for Model_ {
+    type Event = Ev;
+
+    fn handle(&mut self, ev: Ev, ctx: &mut Ctx<Ev>) {
+        match ev {
+            Ev::DevWake { leaf, gen } => self.dev_wake(leaf, gen, ctx),
+            Ev::LinkDone { leaf, head } => {
+                self.complete_issue(leaf, head, ctx);
+                self.pump(leaf, ctx);
+            }
+            Ev::Arrival { wl } => {
+                let w = &mut self.wls[wl as usize];
+                if ctx.now() >= w.stop_ns || self.stopped {
+                    return;
+                }
+                let mean_ns = 1e9 / w.rate_per_s.unwrap();
+                let gap = w.rng.exp(mean_ns).round() as u64;
+                ctx.schedule_in(gap.max(1), Ev::Arrival { wl });
+                self.start_op(wl as usize, 0, ctx);
+            }
+            Ev::ThreadGo { wl, thread } => {
+                if ctx.now() < self.wls[wl as usize].stop_ns && !self.stopped {
+                    self.start_op(wl as usize, thread, ctx);
+                }
+            }
+            Ev::OpDone { op } => self.finish_op(op, ctx),
+            Ev::Sample => self.sample(ctx),
+            Ev::TxgTimer => {
+                if !self.txg.syncing && self.txg.dirty > 0 {
+                    self.start_sync(ctx);
+                }
+                ctx.schedule_in(self.txg.timeout_ns, Ev::TxgTimer);
+            }
+            Ev::Stop => {
+                self.stopped = true;
+                ctx.stop();
+            }
+        }
+    }
+
+    fn digest_word(ev: &Ev) -> u64 {
+        match *ev {
+            Ev::DevWake { leaf, gen } => 1 << 56 | (leaf as u64) << 32 | gen as u64,
+            Ev::LinkDone { leaf, head } => 2 << 56 | (leaf as u64) << 32 | head as u64,
+            Ev::Arrival { wl } => 3 << 56 | wl as u64,
+            Ev::ThreadGo { wl, thread } => 4 << 56 | (wl as u64) << 32 | thread as u64,
+            Ev::OpDone { op } => 5 << 56 | op as u64,
+            Ev::Sample => 6 << 56,
+            Ev::TxgTimer => 7 << 56,
+            Ev::Stop => 8 << 56,
+        }
+    }
+}
+
+/// A whole run: the engine plus the model, steppable in chunks.
+pub struct Run {
+    pub sim: Sim<Model_>,
+    pub stop_ns: u64,
+    end: Option<String>,
+}
+
+impl Run {
+    pub fn new(cfg: RunConfig) -> Result<Run, String> {
+        let limits = match &cfg.limits {
+            Some(l) => Limits { events_max: l.events_max, time_ns_max: l.time_ns_max },
+            None => Limits::default(),
+        };
+        let stop_ns = cfg.stop_ns;
+        let model = Model_::new(cfg)?;
+        let mut sim = Sim::new(model, limits);
+        sim.with_ctx(|m, ctx| m.start(ctx));
+        Ok(Run { sim, stop_ns, end: None })
+    }
+
+    /// Handle up to `n` events; true once the run has ended.
+    pub fn step_events(&mut self, n: u64) -> bool {
+        if self.end.is_some() {
+            return true;
+        }
+        let target = self.sim.events_handled() + n;
+        while self.sim.events_handled() < target {
+            match self.sim.peek_time() {
+                None => {
+                    self.end = Some("drained".into());
+                    return true;
+                }
+                Some(_) => {
+                    let e = self.sim.run_until_events(target);
+                    match e {
+                        End::Stopped => {
+                            self.end = Some("stop-time".into());
+                            return true;
+                        }
+                        End::Limit(s) => {
+                            self.end = Some(format!("limit: {s}"));
+                            return true;
+                        }
+                        End::Drained => {
+                            self.end = Some("drained".into());
+                            return true;
+                        }
+                        End::Reached(_) => {}
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    pub fn run_to_end(&mut self) -> &str {
+        while !self.step_events(1 << 20) {}
+        self.end.as_deref().unwrap()
+    }
+
+    pub fn end(&self) -> Option<&str> {
+        self.end.as_deref()
+    }
+
+    pub fn results(&self) -> Value {
+        self.sim.model().results(self.sim.digest(), self.sim.events_handled(), self.sim.now(), self.end.as_deref().unwrap_or("running"))
+    }
+}

@@ -1,0 +1,200 @@
+//! Statistics: fixed-size histograms, produced into text and percentiles once, at the end.
+//!
+//! * [`Log2Hist`]: ZFS's `zpool iostat -w` buckets — bucket `i` holds `[2^i, 2^(i+1))` ns
+//!   (bucket 0 also holds 0), 37 buckets for leaf latencies (`VDEV_L_HISTO_BUCKETS`), 64 for
+//!   workload latencies, 25 for request sizes (`VDEV_RQ_HISTO_BUCKETS`).
+//! * [`FineHist`]: log-linear (16 sub-buckets per power of two, relative error ≤ 1/32 at
+//!   the bucket midpoint) for percentiles; allocated once, never per sample.
+
+use serde::Serialize;
+
+/// Index of the log2 bucket holding `v` (0 for 0 and 1).
+#[inline]
+pub fn log2_bucket(v: u64) -> usize {
+    if v <= 1 {
+        0
+    } else {
+        63 - v.leading_zeros() as usize
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Log2Hist<const N: usize> {
+    pub counts: [u64; N],
+}
+
+impl<const N: usize> Default for Log2Hist<N> {
+    fn default() -> Self {
+        Log2Hist { counts: [0; N] }
+    }
+}
+
+impl<const N: usize> Log2Hist<N> {
+    #[inline]
+    pub fn add(&mut self, v: u64) {
+        self.counts[log2_bucket(v).min(N - 1)] += 1;
+    }
+    pub fn merge(&mut self, o: &Self) {
+        for i in 0..N {
+            self.counts[i] += o.counts[i];
+        }
+    }
+}
+
+const SUB_BITS: u32 = 4;
+const SUB: usize = 1 << SUB_BITS;
+const FINE_LEN: usize = (64 - SUB_BITS as usize + 1) * SUB;
+
+/// Log-linear histogram with exact count, sum, min and max.
+#[derive(Clone, Debug)]
+pub struct FineHist {
+    counts: Box<[u64]>,
+    pub n: u64,
+    pub sum: u128,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl Default for FineHist {
+    fn default() -> Self {
+        FineHist { counts: vec![0; FINE_LEN].into_boxed_slice(), n: 0, sum: 0, min: u64::MAX, max: 0 }
+    }
+}
+
+#[inline]
+fn fine_index(v: u64) -> usize {
+    if v < SUB as u64 {
+        v as usize
+    } else {
+        let e = 63 - v.leading_zeros(); // >= SUB_BITS
+        let sub = (v >> (e - SUB_BITS)) as usize & (SUB - 1);
+        ((e - SUB_BITS + 1) as usize) * SUB + sub
+    }
+}
+
+/// Lower bound and width of fine bucket `i`.
+fn fine_bounds(i: usize) -> (u64, u64) {
+    if i < SUB {
+        (i as u64, 1)
+    } else {
+        let e = (i / SUB) as u32 + SUB_BITS - 1;
+        let sub = (i % SUB) as u64;
+        let width = 1u64 << (e - SUB_BITS);
+        ((1u64 << e) + sub * width, width)
+    }
+}
+
+/// Summary of a distribution, ns (or whatever unit was recorded).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Pcts {
+    pub min: u64,
+    pub mean: f64,
+    pub max: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+}
+
+impl FineHist {
+    #[inline]
+    pub fn add(&mut self, v: u64) {
+        self.counts[fine_index(v)] += 1;
+        self.n += 1;
+        self.sum += v as u128;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+    pub fn merge(&mut self, o: &FineHist) {
+        for (a, b) in self.counts.iter_mut().zip(o.counts.iter()) {
+            *a += *b;
+        }
+        self.n += o.n;
+        self.sum += o.sum;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.n as f64
+        }
+    }
+    /// The q-quantile (0..=1): the midpoint of the bucket holding the rank, clamped to
+    /// [min, max].
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.n == 0 {
+            return 0;
+        }
+        let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
+        let mut acc = 0;
+        for (i, c) in self.counts.iter().enumerate() {
+            acc += c;
+            if acc >= rank {
+                let (lo, w) = fine_bounds(i);
+                return (lo + w / 2).clamp(self.min, self.max);
+            }
+        }
+        self.max
+    }
+    pub fn pcts(&self) -> Pcts {
+        if self.n == 0 {
+            return Pcts::default();
+        }
+        Pcts {
+            min: self.min,
+            mean: self.mean(),
+            max: self.max,
+            p50: self.quantile(0.5),
+            p90: self.quantile(0.9),
+            p99: self.quantile(0.99),
+            p999: self.quantile(0.999),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log2_buckets_are_half_open() {
+        assert_eq!(log2_bucket(0), 0);
+        assert_eq!(log2_bucket(1), 0);
+        assert_eq!(log2_bucket(2), 1);
+        assert_eq!(log2_bucket(3), 1);
+        assert_eq!(log2_bucket(4), 2);
+        assert_eq!(log2_bucket(1 << 20), 20);
+        assert_eq!(log2_bucket((1 << 21) - 1), 20);
+    }
+
+    #[test]
+    fn fine_index_is_monotone_and_bounds_contain_value() {
+        let mut last = 0;
+        for v in (0..100_000u64).chain((1..60).map(|e| (1u64 << e) + 12345)) {
+            let i = fine_index(v);
+            assert!(i >= last || v < 100_000 && false || i >= last);
+            let (lo, w) = fine_bounds(i);
+            assert!(lo <= v && v < lo + w, "v={v} i={i} lo={lo} w={w}");
+            if v < 100_000 {
+                last = i;
+            }
+        }
+    }
+
+    #[test]
+    fn quantiles_within_resolution() {
+        let mut h = FineHist::default();
+        for v in 1..=100_000u64 {
+            h.add(v * 1000);
+        }
+        let p50 = h.quantile(0.5) as f64;
+        assert!((p50 / 50_000_000.0 - 1.0).abs() < 0.04, "{p50}");
+        let p99 = h.quantile(0.99) as f64;
+        assert!((p99 / 99_000_000.0 - 1.0).abs() < 0.04, "{p99}");
+        assert_eq!(h.pcts().max, 100_000_000);
+        assert_eq!(h.pcts().min, 1000);
+        assert!((h.mean() - 50_000_500.0).abs() < 1.0);
+    }
+}
