@@ -132,6 +132,7 @@ struct LogicalOp {
     bytes: u64,
     /// Dirty bytes this write adds once admitted (writes only).
     dirty: u64,
+    live: bool,
 }
 
 struct Workload {
@@ -471,7 +472,7 @@ impl Model_ {
         w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
         w.inflight_since_ns = now;
         w.inflight += 1;
-        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0 };
+        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true };
         if !is_read {
             let first = off / rs;
             let last = (off + size - 1) / rs;
@@ -527,6 +528,7 @@ impl Model_ {
         let now = ctx.now();
         let op = &self.ops[id as usize];
         let (wl, thread, lat, bytes) = (op.wl as usize, op.thread, now - op.start_ns, op.bytes);
+        self.ops[id as usize].live = false;
         self.ops_free.push(id);
         let w = &mut self.wls[wl];
         w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
@@ -973,11 +975,18 @@ impl Model_ {
             })
             .collect();
         let secs = (sim_time_ns as f64 / 1e9).max(1e-9);
+        let mut open = vec![(0u64, 0u64); self.wls.len()];
+        for op in self.ops.iter().filter(|o| o.live) {
+            open[op.wl as usize].0 += 1;
+            open[op.wl as usize].1 += sim_time_ns.saturating_sub(op.start_ns);
+        }
         let wls: Vec<Value> = self
             .wls
             .iter()
-            .map(|w| {
+            .enumerate()
+            .map(|(i, w)| {
                 json!({
+                    "inflight_at_end": open[i].0, "inflight_age_ns_at_end": open[i].1,
                     "name": w.name, "kind": w.kind.key(), "ops": w.ops, "bytes": w.bytes,
                     "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits,
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
