@@ -150,7 +150,9 @@ struct Workload {
     l2_hit: f64,
     start_ns: u64,
     stop_ns: u64,
-    cursors: Vec<u64>,
+    /// Next offset of the sequential stream (all threads of a sequential workload share
+    /// one stream, like one fio job with iodepth = threads).
+    cursor: u64,
     ops: u64,
     bytes: u64,
     arc_hits: u64,
@@ -334,7 +336,6 @@ impl Model_ {
                 ));
             }
             let threads = w.threads.unwrap_or(0);
-            let cursors = (0..threads.max(1) as u64).map(|t| w.region_offset_bytes + region_len / threads.max(1) as u64 * t).collect();
             wls.push(Workload {
                 name: w.name.clone(),
                 kind: w.kind,
@@ -350,7 +351,7 @@ impl Model_ {
                 l2_hit: w.l2arc_hit_ratio,
                 start_ns: w.start_ns,
                 stop_ns: w.stop_ns.unwrap_or(u64::MAX),
-                cursors,
+                cursor: w.region_offset_bytes,
                 ops: 0,
                 bytes: 0,
                 arc_hits: 0,
@@ -456,13 +457,11 @@ impl Model_ {
         let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0;
         let size = size.min(w.region_len);
         let off = if w.kind.is_seq() {
-            let nc = w.cursors.len();
-            let c = &mut w.cursors[thread as usize % nc];
-            if *c + size > w.region_off + w.region_len {
-                *c = w.region_off;
+            if w.cursor + size > w.region_off + w.region_len {
+                w.cursor = w.region_off;
             }
-            let o = *c;
-            *c += size;
+            let o = w.cursor;
+            w.cursor += size;
             o
         } else {
             let slots = (w.region_len / size).max(1);

@@ -171,15 +171,15 @@ mod tests {
 
     #[test]
     fn fine_index_is_monotone_and_bounds_contain_value() {
+        let mut vals: Vec<u64> = (0..100_000u64).chain((1..63).map(|e| (1u64 << e) + 12345)).collect();
+        vals.sort();
         let mut last = 0;
-        for v in (0..100_000u64).chain((1..60).map(|e| (1u64 << e) + 12345)) {
+        for v in vals {
             let i = fine_index(v);
-            assert!(i >= last || v < 100_000 && false || i >= last);
+            assert!(i >= last, "index not monotone at {v}");
+            last = i;
             let (lo, w) = fine_bounds(i);
-            assert!(lo <= v && v < lo + w, "v={v} i={i} lo={lo} w={w}");
-            if v < 100_000 {
-                last = i;
-            }
+            assert!(lo <= v && v - lo < w, "v={v} i={i} lo={lo} w={w}");
         }
     }
 

@@ -381,3 +381,42 @@ mod tests {
         }
     }
 }
+
+/// `docs/tunables.md`, generated from [`DECLS`] (a test keeps the file current).
+pub fn markdown() -> String {
+    let mut s = String::from(
+        "# Tunables\n\nGenerated from `crates/ziosim-model/src/tunables.rs` (the one declaration); \
+         do not edit by hand — `UPDATE_DOCS=1 cargo test -p ziosim-model tunables_doc` rewrites it.\n\
+         Set any of them in a scenario's `[zfs] tunables = { name = value }`; a tunable the \
+         scenario's release lacks is an error naming the releases that have it.\n\n",
+    );
+    for d in DECLS {
+        s += &format!("## `{}`\n\n{}\n\n", d.name, d.doc);
+        s += &format!("- unit: {}; range: {}..={}\n", d.unit, d.min, d.max);
+        if let Some(x) = d.derived {
+            s += &format!("- default derived: {x}\n");
+        }
+        s += &format!("- source: {}\n\n", d.source);
+        s += "| release | default |\n|---|---|\n";
+        for r in Release::ALL {
+            let v = d.default_for(r).map(|v| v.to_string()).unwrap_or_else(|| "—".into());
+            s += &format!("| {} | {} |\n", r.key(), v);
+        }
+        s += "\n";
+    }
+    s
+}
+
+#[cfg(test)]
+mod doc_tests {
+    #[test]
+    fn tunables_doc_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/tunables.md");
+        let want = super::markdown();
+        if std::env::var("UPDATE_DOCS").is_ok() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(have == want, "docs/tunables.md is stale: run UPDATE_DOCS=1 cargo test -p ziosim-model tunables_doc");
+    }
+}
