@@ -65,6 +65,65 @@ pub enum Ev {
 }
 
 const OWNER_TXG: u32 = u32::MAX - 1;
+/// Owner bit of prefetch reads; the low bits index `pf_recs`.
+const OWNER_PF: u32 = 1 << 31;
+
+/// One prefetched record: in flight while `pending` > 0; demand reads wait on it.
+#[derive(Default)]
+struct PfRec {
+    pending: u32,
+    waiters: Vec<u32>,
+    /// Still in its stream's window (else freed once its reads complete).
+    in_window: bool,
+}
+
+/// A sequential stream's prefetcher (`dmu_zfetch`, ZF@zfs-0.8.0/2.2.0, simplified to one
+/// stream per sequential workload): records `next..` are read ahead at ASYNC_READ priority
+/// up to `dist_bytes` beyond the last access; the distance doubles per access up to
+/// `zfetch_max_distance`.
+struct Prefetcher {
+    max_dist_bytes: u64,
+    dist_bytes: u64,
+    next: u64,
+    window: VecDeque<(u64, u32)>,
+    hits: u64,
+}
+
+impl Prefetcher {
+    fn new(max_dist_bytes: u64) -> Prefetcher {
+        Prefetcher { max_dist_bytes, dist_bytes: 0, next: 0, window: VecDeque::new(), hits: 0 }
+    }
+    /// The slot holding record `b`, if prefetched (the window is consecutive records).
+    fn lookup(&self, b: u64) -> Option<u32> {
+        let &(front, _) = self.window.front()?;
+        let i = b.checked_sub(front)? as usize;
+        self.window.get(i).filter(|(blk, _)| *blk == b).map(|(_, s)| *s)
+    }
+    /// Forget records before `first` (consumed; the ARC keeps them but nobody asks again).
+    fn consume_below(&mut self, first: u64, recs: &mut [PfRec], free: &mut Vec<u32>) {
+        while let Some(&(b, slot)) = self.window.front() {
+            if b >= first {
+                break;
+            }
+            self.window.pop_front();
+            Self::release(slot, recs, free);
+        }
+    }
+    fn reset(&mut self, recs: &mut [PfRec], free: &mut Vec<u32>) {
+        while let Some((_, slot)) = self.window.pop_front() {
+            Self::release(slot, recs, free);
+        }
+        self.next = 0;
+    }
+    fn release(slot: u32, recs: &mut [PfRec], free: &mut Vec<u32>) {
+        let r = &mut recs[slot as usize];
+        r.in_window = false;
+        if r.pending == 0 {
+            free.push(slot);
+        }
+    }
+}
+
 const LEAF_LAT_BUCKETS: usize = 37;
 const SIZE_BUCKETS: usize = 25;
 
@@ -164,6 +223,8 @@ struct Workload {
     s_lat_sum: u128,
     s_lat_max: u64,
     series: Vec<(u64, u64, u128, u64)>,
+    /// The prefetcher of a sequential-read stream (None: random or prefetch disabled).
+    pf: Option<Prefetcher>,
     /// Operations in flight now, and ∫ in-flight dt (ns) for Little's law.
     inflight: u64,
     inflight_ns: u128,
@@ -200,6 +261,8 @@ pub struct Model_ {
     mirror_pen: MirrorPenalty,
     ops: Vec<LogicalOp>,
     ops_free: Vec<u32>,
+    pf_recs: Vec<PfRec>,
+    pf_free: Vec<u32>,
     wls: Vec<Workload>,
     txg: Txg,
     nblocks: u64,
@@ -315,6 +378,8 @@ impl Model_ {
                 ));
             }
         }
+        let prefetch_on = tun.get(T::zfs_prefetch_disable) == 0;
+        let zfetch_max = tun.get(T::zfetch_max_distance) as u64;
         let mut wls = Vec::new();
         for w in &cfg.workloads {
             let total: f64 = w.sizes.iter().map(|(_, wt)| wt).sum();
@@ -363,6 +428,7 @@ impl Model_ {
                 s_lat_sum: 0,
                 s_lat_max: 0,
                 series: Vec::new(),
+                pf: (w.kind == WorkloadKind::SeqRead && prefetch_on).then(|| Prefetcher::new(zfetch_max)),
                 inflight: 0,
                 inflight_ns: 0,
                 inflight_since_ns: 0,
@@ -393,6 +459,8 @@ impl Model_ {
             link_ports,
             ops: Vec::new(),
             ops_free: Vec::new(),
+            pf_recs: Vec::new(),
+            pf_free: Vec::new(),
             wls,
             txg: Txg {
                 dirty: 0,
@@ -511,7 +579,13 @@ impl Model_ {
             return;
         }
         for b in first..=last {
-            self.read_block(b, IoClass::SyncRead, id, ctx);
+            self.demand_read(wl, b, id, ctx);
+        }
+        self.prefetch(wl, first, last, size, ctx);
+        if self.ops[id as usize].pending == 0 {
+            // Every record was already prefetched: an ARC hit.
+            let t = self.wls[wl].arc_hit_ns;
+            ctx.schedule_in(t, Ev::OpDone { op: id });
         }
     }
 
@@ -561,30 +635,108 @@ impl Model_ {
         (top, local * self.tops[top].asize(self.recordsize))
     }
 
-    fn read_block(&mut self, b: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) {
+    /// Issue the leaf reads of logical record `b` for `owner`; returns how many.
+    fn read_block(&mut self, b: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
         let b = b % self.nblocks.max(1);
         let (t, voff) = self.locate(b);
         let rs = self.recordsize;
         match self.tops[t].kind {
             VdevType::Disk => {
                 let leaf = self.tops[t].leaves[0];
-                self.ops[owner as usize].pending += 1;
                 self.submit_leaf(leaf, Op::Read, class, 0, voff, rs as u32, owner, ctx);
+                1
             }
             VdevType::Mirror => {
                 let leaf = self.pick_mirror_child(t, voff);
-                self.ops[owner as usize].pending += 1;
                 self.submit_leaf(leaf, Op::Read, class, 0, voff, rs as u32, owner, ctx);
+                1
             }
             k => {
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, rs, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                let mut n = 0;
                 for c in cols.iter().filter(|c| !c.parity && !c.skip && c.size > 0) {
                     let leaf = self.tops[t].leaves[c.child as usize];
-                    self.ops[owner as usize].pending += 1;
                     self.submit_leaf(leaf, Op::Read, class, 0, c.offset, c.size as u32, owner, ctx);
+                    n += 1;
                 }
                 self.cols = cols;
+                n
+            }
+        }
+    }
+
+    /// Demand read of record `b` for logical op `id`: served from a prefetched record if
+    /// the stream has it (waiting for it if still in flight), else read from the pool.
+    fn demand_read(&mut self, wl: usize, b: u64, id: u32, ctx: &mut Ctx<Ev>) {
+        if let Some(pf) = self.wls[wl].pf.as_mut() {
+            if let Some(slot) = pf.lookup(b) {
+                let rec = &mut self.pf_recs[slot as usize];
+                if rec.pending > 0 {
+                    rec.waiters.push(id);
+                    self.ops[id as usize].pending += 1;
+                } else {
+                    pf.hits += 1;
+                }
+                return;
+            }
+        }
+        // An op waits on its own reads; count before submitting (completions are events).
+        self.ops[id as usize].pending += 1;
+        let n = self.read_block(b, IoClass::SyncRead, id, ctx);
+        self.ops[id as usize].pending += n - 1;
+    }
+
+    /// Advance the stream's prefetcher after an access to records first..=last
+    /// (dmu_zfetch: the distance doubles per hit up to zfetch_max_distance).
+    fn prefetch(&mut self, wl: usize, first: u64, last: u64, bytes: u64, ctx: &mut Ctx<Ev>) {
+        let rs = self.recordsize;
+        let Some(pf) = self.wls[wl].pf.as_mut() else { return };
+        pf.consume_below(first, &mut self.pf_recs, &mut self.pf_free);
+        if pf.next > 0 && (last + 1 < pf.next.saturating_sub(pf.window.len() as u64) || pf.next + 1 < first) {
+            // A jump (wrap of the stream): restart the window here.
+            pf.reset(&mut self.pf_recs, &mut self.pf_free);
+            pf.dist_bytes = bytes;
+        }
+        pf.next = pf.next.max(last + 1);
+        pf.dist_bytes = (pf.dist_bytes * 2).max(bytes).min(pf.max_dist_bytes);
+        let target = last + 1 + pf.dist_bytes / rs;
+        let end = self.nblocks;
+        let mut todo = Vec::new();
+        while pf.next < target.min(end) {
+            todo.push(pf.next);
+            pf.next += 1;
+        }
+        for b in todo {
+            let slot = match self.pf_free.pop() {
+                Some(s) => s,
+                None => {
+                    self.pf_recs.push(PfRec::default());
+                    (self.pf_recs.len() - 1) as u32
+                }
+            };
+            self.pf_recs[slot as usize] = PfRec { pending: 1, waiters: Vec::new(), in_window: true };
+            self.wls[wl].pf.as_mut().unwrap().window.push_back((b, slot));
+            let n = self.read_block(b, IoClass::AsyncRead, OWNER_PF | slot, ctx);
+            self.pf_recs[slot as usize].pending += n - 1;
+        }
+    }
+
+    fn prefetch_done(&mut self, slot: u32, ctx: &mut Ctx<Ev>) {
+        let rec = &mut self.pf_recs[slot as usize];
+        rec.pending -= 1;
+        if rec.pending > 0 {
+            return;
+        }
+        let waiters = std::mem::take(&mut rec.waiters);
+        if !rec.in_window {
+            self.pf_free.push(slot);
+        }
+        for id in waiters {
+            let op = &mut self.ops[id as usize];
+            op.pending -= 1;
+            if op.pending == 0 {
+                self.finish_op(id, ctx);
             }
         }
     }
@@ -861,7 +1013,9 @@ impl Model_ {
                 Op::Flush => {}
             }
             self.ios.free(m);
-            if io.owner == OWNER_TXG {
+            if io.owner != NO_IO && io.owner != OWNER_TXG && io.owner & OWNER_PF != 0 {
+                self.prefetch_done(io.owner & !OWNER_PF, ctx);
+            } else if io.owner == OWNER_TXG {
                 self.txg.sync_pending_ios -= 1;
                 if self.txg.sync_pending_ios == 0 {
                     self.end_sync(ctx);
@@ -988,6 +1142,7 @@ impl Model_ {
                     "inflight_at_end": open[i].0, "inflight_age_ns_at_end": open[i].1,
                     "name": w.name, "kind": w.kind.key(), "ops": w.ops, "bytes": w.bytes,
                     "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits,
+                    "prefetch_hits": w.pf.as_ref().map_or(0, |p| p.hits),
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
                     "ops_per_s": w.ops as f64 / secs, "bytes_per_s": w.bytes as f64 / secs,
                     "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),

@@ -219,6 +219,16 @@ tunables! {
         "Load added to a non-rotating child for a non-linear read.",
         "MR@zfs-0.7.0..master";
 
+    // ---- prefetch (dmu_zfetch, spec §7) ----
+    zfs_prefetch_disable = "zfs_prefetch_disable", "bool", [0, 1],
+        [(Solaris2009, 0)], None,
+        "1 turns off predictive prefetch: sequential reads then wait on every record, random reads lose nothing.",
+        "ZF@zfs-0.8.0..2.3.0";
+    zfetch_max_distance = "zfetch_max_distance", "bytes", [0, 1 << 31],
+        [(Solaris2009, 8 * MIB), (Zfs22, 64 * MIB)], None,
+        "How far ahead of a sequential stream prefetch reads; farther streams faster and holds more ARC and disk queue.",
+        "ZF@zfs-0.8.0 (8 MiB); ZF@zfs-2.2.0 (64 MiB)";
+
     // ---- dirty data (drives async-write concurrency, §2.5 and §4.1) ----
     zfs_dirty_data_max_percent = "zfs_dirty_data_max_percent", "percent", [1, 100],
         [(Illumos2014, 10)], None,

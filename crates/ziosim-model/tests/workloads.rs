@@ -1,0 +1,93 @@
+//! Workload and pool-path behaviour on the simple device.
+mod common;
+use common::*;
+use serde_json::json;
+
+fn seq_cfg(prefetch_disable: i64) -> serde_json::Value {
+    let mut cfg = config(
+        "zfs-2.2",
+        simple_device(1_000_000, "deterministic", 4),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "seq", "kind": "seq-read", "sizes": [[131072, 1.0]], "threads": 1, "think_ns": 2_000_000}]),
+        20,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["tunables"] = json!({"zfs_prefetch_disable": prefetch_disable});
+    cfg
+}
+
+#[test]
+fn prefetch_overlaps_device_time_with_think_time() {
+    let off = run(&seq_cfg(1));
+    let on = run(&seq_cfg(0));
+    let ops = |r: &serde_json::Value| r["workloads"][0]["ops_per_s"].as_f64().unwrap();
+    // Without prefetch: 1 ms service + 2 ms think per record = 333/s.
+    assert!((ops(&off) / 333.3 - 1.0).abs() < 0.02, "no prefetch: {}", ops(&off));
+    // With prefetch the disk reads ahead while the reader thinks: ~500/s (think-bound),
+    // and nearly every record is already in memory when asked for.
+    assert!(ops(&on) > 490.0, "prefetch: {}", ops(&on));
+    assert!(on["workloads"][0]["prefetch_hits"].as_u64().unwrap() > 9_000);
+    assert!(on["leaves"][0]["classes"]["async_read"]["ops"].as_u64().unwrap() > 9_000);
+    assert!(off["leaves"][0]["classes"].get("async_read").is_none());
+}
+
+#[test]
+fn raidz_read_touches_data_columns_only_and_mirror_one_child() {
+    let mk = |vdevs: serde_json::Value| {
+        let mut c = config(
+            "zfs-2.2",
+            simple_device(100_000, "deterministic", 32),
+            vdevs,
+            json!([{"name": "r", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 1}]),
+            5,
+        );
+        c["pool"]["recordsize_bytes"] = json!(131072);
+        c
+    };
+    let disks = |n: usize| -> serde_json::Value { (0..n).map(|i| json!({"name": format!("d{i}"), "device": "d"})).collect() };
+    let rz = run(&mk(json!([{"type": "raidz2", "disks": disks(5)}])));
+    let ops = rz["workloads"][0]["ops"].as_u64().unwrap();
+    let leaf_bytes: u64 = rz["leaves"].as_array().unwrap().iter().map(|l| l["classes"]["sync_read"]["bytes"].as_u64().unwrap()).sum();
+    // 128 KiB on 5-wide raidz2, ashift 12: data columns 44+44+40 = 128 KiB (parity not read).
+    assert_eq!(leaf_bytes, ops * 131072);
+    let m = run(&mk(json!([{"type": "mirror", "disks": disks(2)}])));
+    let ops = m["workloads"][0]["ops"].as_u64().unwrap();
+    let leaf_ops: u64 = m["leaves"].as_array().unwrap().iter().map(|l| l["classes"]["sync_read"]["ops"].as_u64().unwrap()).sum();
+    assert_eq!(leaf_ops, ops);
+    // Both children serve reads (load balancing), neither all of them.
+    for l in m["leaves"].as_array().unwrap() {
+        assert!(l["classes"]["sync_read"]["ops"].as_u64().unwrap() > ops / 5);
+    }
+}
+
+#[test]
+fn arc_hits_cost_a_memory_copy_and_no_io() {
+    let cfg = config(
+        "zfs-2.2",
+        simple_device(1_000_000, "deterministic", 4),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "r", "kind": "random-read", "sizes": [[4096, 1.0]], "threads": 1, "arc_hit_ratio": 1.0, "arc_hit_ns": 5000}]),
+        1,
+    );
+    let r = run(&cfg);
+    assert_eq!(r["workloads"][0]["latency_ns"]["max"].as_u64().unwrap(), 5000);
+    assert!(r["leaves"][0]["classes"].as_object().unwrap().is_empty());
+}
+
+#[test]
+fn writes_are_synced_by_txgs_as_async_writes() {
+    let cfg = config(
+        "zfs-2.2",
+        simple_device(200_000, "deterministic", 32),
+        json!([{"type": "raidz1", "disks": [{"name": "a", "device": "d"}, {"name": "b", "device": "d"}, {"name": "c", "device": "d"}]}]),
+        json!([{"name": "w", "kind": "random-write", "sizes": [[4096, 1.0]], "rate_per_s": 100.0}]),
+        30,
+    );
+    let r = run(&cfg);
+    // zfs_txg_timeout = 5 s: about 6 syncs in 30 s.
+    let syncs = r["txg"]["syncs"].as_u64().unwrap();
+    assert!((5..=7).contains(&syncs), "syncs {syncs}");
+    let w: u64 = r["leaves"].as_array().unwrap().iter().map(|l| l["classes"]["async_write"]["ops"].as_u64().unwrap_or(0)).sum();
+    assert!(w > 0);
+    assert!(r["workloads"][0]["latency_ns"]["max"].as_u64().unwrap() < 100_000);
+}
