@@ -297,3 +297,28 @@ def test_summary_text_units(results, meta):
     text = summary_text(results, meta)
     assert "users: (random-read)" in text
     assert "p99.9=" in text and "M/s" in text
+
+
+def test_short_last_sample_is_scaled_by_its_own_span(results):
+    r = copy.deepcopy(results)
+    # Pretend the run stopped at 25 s: the third sample covers 5 s, not 10 s.
+    r["series"]["t_ns"][2] = 25_000_000_000
+    from ziosim.report.iostat import sample_span_ns
+
+    assert [sample_span_ns(r, k) for k in range(3)] == [10**10, 10**10, 5 * 10**9]
+    line = zpool_iostat(r, "zfs-2.2", samples=[2]).splitlines()[5].split()
+    ops = r["series"]["leaves"][0]["read_ops"][2]
+    assert int(line[3]) == ops * 1_000_000_000 // (5 * 10**9)
+
+
+def test_run_shorter_than_one_interval(results, meta):
+    r = copy.deepcopy(results)
+    r["series"]["t_ns"] = []
+    for s in r["series"]["leaves"]:
+        for key, value in s.items():
+            if isinstance(value, list):
+                s[key] = []
+    text = render_text(r, meta, views=("iostat", "iostat-x", "summary"))
+    assert "note: the run ended before the first 10s report interval; no `iostat` samples" \
+        in text
+    assert "summary:" in text

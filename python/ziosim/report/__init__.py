@@ -90,8 +90,13 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
     interval = _interval_s(results)
     platform = meta.get("platform") or "linux"
     out = [_header(results, meta)]
+    no_samples = not results["series"]["t_ns"]
     for view in VIEWS:
         if view not in views:
+            continue
+        if no_samples and view in ("iostat", "iostat-l", "iostat-q", "iostat-x"):
+            out.append(f"\nnote: the run ended before the first {interval}s report interval; "
+                       f"no `{view}` samples\n")
             continue
         if view == "status":
             out.append(_section(f"zpool status {pool}", zpool_status_config(results, release)))

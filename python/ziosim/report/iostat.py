@@ -233,6 +233,17 @@ def _sum_class(results: dict, leaves: list[int], group: str, cls: str, k: int) -
     return total
 
 
+def sample_span_ns(results: dict, k: int) -> int:
+    """Length of the time sample ``k`` covers: the report interval, or less for a last
+    sample that ends the run early (t_ns[k] - t_ns[k-1] < interval_ns)."""
+    series = results["series"]
+    interval_ns = int(series["interval_ns"])
+    t = [int(x) for x in series["t_ns"]]
+    prev = t[k - 1] if k > 0 else 0
+    span = t[k] - prev
+    return min(interval_ns, span) if span > 0 else interval_ns
+
+
 def _per_s(count: int, interval_ns: int) -> int:
     return count * NS_PER_S // interval_ns if interval_ns > 0 else count
 
@@ -315,11 +326,11 @@ def zpool_iostat(results: dict, release: str, flags: tuple[str, ...] = (),
     if not legacy:
         kinds += [kind for flag, kind in (("-l", "latency"), ("-q", "queues")) if flag in flags]
     series = results["series"]
-    interval_ns = int(series["interval_ns"])
     if samples is None:
         samples = list(range(len(series["t_ns"])))
     lines: list[str] = []
     for n, k in enumerate(samples):
+        interval_ns = sample_span_ns(results, k)
         if n == 0 or verbose:
             header = (_legacy_header(release, namewidth) if legacy
                       else _header(kinds, release, namewidth, "pool"))
@@ -451,7 +462,7 @@ class DiskSample:
 
 
 def _disk_samples(results: dict, k: int) -> list[DiskSample]:
-    interval_ns = int(results["series"]["interval_ns"])
+    interval_ns = sample_span_ns(results, k)
     secs = interval_ns / NS_PER_S
     out = []
     for i, leaf in enumerate(results["leaves"]):
