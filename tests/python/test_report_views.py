@@ -156,6 +156,12 @@ def test_unsupported_views_print_a_note(results, meta):
     assert len(notes) == 3
     assert "illumos-2014" in notes[0] and "-l" in notes[0]
     assert unsupported_note("zfs-0.7", "-l") is None
+    # asked for -l alone, an old release shows the note and then its default view, once
+    alone = render_text(results, m, views=("iostat-l", "iostat-w")).splitlines()
+    assert alone[3] == "$ zpool iostat -vl tank 10"
+    assert alone[4].startswith("note: zpool in illumos-2014 has no `zpool iostat -l`")
+    assert alone[5] == "               capacity     operations    bandwidth"
+    assert sum(1 for line in alone if line.startswith("tank ")) == 3  # 3 samples, not 6
 
 
 # ----------------------------------------------------------------------------- numbers

@@ -91,6 +91,7 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
     platform = meta.get("platform") or "linux"
     out = [_header(results, meta)]
     no_samples = not results["series"]["t_ns"]
+    default_shown = False
     for view in VIEWS:
         if view not in views:
             continue
@@ -101,17 +102,27 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
         if view == "status":
             out.append(_section(f"zpool status {pool}", zpool_status_config(results, release)))
         elif view == "iostat":
+            default_shown = True
             out.append(_section(f"zpool iostat -v {pool} {interval}",
                                 zpool_iostat(results, release)))
-        elif view in ("iostat-l", "iostat-q"):
-            flag = "-l" if view == "iostat-l" else "-q"
+        elif view in ("iostat-l", "iostat-q", "iostat-w", "iostat-r"):
+            flag = "-" + view[-1]
+            command = (f"zpool iostat -v{flag[1]} {pool} {interval}" if flag in ("-l", "-q")
+                       else f"zpool iostat {flag} {pool}")
             note = unsupported_note(release, flag)
-            body = note + "\n" if note else zpool_iostat(results, release, flags=(flag,))
-            out.append(_section(f"zpool iostat -v{flag[1]} {pool} {interval}", body))
-        elif view == "iostat-w":
-            out.append(_section(f"zpool iostat -w {pool}", zpool_iostat_w(results, release)))
-        elif view == "iostat-r":
-            out.append(_section(f"zpool iostat -r {pool}", zpool_iostat_r(results, release)))
+            if note:
+                # The release's zpool had only the default view: show it once instead.
+                body = note + "\n"
+                if not default_shown:
+                    body += zpool_iostat(results, release)
+                    default_shown = True
+            elif flag == "-w":
+                body = zpool_iostat_w(results, release)
+            elif flag == "-r":
+                body = zpool_iostat_r(results, release)
+            else:
+                body = zpool_iostat(results, release, flags=(flag,))
+            out.append(_section(command, body))
         elif view == "iostat-x":
             out.append(_section(f"{_IOSTAT_X_COMMAND.get(platform, 'iostat -x')} {interval}",
                                 os_iostat_x(results, platform)))

@@ -353,7 +353,7 @@ def zpool_iostat(results: dict, release: str, flags: tuple[str, ...] = (),
                          else _dashes(kinds, release, namewidth))
             if legacy:
                 lines.append("")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _row_name(row: Row, namewidth: int) -> str:
