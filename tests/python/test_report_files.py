@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 import ziosim.report.files as files
 from ziosim.report import build_summary, write_outputs
 from ziosim.report.summary import canonical_json, summary_json

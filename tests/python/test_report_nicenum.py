@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ziosim.report.iostat import LATENCY_BUCKET_LABELS
 from ziosim.report.nicenum import (
     nicebytes_for_release,

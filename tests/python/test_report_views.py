@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from ziosim.report import VIEWS, render_text
 from ziosim.report.iostat import (
     LATENCY_BUCKET_LABELS,
@@ -230,7 +229,7 @@ def test_quantize_reproduces_dtrace(block):
 def test_quantize_edges():
     only_first = quantize([5] + [0] * 63).splitlines()
     assert [line.split("|")[0].strip() for line in only_first[1:]] == ["0", "1", "2"]
-    assert only_first[2] == "%16d |%s %-9d" % (1, "@" * 40, 5)
+    assert only_first[2] == f"{1:16d} |{'@' * 40} {5:<9d}"
     empty = quantize([0] * 64).splitlines()
     assert [line.split("|")[0].strip() for line in empty[1:]] == ["-1", "0", "1"]
 

@@ -71,7 +71,7 @@ class Row:
     alloc_bytes: int | None = None  # None: print "-" (leaves)
     size_bytes: int | None = None
     section: str = ""  # "" for the main tree, "cache" for L2ARC devices
-    children: list["Row"] = field(default_factory=list)
+    children: list[Row] = field(default_factory=list)
 
 
 def _vdev_display_name(name: str, release: str) -> str:
@@ -372,7 +372,7 @@ def _histo_totals(results: dict, leaves: list[int], cls: str, key: str, buckets:
 
 
 def _add(*arrays: list[int]) -> list[int]:
-    return [sum(col) for col in zip(*arrays)]
+    return [sum(col) for col in zip(*arrays, strict=True)]
 
 
 def _latency_columns(results: dict, leaves: list[int], release: str) -> list[list[int]]:
@@ -467,7 +467,10 @@ def _disk_samples(results: dict, k: int) -> list[DiskSample]:
     out = []
     for i, leaf in enumerate(results["leaves"]):
         s = _leaf_series(results, i)
-        val = lambda key: float(s[key][k]) if s.get(key) else 0.0  # noqa: E731
+
+        def val(key: str, s: dict = s) -> float:
+            return float(s[key][k]) if s.get(key) else 0.0
+
         r, w = val("read_ops"), val("write_ops")
         out.append(DiskSample(
             name=leaf["name"],

@@ -18,7 +18,8 @@ from __future__ import annotations
 __all__ = ["quantize", "quantize_rows"]
 
 BAR_WIDTH = 40
-HEADER = "%16s %41s %-9s" % ("value", "------------- Distribution -------------", "count")
+# printf formats kept verbatim from dt_consume.c so they can be compared by eye.
+HEADER = "%16s %41s %-9s" % ("value", "------------- Distribution -------------", "count")  # noqa: UP031
 
 
 def quantize_rows(log2_counts: list[int]) -> list[tuple[int, int]]:
@@ -48,5 +49,5 @@ def quantize(log2_counts: list[int]) -> str:
         # Integer form of (uint_t)(count * 40 / total + 0.5): exact, no float ties.
         depth = (2 * BAR_WIDTH * count + total) // (2 * total) if total else 0
         bar = "@" * depth + " " * (BAR_WIDTH - depth)
-        lines.append("%16d |%s %-9d" % (value, bar, count))
+        lines.append("%16d |%s %-9d" % (value, bar, count))  # noqa: UP031
     return "\n".join(lines) + "\n"

@@ -140,12 +140,9 @@ def summary_json(results: dict, meta: dict) -> str:
 def human_ns(ns: float) -> str:
     """A duration with its own unit and three significant digits: ``40.1us``, ``2.98ms``."""
     ns = float(ns)
-    for unit, div in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if ns >= div:
-            value = ns / div
-            break
-    else:
-        unit, value = "ns", ns
+    unit, div = next(((u, d) for u, d in (("s", 1e9), ("ms", 1e6), ("us", 1e3)) if ns >= d),
+                     ("ns", 1.0))
+    value = ns / div
     if value >= 100 or unit == "ns":
         return f"{value:.0f}{unit}"
     return f"{value:.{2 if value < 10 else 1}f}{unit}"
