@@ -1,0 +1,135 @@
+"""Human and file outputs of a ziosim run, in the shapes ZFS administrators know.
+
+``render_text(results, meta)`` is what ``ziosim run`` prints on stdout; ``write_outputs``
+writes the result files. ``results`` is the document ``Simulation.results_json()``
+returns (docs/internals.md); ``meta`` is a dict with ``name``, ``seed``, ``release``,
+``scenario_hash``, ``version``, ``config`` (the normalised run config), and optionally
+``scenario_path`` and ``platform`` (linux | freebsd | illumos, for ``iostat -x``).
+"""
+
+from __future__ import annotations
+
+from . import releases
+from .files import write_outputs
+from .iostat import os_iostat_x, unsupported_note, zpool_iostat, zpool_iostat_r, zpool_iostat_w
+from .nicenum import nicerate, zfs_nicebytes, zfs_nicenum, zfs_nicetime
+from .quantize import quantize
+from .status import zpool_status_config
+from .summary import build_summary, summary_json, summary_text
+
+__all__ = [
+    "VIEWS",
+    "DEFAULT_VIEWS",
+    "render_text",
+    "write_outputs",
+    "build_summary",
+    "summary_json",
+    "summary_text",
+    "zpool_iostat",
+    "zpool_iostat_w",
+    "zpool_iostat_r",
+    "os_iostat_x",
+    "zpool_status_config",
+    "quantize",
+    "zfs_nicenum",
+    "zfs_nicebytes",
+    "zfs_nicetime",
+    "nicerate",
+    "releases",
+]
+
+#: Every view ``render_text`` knows, in the order it prints them.
+VIEWS: tuple[str, ...] = (
+    "status",     # zpool status: the pool's configuration
+    "iostat",     # zpool iostat -v <interval>: one block per report interval
+    "iostat-l",   # zpool iostat -vl: average waits per interval
+    "iostat-q",   # zpool iostat -vq: queue depths at the end of each interval
+    "iostat-w",   # zpool iostat -w: whole-run latency histogram, pool level
+    "iostat-r",   # zpool iostat -r: whole-run request-size histogram, pool level
+    "iostat-x",   # OS iostat -x per disk (platform: linux | freebsd | illumos)
+    "latency",    # DTrace quantize() of each workload's latency
+    "summary",    # fio-style throughput and latency percentiles
+)
+DEFAULT_VIEWS: tuple[str, ...] = ("status", "iostat", "latency", "summary")
+
+_IOSTAT_X_COMMAND = {"linux": "iostat -dx", "freebsd": "iostat -x", "illumos": "iostat -xn"}
+
+
+def _interval_s(results: dict) -> str:
+    ns = int(results["series"]["interval_ns"])
+    return str(ns // 1_000_000_000) if ns % 1_000_000_000 == 0 else f"{ns / 1e9:g}"
+
+
+def _header(results: dict, meta: dict) -> str:
+    sim_s = int(results.get("sim_time_ns", 0)) / 1e9
+    return (
+        f"# ziosim {meta.get('version')}  release {meta.get('release')}  seed {meta.get('seed')}"
+        f"  scenario {meta.get('name')} ({meta.get('scenario_hash')})\n"
+        f"# simulated {sim_s:g}s  events {results.get('events', 0)}  "
+        f"leaf I/Os {results.get('leaf_ios', 0)}  end {results.get('end')}  "
+        f"digest {results.get('digest')}\n"
+    )
+
+
+def _section(command: str, body: str) -> str:
+    return f"\n$ {command}\n{body}"
+
+
+def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
+    """The text ``ziosim run`` prints: a header naming version, release, seed and scenario
+    hash, then each requested view preceded by the command that would have shown it.
+
+    A view the release's tools did not have prints a one-line note instead.
+    """
+    unknown = [v for v in views if v not in VIEWS]
+    if unknown:
+        raise ValueError(f"views: unknown view {unknown[0]!r}; known: {', '.join(VIEWS)}")
+    release = meta["release"]
+    releases.index(release)  # validates the key
+    pool = results["pool"]["name"]
+    interval = _interval_s(results)
+    platform = meta.get("platform") or "linux"
+    out = [_header(results, meta)]
+    no_samples = not results["series"]["t_ns"]
+    default_shown = False
+    for view in VIEWS:
+        if view not in views:
+            continue
+        if no_samples and view in ("iostat", "iostat-l", "iostat-q", "iostat-x"):
+            out.append(f"\nnote: the run ended before the first {interval}s report interval; "
+                       f"no `{view}` samples\n")
+            continue
+        if view == "status":
+            out.append(_section(f"zpool status {pool}", zpool_status_config(results, release)))
+        elif view == "iostat":
+            default_shown = True
+            out.append(_section(f"zpool iostat -v {pool} {interval}",
+                                zpool_iostat(results, release)))
+        elif view in ("iostat-l", "iostat-q", "iostat-w", "iostat-r"):
+            flag = "-" + view[-1]
+            command = (f"zpool iostat -v{flag[1]} {pool} {interval}" if flag in ("-l", "-q")
+                       else f"zpool iostat {flag} {pool}")
+            note = unsupported_note(release, flag)
+            if note:
+                # The release's zpool had only the default view: show it once instead.
+                body = note + "\n"
+                if not default_shown:
+                    body += zpool_iostat(results, release)
+                    default_shown = True
+            elif flag == "-w":
+                body = zpool_iostat_w(results, release)
+            elif flag == "-r":
+                body = zpool_iostat_r(results, release)
+            else:
+                body = zpool_iostat(results, release, flags=(flag,))
+            out.append(_section(command, body))
+        elif view == "iostat-x":
+            out.append(_section(f"{_IOSTAT_X_COMMAND.get(platform, 'iostat -x')} {interval}",
+                                os_iostat_x(results, platform)))
+        elif view == "latency":
+            for w in results.get("workloads", []):
+                out.append(_section(f"dtrace: @[\"{w['name']}\"] = quantize(latency_ns)",
+                                    "\n" + quantize(w.get("latency_log2", []))))
+        elif view == "summary":
+            out.append(_section("ziosim summary", summary_text(results, meta)))
+    return "".join(out)

@@ -1,0 +1,548 @@
+"""``zpool iostat`` (default, -v, -l, -q, -w, -r) and OS ``iostat -x`` text from results.
+
+Theory of operation
+-------------------
+The layout re-implements ``print_iostat_header_impl``, ``print_iostat_labels``,
+``print_iostat_dashes``, ``print_vdev_stats``, ``print_iostat_histo(s)`` and
+``single_histo_average``'s caller from ``cmd/zpool/zpool_main.c`` at the tags named below,
+and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos):
+
+* name column: ``max(len(name) + 2 * depth)`` over every row printed, at least 10;
+  each stat column is two spaces and a right-aligned 5-character ``zfs_nicenum``.
+* group labels are centred over their columns with C integer arithmetic
+  (``text_start = width / columns - len / columns``); labels longer than their
+  column (``rebuild``, ``rebuildq_write``) overflow it, as in ZFS.
+* interior vdevs and the pool add up their leaves (0.7.0+ ``vdev_get_stats_ex``); leaves
+  print ``-`` for capacity. Rates are per second over the interval, floored.
+* ``-l`` cells are the interval's mean wait (sum of waits / ops, floored to ns) printed
+  with ``zfs_nicetime``; ZFS itself uses bucket midpoints of the interval's histogram,
+  which the results document does not carry per interval.
+* ``-q`` cells are instantaneous at the end of the interval (ZFS does not average them).
+* ``-w`` / ``-r`` print whole-run counts, as ``zpool iostat -w`` with no interval does.
+
+Per release: ``-l/-q/-w/-r`` from 0.7; trim columns from 0.8; rebuild columns from 2.2;
+0.7's ``-w`` says ``sync_queue``/``async_queue``; top-level vdevs are ``raidz2`` before
+2.2 and ``raidz2-0`` from 2.2; before 0.7 the header is three fixed strings (with
+``used avail`` instead of ``alloc free`` on solaris-2009) and a blank line follows
+each ``-v`` block.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import releases as rel
+from .nicenum import zfs_nicenum, zfs_nicetime
+
+__all__ = [
+    "Row",
+    "pool_rows",
+    "zpool_iostat",
+    "zpool_iostat_w",
+    "zpool_iostat_r",
+    "os_iostat_x",
+    "unsupported_note",
+    "LATENCY_BUCKET_LABELS",
+]
+
+COLUMN_WIDTH = 5
+NS_PER_S = 1_000_000_000
+LATENCY_BUCKETS = 37
+SIZE_BUCKETS = 25
+SIZE_FIRST_ROW = 9  # ZFS starts -r at 512 bytes
+
+LATENCY_BUCKET_LABELS = tuple(zfs_nicetime((1 << (j + 1)) - 1) for j in range(LATENCY_BUCKETS))
+
+READ_CLASSES = ("sync_read", "async_read", "scrub")
+WRITE_CLASSES = ("sync_write", "async_write")
+
+
+# ----------------------------------------------------------------------------- the tree
+
+
+@dataclass
+class Row:
+    """One printed line of ``zpool iostat -v``: the pool, a vdev or a leaf."""
+
+    name: str
+    depth: int
+    leaves: list[int]
+    alloc_bytes: int | None = None  # None: print "-" (leaves)
+    size_bytes: int | None = None
+    section: str = ""  # "" for the main tree, "cache" for L2ARC devices
+    children: list[Row] = field(default_factory=list)
+
+
+def _vdev_display_name(name: str, release: str) -> str:
+    if rel.names_top_level_with_id(release):
+        return name
+    return re.sub(r"-\d+$", "", name)
+
+
+def pool_rows(results: dict, release: str) -> list[Row]:
+    """Rows in the order ``print_vdev_stats`` visits them (pool, vdevs, leaves, cache)."""
+    pool = results["pool"]
+    leaves = results["leaves"]
+    top: list[Row] = []
+    all_main: list[int] = []
+    for vdev in pool["vdevs"]:
+        idx = list(vdev["leaves"])
+        all_main.extend(idx)
+        if vdev.get("type") == "disk" and len(idx) == 1:
+            top.append(Row(leaves[idx[0]]["name"], 2, idx, vdev.get("alloc_bytes", 0),
+                           vdev.get("size_bytes", 0)))
+            continue
+        row = Row(_vdev_display_name(vdev["name"], release), 2, idx,
+                  vdev.get("alloc_bytes", 0), vdev.get("size_bytes", 0))
+        row.children = [Row(leaves[i]["name"], 4, [i]) for i in idx]
+        top.append(row)
+    rows = [Row(pool["name"], 0, all_main, pool.get("alloc_bytes", 0), pool.get("size_bytes", 0))]
+    for row in top:
+        rows.append(row)
+        rows.extend(row.children)
+    for i in pool.get("cache", []):
+        rows.append(Row(leaves[i]["name"], 2, [i], section="cache"))
+    return rows
+
+
+def _namewidth(rows: list[Row], verbose: bool) -> int:
+    if not verbose:
+        return max(len(rows[0].name), 10)
+    return max(max(len(r.name) + r.depth for r in rows), 10)
+
+
+# ----------------------------------------------------------------------------- labels
+
+
+def _top_labels(kind: str, release: str) -> list[tuple[str, int]]:
+    trim, rebuild = rel.has_trim(release), rel.has_rebuild_columns(release)
+    if kind == "default":
+        return [("capacity", 2), ("operations", 2), ("bandwidth", 2)]
+    if kind == "latency":
+        labels = [("total_wait", 2), ("disk_wait", 2), ("syncq_wait", 2), ("asyncq_wait", 2),
+                  ("scrub", 1)]
+        labels += [("trim", 1)] if trim else []
+        labels += [("rebuild", 1)] if rebuild else []
+        return labels
+    if kind == "queues":
+        labels = [("syncq_read", 2), ("syncq_write", 2), ("asyncq_read", 2),
+                  ("asyncq_write", 2), ("scrubq_read", 2)]
+        labels += [("trimq_write", 2)] if trim else []
+        labels += [("rebuildq_write", 2)] if rebuild else []
+        return labels
+    if kind == "latency_histo":
+        if rel.at_least(release, "zfs-0.8"):
+            return [("total_wait", 2), ("disk_wait", 2), ("syncq_wait", 2), ("asyncq_wait", 2)]
+        return [("total_wait", 2), ("disk_wait", 2), ("sync_queue", 2), ("async_queue", 2)]
+    if kind == "size_histo":
+        labels = [("sync_read", 2), ("sync_write", 2), ("async_read", 2), ("async_write", 2),
+                  ("scrub", 2)]
+        labels += [("trim", 2)] if trim else []
+        labels += [("rebuild", 2)] if rebuild else []
+        return labels
+    raise ValueError(kind)
+
+
+def _bottom_labels(kind: str, release: str) -> list[str]:
+    trim, rebuild = rel.has_trim(release), rel.has_rebuild_columns(release)
+    extra = (1 if trim else 0) + (1 if rebuild else 0)
+    if kind == "default":
+        return ["alloc", "free", "read", "write", "read", "write"]
+    if kind == "latency":
+        return ["read", "write"] * 4 + ["wait"] * (1 + extra)
+    if kind == "queues":
+        return ["pend", "activ"] * (5 + extra)
+    if kind == "latency_histo":
+        return (["read", "write"] * 4 + ["scrub"] + (["trim"] if trim else [])
+                + (["rebuild"] if rebuild else []))
+    if kind == "size_histo":
+        return ["ind", "agg"] * (5 + extra)
+    raise ValueError(kind)
+
+
+def _label_cells(labels: list[tuple[str, int]] | list[str]) -> str:
+    out = []
+    for item in labels:
+        name, columns = (item, 1) if isinstance(item, str) else item
+        columns = max(1, columns)
+        rw = COLUMN_WIDTH * columns + 2 * (columns - 1)
+        text_start = max(rw // columns - len(name) // columns, 0)
+        spaces_to_end = max(rw - text_start - len(name), 0)
+        out.append("  " + " " * text_start + name + " " * spaces_to_end)
+    return "".join(out)
+
+
+def _header(kinds: list[str], release: str, namewidth: int, title: str,
+            name: str | None = None) -> list[str]:
+    width = max(len(title), namewidth, len(name) if name else 0)
+    first = (name.ljust(width) if name else " " * width)
+    first += "".join(_label_cells(_top_labels(k, release)) for k in kinds)
+    second = title.ljust(width) + "".join(_label_cells(_bottom_labels(k, release)) for k in kinds)
+    return [first, second, _dashes(kinds, release, width)]
+
+
+def _dashes(kinds: list[str], release: str, width: int) -> str:
+    ncols = sum(len(_bottom_labels(k, release)) for k in kinds)
+    return "-" * width + "  -----" * ncols
+
+
+def _legacy_header(release: str, namewidth: int) -> list[str]:
+    # Fixed strings of print_iostat_header (ZM@zfs-0.6.5, illumos usr/src/cmd/zpool).
+    if release == "solaris-2009":
+        second = "pool".ljust(namewidth) + "   used  avail   read  write   read  write"
+    else:
+        second = "pool".ljust(namewidth) + "  alloc   free   read  write   read  write"
+    return [
+        " " * namewidth + "     capacity     operations    bandwidth",
+        second,
+        "-" * namewidth + "  -----  -----  -----  -----  -----  -----",
+    ]
+
+
+def _stat(value: float | int) -> str:
+    return "  " + zfs_nicenum(value).rjust(COLUMN_WIDTH)
+
+
+def _time_stat(value_ns: int) -> str:
+    return "  " + zfs_nicetime(value_ns).rjust(COLUMN_WIDTH)
+
+
+# ----------------------------------------------------------------------------- series access
+
+
+def _leaf_series(results: dict, leaf: int) -> dict:
+    return results["series"]["leaves"][leaf]
+
+
+def _sum(results: dict, leaves: list[int], key: str, k: int) -> int:
+    total = 0
+    for i in leaves:
+        values = _leaf_series(results, i).get(key)
+        if values:
+            total += int(values[k])
+    return total
+
+
+def _sum_class(results: dict, leaves: list[int], group: str, cls: str, k: int) -> int:
+    total = 0
+    for i in leaves:
+        values = _leaf_series(results, i).get(group, {}).get(cls)
+        if values:
+            total += int(values[k])
+    return total
+
+
+def sample_span_ns(results: dict, k: int) -> int:
+    """Length of the time sample ``k`` covers: the report interval, or less for a last
+    sample that ends the run early (t_ns[k] - t_ns[k-1] < interval_ns)."""
+    series = results["series"]
+    interval_ns = int(series["interval_ns"])
+    t = [int(x) for x in series["t_ns"]]
+    prev = t[k - 1] if k > 0 else 0
+    span = t[k] - prev
+    return min(interval_ns, span) if span > 0 else interval_ns
+
+
+def _per_s(count: int, interval_ns: int) -> int:
+    return count * NS_PER_S // interval_ns if interval_ns > 0 else count
+
+
+def _default_cells(results: dict, row: Row, k: int, interval_ns: int) -> str:
+    if row.alloc_bytes is None or not row.size_bytes:
+        cells = "  " + "-".rjust(COLUMN_WIDTH) + "  " + "-".rjust(COLUMN_WIDTH)
+    else:
+        cells = _stat(row.alloc_bytes) + _stat(row.size_bytes - row.alloc_bytes)
+    for key in ("read_ops", "write_ops", "read_bytes", "write_bytes"):
+        cells += _stat(_per_s(_sum(results, row.leaves, key, k), interval_ns))
+    return cells
+
+
+def _mean(total_ns: int, ops: int) -> int:
+    return total_ns // ops if ops > 0 else 0
+
+
+def _latency_cells(results: dict, row: Row, k: int, release: str) -> str:
+    s = lambda key: _sum(results, row.leaves, key, k)  # noqa: E731
+    c = lambda cls: _sum_class(results, row.leaves, "class_ops", cls, k)  # noqa: E731
+    read_ops, write_ops = s("read_ops"), s("write_ops")
+    values = [
+        _mean(s("read_total_wait_ns_sum"), read_ops),
+        _mean(s("write_total_wait_ns_sum"), write_ops),
+        _mean(s("read_disk_wait_ns_sum"), read_ops),
+        _mean(s("write_disk_wait_ns_sum"), write_ops),
+        _mean(s("syncq_read_wait_ns_sum"), c("sync_read")),
+        _mean(s("syncq_write_wait_ns_sum"), c("sync_write")),
+        _mean(s("asyncq_read_wait_ns_sum"), c("async_read")),
+        _mean(s("asyncq_write_wait_ns_sum"), c("async_write")),
+        _mean(s("scrub_wait_ns_sum"), c("scrub")),
+    ]
+    if rel.has_trim(release):
+        values.append(_mean(s("trim_wait_ns_sum"), c("trim")))
+    if rel.has_rebuild_columns(release):
+        values.append(_mean(s("rebuild_wait_ns_sum"), c("rebuild")))
+    return "".join(_time_stat(v) for v in values)
+
+
+def _queue_classes(release: str) -> list[str]:
+    classes = ["sync_read", "sync_write", "async_read", "async_write", "scrub"]
+    classes += ["trim"] if rel.has_trim(release) else []
+    classes += ["rebuild"] if rel.has_rebuild_columns(release) else []
+    return classes
+
+
+def _queue_cells(results: dict, row: Row, k: int, release: str) -> str:
+    cells = ""
+    for cls in _queue_classes(release):
+        cells += _stat(_sum_class(results, row.leaves, "queued", cls, k))
+        cells += _stat(_sum_class(results, row.leaves, "active", cls, k))
+    return cells
+
+
+# ----------------------------------------------------------------------------- zpool iostat
+
+
+def unsupported_note(release: str, flag: str) -> str | None:
+    """The one-line note printed instead of a view the release's zpool did not have."""
+    if flag in ("-l", "-q", "-w", "-r") and not rel.has_extended_iostat(release):
+        return (f"note: zpool in {release} has no `zpool iostat {flag}` view "
+                "(added in ZFS on Linux 0.7.0); showing the default view only")
+    return None
+
+
+def zpool_iostat(results: dict, release: str, flags: tuple[str, ...] = (),
+                 verbose: bool = True, samples: list[int] | None = None) -> str:
+    """``zpool iostat [-v] [-l] [-q] <interval>``: one block per report interval.
+
+    ``flags`` is a subset of ``("-l", "-q")``; a release before 0.7 gets the default
+    columns only (the caller prints :func:`unsupported_note`).
+    """
+    rows = pool_rows(results, release)
+    if not verbose:
+        rows = rows[:1]
+    namewidth = _namewidth(rows, verbose)
+    legacy = not rel.has_extended_iostat(release)
+    kinds = ["default"]
+    if not legacy:
+        kinds += [kind for flag, kind in (("-l", "latency"), ("-q", "queues")) if flag in flags]
+    series = results["series"]
+    if samples is None:
+        samples = list(range(len(series["t_ns"])))
+    lines: list[str] = []
+    for n, k in enumerate(samples):
+        interval_ns = sample_span_ns(results, k)
+        if n == 0 or verbose:
+            header = (_legacy_header(release, namewidth) if legacy
+                      else _header(kinds, release, namewidth, "pool"))
+            lines.extend(header)
+        cache_started = False
+        for row in rows:
+            if row.section == "cache" and not cache_started:
+                cache_started = True
+                lines.append("cache".ljust(namewidth) + ("  " + "-".rjust(COLUMN_WIDTH)) * (
+                    6 if legacy else sum(len(_bottom_labels(kd, release)) for kd in kinds)))
+            line = _row_name(row, namewidth)
+            line += _default_cells(results, row, k, interval_ns)
+            if "latency" in kinds:
+                line += _latency_cells(results, row, k, release)
+            if "queues" in kinds:
+                line += _queue_cells(results, row, k, release)
+            lines.append(line)
+        if verbose:
+            lines.append(_legacy_header(release, namewidth)[2] if legacy
+                         else _dashes(kinds, release, namewidth))
+            if legacy:
+                lines.append("")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _row_name(row: Row, namewidth: int) -> str:
+    text = " " * row.depth + row.name
+    return text if len(text) > namewidth else text.ljust(namewidth)
+
+
+def _histo_totals(results: dict, leaves: list[int], cls: str, key: str, buckets: int) -> list[int]:
+    total = [0] * buckets
+    for i in leaves:
+        data = results["leaves"][i].get("classes", {}).get(cls, {}).get(key)
+        if data:
+            for j in range(min(buckets, len(data))):
+                total[j] += int(data[j])
+    return total
+
+
+def _add(*arrays: list[int]) -> list[int]:
+    return [sum(col) for col in zip(*arrays, strict=True)]
+
+
+def _latency_columns(results: dict, leaves: list[int], release: str) -> list[list[int]]:
+    h = lambda cls, key: _histo_totals(results, leaves, cls, key, LATENCY_BUCKETS)  # noqa: E731
+    cols = [
+        _add(*[h(c, "total_wait_log2") for c in READ_CLASSES]),
+        _add(*[h(c, "total_wait_log2") for c in WRITE_CLASSES]),
+        _add(*[h(c, "disk_wait_log2") for c in READ_CLASSES]),
+        _add(*[h(c, "disk_wait_log2") for c in WRITE_CLASSES]),
+        h("sync_read", "queue_wait_log2"),
+        h("sync_write", "queue_wait_log2"),
+        h("async_read", "queue_wait_log2"),
+        h("async_write", "queue_wait_log2"),
+        h("scrub", "queue_wait_log2"),
+    ]
+    if rel.has_trim(release):
+        cols.append(h("trim", "queue_wait_log2"))
+    if rel.has_rebuild_columns(release):
+        cols.append(h("rebuild", "queue_wait_log2"))
+    return cols
+
+
+def _size_columns(results: dict, leaves: list[int], release: str) -> list[list[int]]:
+    cols = []
+    for cls in _queue_classes(release):
+        cols.append(_histo_totals(results, leaves, cls, "size_ind_log2", SIZE_BUCKETS))
+        cols.append(_histo_totals(results, leaves, cls, "size_agg_log2", SIZE_BUCKETS))
+    return cols
+
+
+def _histogram_blocks(results: dict, release: str, verbose: bool, kind: str) -> str:
+    rows = pool_rows(results, release)
+    if not verbose:
+        rows = rows[:1]
+    title = "latency" if kind == "latency_histo" else "req_size"
+    cb_namewidth = _namewidth(rows, verbose)
+    namewidth = max(cb_namewidth, len(title))
+    ncols = len(_bottom_labels(kind, release))
+    lines: list[str] = []
+    cache_started = False
+    for row in rows:
+        if row.section == "cache" and not cache_started:
+            cache_started = True
+            lines.append("")
+        lines.append("")
+        lines.extend(_header([kind], release, cb_namewidth, title, row.name))
+        if kind == "latency_histo":
+            cols = _latency_columns(results, row.leaves, release)
+            labels = [(j, LATENCY_BUCKET_LABELS[j]) for j in range(LATENCY_BUCKETS)]
+        else:
+            cols = _size_columns(results, row.leaves, release)
+            labels = [(j, zfs_nicenum(1 << j)) for j in range(SIZE_FIRST_ROW, SIZE_BUCKETS)]
+        for j, label in labels:
+            lines.append(label.ljust(namewidth) + "".join(_stat(col[j]) for col in cols))
+        lines.append("-" * (namewidth + (COLUMN_WIDTH + 2) * ncols))
+    return "\n".join(lines) + "\n"
+
+
+def zpool_iostat_w(results: dict, release: str, verbose: bool = False) -> str:
+    """``zpool iostat -w [-v]``: whole-run latency histograms (pool, then each vdev)."""
+    if not rel.has_extended_iostat(release):
+        return unsupported_note(release, "-w") + "\n"
+    return _histogram_blocks(results, release, verbose, "latency_histo")
+
+
+def zpool_iostat_r(results: dict, release: str, verbose: bool = False) -> str:
+    """``zpool iostat -r [-v]``: whole-run request-size histograms, ind/agg per class."""
+    if not rel.has_extended_iostat(release):
+        return unsupported_note(release, "-r") + "\n"
+    return _histogram_blocks(results, release, verbose, "size_histo")
+
+
+# ----------------------------------------------------------------------------- iostat -x
+
+
+@dataclass
+class DiskSample:
+    name: str
+    r_s: float
+    w_s: float
+    rkb_s: float
+    wkb_s: float
+    r_await_ms: float
+    w_await_ms: float
+    queue_len: float  # mean commands outstanding at the device (aqu-sz, actv, qlen)
+    util_pct: float
+
+
+def _disk_samples(results: dict, k: int) -> list[DiskSample]:
+    interval_ns = sample_span_ns(results, k)
+    secs = interval_ns / NS_PER_S
+    out = []
+    for i, leaf in enumerate(results["leaves"]):
+        s = _leaf_series(results, i)
+
+        def val(key: str, s: dict = s) -> float:
+            return float(s[key][k]) if s.get(key) else 0.0
+
+        r, w = val("read_ops"), val("write_ops")
+        out.append(DiskSample(
+            name=leaf["name"],
+            r_s=r / secs, w_s=w / secs,
+            rkb_s=val("read_bytes") / 1024 / secs, wkb_s=val("write_bytes") / 1024 / secs,
+            r_await_ms=(val("read_disk_wait_ns_sum") / r / 1e6) if r else 0.0,
+            w_await_ms=(val("write_disk_wait_ns_sum") / w / 1e6) if w else 0.0,
+            queue_len=val("inflight_ns_integral") / interval_ns,
+            util_pct=min(100.0, 100.0 * val("busy_ns") / interval_ns),
+        ))
+    return out
+
+
+def _linux_block(disks: list[DiskSample]) -> list[str]:
+    # sysstat >= 12 `iostat -dx`; ZFS aggregates before the block layer, so the
+    # block-layer merge columns are 0.
+    lines = ["Device            r/s     w/s     rkB/s     wkB/s   rrqm/s   wrqm/s  %rrqm  %wrqm"
+             " r_await w_await aqu-sz rareq-sz wareq-sz  svctm  %util"]
+    for d in disks:
+        ops = d.r_s + d.w_s
+        rareq = d.rkb_s / d.r_s if d.r_s else 0.0
+        wareq = d.wkb_s / d.w_s if d.w_s else 0.0
+        svctm = (d.util_pct * 10.0 / ops) if ops else 0.0  # ms per op while busy
+        lines.append(f"{d.name:<13}{d.r_s:8.2f}{d.w_s:8.2f}{d.rkb_s:10.2f}{d.wkb_s:10.2f}"
+                     f"{0.0:9.2f}{0.0:9.2f}{0.0:7.2f}{0.0:7.2f}{d.r_await_ms:8.2f}"
+                     f"{d.w_await_ms:8.2f}{d.queue_len:7.2f}{rareq:9.2f}{wareq:9.2f}"
+                     f"{svctm:7.2f}{d.util_pct:7.2f}")
+    return lines
+
+
+def _freebsd_block(disks: list[DiskSample]) -> list[str]:
+    lines = ["                        extended device statistics  ",
+             f"{'device':<8} {'r/s':>7} {'w/s':>7} {'kr/s':>8} {'kw/s':>8} {'ms/r':>5} "
+             f"{'ms/w':>5} {'ms/o':>5} {'ms/t':>5} {'qlen':>4} {'%b':>3} "]
+    for d in disks:
+        ops = d.r_s + d.w_s
+        ms_t = (d.r_await_ms * d.r_s + d.w_await_ms * d.w_s) / ops if ops else 0.0
+        lines.append(f"{d.name[:8]:<8} {d.r_s:7.0f} {d.w_s:7.0f} {d.rkb_s:8.1f} {d.wkb_s:8.1f} "
+                     f"{d.r_await_ms:5.0f} {d.w_await_ms:5.0f} {0.0:5.0f} {ms_t:5.0f} "
+                     f"{d.queue_len:4.0f} {d.util_pct:3.0f} ")
+    return lines
+
+
+def _illumos_block(disks: list[DiskSample]) -> list[str]:
+    lines = ["                    extended device statistics              ",
+             "    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device"]
+    for d in disks:
+        ops = d.r_s + d.w_s
+        asvc = (d.r_await_ms * d.r_s + d.w_await_ms * d.w_s) / ops if ops else 0.0
+        # ZFS holds its queue above sd(4D), so the driver wait queue is empty.
+        lines.append(f"{d.r_s:7.1f}{d.w_s:7.1f}{d.rkb_s:7.1f}{d.wkb_s:7.1f}{0.0:5.1f}"
+                     f"{d.queue_len:5.1f}{0.0:7.1f}{asvc:7.1f}{0.0:4.0f}{d.util_pct:4.0f}"
+                     f" {d.name}")
+    return lines
+
+
+def os_iostat_x(results: dict, platform: str = "linux", samples: list[int] | None = None) -> str:
+    """Per-disk ``iostat -x`` for ``platform`` in linux|freebsd|illumos, one block per interval.
+
+    linux: sysstat ``iostat -dx``; freebsd: ``iostat -x``; illumos: ``iostat -xn``.
+    Service times are the device (disk_wait) times; queue length is the mean number of
+    commands outstanding at the device.
+    """
+    block = {"linux": _linux_block, "freebsd": _freebsd_block, "illumos": _illumos_block}.get(
+        platform)
+    if block is None:
+        raise ValueError(f"platform: unknown platform {platform!r}; expected linux, freebsd "
+                         "or illumos")
+    if samples is None:
+        samples = list(range(len(results["series"]["t_ns"])))
+    lines: list[str] = []
+    for k in samples:
+        lines.extend(block(_disk_samples(results, k)))
+        lines.append("")
+    return "\n".join(lines)

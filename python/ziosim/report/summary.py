@@ -1,0 +1,184 @@
+"""``summary.json`` and the fio-style text summary.
+
+The JSON is the stable, machine-readable result of a run: ``schema_version`` first among
+equals, units in every key name, keys sorted, floats rounded to ``FLOAT_DECIMALS`` so the
+same scenario and seed give byte-identical files on any machine (the Rust core is
+deterministic; Python's float repr of a rounded value is too).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from .nicenum import nicerate, zfs_nicebytes
+
+__all__ = [
+    "SCHEMA_VERSION", "build_summary", "summary_json", "summary_text", "canonical_json",
+    "human_ns",
+]
+
+SCHEMA_VERSION = 1
+FLOAT_DECIMALS = 3
+STAT_KEYS = ("min", "mean", "max", "p50", "p90", "p99", "p999")
+STAGES = ("total_wait_ns", "disk_wait_ns", "queue_wait_ns")
+
+
+def _num(value):
+    """Deterministic JSON number: ints stay ints, floats are rounded (NaN/inf -> None)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return None
+        rounded = round(value, FLOAT_DECIMALS)
+        return 0.0 if rounded == 0 else rounded
+    return value
+
+
+def _clean(obj):
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return _num(obj)
+
+
+def canonical_json(obj) -> str:
+    """Sorted keys, two-space indent, rounded floats, trailing newline."""
+    return json.dumps(_clean(obj), sort_keys=True, indent=2, ensure_ascii=False,
+                      allow_nan=False) + "\n"
+
+
+def _stats(d: dict | None) -> dict:
+    d = d or {}
+    return {k: d.get(k, 0) for k in STAT_KEYS}
+
+
+def _workloads(results: dict) -> dict:
+    out = {}
+    for w in results.get("workloads", []):
+        out[w["name"]] = {
+            "kind": w.get("kind"),
+            "ops": w.get("ops", 0),
+            "bytes": w.get("bytes", 0),
+            "ops_per_s": float(w.get("ops_per_s", 0.0)),
+            "bytes_per_s": float(w.get("bytes_per_s", 0.0)),
+            "arc_hits": w.get("arc_hits", 0),
+            "l2arc_hits": w.get("l2arc_hits", 0),
+            "latency_ns": _stats(w.get("latency_ns")),
+            "latency_log2": list(w.get("latency_log2", [])),
+        }
+    return out
+
+
+def _class_summary(c: dict) -> dict:
+    out = {"ops": c.get("ops", 0), "bytes": c.get("bytes", 0)}
+    if "agg_ops" in c:
+        out["agg_ops"] = c["agg_ops"]
+    for stage in STAGES:
+        out[stage] = _stats(c.get(stage))
+    return out
+
+
+def _leaves(results: dict) -> dict:
+    sim_ns = int(results.get("sim_time_ns", 0)) or 1
+    out = {}
+    for leaf in results.get("leaves", []):
+        classes = {name: _class_summary(c) for name, c in leaf.get("classes", {}).items()}
+        out[leaf["name"]] = {
+            "vdev": leaf.get("vdev"),
+            "device": leaf.get("device"),
+            "rotational": leaf.get("rotational"),
+            "size_bytes": leaf.get("size_bytes", 0),
+            "ops": sum(c["ops"] for c in classes.values()),
+            "bytes": sum(c["bytes"] for c in classes.values()),
+            "busy_ns": leaf.get("busy_ns", 0),
+            "busy_fraction": float(leaf.get("busy_ns", 0)) / sim_ns,
+            "classes": classes,
+        }
+    return out
+
+
+def build_summary(results: dict, meta: dict) -> dict:
+    """The ``summary.json`` document (a plain dict; see :func:`summary_json`)."""
+    pool = results.get("pool", {})
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "ziosim_version": meta.get("version"),
+        "release": meta.get("release"),
+        "seed": meta.get("seed"),
+        "scenario_hash": meta.get("scenario_hash"),
+        "scenario_name": meta.get("name"),
+        "digest": results.get("digest"),
+        "end": results.get("end"),
+        "sim_time_ns": results.get("sim_time_ns", 0),
+        "events": results.get("events", 0),
+        "leaf_ios": results.get("leaf_ios", 0),
+        "peak_live_ios": results.get("peak_live_ios", 0),
+        "pool": {
+            "name": pool.get("name"),
+            "alloc_bytes": pool.get("alloc_bytes", 0),
+            "size_bytes": pool.get("size_bytes", 0),
+        },
+        "workloads": _workloads(results),
+        "classes": {name: _class_summary(c) for name, c in results.get("classes", {}).items()},
+        "leaves": _leaves(results),
+    }
+
+
+def summary_json(results: dict, meta: dict) -> str:
+    """``summary.json`` text: deterministic bytes for the same results and meta."""
+    return canonical_json(build_summary(results, meta))
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def human_ns(ns: float) -> str:
+    """A duration with its own unit and three significant digits: ``40.1us``, ``2.98ms``."""
+    ns = float(ns)
+    unit, div = next(((u, d) for u, d in (("s", 1e9), ("ms", 1e6), ("us", 1e3)) if ns >= d),
+                     ("ns", 1.0))
+    value = ns / div
+    if value >= 100 or unit == "ns":
+        return f"{value:.0f}{unit}"
+    return f"{value:.{2 if value < 10 else 1}f}{unit}"
+
+
+def _fmt(value: float) -> str:
+    text = f"{value:.2f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _lat_line(label: str, stats: dict) -> str:
+    keys = [("min", "min"), ("mean", "mean"), ("p50", "p50"), ("p90", "p90"), ("p99", "p99"),
+            ("p99.9", "p999"), ("max", "max")]
+    cells = " ".join(f"{name}={human_ns(stats.get(k, 0))}" for name, k in keys)
+    return f"  {label}: {cells}"
+
+
+def summary_text(results: dict, meta: dict) -> str:
+    """fio-style summary: per workload throughput and latency, per class waits."""
+    release = meta.get("release") or "zfs-2.2"
+    summary = build_summary(results, meta)
+    lines = []
+    sim_s = summary["sim_time_ns"] / 1e9
+    lines.append(f"summary: {sim_s:g}s simulated, {summary['events']} events, "
+                 f"{summary['leaf_ios']} leaf I/Os")
+    for name, w in summary["workloads"].items():
+        lines.append(
+            f"{name}: ({w['kind']}) ops={w['ops']}, {_fmt(w['ops_per_s'])} ops/s, "
+            f"bytes={zfs_nicebytes(w['bytes'])}, {nicerate(w['bytes_per_s'], release)}, "
+            f"arc_hits={w['arc_hits']}, l2arc_hits={w['l2arc_hits']}")
+        lines.append(_lat_line("lat", w["latency_ns"]))
+    for name, c in summary["classes"].items():
+        if not c["ops"]:
+            continue
+        lines.append(f"{name}: ops={c['ops']}, bytes={zfs_nicebytes(c['bytes'])}")
+        lines.append(_lat_line("total_wait", c["total_wait_ns"]))
+        lines.append(_lat_line("disk_wait", c["disk_wait_ns"]))
+        lines.append(_lat_line("queue_wait", c["queue_wait_ns"]))
+    return "\n".join(lines) + "\n"

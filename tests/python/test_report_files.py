@@ -1,0 +1,153 @@
+"""Result files: atomic writes, deterministic summary.json, Parquet contents."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import ziosim.report.files as files
+from ziosim.report import build_summary, write_outputs
+from ziosim.report.summary import canonical_json, summary_json
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+EXPECTED_FILES = ["histograms.parquet", "run.json", "series.parquet", "summary.json"]
+
+
+@pytest.fixture(scope="module")
+def results():
+    return json.loads((FIXTURES / "results_raidz2.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def meta():
+    return json.loads((FIXTURES / "meta_raidz2.json").read_text())
+
+
+def test_writes_every_file(tmp_path, results, meta):
+    out = tmp_path / "run1"
+    paths = write_outputs(out, results, meta)
+    assert [p.name for p in paths] == EXPECTED_FILES
+    assert all(p.parent == out for p in paths)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run1"]  # no temp dirs left
+
+
+def test_summary_json_is_deterministic(tmp_path, results, meta):
+    a = write_outputs(tmp_path / "a", results, meta)
+    b = write_outputs(tmp_path / "b", results, meta)
+    summary_a = (tmp_path / "a" / "summary.json").read_bytes()
+    assert summary_a == (tmp_path / "b" / "summary.json").read_bytes()
+    assert summary_a == summary_json(json.loads(json.dumps(results)), dict(meta)).encode()
+    assert [p.name for p in a] == [p.name for p in b]
+
+
+def test_summary_json_shape(results, meta):
+    text = summary_json(results, meta)
+    doc = json.loads(text)
+    assert text == json.dumps(doc, sort_keys=True, indent=2) + "\n"
+    for key in ("schema_version", "ziosim_version", "release", "seed", "scenario_hash"):
+        assert key in doc
+    assert doc["schema_version"] == 1
+    assert doc["release"] == "zfs-2.2"
+    users = doc["workloads"]["users"]
+    assert set(users["latency_ns"]) == {"min", "mean", "max", "p50", "p90", "p99", "p999"}
+    assert len(users["latency_log2"]) == 64
+    assert set(doc["classes"]["scrub"]) >= {"ops", "bytes", "total_wait_ns", "disk_wait_ns",
+                                            "queue_wait_ns"}
+    sda = doc["leaves"]["sda"]
+    assert 0.0 <= sda["busy_fraction"] <= 1.0
+    assert sda["ops"] == sum(c["ops"] for c in sda["classes"].values())
+    # floats carry at most 3 decimals, so the bytes do not depend on float noise
+    assert not re.search(r"\d\.\d{4,}", text)
+
+
+def test_float_rounding_is_canonical():
+    assert canonical_json({"b": 0.1 + 0.2, "a": 1, "c": -0.0001}) == \
+        '{\n  "a": 1,\n  "b": 0.3,\n  "c": 0.0\n}\n'
+    assert json.loads(canonical_json({"x": float("nan")})) == {"x": None}  # never "NaN"
+
+
+def test_failure_midway_leaves_no_outdir(tmp_path, results, meta, monkeypatch):
+    calls = []
+
+    def failing_parquet(path, table):
+        calls.append(path.name)
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr(files, "_write_parquet", failing_parquet)
+    out = tmp_path / "run"
+    with pytest.raises(OSError, match="simulated"):
+        write_outputs(out, results, meta)
+    assert calls == ["series.parquet"]  # summary.json and run.json were already written
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupt_keeps_previous_results(tmp_path, results, meta, monkeypatch):
+    out = tmp_path / "run"
+    write_outputs(out, results, meta)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def interrupted(path, table):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(files, "_write_parquet", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_outputs(out, dict(results, digest="ffffffffffffffff"), meta)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["run"]
+
+
+def test_rewrite_replaces_old_files(tmp_path, results, meta):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "stale.txt").write_text("old")
+    write_outputs(out, results, meta)
+    assert sorted(p.name for p in out.iterdir()) == EXPECTED_FILES
+    assert [p.name for p in tmp_path.iterdir()] == ["run"]
+
+
+def test_run_json_carries_config(tmp_path, results, meta):
+    write_outputs(tmp_path / "r", results, meta)
+    doc = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert doc["config"]["pool"]["name"] == "tank"
+    assert doc["scenario_hash"] == meta["scenario_hash"]
+    assert doc["scenario_path"] == meta["scenario_path"]
+
+
+def test_series_parquet(tmp_path, results, meta):
+    write_outputs(tmp_path / "r", results, meta)
+    table = pq.read_table(tmp_path / "r" / "series.parquet")
+    n_t = len(results["series"]["t_ns"])
+    assert table.num_rows == n_t * (len(results["leaves"]) + len(results["workloads"]))
+    rows = table.to_pylist()
+    sda = [r for r in rows if r["leaf"] == "sda"]
+    assert [r["t_ns"] for r in sda] == results["series"]["t_ns"]
+    assert [r["read_ops"] for r in sda] == results["series"]["leaves"][0]["read_ops"]
+    assert [r["queued_scrub"] for r in sda] == results["series"]["leaves"][0]["queued"]["scrub"]
+    users = [r for r in rows if r["workload"] == "users"]
+    assert [r["ops"] for r in users] == results["series"]["workloads"][0]["ops"]
+    assert all(r["leaf"] is None for r in users)
+    md = table.schema.metadata
+    assert md[b"ziosim.release"] == b"zfs-2.2"
+    assert md[b"ziosim.scenario_hash"] == meta["scenario_hash"].encode()
+
+
+def test_histograms_parquet(tmp_path, results, meta):
+    write_outputs(tmp_path / "r", results, meta)
+    rows = pq.read_table(tmp_path / "r" / "histograms.parquet").to_pylist()
+    scrub_disk = [r for r in rows if r["leaf"] == "sdb" and r["class"] == "scrub"
+                  and r["stage"] == "disk"]
+    expected = results["leaves"][1]["classes"]["scrub"]["disk_wait_log2"]
+    assert [r["count"] for r in scrub_disk] == expected
+    assert (scrub_disk[0]["lo_ns"], scrub_disk[0]["hi_ns"]) == (0, 2)
+    assert (scrub_disk[20]["lo_ns"], scrub_disk[20]["hi_ns"]) == (1 << 20, 1 << 21)
+    assert {r["stage"] for r in rows} == {"total", "disk", "queue"}
+
+
+def test_build_summary_identity(results, meta):
+    doc = build_summary(results, meta)
+    assert (doc["seed"], doc["scenario_name"], doc["digest"]) == (
+        0, "fixture raidz2", results["digest"])

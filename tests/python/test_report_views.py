@@ -1,0 +1,329 @@
+"""Text views: snapshots of every view, and headers checked character for character
+against zfs-model.md §8.2-8.5 and the zpool_main.c fixed strings.
+
+Snapshots live in tests/python/snapshots/; regenerate them only on purpose with
+``UPDATE_SNAPSHOTS=1 pytest tests/python``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+
+import pytest
+from ziosim.report import VIEWS, render_text
+from ziosim.report.iostat import (
+    LATENCY_BUCKET_LABELS,
+    os_iostat_x,
+    pool_rows,
+    unsupported_note,
+    zpool_iostat,
+    zpool_iostat_r,
+    zpool_iostat_w,
+)
+from ziosim.report.quantize import quantize
+from ziosim.report.status import zpool_status_config
+from ziosim.report.summary import summary_text
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"
+SNAPSHOTS = HERE / "snapshots"
+UPDATE = os.environ.get("UPDATE_SNAPSHOTS") == "1"
+
+
+@pytest.fixture(scope="module")
+def results():
+    return json.loads((FIXTURES / "results_raidz2.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def meta():
+    return json.loads((FIXTURES / "meta_raidz2.json").read_text())
+
+
+def check_snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / f"{name}.txt"
+    if UPDATE:
+        SNAPSHOTS.mkdir(exist_ok=True)
+        path.write_text(text)
+        return
+    assert path.exists(), f"missing snapshot {path.name}; run with UPDATE_SNAPSHOTS=1"
+    assert text == path.read_text(), f"{path.name} differs; UPDATE_SNAPSHOTS=1 if intended"
+
+
+# ----------------------------------------------------------------------------- headers
+
+SPEC_DEFAULT_HEADER = [  # zfs-model.md §8.2 (2.x)
+    "              capacity     operations     bandwidth ",
+    "pool        alloc   free   read  write   read  write",
+    "----------  -----  -----  -----  -----  -----  -----",
+]
+SPEC_LATENCY_HEADER_22 = [  # zfs-model.md §8.3
+    "              capacity     operations     bandwidth    total_wait     disk_wait    "
+    "syncq_wait    asyncq_wait  scrub   trim  rebuild",
+    "pool        alloc   free   read  write   read  write   read  write   read  write   "
+    "read  write   read  write   wait   wait   wait",
+    "----------" + "  -----" * 17,
+]
+SPEC_QUEUE_HEADER_22 = [  # zfs-model.md §8.4
+    "              capacity     operations     bandwidth    syncq_read    syncq_write   "
+    "asyncq_read  asyncq_write   scrubq_read   trimq_write  rebuildq_write",
+    "pool        alloc   free   read  write   read  write   pend  activ   pend  activ   "
+    "pend  activ   pend  activ   pend  activ   pend  activ   pend  activ",
+    "----------" + "  -----" * 20,
+]
+SPEC_HISTO_HEADER_22 = [  # zfs-model.md §8.5
+    "tank         total_wait     disk_wait    syncq_wait    asyncq_wait",
+    "latency      read  write   read  write   read  write   read  write  scrub   trim  rebuild",
+    "----------  -----  -----  -----  -----  -----  -----  -----  -----  -----  -----  -----",
+]
+SPEC_HISTO_END = "-" * 87
+
+
+def test_default_header_matches_spec(results):
+    assert zpool_iostat(results, "zfs-2.2").splitlines()[:3] == SPEC_DEFAULT_HEADER
+
+
+def test_latency_header_22_matches_spec(results):
+    assert zpool_iostat(results, "zfs-2.2", flags=("-l",)).splitlines()[:3] == \
+        SPEC_LATENCY_HEADER_22
+
+
+def test_queue_header_22_matches_spec(results):
+    assert zpool_iostat(results, "zfs-2.2", flags=("-q",)).splitlines()[:3] == \
+        SPEC_QUEUE_HEADER_22
+
+
+def test_histogram_block_22_matches_spec(results):
+    lines = zpool_iostat_w(results, "zfs-2.2").splitlines()
+    assert lines[0] == ""  # zpool prints a newline before each histogram block
+    assert lines[1:4] == SPEC_HISTO_HEADER_22
+    labels = [line.split()[0] for line in lines[4:4 + 37]]
+    assert labels == list(LATENCY_BUCKET_LABELS)
+    assert lines[4 + 37] == SPEC_HISTO_END
+    assert len(lines) == 4 + 37 + 1
+
+
+def test_latency_columns_by_release(results):
+    # 0.7: scrub only; 0.8-2.1: + trim; 2.2: + rebuild (ZM at each tag)
+    top = {r: zpool_iostat(results, r, flags=("-l",)).splitlines()[0].split()
+           for r in ("zfs-0.7", "zfs-0.8", "zfs-2.1", "zfs-2.2")}
+    assert top["zfs-0.7"][-1] == "scrub"
+    assert top["zfs-0.8"][-2:] == ["scrub", "trim"]
+    assert top["zfs-2.1"][-2:] == ["scrub", "trim"]
+    assert top["zfs-2.2"][-3:] == ["scrub", "trim", "rebuild"]
+
+
+def test_histogram_labels_07(results):
+    lines = zpool_iostat_w(results, "zfs-0.7").splitlines()
+    assert lines[1] == "tank         total_wait     disk_wait    sync_queue    async_queue"
+    assert lines[2] == "latency      read  write   read  write   read  write   read  write  scrub"
+
+
+def test_request_size_rows(results):
+    lines = zpool_iostat_r(results, "zfs-2.2").splitlines()
+    assert lines[2].startswith("req_size      ind    agg")
+    labels = [line.split()[0] for line in lines[4:4 + 16]]
+    assert labels == ["512", "1K", "2K", "4K", "8K", "16K", "32K", "64K", "128K", "256K",
+                      "512K", "1M", "2M", "4M", "8M", "16M"]
+
+
+def test_legacy_header_is_zpool_fixed_strings(results):
+    # print_iostat_header in ZM@zfs-0.6.5 and illumos: "operations    bandwidth" (four
+    # spaces, no trailing blank), unlike the computed 0.7+ header.
+    lines = zpool_iostat(results, "zfs-0.6.5").splitlines()
+    assert lines[:3] == [
+        "               capacity     operations    bandwidth",
+        "pool        alloc   free   read  write   read  write",
+        "----------  -----  -----  -----  -----  -----  -----",
+    ]
+    assert zpool_iostat(results, "solaris-2009").splitlines()[1] == \
+        "pool         used  avail   read  write   read  write"
+
+
+def test_top_level_names_by_release(results):
+    assert [r.name for r in pool_rows(results, "zfs-2.2")][:2] == ["tank", "raidz2-0"]
+    assert [r.name for r in pool_rows(results, "zfs-2.1")][:2] == ["tank", "raidz2"]
+
+
+def test_unsupported_views_print_a_note(results, meta):
+    m = dict(meta, release="illumos-2014")
+    text = render_text(results, m, views=("iostat", "iostat-l", "iostat-q", "iostat-w"))
+    notes = [line for line in text.splitlines() if line.startswith("note:")]
+    assert len(notes) == 3
+    assert "illumos-2014" in notes[0] and "-l" in notes[0]
+    assert unsupported_note("zfs-0.7", "-l") is None
+    # asked for -l alone, an old release shows the note and then its default view, once
+    alone = render_text(results, m, views=("iostat-l", "iostat-w")).splitlines()
+    assert alone[3] == "$ zpool iostat -vl tank 10"
+    assert alone[4].startswith("note: zpool in illumos-2014 has no `zpool iostat -l`")
+    assert alone[5] == "               capacity     operations    bandwidth"
+    assert sum(1 for line in alone if line.startswith("tank ")) == 3  # 3 samples, not 6
+
+
+# ----------------------------------------------------------------------------- numbers
+
+
+def test_pool_row_adds_up_leaves_per_second(results):
+    series = results["series"]
+    interval = series["interval_ns"]
+    first_block = zpool_iostat(results, "zfs-2.2", samples=[1]).splitlines()
+    tank = first_block[3].split()
+    read_ops = sum(s["read_ops"][1] for s in series["leaves"][:6])
+    assert tank[0] == "tank"
+    assert int(tank[3]) == read_ops * 1_000_000_000 // interval
+    sda = first_block[5].split()
+    assert sda[:3] == ["sda", "-", "-"]
+    assert int(sda[3]) == series["leaves"][0]["read_ops"][1] * 1_000_000_000 // interval
+
+
+def test_latency_cell_is_interval_mean(results):
+    from ziosim.report.nicenum import zfs_nicetime
+
+    s = results["series"]["leaves"][0]
+    line = zpool_iostat(results, "zfs-2.2", flags=("-l",), samples=[2]).splitlines()[5]
+    cells = line.split()
+    assert cells[0] == "sda"
+    assert cells[7] == zfs_nicetime(s["read_total_wait_ns_sum"][2] // s["read_ops"][2])
+    assert cells[15] == zfs_nicetime(s["scrub_wait_ns_sum"][2] // s["class_ops"]["scrub"][2])
+
+
+def test_histogram_counts_are_whole_run_sums(results):
+    lines = zpool_iostat_w(results, "zfs-2.2").splitlines()
+    row_4ms = next(line for line in lines if line.startswith("4ms "))
+    scrub_4ms = sum(leaf["classes"].get("scrub", {}).get("queue_wait_log2", [0] * 37)[21]
+                    for leaf in results["leaves"][:6])
+    assert row_4ms.split()[9] == str(scrub_4ms)
+
+
+# ----------------------------------------------------------------------------- quantize
+
+
+def _case_blocks() -> dict[str, list[str]]:
+    blocks, name = {}, None
+    for line in (FIXTURES / "dtrace_scrub_vfs_latency.txt").read_text().splitlines():
+        if line.startswith("## "):
+            name = line[3:]
+            blocks[name] = []
+        elif name and not line.startswith("#"):
+            blocks[name].append(line)
+    return blocks
+
+
+@pytest.mark.parametrize("block", ["before", "during", "after"])
+def test_quantize_reproduces_dtrace(block):
+    lines = _case_blocks()[block]
+    counts = [0] * 64
+    for line in lines[1:]:
+        value, rest = line.split("|")
+        counts[int(value).bit_length() - 1] = int(rest.split()[-1])
+    ours = quantize(counts).splitlines()
+    # The forum dropped DTrace's trailing spaces (count is "%-9lld"); everything else,
+    # including every bar length, must match.
+    assert [line.rstrip() for line in ours] == lines
+    assert ours[0].endswith("count    ")
+
+
+def test_quantize_edges():
+    only_first = quantize([5] + [0] * 63).splitlines()
+    assert [line.split("|")[0].strip() for line in only_first[1:]] == ["0", "1", "2"]
+    assert only_first[2] == f"{1:16d} |{'@' * 40} {5:<9d}"
+    empty = quantize([0] * 64).splitlines()
+    assert [line.split("|")[0].strip() for line in empty[1:]] == ["-1", "0", "1"]
+
+
+# ----------------------------------------------------------------------------- snapshots
+
+SNAPSHOT_CASES = [
+    ("zfs-2.2", "status"), ("zfs-2.2", "iostat"), ("zfs-2.2", "iostat-l"),
+    ("zfs-2.2", "iostat-q"), ("zfs-2.2", "iostat-w"), ("zfs-2.2", "iostat-r"),
+    ("zfs-2.2", "latency"), ("zfs-2.2", "summary"),
+    ("zfs-2.1", "iostat-l"), ("zfs-0.8", "iostat-q"), ("zfs-0.7", "iostat-w"),
+    ("zfs-0.7", "iostat-r"), ("zfs-0.6.5", "iostat"), ("illumos-2014", "iostat-l"),
+    ("solaris-2009", "status"), ("solaris-2009", "iostat"),
+]
+
+
+@pytest.mark.parametrize(("release", "view"), SNAPSHOT_CASES)
+def test_view_snapshot(results, meta, release, view):
+    m = dict(meta, release=release)
+    check_snapshot(f"{release}__{view}", render_text(results, m, views=(view,)))
+
+
+@pytest.mark.parametrize("platform", ["linux", "freebsd", "illumos"])
+def test_os_iostat_snapshot(results, meta, platform):
+    m = dict(meta, platform=platform)
+    check_snapshot(f"iostat-x__{platform}", render_text(results, m, views=("iostat-x",)))
+
+
+def test_verbose_histograms_snapshot(results):
+    check_snapshot("zfs-2.2__iostat-wv", zpool_iostat_w(results, "zfs-2.2", verbose=True))
+
+
+def test_default_run_output_snapshot(results, meta):
+    check_snapshot("zfs-2.2__default", render_text(results, meta))
+
+
+def test_all_views_render_for_every_release(results, meta):
+    from ziosim.report.releases import RELEASES
+
+    for release in RELEASES:
+        text = render_text(results, dict(meta, release=release), views=VIEWS)
+        assert f"release {release}" in text.splitlines()[0]
+
+
+def test_render_text_header_and_errors(results, meta):
+    text = render_text(results, meta, views=("summary",))
+    first = text.splitlines()[0]
+    for part in ("ziosim 0.1.0", "release zfs-2.2", "seed 0", "3f2a9c0d5e7b1a42"):
+        assert part in first
+    with pytest.raises(ValueError, match="unknown view 'bogus'"):
+        render_text(results, meta, views=("bogus",))
+    with pytest.raises(ValueError, match="unknown release"):
+        render_text(results, dict(meta, release="zfs-9.9"), views=("summary",))
+    with pytest.raises(ValueError, match="platform"):
+        os_iostat_x(results, "aix")
+
+
+def test_single_disk_vdev_and_no_cache(results):
+    r = copy.deepcopy(results)
+    r["pool"]["vdevs"] = [{"name": "sda", "type": "disk", "leaves": [0], "alloc_bytes": 1 << 40,
+                           "size_bytes": 4 << 40}]
+    r["pool"]["cache"] = []
+    block = zpool_iostat(r, "zfs-2.2", samples=[0]).splitlines()
+    assert [line.split()[0] for line in block[3:5]] == ["tank", "sda"]
+    assert block[4].split()[1:3] == ["1T", "3T"]  # a top-level disk has capacity
+    assert "cache" not in zpool_status_config(r, "zfs-2.2")
+
+
+def test_summary_text_units(results, meta):
+    text = summary_text(results, meta)
+    assert "users: (random-read)" in text
+    assert "p99.9=" in text and "M/s" in text
+
+
+def test_short_last_sample_is_scaled_by_its_own_span(results):
+    r = copy.deepcopy(results)
+    # Pretend the run stopped at 25 s: the third sample covers 5 s, not 10 s.
+    r["series"]["t_ns"][2] = 25_000_000_000
+    from ziosim.report.iostat import sample_span_ns
+
+    assert [sample_span_ns(r, k) for k in range(3)] == [10**10, 10**10, 5 * 10**9]
+    line = zpool_iostat(r, "zfs-2.2", samples=[2]).splitlines()[5].split()
+    ops = r["series"]["leaves"][0]["read_ops"][2]
+    assert int(line[3]) == ops * 1_000_000_000 // (5 * 10**9)
+
+
+def test_run_shorter_than_one_interval(results, meta):
+    r = copy.deepcopy(results)
+    r["series"]["t_ns"] = []
+    for s in r["series"]["leaves"]:
+        for key, value in s.items():
+            if isinstance(value, list):
+                s[key] = []
+    text = render_text(r, meta, views=("iostat", "iostat-x", "summary"))
+    assert "note: the run ended before the first 10s report interval; no `iostat` samples" \
+        in text
+    assert "summary:" in text
