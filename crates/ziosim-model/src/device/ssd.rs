@@ -39,12 +39,16 @@
 //!   before that die programs again; writes that continue the previous write's LBA count as
 //!   sequential (WA = 1, spec §5.3). With `gc_pauses`, every `pages_per_block × planes_per_die`
 //!   physical page programs owe one `erase_ns` block erase. GC steps are separate die
-//!   operations, so a read waits behind at most one of them (no erase suspend): that is the
-//!   multi-ms read tail of §5.4.
+//!   operations, so a read waits behind at most one of them (unless suspended, below): that
+//!   is the multi-ms read tail of §5.4.
 //! - FLUSH on SATA is non-queued: from its submission `can_accept` is false for everything,
 //!   it waits until every other command completed, then runs. On SAS it is queued and covers
 //!   the writes completed before it reached the front end's end. Non-PLP flushes run one at a
 //!   time.
+//! - Suspend (enterprise firmware, §5.4): a read arriving at a die in the array phase of a
+//!   program, GC copy or erase is served after `program_suspend_ns` / `erase_suspend_ns`
+//!   when more than that is left of the operation; the operation resumes, with its remaining
+//!   time, once no read waits. An operation is suspended at most once.
 //! - tR, tPROG, tBERS are jittered uniformly by ±`jitter_percent` (§5.2).
 //!
 //! Invariants: `outstanding ≤ queue_depth`; buffer bytes in use ≤ capacity (one command may
@@ -52,7 +56,7 @@
 //! each die runs one operation; per-die programmed bytes never exceed accepted bytes.
 //!
 //! Not modelled (see the report of this file's commit): read hits in the write buffer,
-//! mapping-table misses, read retries, erase/program suspend, per-command link (FIS) overhead,
+//! mapping-table misses, read retries, per-command link (FIS) overhead,
 //! full-duplex SAS, TRIM, multi-queue NVMe.
 
 use super::{Cmd, Device};
@@ -117,6 +121,10 @@ pub struct SsdParams {
     pub write_amplification: f64,
     /// Model block erases as die pauses of erase_ns (false: GC costs only copy programs).
     pub gc_pauses: bool,
+    /// Time to suspend a program (host or GC) for a waiting read, ns (0 = never suspend; 0–1e7).
+    pub program_suspend_ns: u64,
+    /// Time to suspend an erase for a waiting read, ns (0 = never suspend; 0–1e8).
+    pub erase_suspend_ns: u64,
     /// Power-loss protection: the buffer is durable, FLUSH only acknowledges.
     pub plp: bool,
     /// FLUSH service with PLP, ns (0–1e8).
@@ -171,6 +179,8 @@ impl SsdParams {
                 self.write_amplification
             ));
         }
+        check_range("program_suspend_ns", self.program_suspend_ns, 0, 10_000_000)?;
+        check_range("erase_suspend_ns", self.erase_suspend_ns, 0, 100_000_000)?;
         check_range("flush_plp_ns", self.flush_plp_ns, 0, 100_000_000)?;
         check_range("flush_overhead_ns", self.flush_overhead_ns, 0, 1_000_000_000)?;
         Ok(())
@@ -184,8 +194,9 @@ enum Ev {
     FrontEndDone(u32),
     /// tR finished on this die; its page now needs the channel.
     ArrayDone(u32),
-    /// This die finished its operation (including its channel transfer).
-    DieFree(u32),
+    /// This die (index, generation) finished its operation, channel transfer included.
+    /// A suspend bumps the die's generation, which makes the pending event stale.
+    DieFree(u32, u32),
     /// The command in this slot completes (for a write: its data lands in the buffer).
     Done(u32),
 }
@@ -201,6 +212,16 @@ enum DieOp {
 
 struct Die {
     op: DieOp,
+    /// When the current operation ends.
+    busy_until_ns: u64,
+    /// When the current program or erase entered the array (suspendable from then on).
+    array_from_ns: u64,
+    /// The current operation may still be suspended (at most once).
+    suspendable: bool,
+    /// Bumped when a suspend cancels the scheduled DieFree.
+    gen: u32,
+    /// An operation suspended for reads, with its remaining array time.
+    suspended: Option<(DieOp, u64)>,
     /// Page reads waiting for this die: (slot, bytes of the page wanted).
     reads: VecDeque<(u32, u32)>,
     /// Buffered bytes not yet programmed.
@@ -267,6 +288,20 @@ fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The (page, bytes) pieces of [offset, offset + size) for pages of `page_bytes`.
+fn pages(offset: u64, size: u64, page_bytes: u64) -> impl Iterator<Item = (u64, u64)> {
+    let end = offset + size;
+    let mut pos = offset;
+    std::iter::from_fn(move || {
+        (pos < end).then(|| {
+            let page = pos / page_bytes;
+            let chunk = ((page + 1) * page_bytes).min(end) - pos;
+            pos += chunk;
+            (page, chunk)
+        })
+    })
+}
+
 /// Time to move `bytes` at `rate` bytes/s, rounded up to a whole ns.
 fn xfer_ns(bytes: u64, rate: u64) -> u64 {
     ((bytes as u128 * 1_000_000_000).div_ceil(rate as u128)) as u64
@@ -280,6 +315,11 @@ impl Ssd {
         let n = p.dies() as usize;
         let die = || Die {
             op: DieOp::Idle,
+            busy_until_ns: 0,
+            array_from_ns: 0,
+            suspendable: false,
+            gen: 0,
+            suspended: None,
             reads: VecDeque::new(),
             pending_bytes: 0,
             pending_wa_milli_bytes: 0,
@@ -366,36 +406,24 @@ impl Ssd {
         self.schedule(start + self.p.command_overhead_ns, Ev::FrontEndDone(slot));
     }
 
-    /// Split [offset, offset+size) into (page, bytes) chunks.
-    fn for_each_page(&self, offset: u64, size: u64, mut f: impl FnMut(u64, u64)) {
-        let pb = self.p.page_bytes;
-        let mut pos = offset;
-        let end = offset + size;
-        while pos < end {
-            let page = pos / pb;
-            let chunk = ((page + 1) * pb).min(end) - pos;
-            f(page, chunk);
-            pos += chunk;
-        }
-    }
-
     fn on_front_end_done(&mut self, t: u64, slot: u32) {
         let s = self.slots[slot as usize];
         match s.op {
             Op::Read => {
-                let mut chunks: Vec<(usize, u64)> = Vec::new();
-                self.for_each_page(s.offset, s.size, |page, bytes| chunks.push((page as usize, bytes)));
-                if chunks.is_empty() {
+                let mut n = 0;
+                for (page, bytes) in pages(s.offset, s.size, self.p.page_bytes) {
+                    let d = self.die_of(page);
+                    self.dies[d].reads.push_back((slot, bytes as u32));
+                    n += 1;
+                }
+                if n == 0 {
                     self.schedule(t, Ev::Done(slot));
                     return;
                 }
-                self.slots[slot as usize].pages_left = chunks.len() as u32;
-                for &(page, bytes) in &chunks {
-                    let d = self.die_of(page as u64);
-                    self.dies[d].reads.push_back((slot, bytes as u32));
-                }
-                for &(page, _) in &chunks {
-                    let d = self.die_of(page as u64);
+                self.slots[slot as usize].pages_left = n;
+                for (page, _) in pages(s.offset, s.size, self.p.page_bytes) {
+                    let d = self.die_of(page);
+                    self.maybe_suspend(d, t);
                     self.pick(d, t);
                 }
             }
@@ -441,16 +469,14 @@ impl Ssd {
     /// The write's data is in the buffer: queue it for programming on its dies.
     fn place_write(&mut self, t: u64, slot: u32) {
         let s = self.slots[slot as usize];
-        let mut chunks: Vec<(u64, u64)> = Vec::new();
-        self.for_each_page(s.offset, s.size, |page, bytes| chunks.push((page, bytes)));
-        for &(page, bytes) in &chunks {
+        for (page, bytes) in pages(s.offset, s.size, self.p.page_bytes) {
             let d = self.die_of(page);
             let die = &mut self.dies[d];
             die.pending_bytes += bytes;
             die.pending_wa_milli_bytes += bytes * s.wa_milli;
             die.accepted_bytes += bytes;
         }
-        for &(page, _) in &chunks {
+        for (page, _) in pages(s.offset, s.size, self.p.page_bytes) {
             let d = self.die_of(page);
             self.pick(d, t);
         }
@@ -494,18 +520,20 @@ impl Ssd {
             self.schedule(t + tr, Ev::ArrayDone(d as u32));
             return;
         }
+        if let Some((op, remaining_ns)) = self.dies[d].suspended.take() {
+            self.die_busy(d, op, t, t + remaining_ns, false);
+            return;
+        }
         if self.dies[d].erases_owed > 0 {
             self.dies[d].erases_owed -= 1;
-            self.dies[d].op = DieOp::Erase;
             let te = self.jitter(self.p.erase_ns);
-            self.schedule(t + te, Ev::DieFree(d as u32));
+            self.die_busy(d, DieOp::Erase, t, t + te, true);
             return;
         }
         if self.dies[d].gc_copy_milli >= 1000 {
             self.dies[d].gc_copy_milli -= 1000;
-            self.dies[d].op = DieOp::GcCopy;
             let tp = self.jitter(self.p.program_ns);
-            self.schedule(t + tp, Ev::DieFree(d as u32));
+            self.die_busy(d, DieOp::GcCopy, t, t + tp, true);
             return;
         }
         let die = &self.dies[d];
@@ -540,10 +568,41 @@ impl Ssd {
                 die.erases_owed += 1;
             }
         }
-        die.op = DieOp::Program { bytes };
         let xfer_end = self.channel_transfer(t, d, bytes);
         let tp = self.jitter(self.p.program_ns);
-        self.schedule(xfer_end + tp, Ev::DieFree(d as u32));
+        self.die_busy(d, DieOp::Program { bytes }, xfer_end, xfer_end + tp, true);
+    }
+
+    /// Occupy die `d` with `op`, in the array from `array_from_ns` until `until_ns`.
+    fn die_busy(&mut self, d: usize, op: DieOp, array_from_ns: u64, until_ns: u64, suspendable: bool) {
+        let die = &mut self.dies[d];
+        die.op = op;
+        die.array_from_ns = array_from_ns;
+        die.busy_until_ns = until_ns;
+        die.suspendable = suspendable;
+        let gen = die.gen;
+        self.schedule(until_ns, Ev::DieFree(d as u32, gen));
+    }
+
+    /// A read was queued on die `d`: suspend its program or erase if that is allowed and
+    /// saves time. The read then starts after the suspend time; the operation resumes with
+    /// its remaining array time once no read waits (`pick`).
+    fn maybe_suspend(&mut self, d: usize, t: u64) {
+        let die = &self.dies[d];
+        let suspend_ns = match die.op {
+            DieOp::Program { .. } | DieOp::GcCopy => self.p.program_suspend_ns,
+            DieOp::Erase => self.p.erase_suspend_ns,
+            DieOp::Idle | DieOp::Read { .. } => return,
+        };
+        if suspend_ns == 0 || !die.suspendable || t < die.array_from_ns || die.busy_until_ns <= t + suspend_ns
+        {
+            return;
+        }
+        let die = &mut self.dies[d];
+        die.suspended = Some((die.op, die.busy_until_ns - t));
+        die.gen = die.gen.wrapping_add(1);
+        die.op = DieOp::Idle;
+        self.pick(d, t + suspend_ns);
     }
 
     fn on_array_done(&mut self, t: u64, d: usize) {
@@ -551,10 +610,15 @@ impl Ssd {
             unreachable!("ArrayDone on a die that is not reading")
         };
         let end = self.channel_transfer(t, d, bytes as u64);
-        self.schedule(end, Ev::DieFree(d as u32));
+        self.dies[d].busy_until_ns = end;
+        let gen = self.dies[d].gen;
+        self.schedule(end, Ev::DieFree(d as u32, gen));
     }
 
-    fn on_die_free(&mut self, t: u64, d: usize) {
+    fn on_die_free(&mut self, t: u64, d: usize, gen: u32) {
+        if gen != self.dies[d].gen {
+            return; // cancelled by a suspend
+        }
         let op = std::mem::replace(&mut self.dies[d].op, DieOp::Idle);
         match op {
             DieOp::Read { slot, .. } => {
@@ -662,7 +726,7 @@ impl Device for Ssd {
             match ev {
                 Ev::FrontEndDone(slot) => self.on_front_end_done(t, slot),
                 Ev::ArrayDone(d) => self.on_array_done(t, d as usize),
-                Ev::DieFree(d) => self.on_die_free(t, d as usize),
+                Ev::DieFree(d, gen) => self.on_die_free(t, d as usize, gen),
                 Ev::Done(slot) => self.on_done(t, slot, done),
             }
         }
@@ -709,9 +773,11 @@ fn nytro_3131() -> SsdParams {
         buffer_write_ns: 10_000,               // [E] §5.3 buffer copy, write ≈ 20–70 µs total
         write_amplification: 7.6,              // [R] §5.3 greedy GC at 7 % OP: (1+ρ)/(2ρ) ≈ 7.6
         gc_pauses: true,                       // [E] §5.4
-        plp: true,                             // [R] §3.4 enterprise PLP expected
-        flush_plp_ns: 20_000,                  // [R/E] §9.4 flush 20 µs
-        flush_overhead_ns: 1_000_000,          // [E] unused with PLP; §5.5 non-PLP cost
+        program_suspend_ns: 100_000, // [S] Suspend_Program_Time 100 µs, CMU-SAFARI/MQSim:src/exec/Flash_Parameter_Set.cpp; preemptible [E §9.4]
+        erase_suspend_ns: 500_000,   // [E] §9.4 suspend erase 0.5 ms
+        plp: true,                   // [R] §3.4 enterprise PLP expected
+        flush_plp_ns: 20_000,        // [R/E] §9.4 flush 20 µs
+        flush_overhead_ns: 1_000_000, // [E] unused with PLP; §5.5 non-PLP cost
     }
 }
 
@@ -739,8 +805,10 @@ fn intel_s3700() -> SsdParams {
         buffer_write_ns: 20_000,         // [E] §5.3 write ≈ 50 µs; datasheet 65 µs typ [D]
         write_amplification: 3.3, // [F] steady 4K random write 36K IOPS at QD32 [D]; greedy formula at 32 % OP gives 2.1 [R], the rest is GC reads/erases
         gc_pauses: true,          // [E] §5.4
-        plp: true,                // [D] §9.5 enhanced power-loss data protection
-        flush_plp_ns: 10_000,     // [E] §5.5 10–30 µs acknowledge only
+        program_suspend_ns: 100_000, // [S] Suspend_Program_Time 100 µs, MQSim Flash_Parameter_Set.cpp; QoS 99.9 % ≤ 500 µs [D] implies one
+        erase_suspend_ns: 700_000,   // [S] Suspend_Erase_Time 700 µs, MQSim Flash_Parameter_Set.cpp
+        plp: true,                   // [D] §9.5 enhanced power-loss data protection
+        flush_plp_ns: 10_000,        // [E] §5.5 10–30 µs acknowledge only
         flush_overhead_ns: 1_000_000, // [E] unused with PLP
     }
 }
@@ -769,8 +837,10 @@ fn samsung_850pro() -> SsdParams {
         buffer_write_ns: 3_000,          // [F] QD1 4K write 36K IOPS ≈ 28 µs [D]
         write_amplification: 7.6,        // [R] §5.3 greedy GC at ~7 % OP; steady state 10–15K IOPS [E]
         gc_pauses: true,                 // [E] §5.4
-        plp: false,                      // [R] §9.6 consumer drive, no PLP
-        flush_plp_ns: 20_000,            // [E] unused without PLP
+        program_suspend_ns: 0, // [E] consumer firmware: no suspend, reads wait whole programs (§5.4 tails)
+        erase_suspend_ns: 0,   // [E] as above
+        plp: false,            // [R] §9.6 consumer drive, no PLP
+        flush_plp_ns: 20_000,  // [E] unused without PLP
         flush_overhead_ns: 200_000, // [E] §5.5 total flush ≈ 1.0 ms (860 Pro 1,033 sync IOPS [S]) = tPROG 0.8 ms + this
     }
 }
@@ -1093,5 +1163,191 @@ mod tests {
         }
         eprintln!("850 Pro read max under random writes: {} us", read_max / 1000);
         assert!(read_max >= p.program_ns, "reads never waited behind a program: max {read_max} ns");
+    }
+}
+
+#[cfg(test)]
+mod suspend_tests {
+    use super::*;
+
+    /// QD1 random 4K reads while `writers` closed-loop random 4K writes keep the back end
+    /// programming and collecting garbage. Returns sorted read latencies, ns.
+    fn reads_under_writes(p: &SsdParams, writers: u32, reads: usize) -> Vec<u64> {
+        let mut dev = Ssd::new(p.clone(), 21);
+        let mut rng = Rng::from_u64(22);
+        let blocks = p.capacity_bytes / 4096;
+        let read_tag = writers;
+        let mut done = Vec::new();
+        let mut lat = Vec::with_capacity(reads);
+        let mut read_issued = 0;
+        // Fill the buffer first so programs and GC run all the time.
+        for tag in 0..writers {
+            dev.submit(
+                0,
+                Cmd { tag, op: Op::Write, offset_bytes: rng.below(blocks) * 4096, size_bytes: 4096 },
+            );
+        }
+        let warm_ns = 2_000_000_000;
+        let mut reading = false;
+        while lat.len() < reads {
+            let t = dev.next_event_ns().expect("writers keep it busy");
+            if !reading && t >= warm_ns {
+                reading = true;
+                read_issued = t;
+                dev.submit(
+                    t,
+                    Cmd {
+                        tag: read_tag,
+                        op: Op::Read,
+                        offset_bytes: rng.below(blocks) * 4096,
+                        size_bytes: 4096,
+                    },
+                );
+            }
+            done.clear();
+            dev.advance(t, &mut done);
+            for &tag in &done {
+                if tag == read_tag {
+                    lat.push(t - read_issued);
+                    read_issued = t;
+                    let off = rng.below(blocks) * 4096;
+                    dev.submit(t, Cmd { tag, op: Op::Read, offset_bytes: off, size_bytes: 4096 });
+                } else {
+                    let off = rng.below(blocks) * 4096;
+                    dev.submit(t, Cmd { tag, op: Op::Write, offset_bytes: off, size_bytes: 4096 });
+                }
+            }
+        }
+        lat.sort_unstable();
+        lat
+    }
+
+    fn pct(v: &[u64], q: f64) -> u64 {
+        v[((v.len() as f64 * q) as usize).min(v.len() - 1)]
+    }
+
+    #[test]
+    fn suspend_bounds_read_tails_under_gc() {
+        let p = presets().into_iter().find(|(n, _, _)| *n == "intel-s3700").unwrap().2;
+        let with = reads_under_writes(&p, 4, 5000);
+        let without =
+            reads_under_writes(&SsdParams { program_suspend_ns: 0, erase_suspend_ns: 0, ..p }, 4, 5000);
+        let (w999, wo999) = (pct(&with, 0.999), pct(&without, 0.999));
+        eprintln!(
+            "S3700 QD1 read under QD4 random writes: p50 {} / p99 {} / p99.9 {} us with suspend; p99 {} / p99.9 {} us without",
+            pct(&with, 0.5) / 1000,
+            pct(&with, 0.99) / 1000,
+            w999 / 1000,
+            pct(&without, 0.99) / 1000,
+            wo999 / 1000
+        );
+        assert!(wo999 >= 1_000_000, "without suspend a read waits behind whole programs: {wo999} ns");
+        assert!(w999 * 2 < wo999, "suspend should cut the p99.9 read tail: {w999} vs {wo999} ns");
+    }
+}
+
+#[cfg(test)]
+mod contract_tests {
+    use super::*;
+
+    fn s850() -> SsdParams {
+        presets().into_iter().find(|(n, _, _)| *n == "samsung-850pro").unwrap().2
+    }
+
+    /// A fixed batch of mixed commands, all submitted at t = 0 in groups.
+    fn batch() -> Vec<Cmd> {
+        let mut rng = Rng::from_u64(5);
+        (0..32u32)
+            .map(|tag| {
+                let op = match tag % 4 {
+                    0 | 1 => Op::Read,
+                    _ => Op::Write,
+                };
+                Cmd { tag, op, offset_bytes: rng.below(1 << 20) * 4096, size_bytes: 4096 << (tag % 3) }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn late_advance_gives_the_same_completions() {
+        // Event by event.
+        let mut a = Ssd::new(s850(), 3);
+        for c in batch() {
+            a.submit(0, c);
+        }
+        let mut fine = Vec::new();
+        let mut done = Vec::new();
+        while let Some(t) = a.next_event_ns() {
+            done.clear();
+            a.advance(t, &mut done);
+            fine.extend(done.iter().map(|&tag| (tag, t)));
+        }
+        // One late call: internal steps must be timed from their predecessors, not from `now`.
+        let mut b = Ssd::new(s850(), 3);
+        for c in batch() {
+            b.submit(0, c);
+        }
+        let mut coarse = Vec::new();
+        b.advance(1_000_000_000, &mut coarse);
+        assert_eq!(b.next_event_ns(), None);
+        assert_eq!(coarse, fine.iter().map(|&(tag, _)| tag).collect::<Vec<_>>(), "same completion order");
+        // Completion times are data-independent of when advance ran: replay every 100 µs.
+        let mut c = Ssd::new(s850(), 3);
+        for cmd in batch() {
+            c.submit(0, cmd);
+        }
+        let mut stepped = Vec::new();
+        let mut now = 0;
+        while c.next_event_ns().is_some() {
+            now += 100_000;
+            done.clear();
+            c.advance(now, &mut done);
+            stepped.extend(done.iter().copied());
+        }
+        assert_eq!(stepped, coarse);
+    }
+
+    #[test]
+    fn queue_depth_never_exceeded_and_iops_grow_with_qd() {
+        let p = s850();
+        let mut last = 0.0;
+        for qd in [1u32, 2, 4, 8, 16, 32] {
+            let mut dev = Ssd::new(p.clone(), 4);
+            let mut rng = Rng::from_u64(4);
+            let mut done = Vec::new();
+            for tag in 0..qd {
+                dev.submit(
+                    0,
+                    Cmd { tag, op: Op::Read, offset_bytes: rng.below(1 << 24) * 4096, size_bytes: 4096 },
+                );
+            }
+            assert!(!dev.can_accept(Op::Read) || qd < p.queue_depth);
+            let mut n = 0u64;
+            let mut t = 0;
+            let mut lat_sum = 0u64;
+            let mut issued = vec![0u64; qd as usize];
+            while n < 20_000 {
+                t = dev.next_event_ns().unwrap();
+                done.clear();
+                dev.advance(t, &mut done);
+                for &tag in &done {
+                    n += 1;
+                    lat_sum += t - issued[tag as usize];
+                    issued[tag as usize] = t;
+                    let off = rng.below(1 << 24) * 4096;
+                    dev.submit(t, Cmd { tag, op: Op::Read, offset_bytes: off, size_bytes: 4096 });
+                }
+                assert!(dev.outstanding() <= p.queue_depth);
+            }
+            let iops = n as f64 * 1e9 / t as f64;
+            // Little's law for a closed loop: QD = IOPS × mean latency (within 2 %).
+            let little = iops * (lat_sum as f64 / n as f64) / 1e9;
+            assert!(
+                (little - qd as f64).abs() <= 0.02 * qd as f64 + 0.05,
+                "QD{qd}: Little gives {little:.2}"
+            );
+            assert!(iops >= last * 0.99, "IOPS fell from {last:.0} to {iops:.0} at QD{qd}");
+            last = iops;
+        }
     }
 }
