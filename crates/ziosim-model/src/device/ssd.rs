@@ -11,8 +11,8 @@
 //!
 //! ```text
 //!  submit ─► front end (serial: command_overhead_ns latency, ≤ command_rate_per_s_max)
-//!     READ ─► per page: die queue ─► tR on the die ─► channel transfer ─┐ (all pages done)
-//!                                                                      └► host link ─► done
+//!     READ ─► per page: die queue ─► tR on the die ─► channel transfer ─► host link
+//!                                                         (done when its last byte arrived)
 //!     WRITE ─► wait for buffer space (FIFO) ─► host link ─► buffer copy ─► done
 //!                 └ the data then waits in per-die program queues and drains in the background
 //!     FLUSH ─► PLP: flush_plp_ns ─► done
@@ -29,7 +29,11 @@
 //!   an owed block erase, an owed GC copy, a program of buffered data.
 //! - Channels: one data transfer at a time, FIFO by request time, at `channel_rate_bytes_per_s`.
 //!   A die holds its page register (stays busy) until its transfer finished.
-//! - Host link: one FIFO transfer at a time at `link_rate_bytes_per_s`.
+//! - Host link: one transfer at a time at `link_rate_bytes_per_s`, in chunks of at most one
+//!   page, round robin over the commands with data ready (data frames of different tags
+//!   interleave, as SAS frames and NCQ DMA setups allow). Read pages are ready when they
+//!   reach the controller; write data when the write is admitted to the buffer. So a 4 KiB
+//!   read waits for a few chunks, not for whole 1 MiB transfers queued before it.
 //! - Write buffer: `write_buffer_bytes`. A write is admitted when its bytes fit (FIFO, so a
 //!   full buffer makes writes program-bound). Buffered bytes queue per die; a die programs
 //!   one multi-plane unit (`planes_per_die × page_bytes`) when it has that much, or any
@@ -161,7 +165,7 @@ impl SsdParams {
         check_range("dies_per_channel", self.dies_per_channel, 1, 64)?;
         check_range("planes_per_die", self.planes_per_die, 1, 8)?;
         check_range("page_bytes", self.page_bytes, 512, 65_536)?;
-        if self.page_bytes % 512 != 0 {
+        if (self.page_bytes / 512) * 512 != self.page_bytes {
             return Err(format!("ssd.page_bytes = {} is not a multiple of 512", self.page_bytes));
         }
         check_range("pages_per_block", self.pages_per_block, 1, 65_536)?;
@@ -194,6 +198,8 @@ enum Ev {
     FrontEndDone(u32),
     /// tR finished on this die; its page now needs the channel.
     ArrayDone(u32),
+    /// The host link finished a chunk of (slot, bytes).
+    LinkDone(u32, u32),
     /// This die (index, generation) finished its operation, channel transfer included.
     /// A suspend bumps the die's generation, which makes the pending event stale.
     DieFree(u32, u32),
@@ -245,8 +251,12 @@ struct Slot {
     op: Op,
     offset: u64,
     size: u64,
-    /// Page reads still to finish (reads only).
-    pages_left: u32,
+    /// Bytes of this command still to cross the host link.
+    link_left_bytes: u64,
+    /// Bytes ready to cross the host link (read pages in the controller, admitted write data).
+    link_ready_bytes: u64,
+    /// In the link's round-robin queue.
+    link_queued: bool,
     /// Write amplification × 1000 of this write's data.
     wa_milli: u64,
 }
@@ -256,7 +266,9 @@ pub struct Ssd {
     rng: Rng,
     dies: Vec<Die>,
     channel_free_ns: Vec<u64>,
-    link_free_ns: u64,
+    /// Commands with data ready for the host link, served one chunk each in turn.
+    link_queue: VecDeque<u32>,
+    link_busy: bool,
     front_end_free_ns: u64,
     front_end_interval_ns: u64,
     unit_bytes: u64,
@@ -333,7 +345,8 @@ impl Ssd {
             rng: Rng::from_u64(rng_seed),
             dies: (0..n).map(|_| die()).collect(),
             channel_free_ns: vec![0; p.channels as usize],
-            link_free_ns: 0,
+            link_queue: VecDeque::new(),
+            link_busy: false,
             front_end_free_ns: 0,
             front_end_interval_ns: 1_000_000_000u64.div_ceil(p.command_rate_per_s_max),
             unit_bytes: p.program_unit_bytes(),
@@ -394,10 +407,47 @@ impl Ssd {
         end
     }
 
-    fn link_transfer(&mut self, t: u64, bytes: u64) -> u64 {
-        let start = t.max(self.link_free_ns);
-        self.link_free_ns = start + xfer_ns(bytes, self.p.link_rate_bytes_per_s);
-        self.link_free_ns
+    /// `bytes` of the command in `slot` are ready to cross the host link.
+    fn link_ready(&mut self, t: u64, slot: u32, bytes: u64) {
+        let s = &mut self.slots[slot as usize];
+        s.link_ready_bytes += bytes;
+        if !s.link_queued {
+            s.link_queued = true;
+            self.link_queue.push_back(slot);
+        }
+        if !self.link_busy {
+            self.link_next(t);
+        }
+    }
+
+    /// Send the next chunk (≤ one page) of the command at the head of the round robin.
+    fn link_next(&mut self, t: u64) {
+        let Some(slot) = self.link_queue.pop_front() else {
+            self.link_busy = false;
+            return;
+        };
+        let s = &mut self.slots[slot as usize];
+        let chunk = s.link_ready_bytes.min(self.p.page_bytes);
+        s.link_ready_bytes -= chunk;
+        if s.link_ready_bytes > 0 {
+            self.link_queue.push_back(slot);
+        } else {
+            s.link_queued = false;
+        }
+        self.link_busy = true;
+        let end = t + xfer_ns(chunk, self.p.link_rate_bytes_per_s);
+        self.schedule(end, Ev::LinkDone(slot, chunk as u32));
+    }
+
+    fn on_link_done(&mut self, t: u64, slot: u32, bytes: u32) {
+        let s = &mut self.slots[slot as usize];
+        s.link_left_bytes -= bytes as u64;
+        if s.link_left_bytes == 0 {
+            // A write is done once copied into the buffer; a read once its data arrived.
+            let delay = if s.op == Op::Write { self.p.buffer_write_ns } else { 0 };
+            self.schedule(t + delay, Ev::Done(slot));
+        }
+        self.link_next(t);
     }
 
     fn start_front_end(&mut self, t: u64, slot: u32) {
@@ -420,7 +470,6 @@ impl Ssd {
                     self.schedule(t, Ev::Done(slot));
                     return;
                 }
-                self.slots[slot as usize].pages_left = n;
                 for (page, _) in pages(s.offset, s.size, self.p.page_bytes) {
                     let d = self.die_of(page);
                     self.maybe_suspend(d, t);
@@ -461,8 +510,11 @@ impl Ssd {
             }
             self.write_queue.pop_front();
             self.buffer_used_bytes += size;
-            let end = self.link_transfer(t, size);
-            self.schedule(end + self.p.buffer_write_ns, Ev::Done(slot));
+            if size == 0 {
+                self.schedule(t + self.p.buffer_write_ns, Ev::Done(slot));
+            } else {
+                self.link_ready(t, slot, size);
+            }
         }
     }
 
@@ -621,15 +673,8 @@ impl Ssd {
         }
         let op = std::mem::replace(&mut self.dies[d].op, DieOp::Idle);
         match op {
-            DieOp::Read { slot, .. } => {
-                let s = &mut self.slots[slot as usize];
-                s.pages_left -= 1;
-                if s.pages_left == 0 {
-                    let size = s.size;
-                    let end = self.link_transfer(t, size);
-                    self.schedule(end, Ev::Done(slot));
-                }
-            }
+            // Each page goes to the host as soon as it is in the controller.
+            DieOp::Read { slot, bytes } => self.link_ready(t, slot, bytes as u64),
             DieOp::Program { bytes } => {
                 self.dies[d].programmed_bytes += bytes;
                 debug_assert!(self.dies[d].programmed_bytes <= self.dies[d].accepted_bytes);
@@ -696,7 +741,9 @@ impl Device for Ssd {
             op: cmd.op,
             offset: cmd.offset_bytes,
             size: cmd.size_bytes,
-            pages_left: 0,
+            link_left_bytes: cmd.size_bytes,
+            link_ready_bytes: 0,
+            link_queued: false,
             wa_milli: 1000,
         };
         let slot = match self.free_slots.pop() {
@@ -727,6 +774,7 @@ impl Device for Ssd {
                 Ev::FrontEndDone(slot) => self.on_front_end_done(t, slot),
                 Ev::ArrayDone(d) => self.on_array_done(t, d as usize),
                 Ev::DieFree(d, gen) => self.on_die_free(t, d as usize, gen),
+                Ev::LinkDone(slot, bytes) => self.on_link_done(t, slot, bytes),
                 Ev::Done(slot) => self.on_done(t, slot, done),
             }
         }
@@ -863,6 +911,8 @@ mod tests {
     struct Loop {
         iops: f64,
         bytes_per_s: f64,
+        /// Bytes over the whole run from t = 0 (for hard caps: no window edge effects).
+        bytes_per_s_whole: f64,
         latency_ns_mean: f64,
         latency_ns_max: u64,
         /// (completion time, tag) in order, for determinism checks.
@@ -914,6 +964,7 @@ mod tests {
         Loop {
             iops,
             bytes_per_s: iops * size as f64,
+            bytes_per_s_whole: n as f64 * size as f64 * 1e9 / trace[n - 1].0 as f64,
             latency_ns_mean: second.iter().sum::<u64>() as f64 / second.len() as f64,
             latency_ns_max: *second.iter().max().unwrap(),
             trace,
@@ -1032,12 +1083,12 @@ mod tests {
             );
             assert!(within(r.bytes_per_s, rd, 0.15), "{name}: seq read {:.0} MB/s", r.bytes_per_s / 1e6);
             assert!(within(w.bytes_per_s, wr, 0.15), "{name}: seq write {:.0} MB/s", w.bytes_per_s / 1e6);
-            assert!(r.bytes_per_s <= p.link_rate_bytes_per_s as f64 * 1.0001, "faster than the link");
+            assert!(r.bytes_per_s_whole <= p.link_rate_bytes_per_s as f64, "faster than the link");
         }
         let p = preset("nytro-3131");
         let r = closed_loop(&p, 4, 32, Op::Read, 128 << 10, Pattern::Sequential, 8_000);
         eprintln!("nytro-3131: seq read {:.0} MB/s", r.bytes_per_s / 1e6);
-        assert!(r.bytes_per_s <= p.link_rate_bytes_per_s as f64 * 1.0001);
+        assert!(r.bytes_per_s_whole <= p.link_rate_bytes_per_s as f64);
         assert!(r.bytes_per_s >= 0.9 * p.link_rate_bytes_per_s as f64, "nytro seq read should be link bound");
     }
 
@@ -1349,5 +1400,67 @@ mod contract_tests {
             assert!(iops >= last * 0.99, "IOPS fell from {last:.0} to {iops:.0} at QD{qd}");
             last = iops;
         }
+    }
+}
+
+#[cfg(test)]
+mod mixed_tests {
+    use super::*;
+
+    /// Median and p99 latency of QD1 random 4K reads beside `scrub_qd` sequential reads of
+    /// `scrub_bytes` (a scrub stream as ZFS issues it to one leaf), ns.
+    fn read_beside_stream(p: &SsdParams, scrub_qd: u32, scrub_bytes: u64, reads: usize) -> (u64, u64) {
+        let mut dev = Ssd::new(p.clone(), 31);
+        let mut rng = Rng::from_u64(32);
+        let blocks = p.capacity_bytes / 4096;
+        let mut next = 0u64;
+        let read_tag = scrub_qd;
+        for tag in 0..scrub_qd {
+            dev.submit(0, Cmd { tag, op: Op::Read, offset_bytes: next, size_bytes: scrub_bytes });
+            next += scrub_bytes;
+        }
+        let off = rng.below(blocks) * 4096;
+        dev.submit(0, Cmd { tag: read_tag, op: Op::Read, offset_bytes: off, size_bytes: 4096 });
+        let (mut issued, mut lat, mut done) = (0u64, Vec::with_capacity(reads), Vec::new());
+        while lat.len() < reads {
+            let t = dev.next_event_ns().unwrap();
+            done.clear();
+            dev.advance(t, &mut done);
+            for &tag in &done {
+                if tag == read_tag {
+                    lat.push(t - issued);
+                    issued = t;
+                    let off = rng.below(blocks) * 4096;
+                    dev.submit(t, Cmd { tag, op: Op::Read, offset_bytes: off, size_bytes: 4096 });
+                } else {
+                    dev.submit(t, Cmd { tag, op: Op::Read, offset_bytes: next, size_bytes: scrub_bytes });
+                    next += scrub_bytes;
+                }
+            }
+        }
+        lat.sort_unstable();
+        (lat[lat.len() / 2], lat[lat.len() * 99 / 100])
+    }
+
+    #[test]
+    fn small_reads_wait_behind_a_scrub_stream() {
+        let p = presets().into_iter().find(|(n, _, _)| *n == "nytro-3131").unwrap().2;
+        let (idle50, _) = read_beside_stream(&p, 0, 1 << 20, 2000);
+        let (m128k, p128k) = read_beside_stream(&p, 3, 128 << 10, 2000);
+        let (m1m, p1m) = read_beside_stream(&p, 3, 1 << 20, 2000);
+        eprintln!(
+            "nytro QD1 4K read: idle p50 {} us; beside QD3 128K p50 {} / p99 {} us; beside QD3 1M p50 {} / p99 {} us",
+            idle50 / 1000,
+            m128k / 1000,
+            p128k / 1000,
+            m1m / 1000,
+            p1m / 1000
+        );
+        assert!(idle50 <= 300_000, "idle QD1 read should be <= 0.3 ms [S §9.4]");
+        assert!(m1m > idle50 + 30_000, "a 1 MiB stream must delay small reads (shared link and dies)");
+        // The link interleaves page-sized chunks, so a 4K read never waits for whole 1 MiB
+        // transfers (FIFO would give ≈ 2–3 ms here: 3 MiB at 1.1 GB/s).
+        assert!(p1m < 1_000_000, "4K read p99 {p1m} ns beside a 1 MiB stream");
+        assert!(m1m >= m128k, "bigger scrub I/Os delay small reads more");
     }
 }
