@@ -59,7 +59,7 @@
 //! overshoot only when the buffer cannot fill a program unit on any die, to stay live);
 //! each die runs one operation; per-die programmed bytes never exceed accepted bytes.
 //!
-//! Not modelled (see the report of this file's commit): read hits in the write buffer,
+//! Not modelled (known gaps): read hits in the write buffer,
 //! mapping-table misses, read retries, per-command link (FIS) overhead,
 //! full-duplex SAS, TRIM, multi-queue NVMe.
 
@@ -856,7 +856,7 @@ fn intel_s3700() -> SsdParams {
         program_suspend_ns: 100_000, // [S] Suspend_Program_Time 100 µs, MQSim Flash_Parameter_Set.cpp; QoS 99.9 % ≤ 500 µs [D] implies one
         erase_suspend_ns: 700_000,   // [S] Suspend_Erase_Time 700 µs, MQSim Flash_Parameter_Set.cpp
         plp: true,                   // [D] §9.5 enhanced power-loss data protection
-        flush_plp_ns: 10_000,        // [E] §5.5 10–30 µs acknowledge only
+        flush_plp_ns: 20_000,        // [D/E] §9.5 PLP flush 20 µs (§5.5: 10–30 µs, acknowledge only)
         flush_overhead_ns: 1_000_000, // [E] unused with PLP
     }
 }
