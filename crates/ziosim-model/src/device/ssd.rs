@@ -1033,6 +1033,10 @@ mod tests {
         let s = serde_json::to_string(&p).unwrap();
         let q: SsdParams = serde_json::from_str(&s).unwrap();
         assert_eq!(p, q);
+        // As a scenario gives it: through the device-spec enum tagged by `kind`.
+        let tagged = s.replacen('{', "{\"kind\":\"ssd\",", 1);
+        let spec: crate::device::DeviceSpec = serde_json::from_str(&tagged).unwrap();
+        assert!(matches!(spec, crate::device::DeviceSpec::Ssd(ref q) if *q == p));
         let bad = s.replacen("\"plp\"", "\"plp_typo\"", 1);
         let e = serde_json::from_str::<SsdParams>(&bad).unwrap_err().to_string();
         assert!(e.contains("plp_typo"), "{e}");
