@@ -148,6 +148,12 @@ impl RunConfig {
         if self.report_interval_ns == 0 {
             return Err(field_err("scenario.report_interval", 0, "allowed: a positive duration"));
         }
+        for (name, d) in &self.devices {
+            d.validate().map_err(|e| format!("devices.{name}.{e}"))?;
+        }
+        for (name, l) in &self.links {
+            l.validate().map_err(|e| format!("links.{name}.{e}"))?;
+        }
         if self.pool.vdevs.is_empty() {
             return Err(field_err("pool.vdevs", "[]", "allowed: at least one vdev"));
         }

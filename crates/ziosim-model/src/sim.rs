@@ -954,8 +954,9 @@ impl Model_ {
         self.done = done;
         self.pump(leaf, ctx);
         if let Some(link) = freed_link {
-            let others: Vec<u16> = self.link_ports[link].clone();
-            for l in others {
+            // Retry the ports the link refused, in the link's round-robin order.
+            let waiting: Vec<u16> = self.links[link].waiting_ports().map(|p| self.link_ports[link][p]).collect();
+            for l in waiting {
                 if l != leaf && !self.leaves[l as usize].blk.is_empty() {
                     self.drain_blk(l, ctx);
                 }
