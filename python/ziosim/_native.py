@@ -15,11 +15,15 @@ from typing import Any, Dict, List
 from .errors import InternalError
 
 
+class CoreMissing(InternalError):
+    """The compiled core is not there: an installation problem, not a bug to report."""
+
+
 def core() -> ModuleType:
     try:
         return importlib.import_module("ziosim._core")
     except ImportError as e:
-        raise InternalError(
+        raise CoreMissing(
             "the native module ziosim._core is not built or not importable "
             f"({e}); build it with `maturin develop --release`"
         ) from e

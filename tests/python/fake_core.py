@@ -151,7 +151,7 @@ class Simulation:
         canon = json.dumps(c, sort_keys=True, separators=(",", ":"))
         if NONDETERMINISTIC:
             canon += str(self._instance)
-        digest = hashlib.sha256(canon.encode()).hexdigest()[:16]
+        digest = hashlib.sha256(b"events:" + canon.encode()).hexdigest()[:16]
         leaves, vdevs = [], []
         for i, v in enumerate(c["pool"]["vdevs"]):
             vname = v["disks"][0]["name"] if v["type"] == "disk" else f"{v['type']}-{i}"
