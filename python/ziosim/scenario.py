@@ -54,6 +54,7 @@ __all__ = [
     "nearest",
     "VDEV_MIN_DISKS",
     "WORKLOAD_KINDS",
+    "json_schema",
 ]
 
 # Limits the core enforces on every run (docs/internals.md, "limits").
@@ -194,6 +195,12 @@ def from_dict(
                 sc["stop"] = stop
     config = _Normaliser(doc, default_name).run()
     return Scenario(config=config, hash=scenario_hash(config), path=path)
+
+
+def json_schema() -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the scenario format, shipped in the package."""
+    text = (Path(__file__).parent / "schema" / "scenario.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
 
 
 def default_hz(release: str) -> int:
