@@ -6,13 +6,13 @@ input error, 130 interrupted. A mistake in a scenario prints ``error: <one line>
 perhaps ``hint: …`` — never a traceback. Colour follows rich, which honours `NO_COLOR`.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer < 0.24 (the newest on Python 3.9)
+# reads Annotated options only from evaluated annotations.
 
 import contextlib
 import importlib
 import io
 import json
-import os
 import re
 import shlex
 import sys
@@ -26,7 +26,6 @@ from rich.table import Table
 from . import __version__, _native, runner
 from . import scenario as scenario_mod
 from .errors import InternalError, ScenarioError
-
 
 EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -86,20 +85,16 @@ def _errors(reproduce: Optional[str] = None) -> Iterator[None]:
         raise typer.Exit(EXIT_CHECK) from None
 
 
-def _version(value: bool) -> None:
-    if value:
-        print(f"ziosim {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
+@app.callback(invoke_without_command=True)
 def _main(
-    version: Annotated[
-        bool,
-        typer.Option("--version", help="Print the ziosim version and exit.", callback=_version, is_eager=True),
-    ] = False,
+    version: Annotated[bool, typer.Option("--version", help="Print the ziosim version and exit.")] = False,
 ) -> None:
     """Simulate the ZFS I/O pipeline: scrub, resilver, vdev queues and disks."""
+    # Handled here rather than in an eager option callback: older typer releases drop
+    # callbacks given through Annotated.
+    if version:
+        print(f"ziosim {__version__}")
+        raise typer.Exit()
 
 
 # ----------------------------------------------------------------------------- run
