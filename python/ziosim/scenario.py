@@ -431,7 +431,10 @@ class _Normaliser:
         seed = t.get("seed", DEFAULTS["seed"])
         c["seed"] = _int(seed, "scenario.seed", 0, SEED_MAX)
         stop = t.get("stop", DEFAULTS["stop"])
-        if isinstance(stop, str) and re.match(r"^\s*scan-done\b", stop):
+        scan = re.fullmatch(r"\s*scan-done(?:\s+or\s+(.*?))?\s*", stop) if isinstance(stop, str) else None
+        if scan:
+            if scan.group(1) is not None:
+                parse_duration(scan.group(1), "scenario.stop")  # the syntax is checked even now
             raise ScenarioError(
                 f'scenario.stop: {show(stop)} — {NOT_YET} (needs scrub actions); allowed now: a duration such as "60s" or "2h"'
             )
@@ -631,11 +634,13 @@ class _Normaliser:
             raise ScenarioError(f"pool.fill: {show(t['fill'])} — give allocated or fill, not both")
         if "allocated" in t:
             a = parse_size(t["allocated"], "pool.allocated")
-            if a <= 0 or a > usable:
+            sector = 1 << ashift
+            if a < sector or a > usable:
                 raise ScenarioError(
-                    f"pool.allocated: {show(t['allocated'])} — allowed: more than 0, at most the usable capacity ({usable} bytes)"
+                    f"pool.allocated: {show(t['allocated'])} — allowed: at least one sector ({sector} bytes), "
+                    f"at most the usable capacity ({usable} bytes)"
                 )
-            return a
+            return a // sector * sector  # ZFS allocates whole sectors
         if "fill" in t:
             f = _ratio(t["fill"], "pool.fill", zero_ok=False)
             sector = 1 << ashift

@@ -255,3 +255,29 @@ def test_real_core_same_seed_same_digest(tmp_path, monkeypatch):
     monkeypatch.delitem(sys.modules, "ziosim._core", raising=False)
     r = invoke("check-determinism", SCENARIOS / "one-disk-qd1.toml", "--stop", "2s")
     assert r.exit_code == 0, r.stdout + r.stderr
+
+
+# --- snapshots: whole command runs, compared byte for byte ---------------------------
+# Regenerate with ZIOSIM_UPDATE_SNAPSHOTS=1 and review the diff.
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOT_CASES = {
+    "tunables-release-zfs-2.2.txt": ["tunables", "--release", "zfs-2.2"],
+    "tunables-name-pending.txt": ["tunables", "--name", "pending"],
+    "presets.txt": ["presets"],
+    "run-unknown-tunable.txt": ["run", "tests/python/bad/unknown-tunable.toml"],
+    "run-tunable-not-in-release.txt": ["run", "tests/python/bad/tunable-not-in-release.toml"],
+    "check-determinism-qd1.txt": ["check-determinism", "scenarios/one-disk-qd1.toml", "--stop", "5s"],
+}
+
+
+@pytest.mark.parametrize("snapshot", sorted(SNAPSHOT_CASES))
+def test_snapshot(snapshot, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    args = SNAPSHOT_CASES[snapshot]
+    r = invoke(*args)
+    text = f"$ NO_COLOR=1 ziosim {' '.join(args)}\n{r.stdout}--- stderr\n{r.stderr}--- exit {r.exit_code}\n"
+    path = SNAPSHOTS / snapshot
+    if os.environ.get("ZIOSIM_UPDATE_SNAPSHOTS"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")

@@ -53,3 +53,12 @@ def test_docs_document_no_field_the_schema_lacks():
     rows = re.findall(r"^\| `([a-z_<>.\[\]]+)` \|", DOC, flags=re.M)
     assert rows, "the reference tables start each row with a `field`"
     assert sorted(set(rows) - set(PATHS)) == []
+
+
+def test_error_examples_in_the_docs_are_what_ziosim_prints():
+    from test_scenario import BAD_EXPECTED
+
+    for name in ("raidz2-two-disks.toml", "unknown-key.toml"):
+        lines = BAD_EXPECTED[name].splitlines()
+        block = "\n".join([f"error: {lines[0]}"] + lines[1:])
+        assert block in DOC, name

@@ -89,7 +89,7 @@ def test_mirror_l2arc_scenario():
     assert c["pool"]["cache"] == [{"name": "sde", "device": "ssd", "link": None}]
     w = c["workloads"][0]
     assert (w["rate_per_s"], w["threads"], w["arc_hit_ratio"], w["l2arc_hit_ratio"]) == (200.0, None, 0.8, 0.5)
-    assert c["pool"]["allocated_bytes"] == round(1.2 * (1 << 40))
+    assert c["pool"]["allocated_bytes"] == round(1.2 * (1 << 40)) // 4096 * 4096
 
 
 def test_hash_is_of_the_canonical_config_and_follows_the_seed():
@@ -180,6 +180,12 @@ def test_scan_done_is_recognised_but_not_yet_supported(stop):
     assert msg == (
         f'scenario.stop: "{stop}" — not yet supported (needs scrub actions); '
         'allowed now: a duration such as "60s" or "2h"'
+    )
+
+
+def test_scan_done_syntax_is_still_checked():
+    assert err('[scenario]\nstop = "scan-done or soon"\n' + HEAD + POOL).startswith(
+        'scenario.stop: "soon" — allowed: a duration'
     )
 
 
@@ -318,7 +324,10 @@ def test_allocated_xor_fill_and_bounds():
     vd = 'vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]\n'
     assert err(HEAD + "[pool]\n" + vd).startswith("pool.allocated: missing")
     assert err(HEAD + '[pool]\nallocated = "1G"\nfill = 0.5\n' + vd) == "pool.fill: 0.5 — give allocated or fill, not both"
-    assert err(HEAD + '[pool]\nallocated = "2T"\n' + vd).startswith('pool.allocated: "2T" — allowed: more than 0, at most')
+    assert err(HEAD + '[pool]\nallocated = "2T"\n' + vd).startswith(
+        'pool.allocated: "2T" — allowed: at least one sector (4096 bytes), at most the usable capacity ('
+    )
+    assert ok(HEAD + '[pool]\nallocated = 10000\n' + vd)["pool"]["allocated_bytes"] == 8192
     assert err(HEAD + "[pool]\nfill = 0\n" + vd) == "pool.fill: 0 — out of range; allowed: a number greater than 0, at most 1"
 
 
