@@ -193,11 +193,15 @@ def run(
             results = _run_once(sc, _progress_enabled(quiet, no_progress), repro)
             meta = runner.meta(sc)
             try:
-                text = report.render_text(results, meta, view_list)
+                if view_list is None:
+                    text = report.render_text(results, meta)  # the report's default views
+                else:
+                    text = report.render_text(results, meta, view_list)
             except ValueError as e:
                 if view_list is None:
                     raise
-                raise ScenarioError(f"--views: {views!r} — {str(e).splitlines()[0]}") from None
+                reason = re.sub(r"^views?: ", "", str(e).splitlines()[0])
+                raise ScenarioError(f"--views: {json.dumps(views)} — {reason}") from None
             report.write_outputs(outdir, results, meta)
         except KeyboardInterrupt:
             _say("interrupted; nothing written")

@@ -16,7 +16,7 @@ from . import _native
 from .errors import InternalError, ScenarioError
 from .scenario import EVENTS_MAX, Scenario
 
-__all__ = ["CHUNK_EVENTS", "run", "meta", "reproduce_command"]
+__all__ = ["CHUNK_EVENTS", "run", "meta", "platform", "reproduce_command"]
 
 CHUNK_EVENTS = 200_000
 # The core stops by itself at limits.events_max; this bounds our loop if it did not.
@@ -43,7 +43,17 @@ def meta(sc: Scenario) -> Dict[str, Any]:
         "config": sc.config,
         "scenario_path": sc.path,
         "hz": sc.hz,
+        "platform": platform(sc.release),
     }
+
+
+def platform(release: str) -> str:
+    """The OS a release usually runs on, for OS-specific views (`iostat -x` flavours)."""
+    if release.startswith(("solaris", "illumos")):
+        return "illumos"
+    if release.startswith("freebsd"):
+        return "freebsd"
+    return "linux"
 
 
 def run(

@@ -1,7 +1,8 @@
 """A stand-in for `ziosim.report` (written by the report engineer), for CLI tests.
 
-It has the two calls the CLI makes: `render_text(results, meta, views)` returns the text
-report (and raises ValueError for an unknown view), and `write_outputs(outdir, results,
+It has the two calls the CLI makes, with the signatures of the real one (branch pyreport):
+`render_text(results, meta, views=DEFAULT_VIEWS)` returns the text report (and raises
+ValueError for an unknown view), and `write_outputs(outdir, results,
 meta)` writes summary.json atomically (a temporary directory renamed into place), so an
 interrupted run leaves nothing behind.
 """
@@ -15,15 +16,15 @@ import tempfile
 from pathlib import Path
 
 VIEWS = ("status", "iostat", "latency")
+DEFAULT_VIEWS = ("status", "latency")
 CALLS: list = []
 
 
-def render_text(results, meta, views=None):
+def render_text(results, meta, views=DEFAULT_VIEWS):
     CALLS.append(("render_text", views))
-    views = list(views) if views else ["status", "latency"]
-    for v in views:
-        if v not in VIEWS:
-            raise ValueError(f"unknown view {v!r}; allowed: {', '.join(VIEWS)}")
+    unknown = [v for v in views if v not in VIEWS]
+    if unknown:
+        raise ValueError(f"views: unknown view {unknown[0]!r}; known: {', '.join(VIEWS)}")
     lines = [f"ziosim {meta['version']}  {meta['name']}  release {meta['release']}  seed {meta['seed']}  "
              f"scenario {meta['scenario_hash']}"]
     for v in views:

@@ -70,3 +70,11 @@ def test_core_missing_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "ziosim._core", None)  # makes the import fail
     with pytest.raises(_native.CoreMissing, match="maturin develop"):
         scenario.load(SCENARIOS / "default.toml")
+
+
+@pytest.mark.parametrize(
+    "release, platform",
+    [("solaris-2009", "illumos"), ("illumos-2014", "illumos"), ("freebsd-9", "freebsd"), ("zfs-2.2", "linux")],
+)
+def test_platform_follows_the_release(release, platform):
+    assert runner.platform(release) == platform

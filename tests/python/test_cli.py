@@ -43,7 +43,7 @@ def test_run_prints_the_report_and_writes_outputs(tmp_path, fake_report):
     # stderr: one log line, no progress bar (not a terminal)
     (log,) = r.stderr.splitlines()
     assert log.startswith(f"wrote {out} — 60.0s simulated, 60000 events, digest ")
-    assert [c[0] for c in fake_report.CALLS] == ["render_text", "write_outputs"]
+    assert fake_report.CALLS == [("render_text", fake_report.DEFAULT_VIEWS), ("write_outputs", str(out))]
 
 
 def test_run_passes_meta_and_views(tmp_path, fake_report, monkeypatch):
@@ -59,7 +59,9 @@ def test_run_passes_meta_and_views(tmp_path, fake_report, monkeypatch):
                "--seed", "9", "--stop", "2s")
     assert r.exit_code == 0, r.stderr
     meta = seen["meta"]
-    assert set(meta) == {"name", "seed", "release", "scenario_hash", "version", "config", "scenario_path", "hz"}
+    assert set(meta) == {"name", "seed", "release", "scenario_hash", "version", "config", "scenario_path", "hz",
+                         "platform"}
+    assert meta["platform"] == "linux"
     assert (meta["name"], meta["seed"], meta["release"], meta["hz"]) == ("one-disk-qd1", 9, "zfs-2.2", 250)
     assert meta["config"]["stop_ns"] == 2 * 10**9 and meta["config"]["seed"] == 9
     assert meta["scenario_path"].endswith("one-disk-qd1.toml")
@@ -112,7 +114,7 @@ def test_bad_stop_option_names_the_field(tmp_path):
 def test_unknown_view_is_a_usage_error(tmp_path):
     r = invoke("run", SCENARIOS / "default.toml", "--views", "iostat,bogus", "--out", tmp_path / "o")
     assert r.exit_code == 2
-    assert r.stderr == "error: --views: 'iostat,bogus' — unknown view 'bogus'; allowed: status, iostat, latency\n"
+    assert r.stderr == 'error: --views: "iostat,bogus" — unknown view \'bogus\'; known: status, iostat, latency\n'
     assert not (tmp_path / "o").exists()
 
 
