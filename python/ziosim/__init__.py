@@ -12,12 +12,13 @@ back as one results document (`docs/internals.md`).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional, Union
+from typing import Any
 
 from .errors import InternalError, ScenarioError
 
 try:
-    from importlib.metadata import PackageNotFoundError, version as _dist_version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _dist_version
 
     try:
         __version__ = _dist_version("ziosim")
@@ -30,11 +31,11 @@ __all__ = ["__version__", "ScenarioError", "InternalError", "run_scenario"]
 
 
 def run_scenario(
-    path: Union[str, "os.PathLike[str]"],
+    path: str | os.PathLike[str],
     *,
-    seed: Optional[int] = None,
-    stop: Optional[str] = None,
-) -> Dict[str, Any]:
+    seed: int | None = None,
+    stop: str | None = None,
+) -> dict[str, Any]:
     """Load, validate and run a scenario file; return the results document.
 
     `seed` and `stop` override the scenario's own (`stop` is a duration such as "10s").
@@ -44,4 +45,3 @@ def run_scenario(
 
     sc = scenario.load(path, seed=seed, stop=stop)
     return runner.run(sc)
-

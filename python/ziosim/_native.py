@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 from types import ModuleType
-from typing import Any, Dict, List
+from typing import Any
 
 from .errors import InternalError
 
@@ -29,13 +29,13 @@ def core() -> ModuleType:
         ) from e
 
 
-def releases() -> List[str]:
+def releases() -> list[str]:
     return list(core().releases())
 
 
-def tunables() -> List[Dict[str, Any]]:
+def tunables() -> list[dict[str, Any]]:
     return json.loads(core().tunables_json(None))
 
 
-def presets() -> Dict[str, Dict[str, Any]]:
+def presets() -> dict[str, dict[str, Any]]:
     return json.loads(core().presets_json())

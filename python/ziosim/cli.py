@@ -16,8 +16,9 @@ import json
 import re
 import shlex
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, Dict, Iterator, List, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -136,8 +137,11 @@ class _Progress:
     def update(self, now_ns: int, stop_ns: int, events: int) -> None:
         if self.bar is not None:
             self.bar.update(
-                self.task, total=max(stop_ns, 1), completed=min(now_ns, stop_ns),
-                sim=f"{_fmt_s(now_ns)}/{_fmt_s(stop_ns)}", events=events,
+                self.task,
+                total=max(stop_ns, 1),
+                completed=min(now_ns, stop_ns),
+                sim=f"{_fmt_s(now_ns)}/{_fmt_s(stop_ns)}",
+                events=events,
             )
 
 
@@ -154,7 +158,7 @@ def _stop_arg(stop: Optional[str]) -> str:
     return f" --stop {shlex.quote(stop)}" if stop else ""
 
 
-def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> Dict[str, Any]:
+def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> dict[str, Any]:
     with _Progress(progress, sc.name) as bar:
         return runner.run(sc, on_progress=bar.update, reproduce=repro)
 
@@ -166,24 +170,34 @@ def run(
         Optional[Path],
         typer.Option("--out", help="Directory for summary.json, Parquet and plots. [default: out/<scenario name>]"),
     ] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for every random stream (overrides scenario.seed).")] = None,
+    seed: Annotated[
+        Optional[int], typer.Option("--seed", help="Seed for every random stream (overrides scenario.seed).")
+    ] = None,
     stop: Annotated[
         Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s", "2h" (overrides scenario.stop).')
     ] = None,
     views: Annotated[
         Optional[str],
-        typer.Option("--views", help="Comma-separated text views to print, e.g. iostat,latency. [default: the report's own]"),
+        typer.Option(
+            "--views", help="Comma-separated text views to print, e.g. iostat,latency. [default: the report's own]"
+        ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print summary.json on stdout instead of the text report.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print summary.json on stdout instead of the text report.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no log lines on stderr.")] = False,
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")] = False,
+    no_progress: Annotated[
+        bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
+    ] = False,
 ) -> None:
     """Run a scenario: print the text report and write summary.json, Parquet and plots."""
-    repro = f"ziosim run {shlex.quote(str(scenario))}" + (f" --seed {seed}" if seed is not None else "") + _stop_arg(stop)
+    repro = (
+        f"ziosim run {shlex.quote(str(scenario))}" + (f" --seed {seed}" if seed is not None else "") + _stop_arg(stop)
+    )
     with _errors(repro):
         sc = scenario_mod.load(scenario, seed=seed, stop=stop)
         repro = runner.reproduce_command(sc, "run", _stop_arg(stop))
-    view_list: Optional[List[str]] = None
+    view_list: Optional[list[str]] = None
     if views is not None:
         view_list = [v.strip() for v in views.split(",") if v.strip()]
     outdir = out if out is not None else Path("out") / _slug(sc.name)
@@ -262,7 +276,9 @@ def _at(doc: Any, path: str) -> Any:
 @app.command("check-determinism")
 def check_determinism(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
-    stop: Annotated[Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s" (overrides scenario.stop).')] = None,
+    stop: Annotated[
+        Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s" (overrides scenario.stop).')
+    ] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Seed (overrides scenario.seed).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
 ) -> None:
@@ -296,9 +312,9 @@ def check_determinism(
 # ----------------------------------------------------------------------------- tunables / presets
 
 
-def _compact_defaults(defaults: Dict[str, Optional[int]], releases: List[str]) -> str:
+def _compact_defaults(defaults: dict[str, Optional[int]], releases: list[str]) -> str:
     """Change points only: ``35; freebsd-9+: 10; illumos-2014+: —``."""
-    parts: List[str] = []
+    parts: list[str] = []
     prev: Any = object()
     for i, r in enumerate(releases):
         v = defaults.get(r)
@@ -313,7 +329,9 @@ def _compact_defaults(defaults: Dict[str, Optional[int]], releases: List[str]) -
 
 @app.command()
 def tunables(
-    release: Annotated[Optional[str], typer.Option("--release", help="Show defaults in this release only (e.g. zfs-2.2).")] = None,
+    release: Annotated[
+        Optional[str], typer.Option("--release", help="Show defaults in this release only (e.g. zfs-2.2).")
+    ] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="Only tunables whose name contains this text.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON on stdout.")] = False,
 ) -> None:

@@ -11,15 +11,13 @@ the seed and a command line that reproduces the run.
 
 from __future__ import annotations
 
-from typing import Optional
-
 __all__ = ["ScenarioError", "InternalError"]
 
 
 class ScenarioError(ValueError):
     """A user mistake in a scenario, named by field path."""
 
-    def __init__(self, line: str, hint: Optional[str] = None) -> None:
+    def __init__(self, line: str, hint: str | None = None) -> None:
         if "\n" in line:
             raise AssertionError(f"ScenarioError must be one line: {line!r}")
         self.line = line
@@ -30,7 +28,7 @@ class ScenarioError(ValueError):
 class InternalError(RuntimeError):
     """A bug in ziosim; `reproduce` is a command line that reruns the failing case."""
 
-    def __init__(self, message: str, seed: Optional[int] = None, reproduce: Optional[str] = None) -> None:
+    def __init__(self, message: str, seed: int | None = None, reproduce: str | None = None) -> None:
         self.seed = seed
         self.reproduce = reproduce
         text = message

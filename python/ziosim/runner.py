@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable
 
 from . import _native
 from .errors import InternalError, ScenarioError
@@ -30,7 +30,7 @@ def reproduce_command(sc: Scenario, verb: str = "run", extra: str = "") -> str:
     return f"ziosim {verb} {path} --seed {sc.seed}{extra}"
 
 
-def meta(sc: Scenario) -> Dict[str, Any]:
+def meta(sc: Scenario) -> dict[str, Any]:
     """What every output carries about the run (style.md: version, release, seed, hash)."""
     from . import __version__
 
@@ -60,9 +60,9 @@ def run(
     sc: Scenario,
     *,
     chunk: int = CHUNK_EVENTS,
-    on_progress: Optional[Progress] = None,
-    reproduce: Optional[str] = None,
-) -> Dict[str, Any]:
+    on_progress: Progress | None = None,
+    reproduce: str | None = None,
+) -> dict[str, Any]:
     """Run to the end and return the results document (docs/internals.md, "Results").
 
     Raises ScenarioError if the core rejects the config, InternalError for anything the

@@ -30,9 +30,10 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any
 
 from . import _native
 from .errors import ScenarioError
@@ -81,8 +82,19 @@ VDEV_KEYS = ("type", "disks", "device", "link", "names")
 CACHE_KEYS = ("device", "count", "link", "names")
 LINK_KEYS = ("kind", "rate")
 WORKLOAD_KEYS = (
-    "name", "kind", "size", "sizes", "rate", "threads", "think", "region",
-    "arc_hit", "arc_hit_latency", "l2arc_hit", "start", "stop",
+    "name",
+    "kind",
+    "size",
+    "sizes",
+    "rate",
+    "threads",
+    "think",
+    "region",
+    "arc_hit",
+    "arc_hit_latency",
+    "l2arc_hit",
+    "start",
+    "stop",
 )
 REGION_KEYS = ("offset", "length")
 
@@ -106,9 +118,9 @@ SEED_MAX = (1 << 64) - 1
 class Scenario:
     """A validated scenario: the run config for the core plus where it came from."""
 
-    config: Dict[str, Any]
+    config: dict[str, Any]
     hash: str
-    path: Optional[str] = None
+    path: str | None = None
 
     @property
     def name(self) -> str:
@@ -143,10 +155,10 @@ def scenario_hash(config: Mapping[str, Any]) -> str:
 
 
 def load(
-    path: Union[str, "os.PathLike[str]"],
+    path: str | os.PathLike[str],
     *,
-    seed: Optional[int] = None,
-    stop: Optional[str] = None,
+    seed: int | None = None,
+    stop: str | None = None,
 ) -> Scenario:
     """Read and validate a scenario file. `seed`/`stop` override the file's values."""
     p = Path(path)
@@ -162,9 +174,9 @@ def load(
 def loads(
     text: str,
     *,
-    path: Optional[str] = None,
-    seed: Optional[int] = None,
-    stop: Optional[str] = None,
+    path: str | None = None,
+    seed: int | None = None,
+    stop: str | None = None,
 ) -> Scenario:
     """Validate scenario TOML text; `path` names it in errors and gives the default name."""
     try:
@@ -180,9 +192,9 @@ def from_dict(
     doc: Mapping[str, Any],
     *,
     default_name: str = "scenario",
-    path: Optional[str] = None,
-    seed: Optional[int] = None,
-    stop: Optional[str] = None,
+    path: str | None = None,
+    seed: int | None = None,
+    stop: str | None = None,
 ) -> Scenario:
     """Validate a parsed scenario document and normalise it into the run config."""
     doc = copy.deepcopy(dict(doc))
@@ -197,7 +209,7 @@ def from_dict(
     return Scenario(config=config, hash=scenario_hash(config), path=path)
 
 
-def json_schema() -> Dict[str, Any]:
+def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the scenario format, shipped in the package."""
     text = (Path(__file__).parent / "schema" / "scenario.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
@@ -226,9 +238,9 @@ def _edit_distance(a: str, b: str) -> int:
     return prev[len(b)]
 
 
-def nearest(name: str, candidates: Iterable[str]) -> Optional[str]:
+def nearest(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest by edit distance, if within half the name's length (as the core)."""
-    best: Optional[Tuple[int, str]] = None
+    best: tuple[int, str] | None = None
     for c in candidates:
         d = _edit_distance(name, c)
         if best is None or (d, c) < best:
@@ -238,12 +250,12 @@ def nearest(name: str, candidates: Iterable[str]) -> Optional[str]:
     return best[1]
 
 
-def _hint(name: str, candidates: Iterable[str]) -> Optional[str]:
+def _hint(name: str, candidates: Iterable[str]) -> str | None:
     n = nearest(name, candidates)
     return f"did you mean {n}?" if n else None
 
 
-def _join(path: str, key: Union[str, int]) -> str:
+def _join(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else key
@@ -257,7 +269,7 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _table(v: Any, path: str) -> Dict[str, Any]:
+def _table(v: Any, path: str) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise ScenarioError(f"{path}: {show(v)} — allowed: a table")
     return v
@@ -377,7 +389,7 @@ def _convert_field(field: str, v: Any, path: str, like: Any = None) -> Any:
     return v
 
 
-def _resolve_field(key: str, fields: Sequence[str]) -> Optional[str]:
+def _resolve_field(key: str, fields: Sequence[str]) -> str | None:
     """`capacity` → `capacity_bytes`: a key without its unit names the one field that has it."""
     if key in fields:
         return key
@@ -389,7 +401,7 @@ def _core_error(e: BaseException, path: str) -> ScenarioError:
     """A one-line ValueError from the core, re-rooted at `path` (the core does not know names)."""
     line = (str(e).splitlines() or [""])[0].strip()
     if line.startswith("devices.<x>"):
-        rest = line[len("devices.<x>"):]
+        rest = line[len("devices.<x>") :]
         return ScenarioError(f"{path}{rest}")
     if line.startswith(path):
         return ScenarioError(line)
@@ -400,7 +412,7 @@ def _core_error(e: BaseException, path: str) -> ScenarioError:
 
 
 class _Normaliser:
-    def __init__(self, doc: Dict[str, Any], default_name: str) -> None:
+    def __init__(self, doc: dict[str, Any], default_name: str) -> None:
         self.doc = doc
         self.default_name = default_name
         self.releases = _native.releases()
@@ -408,10 +420,10 @@ class _Normaliser:
         self.presets = _native.presets()
         self.core = _native.core()
 
-    def run(self) -> Dict[str, Any]:
+    def run(self) -> dict[str, Any]:
         doc = self.doc
         _check_keys(doc, "", TOP_KEYS, TOP_KEYS_LATER)
-        c: Dict[str, Any] = {}
+        c: dict[str, Any] = {}
         self.scenario(_table(doc.get("scenario", {}), "scenario"), c)
         self.zfs(_table(_required(doc, "zfs", "", 'a [zfs] table with release = "zfs-2.2"'), "zfs"), c)
         self.devices = self.normalise_devices(_table(doc.get("devices", {}), "devices"))
@@ -425,7 +437,7 @@ class _Normaliser:
         return c
 
     # [scenario]
-    def scenario(self, t: Dict[str, Any], c: Dict[str, Any]) -> None:
+    def scenario(self, t: dict[str, Any], c: dict[str, Any]) -> None:
         _check_keys(t, "scenario", SCENARIO_KEYS)
         c["name"] = _str(t.get("name", self.default_name), "scenario.name", "a non-empty string")
         seed = t.get("seed", DEFAULTS["seed"])
@@ -436,7 +448,8 @@ class _Normaliser:
             if scan.group(1) is not None:
                 parse_duration(scan.group(1), "scenario.stop")  # the syntax is checked even now
             raise ScenarioError(
-                f'scenario.stop: {show(stop)} — {NOT_YET} (needs scrub actions); allowed now: a duration such as "60s" or "2h"'
+                f"scenario.stop: {show(stop)} — {NOT_YET} (needs scrub actions); "
+                'allowed now: a duration such as "60s" or "2h"'
             )
         stop_ns = parse_duration(stop, "scenario.stop")
         if not 0 < stop_ns <= TIME_NS_MAX:
@@ -449,7 +462,7 @@ class _Normaliser:
         c["report_interval_ns"] = ri_ns
 
     # [zfs]
-    def zfs(self, t: Dict[str, Any], c: Dict[str, Any]) -> None:
+    def zfs(self, t: dict[str, Any], c: dict[str, Any]) -> None:
         _check_keys(t, "zfs", ZFS_KEYS)
         rel = _required(t, "release", "zfs", ", ".join(self.releases))
         release = _choice(rel, "zfs.release", self.releases)
@@ -461,8 +474,8 @@ class _Normaliser:
         c["ram_bytes"] = ram
         c["tunables"] = self.tunables(_table(t.get("tunables", {}), "zfs.tunables"), release)
 
-    def tunables(self, t: Dict[str, Any], release: str) -> Dict[str, int]:
-        out: Dict[str, int] = {}
+    def tunables(self, t: dict[str, Any], release: str) -> dict[str, int]:
+        out: dict[str, int] = {}
         for name, v in t.items():
             path = f"zfs.tunables.{name}"
             d = self.tunable_decls.get(name)
@@ -499,18 +512,21 @@ class _Normaliser:
         raise ScenarioError(f"{path}: {show(v)} — allowed: {allowed}")
 
     # [devices.<name>]
-    def normalise_devices(self, t: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    def normalise_devices(self, t: dict[str, Any]) -> dict[str, dict[str, Any]]:
         return {name: self.device(_table(d, f"devices.{name}"), f"devices.{name}") for name, d in t.items()}
 
-    def device(self, d: Dict[str, Any], path: str) -> Dict[str, Any]:
+    def device(self, d: dict[str, Any], path: str) -> dict[str, Any]:
         if "like" in d and "kind" in d:
-            raise ScenarioError(f"{path}.kind: {show(d['kind'])} — give like (a preset) or kind (a full spec), not both")
+            raise ScenarioError(
+                f"{path}.kind: {show(d['kind'])} — give like (a preset) or kind (a full spec), not both"
+            )
         if "like" in d:
             preset = d["like"]
             if not isinstance(preset, str) or preset not in self.presets:
                 hint = _hint(preset, self.presets) if isinstance(preset, str) else None
                 raise ScenarioError(
-                    f"{path}.like: {show(preset)} — allowed: a preset ({', '.join(self.presets)}; see `ziosim presets`)",
+                    f"{path}.like: {show(preset)} — allowed: a preset "
+                    f"({', '.join(self.presets)}; see `ziosim presets`)",
                     hint=hint,
                 )
             spec = copy.deepcopy(self.presets[preset]["spec"])
@@ -527,7 +543,9 @@ class _Normaliser:
                 spec[field] = _convert_field(field, v, f"{path}.{k}", spec[field])
         elif "kind" in d:
             spec = {"kind": _str(d["kind"], f"{path}.kind", "a device kind (hdd, ssd, simple)")}
-            known = sorted({f for p in self.presets.values() if p["spec"].get("kind") == spec["kind"] for f in p["spec"]})
+            known = sorted(
+                {f for p in self.presets.values() if p["spec"].get("kind") == spec["kind"] for f in p["spec"]}
+            )
             for k, v in d.items():
                 if k == "kind":
                     continue
@@ -558,16 +576,18 @@ class _Normaliser:
         )
 
     # [links.<name>]
-    def normalise_links(self, t: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    def normalise_links(self, t: dict[str, Any]) -> dict[str, dict[str, Any]]:
         out = {}
-        for name, l in t.items():
+        for name, raw in t.items():
             path = f"links.{name}"
-            l = _table(l, path)
-            _check_keys(l, path, LINK_KEYS)
-            kind = _choice(_required(l, "kind", path, ", ".join(LINK_KINDS)), f"{path}.kind", LINK_KINDS, LINK_KINDS_LATER)
-            rate = parse_rate(_required(l, "rate", path, 'a rate such as "117M/s"'), f"{path}.rate")
+            link = _table(raw, path)
+            _check_keys(link, path, LINK_KEYS)
+            kind = _choice(
+                _required(link, "kind", path, ", ".join(LINK_KINDS)), f"{path}.kind", LINK_KINDS, LINK_KINDS_LATER
+            )
+            rate = parse_rate(_required(link, "rate", path, 'a rate such as "117M/s"'), f"{path}.rate")
             if rate <= 0:
-                raise ScenarioError(f"{path}.rate: {show(l['rate'])} — allowed: more than 0 bytes per second")
+                raise ScenarioError(f"{path}.rate: {show(link['rate'])} — allowed: more than 0 bytes per second")
             out[name] = {"kind": kind, "rate_bytes_per_s": rate}
         return out
 
@@ -580,9 +600,9 @@ class _Normaliser:
         )
 
     # [pool]
-    def pool(self, t: Dict[str, Any]) -> Dict[str, Any]:
+    def pool(self, t: dict[str, Any]) -> dict[str, Any]:
         _check_keys(t, "pool", POOL_KEYS, POOL_KEYS_LATER)
-        p: Dict[str, Any] = {"name": _str(t.get("name", DEFAULTS["pool.name"]), "pool.name", "a pool name")}
+        p: dict[str, Any] = {"name": _str(t.get("name", DEFAULTS["pool.name"]), "pool.name", "a pool name")}
         if not re.match(r"^[A-Za-z][A-Za-z0-9_.:-]*$", p["name"]):
             raise ScenarioError(f"pool.name: {show(p['name'])} — allowed: a letter, then letters, digits, _ - . :")
         p["ashift"] = _int(t.get("ashift", DEFAULTS["pool.ashift"]), "pool.ashift", 9, 16)
@@ -602,7 +622,7 @@ class _Normaliser:
         # Names: explicit ones first (they are reserved), then sda, sdb, … in pool order.
         gen = (linux_disk_name(i) for i in range(10_000))
 
-        def names_for(spec: Dict[str, Any]) -> List[str]:
+        def names_for(spec: dict[str, Any]) -> list[str]:
             if spec["names"] is not None:
                 return spec["names"]
             out = []
@@ -624,7 +644,9 @@ class _Normaliser:
                 usable += cap * (spec["count"] - VDEV_PARITY[spec["type"]])
         p["cache"] = []
         if cache_spec is not None:
-            p["cache"] = [{"name": n, "device": cache_spec["device"], "link": cache_spec["link"]} for n in names_for(cache_spec)]
+            p["cache"] = [
+                {"name": n, "device": cache_spec["device"], "link": cache_spec["link"]} for n in names_for(cache_spec)
+            ]
         p["allocated_bytes"] = self.allocated(t, usable, p["ashift"])
         # Key order as docs/internals.md shows it (canonical JSON sorts anyway).
         return {k: p[k] for k in ("name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache")}
@@ -645,9 +667,11 @@ class _Normaliser:
             f = _ratio(t["fill"], "pool.fill", zero_ok=False)
             sector = 1 << ashift
             return max(sector, int(usable * f) // sector * sector)
-        raise ScenarioError('pool.allocated: missing — allowed: allocated (a size such as "2.84T") or fill (0 < fill ≤ 1)')
+        raise ScenarioError(
+            'pool.allocated: missing — allowed: allocated (a size such as "2.84T") or fill (0 < fill ≤ 1)'
+        )
 
-    def _names(self, v: Any, path: str, count: int) -> List[str]:
+    def _names(self, v: Any, path: str, count: int) -> list[str]:
         if not isinstance(v, list) or len(v) != count or not all(isinstance(n, str) and n for n in v):
             raise ScenarioError(f"{path}: {show(v)} — allowed: an array of {count} disk names")
         for i, n in enumerate(v):
@@ -656,7 +680,7 @@ class _Normaliser:
             self.used_names.add(n)
         return list(v)
 
-    def vdev_spec(self, v: Dict[str, Any], path: str) -> Dict[str, Any]:
+    def vdev_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
         _check_keys(v, path, VDEV_KEYS)
         raw_type = _required(v, "type", path, ", ".join(VDEV_MIN_DISKS))
         vtype = VDEV_ALIASES.get(raw_type, raw_type) if isinstance(raw_type, str) else raw_type
@@ -676,7 +700,7 @@ class _Normaliser:
         names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
         return {"type": vtype, "count": count, "device": device, "link": link, "names": names}
 
-    def cache_spec(self, v: Dict[str, Any], path: str) -> Dict[str, Any]:
+    def cache_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
         _check_keys(v, path, CACHE_KEYS)
         device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
         count = _int(v.get("count", 1), f"{path}.count", 1, 16)
@@ -685,25 +709,30 @@ class _Normaliser:
         return {"device": device, "count": count, "link": link, "names": names}
 
     # [[workload]]
-    def workloads(self, raw: Any, pool: Dict[str, Any], c: Dict[str, Any]) -> List[Dict[str, Any]]:
+    def workloads(self, raw: Any, pool: dict[str, Any], c: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(raw, dict):
             raise ScenarioError("workload: {table} — allowed: an array of tables; write [[workload]], not [workload]")
         if not isinstance(raw, list):
             raise ScenarioError(f"workload: {show(raw)} — allowed: an array of tables ([[workload]])")
         out = []
-        seen: Dict[str, int] = {}
+        seen: dict[str, int] = {}
         for i, w in enumerate(raw):
             path = f"workload[{i}]"
             n = self.workload(_table(w, path), path, pool, c)
             if n["name"] in seen:
-                raise ScenarioError(f"{path}.name: {show(n['name'])} — already used by workload[{seen[n['name']]}]; allowed: a unique name")
+                raise ScenarioError(
+                    f"{path}.name: {show(n['name'])} — already used by workload[{seen[n['name']]}]; "
+                    "allowed: a unique name"
+                )
             seen[n["name"]] = i
             out.append(n)
         return out
 
-    def workload(self, w: Dict[str, Any], path: str, pool: Dict[str, Any], c: Dict[str, Any]) -> Dict[str, Any]:
+    def workload(self, w: dict[str, Any], path: str, pool: dict[str, Any], c: dict[str, Any]) -> dict[str, Any]:
         _check_keys(w, path, WORKLOAD_KEYS)
-        kind = _choice(_required(w, "kind", path, ", ".join(WORKLOAD_KINDS)), f"{path}.kind", WORKLOAD_KINDS, WORKLOAD_KINDS_LATER)
+        kind = _choice(
+            _required(w, "kind", path, ", ".join(WORKLOAD_KINDS)), f"{path}.kind", WORKLOAD_KINDS, WORKLOAD_KINDS_LATER
+        )
         name = _str(w.get("name", kind), f"{path}.name", "a non-empty string")
         sizes = self.sizes(w, path, pool["recordsize_bytes"])
         rate, threads, think = self.loop(w, path)
@@ -715,17 +744,21 @@ class _Normaliser:
             off = parse_size(r.get("offset", 0), f"{path}.region.offset")
             if off >= alloc:
                 raise ScenarioError(
-                    f"{path}.region.offset: {show(r.get('offset'))} — beyond the allocated space; allowed: less than {alloc} bytes"
+                    f"{path}.region.offset: {show(r.get('offset'))} — beyond the allocated space; "
+                    f"allowed: less than {alloc} bytes"
                 )
             length = parse_size(r.get("length", 0), f"{path}.region.length")
             if length == 0 and off > 0:
                 length = alloc - off  # from offset to the end
             if off + length > alloc:
                 raise ScenarioError(
-                    f"{path}.region.length: {show(r.get('length'))} — runs past the allocated space; allowed: offset + length ≤ {alloc} bytes"
+                    f"{path}.region.length: {show(r.get('length'))} — runs past the allocated space; "
+                    f"allowed: offset + length ≤ {alloc} bytes"
                 )
             if 0 < length < max(s for s, _ in sizes):
-                raise ScenarioError(f"{path}.region.length: {show(r.get('length'))} — smaller than the largest I/O size")
+                raise ScenarioError(
+                    f"{path}.region.length: {show(r.get('length'))} — smaller than the largest I/O size"
+                )
         arc = _ratio(w.get("arc_hit", 0.0), f"{path}.arc_hit")
         l2 = _ratio(w.get("l2arc_hit", 0.0), f"{path}.l2arc_hit")
         if kind.endswith("write"):
@@ -737,18 +770,30 @@ class _Normaliser:
         arc_ns = parse_duration(w.get("arc_hit_latency", DEFAULTS["arc_hit_latency"]), f"{path}.arc_hit_latency")
         start = parse_duration(w.get("start", "0s"), f"{path}.start")
         if start >= c["stop_ns"]:
-            raise ScenarioError(f"{path}.start: {show(w['start'])} — at or after scenario.stop; allowed: earlier than the run's end")
+            raise ScenarioError(
+                f"{path}.start: {show(w['start'])} — at or after scenario.stop; allowed: earlier than the run's end"
+            )
         stop = None
         if "stop" in w:
             stop = parse_duration(w["stop"], f"{path}.stop")
             if stop <= start:
-                raise ScenarioError(f"{path}.stop: {show(w['stop'])} — not after start; allowed: later than {path}.start")
+                raise ScenarioError(
+                    f"{path}.stop: {show(w['stop'])} — not after start; allowed: later than {path}.start"
+                )
         return {
-            "name": name, "kind": kind, "sizes": sizes,
-            "rate_per_s": rate, "threads": threads, "think_ns": think,
-            "region_offset_bytes": off, "region_length_bytes": length,
-            "arc_hit_ratio": arc, "arc_hit_ns": arc_ns, "l2arc_hit_ratio": l2,
-            "start_ns": start, "stop_ns": stop,
+            "name": name,
+            "kind": kind,
+            "sizes": sizes,
+            "rate_per_s": rate,
+            "threads": threads,
+            "think_ns": think,
+            "region_offset_bytes": off,
+            "region_length_bytes": length,
+            "arc_hit_ratio": arc,
+            "arc_hit_ns": arc_ns,
+            "l2arc_hit_ratio": l2,
+            "start_ns": start,
+            "stop_ns": stop,
         }
 
     @staticmethod
@@ -758,7 +803,7 @@ class _Normaliser:
             raise ScenarioError(f"{path}: {show(v)} — allowed: a multiple of 512 from 512 to 16M")
         return s
 
-    def sizes(self, w: Mapping[str, Any], path: str, recordsize: int) -> List[List[Any]]:
+    def sizes(self, w: Mapping[str, Any], path: str, recordsize: int) -> list[list[Any]]:
         if "size" in w and "sizes" in w:
             raise ScenarioError(f"{path}.sizes: {show(w['sizes'])} — give size or sizes, not both")
         if "sizes" not in w:
@@ -767,8 +812,10 @@ class _Normaliser:
             return [[self.io_size(w["size"], f"{path}.size"), 1.0]]
         raw = w["sizes"]
         if not isinstance(raw, list) or not raw:
-            raise ScenarioError(f'{path}.sizes: {show(raw)} — allowed: an array of [size, weight] pairs, e.g. [["4K", 3], ["128K", 1]]')
-        out: List[List[Any]] = []
+            raise ScenarioError(
+                f'{path}.sizes: {show(raw)} — allowed: an array of [size, weight] pairs, e.g. [["4K", 3], ["128K", 1]]'
+            )
+        out: list[list[Any]] = []
         for j, pair in enumerate(raw):
             pp = f"{path}.sizes[{j}]"
             if not isinstance(pair, list) or len(pair) != 2:
@@ -782,18 +829,26 @@ class _Normaliser:
         return [[s, wt / total] for s, wt in out]
 
     @staticmethod
-    def loop(w: Mapping[str, Any], path: str) -> Tuple[Optional[float], Optional[int], int]:
+    def loop(w: Mapping[str, Any], path: str) -> tuple[float | None, int | None, int]:
         if "rate" in w and "threads" in w:
-            raise ScenarioError(f"{path}.threads: {show(w['threads'])} — give rate (open loop) or threads (closed loop), not both")
+            raise ScenarioError(
+                f"{path}.threads: {show(w['threads'])} — give rate (open loop) or threads (closed loop), not both"
+            )
         if "rate" in w:
             r = w["rate"]
             if not _is_num(r) or not 0 < r <= 10_000_000:
-                raise ScenarioError(f"{path}.rate: {show(r)} — allowed: operations per second, more than 0, at most 10000000")
+                raise ScenarioError(
+                    f"{path}.rate: {show(r)} — allowed: operations per second, more than 0, at most 10000000"
+                )
             if "think" in w:
-                raise ScenarioError(f"{path}.think: {show(w['think'])} — only with threads (closed loop); remove it or use threads")
+                raise ScenarioError(
+                    f"{path}.think: {show(w['think'])} — only with threads (closed loop); remove it or use threads"
+                )
             return float(r), None, 0
         if "threads" in w:
             threads = _int(w["threads"], f"{path}.threads", 1, 4096)
             think = parse_duration(w.get("think", "0s"), f"{path}.think")
             return None, threads, think
-        raise ScenarioError(f"{path}.rate: missing — allowed: rate (operations per second, open loop) or threads (closed loop)")
+        raise ScenarioError(
+            f"{path}.rate: missing — allowed: rate (operations per second, open loop) or threads (closed loop)"
+        )

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import pathlib
-from typing import Optional
 
 _DATA = json.loads((pathlib.Path(__file__).with_name("fake_core_tunables.json")).read_text())
 RELEASES = _DATA["releases"]
@@ -26,7 +25,7 @@ TUNABLES = _DATA["tunables"]
 
 NS_PER_EVENT = 1_000_000
 NONDETERMINISTIC = False
-INTERRUPT_AFTER_STEPS: Optional[int] = None
+INTERRUPT_AFTER_STEPS: int | None = None
 PANIC = False
 _instances = 0
 
@@ -36,34 +35,69 @@ PRESETS = {
     "hdd-7200-sata-2014": {
         "description": "1 TB 7200 rpm SATA, 2014 (Seagate Constellation ES.3 ST1000NM0033 class)",
         "spec": {
-            "kind": "hdd", "capacity_bytes": 1_000_204_886_016, "rpm": 7200, "surfaces": 3,
-            "rate_od_bytes_per_s": 175_000_000, "rate_id_bytes_per_s": 83_000_000,
-            "seek_read_avg_ns": 8_500_000, "seek_write_avg_ns": 9_500_000,
-            "head_switch_ns": 800_000, "overhead_miss_ns": 150_000, "overhead_hit_ns": 100_000,
-            "queue_depth": 32, "scheduler": "satf", "age_weight": 0.01, "seq_affinity": False,
-            "cache_bytes": 128 * MIB, "write_cache": True, "write_cache_dirty_max_bytes": 16 * MIB,
+            "kind": "hdd",
+            "capacity_bytes": 1_000_204_886_016,
+            "rpm": 7200,
+            "surfaces": 3,
+            "rate_od_bytes_per_s": 175_000_000,
+            "rate_id_bytes_per_s": 83_000_000,
+            "seek_read_avg_ns": 8_500_000,
+            "seek_write_avg_ns": 9_500_000,
+            "head_switch_ns": 800_000,
+            "overhead_miss_ns": 150_000,
+            "overhead_hit_ns": 100_000,
+            "queue_depth": 32,
+            "scheduler": "satf",
+            "age_weight": 0.01,
+            "seq_affinity": False,
+            "cache_bytes": 128 * MIB,
+            "write_cache": True,
+            "write_cache_dirty_max_bytes": 16 * MIB,
             "link_rate_bytes_per_s": 560_000_000,
         },
     },
     "wd20efrx": {
         "description": "WD Red 2 TB 5400 rpm CMR NAS disk (WD20EFRX-68EUZN0)",
         "spec": {
-            "kind": "hdd", "capacity_bytes": 2_000_398_934_016, "rpm": 5400, "surfaces": 4,
-            "rate_od_bytes_per_s": 147_000_000, "rate_id_bytes_per_s": 70_000_000,
-            "seek_read_avg_ns": 10_000_000, "seek_write_avg_ns": 11_000_000,
-            "head_switch_ns": 800_000, "overhead_miss_ns": 150_000, "overhead_hit_ns": 100_000,
-            "queue_depth": 32, "scheduler": "satf", "age_weight": 0.0, "seq_affinity": True,
-            "cache_bytes": 64 * MIB, "write_cache": True, "write_cache_dirty_max_bytes": 16 * MIB,
+            "kind": "hdd",
+            "capacity_bytes": 2_000_398_934_016,
+            "rpm": 5400,
+            "surfaces": 4,
+            "rate_od_bytes_per_s": 147_000_000,
+            "rate_id_bytes_per_s": 70_000_000,
+            "seek_read_avg_ns": 10_000_000,
+            "seek_write_avg_ns": 11_000_000,
+            "head_switch_ns": 800_000,
+            "overhead_miss_ns": 150_000,
+            "overhead_hit_ns": 100_000,
+            "queue_depth": 32,
+            "scheduler": "satf",
+            "age_weight": 0.0,
+            "seq_affinity": True,
+            "cache_bytes": 64 * MIB,
+            "write_cache": True,
+            "write_cache_dirty_max_bytes": 16 * MIB,
             "link_rate_bytes_per_s": 560_000_000,
         },
     },
     "samsung-850pro": {
         "description": "Samsung 850 Pro 256 GB consumer SATA SSD, no power-loss protection",
         "spec": {
-            "kind": "ssd", "capacity_bytes": 256_060_514_304, "channels": 8, "dies_per_channel": 4,
-            "planes_per_die": 2, "page_bytes": 16384, "read_ns": 60_000, "program_ns": 800_000,
-            "erase_ns": 4_000_000, "command_overhead_ns": 15_000, "queue_depth": 32,
-            "dram_bytes": 512 * MIB, "plp": False, "flush_ns": 1_000_000, "overprovision": 0.07,
+            "kind": "ssd",
+            "capacity_bytes": 256_060_514_304,
+            "channels": 8,
+            "dies_per_channel": 4,
+            "planes_per_die": 2,
+            "page_bytes": 16384,
+            "read_ns": 60_000,
+            "program_ns": 800_000,
+            "erase_ns": 4_000_000,
+            "command_overhead_ns": 15_000,
+            "queue_depth": 32,
+            "dram_bytes": 512 * MIB,
+            "plp": False,
+            "flush_ns": 1_000_000,
+            "overprovision": 0.07,
             "link_rate_bytes_per_s": 560_000_000,
         },
     },
@@ -72,8 +106,14 @@ PRESETS = {
 _FIELDS = {
     "hdd": set(PRESETS["hdd-7200-sata-2014"]["spec"]) - {"kind"},
     "ssd": set(PRESETS["samsung-850pro"]["spec"]) - {"kind"},
-    "simple": {"capacity_bytes", "service_ns_mean", "distribution", "bandwidth_bytes_per_s",
-               "queue_depth", "rotational"},
+    "simple": {
+        "capacity_bytes",
+        "service_ns_mean",
+        "distribution",
+        "bandwidth_bytes_per_s",
+        "queue_depth",
+        "rotational",
+    },
 }
 
 
@@ -85,7 +125,7 @@ def releases() -> list:
     return list(RELEASES)
 
 
-def tunables_json(release: Optional[str]) -> str:
+def tunables_json(release: str | None) -> str:
     rows = TUNABLES
     if release is not None:
         rows = [dict(t, defaults={release: t["defaults"][release]}) for t in TUNABLES]
@@ -167,28 +207,64 @@ class Simulation:
         n = max(1, c["stop_ns"] // c["report_interval_ns"])
         t_ns = [c["report_interval_ns"] * (k + 1) for k in range(n)]
         p99 = 8_000_000 + (int(digest[:4], 16) if NONDETERMINISTIC else 0)
-        wl = [{
-            "name": w["name"], "kind": w["kind"], "ops": 1000, "bytes": 1000 * w["sizes"][0][0],
-            "arc_hits": 0, "l2arc_hits": 0, "latency_log2": _log2(64, 23),
-            "latency_ns": {"min": 100_000, "mean": 6_000_000.0, "max": 40_000_000,
-                           "p50": 5_000_000, "p90": 7_000_000, "p99": p99, "p999": 30_000_000},
-            "ops_per_s": 1000 / (c["stop_ns"] / 1e9), "bytes_per_s": 0.0,
-        } for w in c["workloads"]]
-        return json.dumps({
-            "digest": digest, "events": self.events, "sim_time_ns": self.now_ns, "end": "stop-time",
-            "leaf_ios": 1000, "peak_live_ios": 32,
-            "pool": {"name": c["pool"]["name"], "alloc_bytes": c["pool"]["allocated_bytes"],
-                     "size_bytes": 0, "vdevs": vdevs, "cache": cache},
-            "leaves": leaves,
-            "classes": {"sync_read": {"ops": 1000, "bytes": 0}},
-            "workloads": wl,
-            "series": {"interval_ns": c["report_interval_ns"], "t_ns": t_ns,
-                       "leaves": [{"read_ops": [1] * n} for _ in leaves],
-                       "workloads": [{"ops": [1] * n} for _ in wl]},
-        })
+        wl = [
+            {
+                "name": w["name"],
+                "kind": w["kind"],
+                "ops": 1000,
+                "bytes": 1000 * w["sizes"][0][0],
+                "arc_hits": 0,
+                "l2arc_hits": 0,
+                "latency_log2": _log2(64, 23),
+                "latency_ns": {
+                    "min": 100_000,
+                    "mean": 6_000_000.0,
+                    "max": 40_000_000,
+                    "p50": 5_000_000,
+                    "p90": 7_000_000,
+                    "p99": p99,
+                    "p999": 30_000_000,
+                },
+                "ops_per_s": 1000 / (c["stop_ns"] / 1e9),
+                "bytes_per_s": 0.0,
+            }
+            for w in c["workloads"]
+        ]
+        return json.dumps(
+            {
+                "digest": digest,
+                "events": self.events,
+                "sim_time_ns": self.now_ns,
+                "end": "stop-time",
+                "leaf_ios": 1000,
+                "peak_live_ios": 32,
+                "pool": {
+                    "name": c["pool"]["name"],
+                    "alloc_bytes": c["pool"]["allocated_bytes"],
+                    "size_bytes": 0,
+                    "vdevs": vdevs,
+                    "cache": cache,
+                },
+                "leaves": leaves,
+                "classes": {"sync_read": {"ops": 1000, "bytes": 0}},
+                "workloads": wl,
+                "series": {
+                    "interval_ns": c["report_interval_ns"],
+                    "t_ns": t_ns,
+                    "leaves": [{"read_ops": [1] * n} for _ in leaves],
+                    "workloads": [{"ops": [1] * n} for _ in wl],
+                },
+            }
+        )
 
     def _leaf(self, d: dict, vdev: str) -> dict:
         spec = self.config["devices"][d["device"]]
-        return {"name": d["name"], "vdev": vdev, "device": d["device"],
-                "rotational": spec["kind"] == "hdd", "size_bytes": spec["capacity_bytes"],
-                "busy_ns": 0, "classes": {}}
+        return {
+            "name": d["name"],
+            "vdev": vdev,
+            "device": d["device"],
+            "rotational": spec["kind"] == "hdd",
+            "size_bytes": spec["capacity_bytes"],
+            "busy_ns": 0,
+            "classes": {},
+        }

@@ -25,8 +25,10 @@ def render_text(results, meta, views=DEFAULT_VIEWS):
     unknown = [v for v in views if v not in VIEWS]
     if unknown:
         raise ValueError(f"views: unknown view {unknown[0]!r}; known: {', '.join(VIEWS)}")
-    lines = [f"ziosim {meta['version']}  {meta['name']}  release {meta['release']}  seed {meta['seed']}  "
-             f"scenario {meta['scenario_hash']}"]
+    lines = [
+        f"ziosim {meta['version']}  {meta['name']}  release {meta['release']}  seed {meta['seed']}  "
+        f"scenario {meta['scenario_hash']}"
+    ]
     for v in views:
         lines.append(f"[{v}]")
         if v == "latency":
@@ -37,8 +39,12 @@ def render_text(results, meta, views=DEFAULT_VIEWS):
 
 def summary(results, meta):
     return {
-        "schema_version": 1, "ziosim_version": meta["version"], "release": meta["release"],
-        "seed": meta["seed"], "scenario_hash": meta["scenario_hash"], "digest": results["digest"],
+        "schema_version": 1,
+        "ziosim_version": meta["version"],
+        "release": meta["release"],
+        "seed": meta["seed"],
+        "scenario_hash": meta["scenario_hash"],
+        "digest": results["digest"],
         "workloads": [{"name": w["name"], "latency_ns": w["latency_ns"]} for w in results["workloads"]],
     }
 

@@ -2,9 +2,10 @@
 
 import pytest
 
-from conftest import SCENARIOS
 import ziosim
 from ziosim import runner, scenario
+
+from conftest import SCENARIOS
 
 pytestmark = pytest.mark.usefixtures("fake_core")
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import BAD, ROOT, SCENARIOS
 from ziosim.cli import app, first_difference
+
+from conftest import BAD, ROOT, SCENARIOS
 
 pytestmark = pytest.mark.usefixtures("fake_core", "fake_report")
 
@@ -55,12 +56,31 @@ def test_run_passes_meta_and_views(tmp_path, fake_report, monkeypatch):
         return real(results, meta, views)
 
     monkeypatch.setattr(fake_report, "render_text", spy)
-    r = invoke("run", SCENARIOS / "one-disk-qd1.toml", "--out", tmp_path / "o", "--views", "iostat, latency",
-               "--seed", "9", "--stop", "2s")
+    r = invoke(
+        "run",
+        SCENARIOS / "one-disk-qd1.toml",
+        "--out",
+        tmp_path / "o",
+        "--views",
+        "iostat, latency",
+        "--seed",
+        "9",
+        "--stop",
+        "2s",
+    )
     assert r.exit_code == 0, r.stderr
     meta = seen["meta"]
-    assert set(meta) == {"name", "seed", "release", "scenario_hash", "version", "config", "scenario_path", "hz",
-                         "platform"}
+    assert set(meta) == {
+        "name",
+        "seed",
+        "release",
+        "scenario_hash",
+        "version",
+        "config",
+        "scenario_path",
+        "hz",
+        "platform",
+    }
     assert meta["platform"] == "linux"
     assert (meta["name"], meta["seed"], meta["release"], meta["hz"]) == ("one-disk-qd1", 9, "zfs-2.2", 250)
     assert meta["config"]["stop_ns"] == 2 * 10**9 and meta["config"]["seed"] == 9
@@ -114,7 +134,7 @@ def test_bad_stop_option_names_the_field(tmp_path):
 def test_unknown_view_is_a_usage_error(tmp_path):
     r = invoke("run", SCENARIOS / "default.toml", "--views", "iostat,bogus", "--out", tmp_path / "o")
     assert r.exit_code == 2
-    assert r.stderr == 'error: --views: "iostat,bogus" — unknown view \'bogus\'; known: status, iostat, latency\n'
+    assert r.stderr == "error: --views: \"iostat,bogus\" — unknown view 'bogus'; known: status, iostat, latency\n"
     assert not (tmp_path / "o").exists()
 
 
@@ -194,8 +214,10 @@ def test_tunables_for_one_release_and_filter():
     r = invoke("tunables", "--release", "zfs-2.1", "--name", "scrub")
     assert r.exit_code == 0
     rows = [ln.split()[:4] for ln in r.stdout.splitlines()[1:]]
-    assert rows == [["zfs_vdev_scrub_min_active", "count", "1", "1..1000"],
-                    ["zfs_vdev_scrub_max_active", "count", "3", "1..1000"]]
+    assert rows == [
+        ["zfs_vdev_scrub_min_active", "count", "1", "1..1000"],
+        ["zfs_vdev_scrub_max_active", "count", "3", "1..1000"],
+    ]
 
 
 def test_tunables_json():
@@ -242,10 +264,16 @@ def test_subprocess_error_has_no_traceback(tmp_path):
         "sys.modules['ziosim._core'] = fake_core; sys.modules['ziosim.report'] = fake_report;"
         "from ziosim.cli import main; main()"
     )
-    env = dict(os.environ, NO_COLOR="1",
-               PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT / "tests" / "python")]))
-    p = subprocess.run([sys.executable, "-c", boot, "run", str(BAD / "raidz2-two-disks.toml")],
-                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    env = dict(
+        os.environ, NO_COLOR="1", PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT / "tests" / "python")])
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", boot, "run", str(BAD / "raidz2-two-disks.toml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert p.returncode == 2
     assert p.stdout == ""
     assert p.stderr == "error: pool.vdevs[0].disks: 2 — too few for raidz2; allowed: at least 3\n"

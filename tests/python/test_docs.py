@@ -2,8 +2,9 @@
 
 import re
 
-from conftest import ROOT
 from ziosim import scenario
+
+from conftest import ROOT
 
 SCHEMA = scenario.json_schema()
 DOC = (ROOT / "docs" / "scenario.md").read_text(encoding="utf-8")

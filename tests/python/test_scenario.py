@@ -3,27 +3,53 @@ import re
 
 import pytest
 
-from conftest import BAD, SCENARIOS
 from ziosim import ScenarioError, scenario
+
+from conftest import BAD, SCENARIOS
 
 pytestmark = pytest.mark.usefixtures("fake_core")
 
 BUNDLED = sorted(p.name for p in SCENARIOS.glob("*.toml"))
 
 RUN_CONFIG_KEYS = {
-    "name", "seed", "release", "hz", "ram_bytes", "stop_ns", "report_interval_ns",
-    "tunables", "devices", "links", "pool", "workloads", "limits",
+    "name",
+    "seed",
+    "release",
+    "hz",
+    "ram_bytes",
+    "stop_ns",
+    "report_interval_ns",
+    "tunables",
+    "devices",
+    "links",
+    "pool",
+    "workloads",
+    "limits",
 }
 WORKLOAD_KEYS = {
-    "name", "kind", "sizes", "rate_per_s", "threads", "think_ns",
-    "region_offset_bytes", "region_length_bytes",
-    "arc_hit_ratio", "arc_hit_ns", "l2arc_hit_ratio", "start_ns", "stop_ns",
+    "name",
+    "kind",
+    "sizes",
+    "rate_per_s",
+    "threads",
+    "think_ns",
+    "region_offset_bytes",
+    "region_length_bytes",
+    "arc_hit_ratio",
+    "arc_hit_ns",
+    "l2arc_hit_ratio",
+    "start_ns",
+    "stop_ns",
 }
 
 
 def test_the_five_bundled_scenarios_exist():
     assert BUNDLED == [
-        "default.toml", "mirror-ssd-l2arc.toml", "one-disk-qd1.toml", "one-disk-qd32.toml", "one-disk-seq.toml",
+        "default.toml",
+        "mirror-ssd-l2arc.toml",
+        "one-disk-qd1.toml",
+        "one-disk-qd32.toml",
+        "one-disk-seq.toml",
     ]
 
 
@@ -75,7 +101,9 @@ def test_qd32_overrides_two_tunables():
 def test_one_disk_uses_a_preset_directly():
     c = scenario.load(SCENARIOS / "one-disk-qd1.toml").config
     assert list(c["devices"]) == ["hdd-7200-sata-2014"]
-    assert c["pool"]["vdevs"] == [{"type": "disk", "disks": [{"name": "sda", "device": "hdd-7200-sata-2014", "link": None}]}]
+    assert c["pool"]["vdevs"] == [
+        {"type": "disk", "disks": [{"name": "sda", "device": "hdd-7200-sata-2014", "link": None}]}
+    ]
     assert c["pool"]["recordsize_bytes"] == 4096
     assert c["pool"]["allocated_bytes"] == c["devices"]["hdd-7200-sata-2014"]["capacity_bytes"] // 4096 * 4096
     w = c["workloads"][0]
@@ -231,7 +259,9 @@ def test_tunable_must_be_an_integer():
     assert msg == 'zfs.tunables.zfs_vdev_scrub_max_active: "3" — allowed: an integer 1..1000 count'
 
 
-@pytest.mark.parametrize("release, hz", [("illumos-2014", 100), ("solaris-2009", 100), ("freebsd-9", 1000), ("zfs-0.7", 250)])
+@pytest.mark.parametrize(
+    "release, hz", [("illumos-2014", 100), ("solaris-2009", 100), ("freebsd-9", 1000), ("zfs-0.7", 250)]
+)
 def test_hz_defaults_per_platform(release, hz):
     assert ok(f'[zfs]\nrelease = "{release}"\n' + POOL)["hz"] == hz
 
@@ -264,20 +294,31 @@ def test_workload_defaults():
     assert w["name"] == "seq-write"
     assert w["sizes"] == [[131072, 1.0]]  # the pool's recordsize
     assert (w["rate_per_s"], w["threads"], w["think_ns"], w["arc_hit_ns"], w["start_ns"], w["stop_ns"]) == (
-        10.0, None, 0, 2000, 0, None,
+        10.0,
+        None,
+        0,
+        2000,
+        0,
+        None,
     )
 
 
 def test_workload_region_and_times():
-    (w,) = ok(wl('kind = "random-read"\nthreads = 2\nthink = "1ms"\nregion = { offset = "1G", length = "10G" }\n'
-                 'start = "5s"\nstop = "50s"\n'))["workloads"]
+    (w,) = ok(
+        wl(
+            'kind = "random-read"\nthreads = 2\nthink = "1ms"\nregion = { offset = "1G", length = "10G" }\n'
+            'start = "5s"\nstop = "50s"\n'
+        )
+    )["workloads"]
     assert (w["region_offset_bytes"], w["region_length_bytes"]) == (1 << 30, 10 << 30)
     assert (w["think_ns"], w["start_ns"], w["stop_ns"]) == (1_000_000, 5 * 10**9, 50 * 10**9)
 
 
 def test_region_must_lie_within_allocated():
     msg = err(wl('kind = "random-read"\nthreads = 1\nregion = { offset = 0, length = "900G" }\n'))
-    assert msg.startswith('workload[0].region.length: "900G" — runs past the allocated space; allowed: offset + length ≤ ')
+    assert msg.startswith(
+        'workload[0].region.length: "900G" — runs past the allocated space; allowed: offset + length ≤ '
+    )
 
 
 def test_duplicate_workload_names():
@@ -323,12 +364,17 @@ def test_unknown_vdev_type_hints():
 def test_allocated_xor_fill_and_bounds():
     vd = 'vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]\n'
     assert err(HEAD + "[pool]\n" + vd).startswith("pool.allocated: missing")
-    assert err(HEAD + '[pool]\nallocated = "1G"\nfill = 0.5\n' + vd) == "pool.fill: 0.5 — give allocated or fill, not both"
+    assert (
+        err(HEAD + '[pool]\nallocated = "1G"\nfill = 0.5\n' + vd) == "pool.fill: 0.5 — give allocated or fill, not both"
+    )
     assert err(HEAD + '[pool]\nallocated = "2T"\n' + vd).startswith(
         'pool.allocated: "2T" — allowed: at least one sector (4096 bytes), at most the usable capacity ('
     )
-    assert ok(HEAD + '[pool]\nallocated = 10000\n' + vd)["pool"]["allocated_bytes"] == 8192
-    assert err(HEAD + "[pool]\nfill = 0\n" + vd) == "pool.fill: 0 — out of range; allowed: a number greater than 0, at most 1"
+    assert ok(HEAD + "[pool]\nallocated = 10000\n" + vd)["pool"]["allocated_bytes"] == 8192
+    assert (
+        err(HEAD + "[pool]\nfill = 0\n" + vd)
+        == "pool.fill: 0 — out of range; allowed: a number greater than 0, at most 1"
+    )
 
 
 @pytest.mark.parametrize(
@@ -347,7 +393,7 @@ def test_pool_fields(key, value, msg):
 
 def test_explicit_and_generated_names():
     pool = (
-        '[pool]\nfill = 0.5\nvdevs = [\n'
+        "[pool]\nfill = 0.5\nvdevs = [\n"
         ' { type = "mirror", disks = 2, device = "wd20efrx", names = ["ada0", "sda"] },\n'
         ' { type = "mirror", disks = 2, device = "wd20efrx" },\n]\n'
         'cache = { device = "samsung-850pro", names = ["nvd0"] }\n'
@@ -360,7 +406,7 @@ def test_explicit_and_generated_names():
 
 def test_duplicate_names_are_rejected():
     pool = (
-        '[pool]\nfill = 0.5\nvdevs = [\n'
+        "[pool]\nfill = 0.5\nvdevs = [\n"
         ' { type = "disk", device = "wd20efrx", names = ["d0"] },\n'
         ' { type = "disk", device = "wd20efrx", names = ["d0"] },\n]\n'
     )
@@ -369,7 +415,14 @@ def test_duplicate_names_are_rejected():
 
 def test_linux_names_go_past_z():
     assert [scenario.linux_disk_name(i) for i in (0, 25, 26, 27, 51, 52, 701, 702)] == [
-        "sda", "sdz", "sdaa", "sdab", "sdaz", "sdba", "sdzz", "sdaaa",
+        "sda",
+        "sdz",
+        "sdaa",
+        "sdab",
+        "sdaz",
+        "sdba",
+        "sdzz",
+        "sdaaa",
     ]
     pool = '[pool]\nfill = 0.5\nvdevs = [{ type = "raidz3", disks = 30, device = "wd20efrx" }]\n'
     names = [d["name"] for d in ok(HEAD + pool)["pool"]["vdevs"][0]["disks"]]
@@ -381,8 +434,10 @@ DPOOL = '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "d" }]\n'
 
 
 def test_device_overrides_accept_units_and_short_names():
-    c = ok(HEAD + DEV + 'capacity = "1T"\nseek_read_avg_ns = "9ms"\nqueue_depth = 8\nwrite_cache = false\n'
-           'rate_od = "200M/s"\nage_weight = 0\n' + DPOOL)
+    c = ok(
+        HEAD + DEV + 'capacity = "1T"\nseek_read_avg_ns = "9ms"\nqueue_depth = 8\nwrite_cache = false\n'
+        'rate_od = "200M/s"\nage_weight = 0\n' + DPOOL
+    )
     d = c["devices"]["d"]
     assert d["capacity_bytes"] == 1 << 40
     assert d["seek_read_avg_ns"] == 9_000_000
@@ -406,7 +461,9 @@ def test_unknown_preset():
 def test_device_field_types():
     assert err(HEAD + DEV + 'rpm = "fast"\n' + DPOOL) == 'devices.d.rpm: "fast" — allowed: an integer'
     assert err(HEAD + DEV + "write_cache = 1\n" + DPOOL) == "devices.d.write_cache: 1 — allowed: true or false"
-    assert err(HEAD + DEV + 'capacity = "-1T"\n' + DPOOL).startswith('devices.d.capacity: "-1T" — a size cannot be negative')
+    assert err(HEAD + DEV + 'capacity = "-1T"\n' + DPOOL).startswith(
+        'devices.d.capacity: "-1T" — a size cannot be negative'
+    )
 
 
 def test_core_device_errors_are_rerooted_at_the_device():
@@ -422,14 +479,21 @@ def test_full_device_spec_with_kind():
     )
     c = ok(HEAD + spec + '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "s" }]\n')
     assert c["devices"]["s"] == {
-        "kind": "simple", "capacity_bytes": 100 << 30, "service_ns_mean": 5_000_000, "distribution": "exponential",
-        "bandwidth_bytes_per_s": 100 << 20, "queue_depth": 1, "rotational": True,
+        "kind": "simple",
+        "capacity_bytes": 100 << 30,
+        "service_ns_mean": 5_000_000,
+        "distribution": "exponential",
+        "bandwidth_bytes_per_s": 100 << 20,
+        "queue_depth": 1,
+        "rotational": True,
     }
 
 
 def test_device_reference_must_exist():
     pool = '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "hdd" }]\n'
-    assert err(HEAD + DEV + pool).startswith('pool.vdevs[0].device: "hdd" — allowed: a device from [devices] (d) or a preset')
+    assert err(HEAD + DEV + pool).startswith(
+        'pool.vdevs[0].device: "hdd" — allowed: a device from [devices] (d) or a preset'
+    )
 
 
 def test_links():

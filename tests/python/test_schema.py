@@ -7,8 +7,9 @@ import sys
 import jsonschema
 import pytest
 
-from conftest import BAD, SCENARIOS
 from ziosim import ScenarioError, scenario
+
+from conftest import BAD, SCENARIOS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -35,7 +36,11 @@ def test_bundled_scenarios_satisfy_the_schema(path):
 
 # Malformed examples the schema catches on its own …
 SCHEMA_REJECTS = {
-    "unknown-key.toml", "negative-size.toml", "raidz2-two-disks.toml", "bad-release.toml", "bad-duration.toml",
+    "unknown-key.toml",
+    "negative-size.toml",
+    "raidz2-two-disks.toml",
+    "bad-release.toml",
+    "bad-duration.toml",
 }
 # … and those only ziosim can judge (they need the tunable table of the core).
 NEEDS_CORE_TABLES = {"unknown-tunable.toml", "tunable-not-in-release.toml"}
@@ -77,7 +82,7 @@ vdevs = [{ type = "disk", device = "wd20efrx" }]
         '[[workload]]\nkind = "random-read"\nthreads = 1\narc_hit = 1.5\n',
         '[[workload]]\nkind = "random-read"\nthreads = 1\nstart = 5\n',
         '[links.x]\nkind = "shared"\n',
-        '[devices.d]\nrpm = 7200\n',
+        "[devices.d]\nrpm = 7200\n",
         '[devices.d]\nlike = "wd20efrx"\nkind = "hdd"\n',
         '[[action]]\nat = "0s"\ndo = "scrub"\n',
     ],
