@@ -561,6 +561,13 @@ class _Normaliser:
             raise _core_error(e, path) from None
         return spec
 
+    def capacity(self, device: str) -> int:
+        cap = self.devices[device].get("capacity_bytes")
+        if not _is_int(cap) or cap <= 0:
+            bad = "missing" if cap is None else show(cap)
+            raise ScenarioError(f"devices.{device}.capacity_bytes: {bad} — allowed: a size greater than 0")
+        return cap
+
     def device_ref(self, v: Any, path: str) -> str:
         """A device name from [devices], or a preset name used as is."""
         name = _str(v, path, "a device name from [devices] or a preset")
@@ -637,7 +644,7 @@ class _Normaliser:
         for spec in specs:
             disks = [{"name": n, "device": spec["device"], "link": spec["link"]} for n in names_for(spec)]
             p["vdevs"].append({"type": spec["type"], "disks": disks})
-            cap = self.devices[spec["device"]]["capacity_bytes"]
+            cap = self.capacity(spec["device"])
             if spec["type"] == "mirror":
                 usable += cap
             else:
