@@ -526,8 +526,6 @@ def test_missing_file(tmp_path):
 
 def test_a_full_spec_without_capacity_is_named(fake_core, monkeypatch):
     monkeypatch.setattr(fake_core, "validate_device", lambda spec_json: None)  # a lenient core
-    text = (
-        HEAD
-        + '[devices.s]\nkind = "simple"\nqueue_depth = 1\n[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "s" }]\n'
-    )
+    device = '[devices.s]\nkind = "simple"\nqueue_depth = 1\n'
+    text = HEAD + device + '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "s" }]\n'
     assert err(text) == "devices.s.capacity_bytes: missing — allowed: a size greater than 0"
