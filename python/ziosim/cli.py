@@ -78,7 +78,8 @@ def _errors(reproduce: Optional[str] = None) -> Iterator[None]:
         _say(f"internal error: {e}")
         raise typer.Exit(EXIT_CHECK) from None
     except KeyboardInterrupt:
-        raise
+        _say("interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except Exception as e:
         line = f"{type(e).__name__}: {e}".splitlines()[0]
         tail = f" (please report; reproduce: {reproduce})" if reproduce else " (please report)"

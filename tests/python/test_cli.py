@@ -311,3 +311,14 @@ def test_snapshot(snapshot, monkeypatch):
     if os.environ.get("ZIOSIM_UPDATE_SNAPSHOTS"):
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
+
+
+def test_interrupt_anywhere_exits_130(monkeypatch):
+    import ziosim.cli as cli
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.scenario_mod, "load", interrupted)
+    r = invoke("check-determinism", SCENARIOS / "default.toml")
+    assert (r.exit_code, r.stderr) == (130, "interrupted\n")
