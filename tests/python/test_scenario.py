@@ -529,3 +529,45 @@ def test_a_full_spec_without_capacity_is_named(fake_core, monkeypatch):
     device = '[devices.s]\nkind = "simple"\nqueue_depth = 1\n'
     text = HEAD + device + '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "s" }]\n'
     assert err(text) == "devices.s.capacity_bytes: missing — allowed: a size greater than 0"
+
+
+# --- robustness: any wrong value anywhere is a ScenarioError, never a crash -------------
+
+WRONG_VALUES = [-1, 0, "x", "", "-4K", [], {}, True, 1.5, 10**30, [["4K"]], {"a": 1}]
+
+
+def _leaves(node, path=()):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
+        for i, v in enumerate(node):
+            yield from _leaves(v, (*path, i))
+    yield path
+
+
+def _replaced(doc, path, value):
+    import copy
+
+    doc = copy.deepcopy(doc)
+    cur = doc
+    for p in path[:-1]:
+        cur = cur[p]
+    cur[path[-1]] = value
+    return doc
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_every_field_with_every_wrong_value_is_a_scenario_error(name):
+    doc = scenario.tomllib.loads((SCENARIOS / name).read_text())
+    checked = 0
+    for path in _leaves(doc):
+        if not path:
+            continue
+        for value in WRONG_VALUES:
+            try:
+                scenario.from_dict(_replaced(doc, path, value))
+            except ScenarioError as e:
+                assert "\n" not in e.line and e.line.strip(), (path, value)
+            checked += 1
+    assert checked > 100
