@@ -65,7 +65,8 @@ TIME_NS_MAX = 400 * 86_400 * 1_000_000_000
 VDEV_MIN_DISKS = {"disk": 1, "mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4}
 VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
 VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
-VDEV_DISKS_MAX = 255  # raidz's own child limit; also bounds generated names
+VDEV_DISKS_MAX = 255  # raidz's own child limit
+POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
 WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write")
 WORKLOAD_KINDS_LATER = ("fsync-write", "nfs-copy", "trace")
 LINK_KINDS = ("shared",)
@@ -626,8 +627,12 @@ class _Normaliser:
         cache_spec = None
         if "cache" in t:
             cache_spec = self.cache_spec(_table(t["cache"], "pool.cache"), "pool.cache")
+        total = sum(sp["count"] for sp in specs) + (cache_spec["count"] if cache_spec else 0)
+        if total > POOL_DISKS_MAX:
+            raise ScenarioError(f"pool.vdevs: {total} disks — too many; allowed: at most {POOL_DISKS_MAX} in a pool")
         # Names: explicit ones first (they are reserved), then sda, sdb, … in pool order.
-        gen = (linux_disk_name(i) for i in range(10_000))
+        # 2 × POOL_DISKS_MAX candidates always suffice: at most POOL_DISKS_MAX are reserved.
+        gen = (linux_disk_name(i) for i in range(2 * POOL_DISKS_MAX))
 
         def names_for(spec: dict[str, Any]) -> list[str]:
             if spec["names"] is not None:

@@ -571,3 +571,9 @@ def test_every_field_with_every_wrong_value_is_a_scenario_error(name):
                 assert "\n" not in e.line and e.line.strip(), (path, value)
             checked += 1
     assert checked > 100
+
+
+def test_pool_size_is_bounded():
+    vdev = '{ type = "raidz3", disks = 255, device = "wd20efrx" }, '
+    pool = "[pool]\nfill = 0.5\nvdevs = [" + vdev * 17 + "]\n"
+    assert err(HEAD + pool) == "pool.vdevs: 4335 disks — too many; allowed: at most 4096 in a pool"
