@@ -1,0 +1,5 @@
+"""`python -m ziosim` is the `ziosim` command."""
+
+from .cli import main
+
+main()

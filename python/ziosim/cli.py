@@ -1,0 +1,403 @@
+"""The `ziosim` command line.
+
+stdout is data (the text report, `--json` documents, tables); stderr is logs, progress
+and errors. Exit codes: 0 ok, 1 a check failed (or an internal error), 2 a usage or
+input error, 130 interrupted. A mistake in a scenario prints ``error: <one line>`` and
+perhaps ``hint: …`` — never a traceback. Colour follows rich, which honours `NO_COLOR`.
+"""
+
+# No `from __future__ import annotations` here: typer < 0.24 (the newest on Python 3.9)
+# reads Annotated options only from evaluated annotations.
+
+import contextlib
+import importlib
+import io
+import json
+import re
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__, _native, runner
+from . import scenario as scenario_mod
+from .errors import InternalError, ScenarioError
+
+EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+app = typer.Typer(
+    name="ziosim",
+    help="Simulate the ZFS I/O pipeline: scrub, resilver, vdev queues and disks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _stderr() -> Console:
+    return Console(file=sys.stderr, highlight=False, soft_wrap=True)
+
+
+def _print_table(table: Table) -> None:
+    out = Console(file=sys.stdout, highlight=False)
+    if out.is_terminal:
+        out.print(table)
+        return
+    # Piped or captured: wide enough that nothing wraps, and no trailing padding.
+    buf = io.StringIO()
+    Console(file=buf, highlight=False, width=400, color_system=None).print(table)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in buf.getvalue().splitlines()))
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _errors(reproduce: Optional[str] = None) -> Iterator[None]:
+    """Map exceptions to one-line messages and exit codes."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except ScenarioError as e:
+        _say(f"error: {e.line}")
+        if e.hint:
+            _say(f"hint: {e.hint}")
+        raise typer.Exit(EXIT_USAGE) from None
+    except _native.CoreMissing as e:
+        _say(f"error: {e}")
+        raise typer.Exit(EXIT_CHECK) from None
+    except InternalError as e:
+        _say(f"internal error: {e}")
+        raise typer.Exit(EXIT_CHECK) from None
+    except KeyboardInterrupt:
+        _say("interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except Exception as e:
+        line = f"{type(e).__name__}: {e}".splitlines()[0]
+        tail = f" (please report; reproduce: {reproduce})" if reproduce else " (please report)"
+        _say(f"internal error: {line}{tail}")
+        raise typer.Exit(EXIT_CHECK) from None
+
+
+@app.callback(invoke_without_command=True)
+def _main(
+    version: Annotated[bool, typer.Option("--version", help="Print the ziosim version and exit.")] = False,
+) -> None:
+    """Simulate the ZFS I/O pipeline: scrub, resilver, vdev queues and disks."""
+    # Handled here rather than in an eager option callback: older typer releases drop
+    # callbacks given through Annotated.
+    if version:
+        print(f"ziosim {__version__}")
+        raise typer.Exit()
+
+
+# ----------------------------------------------------------------------------- run
+
+
+def _fmt_s(ns: int) -> str:
+    return f"{ns / 1e9:.1f}s"
+
+
+class _Progress:
+    """A rich bar of simulated time on stderr; a no-op when not wanted."""
+
+    def __init__(self, enabled: bool, label: str) -> None:
+        self.bar = None
+        if not enabled:
+            return
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[sim]} simulated"),
+            TextColumn("{task.fields[events]} events"),
+            TimeElapsedColumn(),
+            console=Console(file=sys.stderr),
+            transient=True,
+        )
+        self.task = self.bar.add_task(label, total=1, sim="0.0s", events=0)
+
+    def __enter__(self) -> "_Progress":
+        if self.bar is not None:
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+    def update(self, now_ns: int, stop_ns: int, events: int) -> None:
+        if self.bar is not None:
+            self.bar.update(
+                self.task,
+                total=max(stop_ns, 1),
+                completed=min(now_ns, stop_ns),
+                sim=f"{_fmt_s(now_ns)}/{_fmt_s(stop_ns)}",
+                events=events,
+            )
+
+
+def _progress_enabled(quiet: bool, no_progress: bool) -> bool:
+    return not quiet and not no_progress and sys.stderr.isatty()
+
+
+def _slug(name: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
+    return s or "scenario"
+
+
+def _stop_arg(stop: Optional[str]) -> str:
+    return f" --stop {shlex.quote(stop)}" if stop else ""
+
+
+def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> dict[str, Any]:
+    with _Progress(progress, sc.name) as bar:
+        return runner.run(sc, on_progress=bar.update, reproduce=repro)
+
+
+@app.command()
+def run(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML; see docs/scenario.md).")],
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", help="Directory for summary.json, Parquet and plots. [default: out/<scenario name>]"),
+    ] = None,
+    seed: Annotated[
+        Optional[int], typer.Option("--seed", help="Seed for every random stream (overrides scenario.seed).")
+    ] = None,
+    stop: Annotated[
+        Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s", "2h" (overrides scenario.stop).')
+    ] = None,
+    views: Annotated[
+        Optional[str],
+        typer.Option(
+            "--views", help="Comma-separated text views to print, e.g. iostat,latency. [default: the report's own]"
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print summary.json on stdout instead of the text report.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no log lines on stderr.")] = False,
+    no_progress: Annotated[
+        bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
+    ] = False,
+) -> None:
+    """Run a scenario: print the text report and write summary.json, Parquet and plots."""
+    repro = (
+        f"ziosim run {shlex.quote(str(scenario))}" + (f" --seed {seed}" if seed is not None else "") + _stop_arg(stop)
+    )
+    with _errors(repro):
+        sc = scenario_mod.load(scenario, seed=seed, stop=stop)
+        repro = runner.reproduce_command(sc, "run", _stop_arg(stop))
+    view_list: Optional[list[str]] = None
+    if views is not None:
+        view_list = [v.strip() for v in views.split(",") if v.strip()]
+    outdir = out if out is not None else Path("out") / _slug(sc.name)
+    with _errors(repro):
+        try:
+            report = importlib.import_module("ziosim.report")
+            results = _run_once(sc, _progress_enabled(quiet, no_progress), repro)
+            meta = runner.meta(sc)
+            try:
+                if view_list is None:
+                    text = report.render_text(results, meta)  # the report's default views
+                else:
+                    text = report.render_text(results, meta, view_list)
+            except ValueError as e:
+                if view_list is None:
+                    raise
+                reason = re.sub(r"^views?: ", "", str(e).splitlines()[0])
+                raise ScenarioError(f"--views: {json.dumps(views)} — {reason}") from None
+            report.write_outputs(outdir, results, meta)
+        except KeyboardInterrupt:
+            _say("interrupted; nothing written")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        if as_json:
+            summary = Path(outdir) / "summary.json"
+            if not summary.is_file():
+                raise InternalError(f"the report wrote no {summary}", seed=sc.seed, reproduce=repro)
+            sys.stdout.write(summary.read_text(encoding="utf-8").rstrip("\n") + "\n")
+        elif text:
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+        if not quiet:
+            _say(
+                f"wrote {outdir} — {_fmt_s(results.get('sim_time_ns', 0))} simulated, "
+                f"{results.get('events', 0)} events, digest {results.get('digest', '?')}, "
+                f"scenario {sc.hash}, seed {sc.seed}"
+            )
+
+
+# ----------------------------------------------------------------------------- check-determinism
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> Optional[str]:
+    """The first key path (sorted-key order) at which two JSON values differ, or None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            p = f"{path}.{k}" if path else str(k)
+            if k not in a or k not in b:
+                return p
+            d = first_difference(a[k], b[k], p)
+            if d is not None:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = first_difference(x, y, f"{path}[{i}]")
+            if d is not None:
+                return d
+        if len(a) != len(b):
+            return f"{path}[{min(len(a), len(b))}]"
+        return None
+    if type(a) is not type(b) or a != b:
+        return path or "(document)"
+    return None
+
+
+def _at(doc: Any, path: str) -> Any:
+    cur = doc
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        try:
+            cur = cur[int(part[1:-1])] if part.startswith("[") else cur[part]
+        except (KeyError, IndexError, TypeError):
+            return "(missing)"
+    return cur
+
+
+@app.command("check-determinism")
+def check_determinism(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
+    stop: Annotated[
+        Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s" (overrides scenario.stop).')
+    ] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed (overrides scenario.seed).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
+) -> None:
+    """Run a scenario twice and compare the digests and the full results."""
+    repro = f"ziosim check-determinism {shlex.quote(str(scenario))}" + _stop_arg(stop)
+    with _errors(repro):
+        sc = scenario_mod.load(scenario, seed=seed, stop=stop)
+        repro = runner.reproduce_command(sc, "check-determinism", _stop_arg(stop))
+        progress = _progress_enabled(quiet, False)
+        try:
+            first = _run_once(sc, progress, repro)
+            second = _run_once(sc, progress, repro)
+        except KeyboardInterrupt:
+            _say("interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+    da, db = first.get("digest"), second.get("digest")
+    if da == db and scenario_mod.canonical_json(first) == scenario_mod.canonical_json(second):
+        print(f"identical (digest {da})")
+        return
+    # The digest sorts first but says least; name the first result that differs.
+    body_a = {k: v for k, v in first.items() if k != "digest"}
+    body_b = {k: v for k, v in second.items() if k != "digest"}
+    where = first_difference(body_a, body_b) or "digest"
+    print(
+        f"differ at {where}: {json.dumps(_at(first, where))} vs {json.dumps(_at(second, where))} "
+        f"(digests {da}, {db}; seed {sc.seed}; reproduce: {repro})"
+    )
+    raise typer.Exit(EXIT_CHECK)
+
+
+# ----------------------------------------------------------------------------- tunables / presets
+
+
+def _compact_defaults(defaults: dict[str, Optional[int]], releases: list[str]) -> str:
+    """Change points only: ``35; freebsd-9+: 10; illumos-2014+: —``."""
+    parts: list[str] = []
+    prev: Any = object()
+    for i, r in enumerate(releases):
+        v = defaults.get(r)
+        if v == prev:
+            continue
+        if not (v is None and not parts):  # leading "not in release" needs no entry
+            shown = "—" if v is None else str(v)
+            parts.append(shown if i == 0 else f"{r}+: {shown}")
+        prev = v
+    return "; ".join(parts)
+
+
+@app.command()
+def tunables(
+    release: Annotated[
+        Optional[str], typer.Option("--release", help="Show defaults in this release only (e.g. zfs-2.2).")
+    ] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Only tunables whose name contains this text.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON on stdout.")] = False,
+) -> None:
+    """List the ZFS tunables ziosim models: unit, default per release, range, trade-off."""
+    with _errors("ziosim tunables"):
+        releases = _native.releases()
+        rows = _native.tunables()
+        if release is not None and release not in releases:
+            hint = scenario_mod.nearest(release, releases)
+            raise ScenarioError(
+                f"--release: {json.dumps(release)} — allowed: {', '.join(releases)}",
+                hint=f"did you mean {hint}?" if hint else None,
+            )
+    if name:
+        rows = [t for t in rows if name.lower() in t["name"].lower()]
+    if release is not None:
+        rows = [dict(t, default=t["defaults"].get(release)) for t in rows if t["defaults"].get(release) is not None]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        _say("no tunables match")
+        raise typer.Exit(EXIT_CHECK)
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    table.add_column("NAME", no_wrap=True)
+    table.add_column("UNIT", no_wrap=True)
+    table.add_column(f"DEFAULT ({release})" if release else "DEFAULT BY RELEASE", no_wrap=release is not None)
+    table.add_column("RANGE", no_wrap=True)
+    table.add_column("TRADE-OFF")
+    for t in rows:
+        if release is not None:
+            default = str(t["default"])
+        else:
+            default = _compact_defaults(t["defaults"], releases)
+        if t.get("derived"):
+            default += " (derived)"
+        table.add_row(t["name"], t["unit"], default, f"{t['min']}..{t['max']}", t["doc"])
+    _print_table(table)
+
+
+@app.command()
+def presets(
+    as_json: Annotated[bool, typer.Option("--json", help="Print every preset's full specification as JSON.")] = False,
+) -> None:
+    """List the bundled device presets a scenario can name with `like = "..."`."""
+    with _errors("ziosim presets"):
+        data = _native.presets()
+    if as_json:
+        print(json.dumps(data, indent=2))
+        return
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    table.add_column("NAME", no_wrap=True)
+    table.add_column("KIND", no_wrap=True)
+    table.add_column("CAPACITY BYTES", no_wrap=True, justify="right")
+    table.add_column("DESCRIPTION")
+    for n, p in data.items():
+        spec = p.get("spec", {})
+        table.add_row(n, str(spec.get("kind", "?")), str(spec.get("capacity_bytes", "?")), p.get("description", ""))
+    _print_table(table)
+
+
+def main() -> None:
+    """Console-script entry point (`ziosim`)."""
+    app(prog_name="ziosim")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

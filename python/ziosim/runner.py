@@ -1,0 +1,93 @@
+"""Run a validated scenario in the core: one `Simulation`, stepped in chunks of events.
+
+Python never sits in the event loop; it only calls `step_events(CHUNK_EVENTS)` until the
+core says the run has ended, which keeps a progress bar moving and lets Ctrl-C
+(KeyboardInterrupt) land between chunks. Nothing is written here: a caller that is
+interrupted simply has no results.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any, Callable
+
+from . import _native
+from .errors import InternalError, ScenarioError
+from .scenario import EVENTS_MAX, Scenario
+
+__all__ = ["CHUNK_EVENTS", "run", "meta", "platform", "reproduce_command"]
+
+CHUNK_EVENTS = 200_000
+# The core stops by itself at limits.events_max; this bounds our loop if it did not.
+_STEPS_MAX = EVENTS_MAX // CHUNK_EVENTS + 2
+
+Progress = Callable[[int, int, int], None]  # (now_ns, stop_ns, events)
+
+
+def reproduce_command(sc: Scenario, verb: str = "run", extra: str = "") -> str:
+    path = shlex.quote(sc.path) if sc.path else "<scenario.toml>"
+    return f"ziosim {verb} {path} --seed {sc.seed}{extra}"
+
+
+def meta(sc: Scenario) -> dict[str, Any]:
+    """What every output carries about the run (style.md: version, release, seed, hash)."""
+    from . import __version__
+
+    return {
+        "name": sc.name,
+        "seed": sc.seed,
+        "release": sc.release,
+        "scenario_hash": sc.hash,
+        "version": __version__,
+        "config": sc.config,
+        "scenario_path": sc.path,
+        "hz": sc.hz,
+        "platform": platform(sc.release),
+    }
+
+
+def platform(release: str) -> str:
+    """The OS a release usually runs on, for OS-specific views (`iostat -x` flavours)."""
+    if release.startswith(("solaris", "illumos")):
+        return "illumos"
+    if release.startswith("freebsd"):
+        return "freebsd"
+    return "linux"
+
+
+def run(
+    sc: Scenario,
+    *,
+    chunk: int = CHUNK_EVENTS,
+    on_progress: Progress | None = None,
+    reproduce: str | None = None,
+) -> dict[str, Any]:
+    """Run to the end and return the results document (docs/internals.md, "Results").
+
+    Raises ScenarioError if the core rejects the config, InternalError for anything the
+    core should never do (a panic, no progress), and lets KeyboardInterrupt through.
+    """
+    core = _native.core()
+    repro = reproduce or reproduce_command(sc)
+    try:
+        sim = core.Simulation(sc.config_json())
+    except ValueError as e:
+        raise ScenarioError((str(e).splitlines() or ["rejected by the core"])[0]) from None
+    except Exception as e:
+        raise InternalError(f"{type(e).__name__}: {e}", seed=sc.seed, reproduce=repro) from e
+    try:
+        for _ in range(_STEPS_MAX):
+            before = sim.events
+            done = sim.step_events(chunk)
+            if on_progress is not None:
+                on_progress(sim.now_ns, sim.stop_ns, sim.events)
+            if done:
+                return json.loads(sim.results_json())
+            if sim.events == before:
+                raise InternalError("the core made no progress in a step", seed=sc.seed, reproduce=repro)
+        raise InternalError(f"the run did not end within {EVENTS_MAX} events", seed=sc.seed, reproduce=repro)
+    except (KeyboardInterrupt, SystemExit, InternalError):
+        raise
+    except BaseException as e:  # a Rust panic arrives as pyo3's PanicException (a BaseException)
+        raise InternalError(f"{type(e).__name__}: {e}", seed=sc.seed, reproduce=repro) from e

@@ -1,0 +1,866 @@
+"""Scenario files: load TOML, validate every field, produce the normalised run config.
+
+The scenario format is documented in `docs/scenario.md` (and as a JSON Schema in
+`ziosim/schema/scenario.schema.json`); the run config it becomes is the contract with the
+core, `docs/internals.md`. Validation happens here, field by field, so that every mistake
+reaches the user as one line naming the field:
+
+    pool.vdevs[0].disks: 2 — too few for raidz2; allowed: at least 3
+
+with, for a misspelt key, a second line ``hint: did you mean vdevs?``.
+
+Order of work: sections are checked in file-independent order (scenario, zfs, devices,
+links, pool, workload), because later sections refer to earlier ones (a vdev names a
+device; `fill` needs device capacities; a workload's region must lie inside `allocated`).
+Within a table, keys are checked in the order the file gives them, so the first mistake in
+the file is the one reported.
+
+The run config holds every size in bytes and every time in ns. It records only the
+tunables the scenario overrides; the core applies the release defaults (some depend on
+`ram_bytes`). `scenario_hash` is the first 16 hex digits of the SHA-256 of the canonical
+JSON (sorted keys, no spaces) of the run config, so it changes with the seed and the stop
+time as well as with the pool.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import _native
+from .errors import ScenarioError
+from .units import parse_duration, parse_rate, parse_size, show
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10 only
+    import tomli as tomllib
+
+__all__ = [
+    "Scenario",
+    "load",
+    "loads",
+    "from_dict",
+    "canonical_json",
+    "scenario_hash",
+    "default_hz",
+    "nearest",
+    "VDEV_MIN_DISKS",
+    "WORKLOAD_KINDS",
+    "json_schema",
+]
+
+# Limits the core enforces on every run (docs/internals.md, "limits").
+EVENTS_MAX = 2_000_000_000
+TIME_NS_MAX = 400 * 86_400 * 1_000_000_000
+
+VDEV_MIN_DISKS = {"disk": 1, "mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4}
+VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
+VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
+VDEV_DISKS_MAX = 255  # raidz's own child limit
+POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
+WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write")
+WORKLOAD_KINDS_LATER = ("fsync-write", "nfs-copy", "trace")
+LINK_KINDS = ("shared",)
+LINK_KINDS_LATER = ("sata-pm-cbs", "sata-pm-fbs")
+NOT_YET = "not yet supported"
+
+TOP_KEYS = ("scenario", "zfs", "devices", "links", "pool", "workload")
+TOP_KEYS_LATER = ("action",)
+SCENARIO_KEYS = ("name", "seed", "stop", "report_interval")
+ZFS_KEYS = ("release", "hz", "ram", "tunables")
+POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache")
+POOL_KEYS_LATER = ("layout",)
+VDEV_KEYS = ("type", "disks", "device", "link", "names")
+CACHE_KEYS = ("device", "count", "link", "names")
+LINK_KEYS = ("kind", "rate")
+WORKLOAD_KEYS = (
+    "name",
+    "kind",
+    "size",
+    "sizes",
+    "rate",
+    "threads",
+    "think",
+    "region",
+    "arc_hit",
+    "arc_hit_latency",
+    "l2arc_hit",
+    "start",
+    "stop",
+)
+REGION_KEYS = ("offset", "length")
+
+DEFAULTS = {
+    "seed": 0,
+    "stop": "60s",
+    "report_interval": "10s",
+    "ram": "16G",
+    "pool.name": "tank",
+    "pool.ashift": 12,
+    "pool.recordsize": "128K",
+    "arc_hit_latency": "2us",
+}
+SEED_MAX = (1 << 64) - 1
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario: the run config for the core plus where it came from."""
+
+    config: dict[str, Any]
+    hash: str
+    path: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.config["name"]
+
+    @property
+    def seed(self) -> int:
+        return self.config["seed"]
+
+    @property
+    def release(self) -> str:
+        return self.config["release"]
+
+    @property
+    def hz(self) -> int:
+        return self.config["hz"]
+
+    def config_json(self) -> str:
+        return canonical_json(self.config)
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no whitespace, ASCII: the byte form hashes and comparisons use."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def scenario_hash(config: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(config).encode("ascii")).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def load(
+    path: str | os.PathLike[str],
+    *,
+    seed: int | None = None,
+    stop: str | None = None,
+) -> Scenario:
+    """Read and validate a scenario file. `seed`/`stop` override the file's values."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{p}: no such file — allowed: a path to a scenario .toml file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"{p}: cannot read — {e}") from None
+    return loads(text, path=str(p), seed=seed, stop=stop)
+
+
+def loads(
+    text: str,
+    *,
+    path: str | None = None,
+    seed: int | None = None,
+    stop: str | None = None,
+) -> Scenario:
+    """Validate scenario TOML text; `path` names it in errors and gives the default name."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        where = path or "scenario"
+        raise ScenarioError(f"{where}: not valid TOML — {str(e).splitlines()[0]}") from None
+    default_name = Path(path).stem if path else "scenario"
+    return from_dict(doc, default_name=default_name, path=path, seed=seed, stop=stop)
+
+
+def from_dict(
+    doc: Mapping[str, Any],
+    *,
+    default_name: str = "scenario",
+    path: str | None = None,
+    seed: int | None = None,
+    stop: str | None = None,
+) -> Scenario:
+    """Validate a parsed scenario document and normalise it into the run config."""
+    doc = copy.deepcopy(dict(doc))
+    if seed is not None or stop is not None:
+        sc = doc.setdefault("scenario", {})
+        if isinstance(sc, dict):
+            if seed is not None:
+                sc["seed"] = seed
+            if stop is not None:
+                sc["stop"] = stop
+    config = _Normaliser(doc, default_name).run()
+    return Scenario(config=config, hash=scenario_hash(config), path=path)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the scenario format, shipped in the package."""
+    text = (Path(__file__).parent / "schema" / "scenario.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def default_hz(release: str) -> int:
+    """Tick rate of the release's usual platform: illumos/Solaris 100, FreeBSD 1000, Linux 250."""
+    if release.startswith(("solaris", "illumos")):
+        return 100
+    if release.startswith("freebsd"):
+        return 1000
+    return 250
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _edit_distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        prev = cur
+    return prev[len(b)]
+
+
+def nearest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest by edit distance, if within half the name's length (as the core)."""
+    best: tuple[int, str] | None = None
+    for c in candidates:
+        d = _edit_distance(name, c)
+        if best is None or (d, c) < best:
+            best = (d, c)
+    if best is None or best[0] > max(len(name), 4) // 2:
+        return None
+    return best[1]
+
+
+def _hint(name: str, candidates: Iterable[str]) -> str | None:
+    n = nearest(name, candidates)
+    return f"did you mean {n}?" if n else None
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _table(v: Any, path: str) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise ScenarioError(f"{path}: {show(v)} — allowed: a table")
+    return v
+
+
+def _check_keys(
+    t: Mapping[str, Any],
+    path: str,
+    allowed: Sequence[str],
+    later: Sequence[str] = (),
+) -> None:
+    for k in t:
+        if k in later:
+            raise ScenarioError(f"{_join(path, k)}: {NOT_YET} — remove it for now")
+        if k not in allowed:
+            where = f"in {path}" if path else "at the top level"
+            raise ScenarioError(
+                f"{_join(path, k)}: unknown key — allowed {where}: {', '.join(allowed)}",
+                hint=_hint(k, allowed),
+            )
+
+
+def _int(v: Any, path: str, lo: int, hi: int, unit: str = "") -> int:
+    u = f" {unit}" if unit else ""
+    if not _is_int(v):
+        raise ScenarioError(f"{path}: {show(v)} — allowed: an integer {lo}..{hi}{u}")
+    if not lo <= v <= hi:
+        raise ScenarioError(f"{path}: {v} — out of range; allowed: {lo}..{hi}{u}")
+    return v
+
+
+def _ratio(v: Any, path: str, *, zero_ok: bool = True) -> float:
+    allowed = "a number 0..1" if zero_ok else "a number greater than 0, at most 1"
+    if not _is_num(v):
+        raise ScenarioError(f"{path}: {show(v)} — allowed: {allowed}")
+    if v > 1 or v < 0 or (v == 0 and not zero_ok):
+        raise ScenarioError(f"{path}: {v} — out of range; allowed: {allowed}")
+    return float(v)
+
+
+def _str(v: Any, path: str, what: str = "a string") -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise ScenarioError(f"{path}: {show(v)} — allowed: {what}")
+    return v
+
+
+def _choice(v: Any, path: str, allowed: Sequence[str], later: Sequence[str] = ()) -> str:
+    if isinstance(v, str) and v in later:
+        raise ScenarioError(f"{path}: {show(v)} — {NOT_YET}; allowed now: {', '.join(allowed)}")
+    if not isinstance(v, str) or v not in allowed:
+        hint = _hint(v, allowed) if isinstance(v, str) else None
+        raise ScenarioError(f"{path}: {show(v)} — allowed: {', '.join(allowed)}", hint=hint)
+    return v
+
+
+def _required(t: Mapping[str, Any], key: str, path: str, what: str) -> Any:
+    if key not in t:
+        raise ScenarioError(f"{_join(path, key)}: missing — allowed: {what}")
+    return t[key]
+
+
+def _power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def linux_disk_name(i: int) -> str:
+    """sda … sdz, sdaa … sdzz, as the Linux sd driver names disks (bijective base 26)."""
+    s = ""
+    i += 1
+    while i > 0:
+        i, r = divmod(i - 1, 26)
+        s = chr(ord("a") + r) + s
+    return "sd" + s
+
+
+def _field_kind(field: str) -> str:
+    """Which parser a device field takes, from the unit in its name."""
+    toks = field.split("_")
+    if "bytes" in toks and "per" in toks:
+        return "rate"
+    if "bytes" in toks:
+        return "size"
+    if "ns" in toks:
+        return "duration"
+    return "plain"
+
+
+def _convert_field(field: str, v: Any, path: str, like: Any = None) -> Any:
+    kind = _field_kind(field)
+    if kind == "rate":
+        return parse_rate(v, path)
+    if kind == "size":
+        return parse_size(v, path)
+    if kind == "duration":
+        if _is_int(v):
+            if v < 0:
+                raise ScenarioError(f"{path}: {v} — a duration cannot be negative")
+            return v  # the field's name says ns
+        return parse_duration(v, path)
+    if like is None:
+        return v
+    if isinstance(like, bool):
+        if not isinstance(v, bool):
+            raise ScenarioError(f"{path}: {show(v)} — allowed: true or false")
+    elif _is_int(like):
+        if not _is_int(v):
+            raise ScenarioError(f"{path}: {show(v)} — allowed: an integer")
+        if v < 0:
+            raise ScenarioError(f"{path}: {v} — out of range; allowed: 0 or more")
+    elif isinstance(like, float):
+        if not _is_num(v):
+            raise ScenarioError(f"{path}: {show(v)} — allowed: a number")
+        return float(v)
+    elif isinstance(like, str):
+        if not isinstance(v, str):
+            raise ScenarioError(f"{path}: {show(v)} — allowed: a string")
+    return v
+
+
+def _resolve_field(key: str, fields: Sequence[str]) -> str | None:
+    """`capacity` → `capacity_bytes`: a key without its unit names the one field that has it."""
+    if key in fields:
+        return key
+    matches = [f for f in fields if f in (f"{key}_bytes", f"{key}_ns", f"{key}_bytes_per_s")]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _core_error(e: BaseException, path: str) -> ScenarioError:
+    """A one-line ValueError from the core, re-rooted at `path` (the core does not know names)."""
+    line = (str(e).splitlines() or [""])[0].strip()
+    if line.startswith("devices.<x>"):
+        rest = line[len("devices.<x>") :]
+        return ScenarioError(f"{path}{rest}")
+    if line.startswith(path):
+        return ScenarioError(line)
+    return ScenarioError(f"{path}: {line}")
+
+
+# --------------------------------------------------------------------------- normaliser
+
+
+class _Normaliser:
+    def __init__(self, doc: dict[str, Any], default_name: str) -> None:
+        self.doc = doc
+        self.default_name = default_name
+        self.releases = _native.releases()
+        self.tunable_decls = {t["name"]: t for t in _native.tunables()}
+        self.presets = _native.presets()
+        self.core = _native.core()
+
+    def run(self) -> dict[str, Any]:
+        doc = self.doc
+        _check_keys(doc, "", TOP_KEYS, TOP_KEYS_LATER)
+        c: dict[str, Any] = {}
+        self.scenario(_table(doc.get("scenario", {}), "scenario"), c)
+        self.zfs(_table(_required(doc, "zfs", "", 'a [zfs] table with release = "zfs-2.2"'), "zfs"), c)
+        self.devices = self.normalise_devices(_table(doc.get("devices", {}), "devices"))
+        self.links = self.normalise_links(_table(doc.get("links", {}), "links"))
+        pool = self.pool(_table(_required(doc, "pool", "", "a [pool] table"), "pool"))
+        c["devices"] = self.devices
+        c["links"] = self.links
+        c["pool"] = pool
+        c["workloads"] = self.workloads(doc.get("workload", []), pool, c)
+        c["limits"] = {"events_max": EVENTS_MAX, "time_ns_max": TIME_NS_MAX}
+        return c
+
+    # [scenario]
+    def scenario(self, t: dict[str, Any], c: dict[str, Any]) -> None:
+        _check_keys(t, "scenario", SCENARIO_KEYS)
+        c["name"] = _str(t.get("name", self.default_name), "scenario.name", "a non-empty string")
+        seed = t.get("seed", DEFAULTS["seed"])
+        c["seed"] = _int(seed, "scenario.seed", 0, SEED_MAX)
+        stop = t.get("stop", DEFAULTS["stop"])
+        scan = re.fullmatch(r"\s*scan-done(?:\s+or\s+(.*?))?\s*", stop) if isinstance(stop, str) else None
+        if scan:
+            if scan.group(1) is not None:
+                parse_duration(scan.group(1), "scenario.stop")  # the syntax is checked even now
+            raise ScenarioError(
+                f"scenario.stop: {show(stop)} — {NOT_YET} (needs scrub actions); "
+                'allowed now: a duration such as "60s" or "2h"'
+            )
+        stop_ns = parse_duration(stop, "scenario.stop")
+        if not 0 < stop_ns <= TIME_NS_MAX:
+            raise ScenarioError(f"scenario.stop: {show(stop)} — out of range; allowed: more than 0, at most 400d")
+        c["stop_ns"] = stop_ns
+        ri = t.get("report_interval", DEFAULTS["report_interval"])
+        ri_ns = parse_duration(ri, "scenario.report_interval")
+        if ri_ns < 1_000_000:
+            raise ScenarioError(f'scenario.report_interval: {show(ri)} — too short; allowed: at least "1ms"')
+        c["report_interval_ns"] = ri_ns
+
+    # [zfs]
+    def zfs(self, t: dict[str, Any], c: dict[str, Any]) -> None:
+        _check_keys(t, "zfs", ZFS_KEYS)
+        rel = _required(t, "release", "zfs", ", ".join(self.releases))
+        release = _choice(rel, "zfs.release", self.releases)
+        c["release"] = release
+        c["hz"] = _int(t.get("hz", default_hz(release)), "zfs.hz", 10, 10_000, "ticks per second")
+        ram = parse_size(t.get("ram", DEFAULTS["ram"]), "zfs.ram")
+        if ram < 64 << 20:
+            raise ScenarioError(f'zfs.ram: {show(t.get("ram"))} — too small; allowed: at least "64M"')
+        c["ram_bytes"] = ram
+        c["tunables"] = self.tunables(_table(t.get("tunables", {}), "zfs.tunables"), release)
+
+    def tunables(self, t: dict[str, Any], release: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for name, v in t.items():
+            path = f"zfs.tunables.{name}"
+            d = self.tunable_decls.get(name)
+            if d is None:
+                raise ScenarioError(
+                    f"{path}: unknown tunable — allowed: the names `ziosim tunables --release {release}` lists",
+                    hint=_hint(name, self.tunable_decls),
+                )
+            if d["defaults"].get(release) is None:
+                have = [r for r in self.releases if d["defaults"].get(r) is not None]
+                raise ScenarioError(f"{path}: not in release {release} — releases that have it: {', '.join(have)}")
+            value = self.tunable_value(v, path, d)
+            if not d["min"] <= value <= d["max"]:
+                raise ScenarioError(f"{path}: {show(v)} — out of range; allowed: {d['min']}..{d['max']} {d['unit']}")
+            out[name] = value
+        return dict(sorted(out.items()))
+
+    @staticmethod
+    def tunable_value(v: Any, path: str, d: Mapping[str, Any]) -> int:
+        unit = d["unit"]
+        allowed = f"an integer {d['min']}..{d['max']} {unit}"
+        if unit == "bool" and isinstance(v, bool):
+            return int(v)
+        if _is_int(v):
+            return v
+        if isinstance(v, str) and unit == "bytes":
+            return parse_size(v, path)
+        scale = {"ns": 1, "ms": 1_000_000, "s": 1_000_000_000}.get(unit)
+        if isinstance(v, str) and scale is not None:
+            ns = parse_duration(v, path)
+            if ns % scale:
+                raise ScenarioError(f"{path}: {show(v)} — not a whole number of {unit}; allowed: {allowed}")
+            return ns // scale
+        raise ScenarioError(f"{path}: {show(v)} — allowed: {allowed}")
+
+    # [devices.<name>]
+    def normalise_devices(self, t: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return {name: self.device(_table(d, f"devices.{name}"), f"devices.{name}") for name, d in t.items()}
+
+    def device(self, d: dict[str, Any], path: str) -> dict[str, Any]:
+        if "like" in d and "kind" in d:
+            raise ScenarioError(
+                f"{path}.kind: {show(d['kind'])} — give like (a preset) or kind (a full spec), not both"
+            )
+        if "like" in d:
+            preset = d["like"]
+            if not isinstance(preset, str) or preset not in self.presets:
+                hint = _hint(preset, self.presets) if isinstance(preset, str) else None
+                raise ScenarioError(
+                    f"{path}.like: {show(preset)} — allowed: a preset "
+                    f"({', '.join(self.presets)}; see `ziosim presets`)",
+                    hint=hint,
+                )
+            spec = copy.deepcopy(self.presets[preset]["spec"])
+            fields = [f for f in spec if f != "kind"]
+            for k, v in d.items():
+                if k == "like":
+                    continue
+                field = _resolve_field(k, fields)
+                if field is None:
+                    raise ScenarioError(
+                        f"{path}.{k}: unknown key — allowed: like and the fields of {preset}: {', '.join(fields)}",
+                        hint=_hint(k, fields),
+                    )
+                spec[field] = _convert_field(field, v, f"{path}.{k}", spec[field])
+        elif "kind" in d:
+            spec = {"kind": _str(d["kind"], f"{path}.kind", "a device kind (hdd, ssd, simple)")}
+            known = sorted(
+                {f for p in self.presets.values() if p["spec"].get("kind") == spec["kind"] for f in p["spec"]}
+            )
+            for k, v in d.items():
+                if k == "kind":
+                    continue
+                field = _resolve_field(k, known) or k
+                spec[field] = _convert_field(field, v, f"{path}.{k}")
+        else:
+            raise ScenarioError(
+                f'{path}: no like or kind — allowed: like = "<preset>" (see `ziosim presets`) or a full spec with kind'
+            )
+        try:
+            self.core.validate_device(canonical_json(spec))
+        except ValueError as e:
+            raise _core_error(e, path) from None
+        return spec
+
+    def capacity(self, device: str) -> int:
+        cap = self.devices[device].get("capacity_bytes")
+        if not _is_int(cap) or cap <= 0:
+            bad = "missing" if cap is None else show(cap)
+            raise ScenarioError(f"devices.{device}.capacity_bytes: {bad} — allowed: a size greater than 0")
+        return cap
+
+    def device_ref(self, v: Any, path: str) -> str:
+        """A device name from [devices], or a preset name used as is."""
+        name = _str(v, path, "a device name from [devices] or a preset")
+        if name in self.devices:
+            return name
+        if name in self.presets:
+            self.devices[name] = copy.deepcopy(self.presets[name]["spec"])
+            return name
+        choices = list(self.devices) + list(self.presets)
+        raise ScenarioError(
+            f"{path}: {show(v)} — allowed: a device from [devices] ({', '.join(self.devices) or 'none'}) or a preset",
+            hint=_hint(name, choices),
+        )
+
+    # [links.<name>]
+    def normalise_links(self, t: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        out = {}
+        for name, raw in t.items():
+            path = f"links.{name}"
+            link = _table(raw, path)
+            _check_keys(link, path, LINK_KEYS)
+            kind = _choice(
+                _required(link, "kind", path, ", ".join(LINK_KINDS)), f"{path}.kind", LINK_KINDS, LINK_KINDS_LATER
+            )
+            rate = parse_rate(_required(link, "rate", path, 'a rate such as "117M/s"'), f"{path}.rate")
+            if rate <= 0:
+                raise ScenarioError(f"{path}.rate: {show(link['rate'])} — allowed: more than 0 bytes per second")
+            out[name] = {"kind": kind, "rate_bytes_per_s": rate}
+        return out
+
+    def link_ref(self, v: Any, path: str) -> str:
+        if isinstance(v, str) and v in self.links:
+            return v
+        raise ScenarioError(
+            f"{path}: {show(v)} — allowed: a link from [links] ({', '.join(self.links) or 'none defined'})",
+            hint=_hint(v, self.links) if isinstance(v, str) else None,
+        )
+
+    # [pool]
+    def pool(self, t: dict[str, Any]) -> dict[str, Any]:
+        _check_keys(t, "pool", POOL_KEYS, POOL_KEYS_LATER)
+        p: dict[str, Any] = {"name": _str(t.get("name", DEFAULTS["pool.name"]), "pool.name", "a pool name")}
+        if not re.match(r"^[A-Za-z][A-Za-z0-9_.:-]*$", p["name"]):
+            raise ScenarioError(f"pool.name: {show(p['name'])} — allowed: a letter, then letters, digits, _ - . :")
+        p["ashift"] = _int(t.get("ashift", DEFAULTS["pool.ashift"]), "pool.ashift", 9, 16)
+        rs_raw = t.get("recordsize", DEFAULTS["pool.recordsize"])
+        rs = parse_size(rs_raw, "pool.recordsize")
+        if not (512 <= rs <= 16 << 20 and _power_of_two(rs)):
+            raise ScenarioError(f"pool.recordsize: {show(rs_raw)} — allowed: a power of two from 512 to 16M")
+        p["recordsize_bytes"] = rs
+        self.used_names: set = set()
+        raw_vdevs = _required(t, "vdevs", "pool", 'an array such as [{ type = "raidz2", disks = 6, device = "hdd" }]')
+        if not isinstance(raw_vdevs, list) or not raw_vdevs:
+            raise ScenarioError(f"pool.vdevs: {show(raw_vdevs)} — allowed: a non-empty array of vdev tables")
+        specs = [self.vdev_spec(_table(v, f"pool.vdevs[{i}]"), f"pool.vdevs[{i}]") for i, v in enumerate(raw_vdevs)]
+        cache_spec = None
+        if "cache" in t:
+            cache_spec = self.cache_spec(_table(t["cache"], "pool.cache"), "pool.cache")
+        total = sum(sp["count"] for sp in specs) + (cache_spec["count"] if cache_spec else 0)
+        if total > POOL_DISKS_MAX:
+            raise ScenarioError(f"pool.vdevs: {total} disks — too many; allowed: at most {POOL_DISKS_MAX} in a pool")
+        # Names: explicit ones first (they are reserved), then sda, sdb, … in pool order.
+        # 2 × POOL_DISKS_MAX candidates always suffice: at most POOL_DISKS_MAX are reserved.
+        gen = (linux_disk_name(i) for i in range(2 * POOL_DISKS_MAX))
+
+        def names_for(spec: dict[str, Any]) -> list[str]:
+            if spec["names"] is not None:
+                return spec["names"]
+            out = []
+            while len(out) < spec["count"]:
+                n = next(gen)
+                if n not in self.used_names:
+                    out.append(n)
+            return out
+
+        p["vdevs"] = []
+        usable = 0
+        for spec in specs:
+            disks = [{"name": n, "device": spec["device"], "link": spec["link"]} for n in names_for(spec)]
+            p["vdevs"].append({"type": spec["type"], "disks": disks})
+            cap = self.capacity(spec["device"])
+            if spec["type"] == "mirror":
+                usable += cap
+            else:
+                usable += cap * (spec["count"] - VDEV_PARITY[spec["type"]])
+        p["cache"] = []
+        if cache_spec is not None:
+            p["cache"] = [
+                {"name": n, "device": cache_spec["device"], "link": cache_spec["link"]} for n in names_for(cache_spec)
+            ]
+        p["allocated_bytes"] = self.allocated(t, usable, p["ashift"])
+        # Key order as docs/internals.md shows it (canonical JSON sorts anyway).
+        return {k: p[k] for k in ("name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache")}
+
+    def allocated(self, t: Mapping[str, Any], usable: int, ashift: int) -> int:
+        if "allocated" in t and "fill" in t:
+            raise ScenarioError(f"pool.fill: {show(t['fill'])} — give allocated or fill, not both")
+        if "allocated" in t:
+            a = parse_size(t["allocated"], "pool.allocated")
+            sector = 1 << ashift
+            if a < sector or a > usable:
+                raise ScenarioError(
+                    f"pool.allocated: {show(t['allocated'])} — allowed: at least one sector ({sector} bytes), "
+                    f"at most the usable capacity ({usable} bytes)"
+                )
+            return a // sector * sector  # ZFS allocates whole sectors
+        if "fill" in t:
+            f = _ratio(t["fill"], "pool.fill", zero_ok=False)
+            sector = 1 << ashift
+            return max(sector, int(usable * f) // sector * sector)
+        raise ScenarioError(
+            'pool.allocated: missing — allowed: allocated (a size such as "2.84T") or fill (0 < fill ≤ 1)'
+        )
+
+    def _names(self, v: Any, path: str, count: int) -> list[str]:
+        if not isinstance(v, list) or len(v) != count or not all(isinstance(n, str) and n for n in v):
+            raise ScenarioError(f"{path}: {show(v)} — allowed: an array of {count} disk names")
+        for i, n in enumerate(v):
+            if n in self.used_names:
+                raise ScenarioError(f"{path}[{i}]: {show(n)} — already used; allowed: a name unique in the pool")
+            self.used_names.add(n)
+        return list(v)
+
+    def vdev_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
+        _check_keys(v, path, VDEV_KEYS)
+        raw_type = _required(v, "type", path, ", ".join(VDEV_MIN_DISKS))
+        vtype = VDEV_ALIASES.get(raw_type, raw_type) if isinstance(raw_type, str) else raw_type
+        vtype = _choice(vtype, f"{path}.type", list(VDEV_MIN_DISKS))
+        lo = VDEV_MIN_DISKS[vtype]
+        count = v.get("disks", 1) if vtype == "disk" else _required(v, "disks", path, f"a disk count, at least {lo}")
+        if not _is_int(count):
+            raise ScenarioError(f"{path}.disks: {show(count)} — allowed: an integer, at least {lo}")
+        if vtype == "disk" and count != 1:
+            raise ScenarioError(f"{path}.disks: {count} — a disk vdev has exactly one; allowed: 1")
+        if count < lo:
+            raise ScenarioError(f"{path}.disks: {count} — too few for {vtype}; allowed: at least {lo}")
+        if count > VDEV_DISKS_MAX:
+            raise ScenarioError(f"{path}.disks: {count} — too many; allowed: at most {VDEV_DISKS_MAX}")
+        device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
+        link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
+        names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
+        return {"type": vtype, "count": count, "device": device, "link": link, "names": names}
+
+    def cache_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
+        _check_keys(v, path, CACHE_KEYS)
+        device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
+        count = _int(v.get("count", 1), f"{path}.count", 1, 16)
+        link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
+        names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
+        return {"device": device, "count": count, "link": link, "names": names}
+
+    # [[workload]]
+    def workloads(self, raw: Any, pool: dict[str, Any], c: dict[str, Any]) -> list[dict[str, Any]]:
+        if isinstance(raw, dict):
+            raise ScenarioError("workload: {table} — allowed: an array of tables; write [[workload]], not [workload]")
+        if not isinstance(raw, list):
+            raise ScenarioError(f"workload: {show(raw)} — allowed: an array of tables ([[workload]])")
+        out = []
+        seen: dict[str, int] = {}
+        for i, w in enumerate(raw):
+            path = f"workload[{i}]"
+            n = self.workload(_table(w, path), path, pool, c)
+            if n["name"] in seen:
+                raise ScenarioError(
+                    f"{path}.name: {show(n['name'])} — already used by workload[{seen[n['name']]}]; "
+                    "allowed: a unique name"
+                )
+            seen[n["name"]] = i
+            out.append(n)
+        return out
+
+    def workload(self, w: dict[str, Any], path: str, pool: dict[str, Any], c: dict[str, Any]) -> dict[str, Any]:
+        _check_keys(w, path, WORKLOAD_KEYS)
+        kind = _choice(
+            _required(w, "kind", path, ", ".join(WORKLOAD_KINDS)), f"{path}.kind", WORKLOAD_KINDS, WORKLOAD_KINDS_LATER
+        )
+        name = _str(w.get("name", kind), f"{path}.name", "a non-empty string")
+        sizes = self.sizes(w, path, pool["recordsize_bytes"])
+        rate, threads, think = self.loop(w, path)
+        alloc = pool["allocated_bytes"]
+        off, length = 0, 0
+        if "region" in w:
+            r = _table(w["region"], f"{path}.region")
+            _check_keys(r, f"{path}.region", REGION_KEYS)
+            off = parse_size(r.get("offset", 0), f"{path}.region.offset")
+            if off >= alloc:
+                raise ScenarioError(
+                    f"{path}.region.offset: {show(r.get('offset'))} — beyond the allocated space; "
+                    f"allowed: less than {alloc} bytes"
+                )
+            length = parse_size(r.get("length", 0), f"{path}.region.length")
+            if length == 0 and off > 0:
+                length = alloc - off  # from offset to the end
+            if off + length > alloc:
+                raise ScenarioError(
+                    f"{path}.region.length: {show(r.get('length'))} — runs past the allocated space; "
+                    f"allowed: offset + length ≤ {alloc} bytes"
+                )
+            if 0 < length < max(s for s, _ in sizes):
+                raise ScenarioError(
+                    f"{path}.region.length: {show(r.get('length'))} — smaller than the largest I/O size"
+                )
+        arc = _ratio(w.get("arc_hit", 0.0), f"{path}.arc_hit")
+        l2 = _ratio(w.get("l2arc_hit", 0.0), f"{path}.l2arc_hit")
+        if kind.endswith("write"):
+            for k in ("arc_hit", "l2arc_hit"):
+                if w.get(k, 0):
+                    raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to reads only; allowed for {kind}: 0")
+        if l2 > 0 and not pool["cache"]:
+            raise ScenarioError(f"{path}.l2arc_hit: {show(w['l2arc_hit'])} — needs an L2ARC; add pool.cache or set 0")
+        arc_ns = parse_duration(w.get("arc_hit_latency", DEFAULTS["arc_hit_latency"]), f"{path}.arc_hit_latency")
+        start = parse_duration(w.get("start", "0s"), f"{path}.start")
+        if start >= c["stop_ns"]:
+            raise ScenarioError(
+                f"{path}.start: {show(w['start'])} — at or after scenario.stop; allowed: earlier than the run's end"
+            )
+        stop = None
+        if "stop" in w:
+            stop = parse_duration(w["stop"], f"{path}.stop")
+            if stop <= start:
+                raise ScenarioError(
+                    f"{path}.stop: {show(w['stop'])} — not after start; allowed: later than {path}.start"
+                )
+        return {
+            "name": name,
+            "kind": kind,
+            "sizes": sizes,
+            "rate_per_s": rate,
+            "threads": threads,
+            "think_ns": think,
+            "region_offset_bytes": off,
+            "region_length_bytes": length,
+            "arc_hit_ratio": arc,
+            "arc_hit_ns": arc_ns,
+            "l2arc_hit_ratio": l2,
+            "start_ns": start,
+            "stop_ns": stop,
+        }
+
+    @staticmethod
+    def io_size(v: Any, path: str) -> int:
+        s = parse_size(v, path)
+        if not (512 <= s <= 16 << 20) or s % 512:
+            raise ScenarioError(f"{path}: {show(v)} — allowed: a multiple of 512 from 512 to 16M")
+        return s
+
+    def sizes(self, w: Mapping[str, Any], path: str, recordsize: int) -> list[list[Any]]:
+        if "size" in w and "sizes" in w:
+            raise ScenarioError(f"{path}.sizes: {show(w['sizes'])} — give size or sizes, not both")
+        if "sizes" not in w:
+            if "size" not in w:
+                return [[recordsize, 1.0]]
+            return [[self.io_size(w["size"], f"{path}.size"), 1.0]]
+        raw = w["sizes"]
+        if not isinstance(raw, list) or not raw:
+            raise ScenarioError(
+                f'{path}.sizes: {show(raw)} — allowed: an array of [size, weight] pairs, e.g. [["4K", 3], ["128K", 1]]'
+            )
+        out: list[list[Any]] = []
+        for j, pair in enumerate(raw):
+            pp = f"{path}.sizes[{j}]"
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise ScenarioError(f'{pp}: {show(pair)} — allowed: a [size, weight] pair such as ["4K", 3]')
+            size = self.io_size(pair[0], pp + "[0]")
+            wt = pair[1]
+            if not _is_num(wt) or wt <= 0:
+                raise ScenarioError(f"{pp}[1]: {show(wt)} — allowed: a weight greater than 0")
+            out.append([size, wt])
+        total = sum(wt for _, wt in out)
+        return [[s, wt / total] for s, wt in out]
+
+    @staticmethod
+    def loop(w: Mapping[str, Any], path: str) -> tuple[float | None, int | None, int]:
+        if "rate" in w and "threads" in w:
+            raise ScenarioError(
+                f"{path}.threads: {show(w['threads'])} — give rate (open loop) or threads (closed loop), not both"
+            )
+        if "rate" in w:
+            r = w["rate"]
+            if not _is_num(r) or not 0 < r <= 10_000_000:
+                raise ScenarioError(
+                    f"{path}.rate: {show(r)} — allowed: operations per second, more than 0, at most 10000000"
+                )
+            if "think" in w:
+                raise ScenarioError(
+                    f"{path}.think: {show(w['think'])} — only with threads (closed loop); remove it or use threads"
+                )
+            return float(r), None, 0
+        if "threads" in w:
+            threads = _int(w["threads"], f"{path}.threads", 1, 4096)
+            think = parse_duration(w.get("think", "0s"), f"{path}.think")
+            return None, threads, think
+        raise ScenarioError(
+            f"{path}.rate: missing — allowed: rate (operations per second, open loop) or threads (closed loop)"
+        )

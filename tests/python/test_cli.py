@@ -1,0 +1,324 @@
+"""Whole-command tests of the CLI: arguments → exit code, stdout, stderr (NO_COLOR=1).
+
+In-process through typer's CliRunner with the fake core and fake report in sys.modules;
+one subprocess test checks the real entry point prints no traceback.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ziosim.cli import app, first_difference
+
+from conftest import BAD, ROOT, SCENARIOS
+
+pytestmark = pytest.mark.usefixtures("fake_core", "fake_report")
+
+ENV = {"NO_COLOR": "1", "COLUMNS": "100"}
+
+
+def _runner():
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        return CliRunner(mix_stderr=False)
+    except TypeError:
+        return CliRunner()
+
+
+def invoke(*args):
+    return _runner().invoke(app, [str(a) for a in args], env=ENV)
+
+
+def test_run_prints_the_report_and_writes_outputs(tmp_path, fake_report):
+    out = tmp_path / "o"
+    r = invoke("run", SCENARIOS / "default.toml", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("ziosim ") and "default  release zfs-2.2  seed 0  scenario " in lines[0]
+    assert "  users: p99 8000000 ns" in lines
+    assert (out / "summary.json").is_file()
+    # stderr: one log line, no progress bar (not a terminal)
+    (log,) = r.stderr.splitlines()
+    assert log.startswith(f"wrote {out} — 60.0s simulated, 60000 events, digest ")
+    assert fake_report.CALLS == [("render_text", fake_report.DEFAULT_VIEWS), ("write_outputs", str(out))]
+
+
+def test_run_passes_meta_and_views(tmp_path, fake_report, monkeypatch):
+    seen = {}
+    real = fake_report.render_text
+
+    def spy(results, meta, views):
+        seen.update(meta=meta, views=views, results=results)
+        return real(results, meta, views)
+
+    monkeypatch.setattr(fake_report, "render_text", spy)
+    r = invoke(
+        "run",
+        SCENARIOS / "one-disk-qd1.toml",
+        "--out",
+        tmp_path / "o",
+        "--views",
+        "iostat, latency",
+        "--seed",
+        "9",
+        "--stop",
+        "2s",
+    )
+    assert r.exit_code == 0, r.stderr
+    meta = seen["meta"]
+    assert set(meta) == {
+        "name",
+        "seed",
+        "release",
+        "scenario_hash",
+        "version",
+        "config",
+        "scenario_path",
+        "hz",
+        "platform",
+    }
+    assert meta["platform"] == "linux"
+    assert (meta["name"], meta["seed"], meta["release"], meta["hz"]) == ("one-disk-qd1", 9, "zfs-2.2", 250)
+    assert meta["config"]["stop_ns"] == 2 * 10**9 and meta["config"]["seed"] == 9
+    assert meta["scenario_path"].endswith("one-disk-qd1.toml")
+    assert seen["views"] == ["iostat", "latency"]
+    assert seen["results"]["sim_time_ns"] == 2 * 10**9
+
+
+def test_run_default_outdir_is_out_slash_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = invoke("run", SCENARIOS / "one-disk-seq.toml", "--quiet")
+    assert r.exit_code == 0
+    assert (tmp_path / "out" / "one-disk-seq" / "summary.json").is_file()
+    assert r.stderr == ""  # --quiet: nothing on stderr
+
+
+def test_run_json_puts_summary_on_stdout(tmp_path):
+    out = tmp_path / "o"
+    r = invoke("run", SCENARIOS / "default.toml", "--out", out, "--json", "--quiet")
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert doc == json.loads((out / "summary.json").read_text())
+    assert doc["release"] == "zfs-2.2" and doc["seed"] == 0 and len(doc["scenario_hash"]) == 16
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in BAD.glob("*.toml")))
+def test_bad_scenarios_exit_2_with_one_error_line(name, tmp_path):
+    from test_scenario import BAD_EXPECTED
+
+    r = invoke("run", BAD / name, "--out", tmp_path / "o")
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    expected = BAD_EXPECTED[name].splitlines()
+    assert r.stderr.splitlines() == [f"error: {expected[0]}"] + expected[1:]
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_file_exits_2(tmp_path):
+    r = invoke("run", tmp_path / "nope.toml")
+    assert r.exit_code == 2
+    assert r.stderr == f"error: {tmp_path / 'nope.toml'}: no such file — allowed: a path to a scenario .toml file\n"
+
+
+def test_bad_stop_option_names_the_field(tmp_path):
+    r = invoke("run", SCENARIOS / "default.toml", "--stop", "soon", "--out", tmp_path / "o")
+    assert r.exit_code == 2
+    assert r.stderr.startswith('error: scenario.stop: "soon" — allowed: a duration')
+
+
+def test_unknown_view_is_a_usage_error(tmp_path):
+    r = invoke("run", SCENARIOS / "default.toml", "--views", "iostat,bogus", "--out", tmp_path / "o")
+    assert r.exit_code == 2
+    assert r.stderr == "error: --views: \"iostat,bogus\" — unknown view 'bogus'; known: status, iostat, latency\n"
+    assert not (tmp_path / "o").exists()
+
+
+def test_unknown_option_is_usage_error():
+    r = invoke("run", "--bogus")
+    assert r.exit_code == 2
+
+
+def test_interrupt_exits_130_and_writes_nothing(tmp_path, fake_core, monkeypatch):
+    monkeypatch.setattr(fake_core, "NS_PER_EVENT", 1000)  # many chunks
+    monkeypatch.setattr(fake_core, "INTERRUPT_AFTER_STEPS", 2)
+    r = invoke("run", SCENARIOS / "default.toml", "--out", tmp_path / "o")
+    assert r.exit_code == 130
+    assert r.stderr == "interrupted; nothing written\n"
+    assert r.stdout == ""
+    assert not (tmp_path / "o").exists()
+
+
+def test_panic_is_an_internal_error_with_a_reproduce_line(tmp_path, fake_core, monkeypatch):
+    monkeypatch.setattr(fake_core, "PANIC", True)
+    r = invoke("run", SCENARIOS / "default.toml", "--seed", "5", "--stop", "1s", "--out", tmp_path / "o")
+    assert r.exit_code == 1
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("internal error: RuntimeError: panic in the core")
+    assert line.endswith(f"(please report; reproduce: ziosim run {SCENARIOS / 'default.toml'} --seed 5 --stop 1s)")
+
+
+def test_core_rejection_is_an_input_error(tmp_path, fake_core, monkeypatch):
+    class Rejecting(fake_core.Simulation):
+        def __init__(self, config_json):
+            raise ValueError("pool.vdevs[0]: raidz2 wider than the core supports")
+
+    monkeypatch.setattr(fake_core, "Simulation", Rejecting)
+    r = invoke("run", SCENARIOS / "default.toml", "--out", tmp_path / "o")
+    assert r.exit_code == 2
+    assert r.stderr == "error: pool.vdevs[0]: raidz2 wider than the core supports\n"
+
+
+def test_check_determinism_identical():
+    r = invoke("check-determinism", SCENARIOS / "one-disk-qd1.toml", "--stop", "5s")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith("identical (digest ") and r.stdout.endswith(")\n")
+
+
+def test_check_determinism_names_the_first_difference(fake_core, monkeypatch):
+    monkeypatch.setattr(fake_core, "NONDETERMINISTIC", True)
+    r = invoke("check-determinism", SCENARIOS / "one-disk-qd1.toml", "--stop", "5s")
+    assert r.exit_code == 1
+    assert r.stdout.startswith("differ at workloads[0].latency_ns.p99: ")
+    assert "reproduce: ziosim check-determinism " in r.stdout
+
+
+def test_first_difference():
+    assert first_difference({"a": [1, 2], "b": 1}, {"a": [1, 2], "b": 1}) is None
+    assert first_difference({"a": [1, 2], "b": 1}, {"a": [1, 3], "b": 2}) == "a[1]"
+    assert first_difference({"a": [1]}, {"a": [1, 2]}) == "a[1]"
+    assert first_difference({"a": 1}, {"a": 1, "c": 0}) == "c"
+    assert first_difference({"x": {"y": 1.0}}, {"x": {"y": 1}}) == "x.y"  # 1.0 vs 1 is a divergence
+
+
+def test_tunables_table_lists_names_defaults_and_trade_offs():
+    r = invoke("tunables")
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "UNIT", "DEFAULT", "BY", "RELEASE", "RANGE", "TRADE-OFF"]
+    by_name = {ln.split()[0]: ln for ln in lines[1:]}
+    assert len(by_name) == 40
+    assert "illumos-2014+: 2; zfs-2.1+: 3" in by_name["zfs_vdev_scrub_max_active"]
+    assert "35; freebsd-9+: 10; illumos-2014+: —" in by_name["zfs_vdev_max_pending"]
+    assert "(derived)" in by_name["zfs_dirty_data_max"]
+    assert all(ln == ln.rstrip() for ln in lines)
+
+
+def test_tunables_for_one_release_and_filter():
+    r = invoke("tunables", "--release", "zfs-2.0", "--name", "NIA")
+    assert r.exit_code == 1 and r.stderr == "no tunables match\n"  # 2.0 has no nia tunables
+    r = invoke("tunables", "--release", "zfs-2.1", "--name", "scrub")
+    assert r.exit_code == 0
+    rows = [ln.split()[:4] for ln in r.stdout.splitlines()[1:]]
+    assert rows == [
+        ["zfs_vdev_scrub_min_active", "count", "1", "1..1000"],
+        ["zfs_vdev_scrub_max_active", "count", "3", "1..1000"],
+    ]
+
+
+def test_tunables_json():
+    r = invoke("tunables", "--json", "--release", "illumos-2012", "--name", "pending")
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert [(t["name"], t["default"]) for t in doc] == [("zfs_vdev_max_pending", 10), ("zfs_vdev_min_pending", 4)]
+
+
+def test_tunables_bad_release():
+    r = invoke("tunables", "--release", "zfs-9")
+    assert r.exit_code == 2
+    assert r.stderr.startswith('error: --release: "zfs-9" — allowed: solaris-2009, ')
+
+
+def test_presets():
+    r = invoke("presets")
+    assert r.exit_code == 0
+    names = [ln.split()[0] for ln in r.stdout.splitlines()[1:]]
+    assert names == ["hdd-7200-sata-2014", "wd20efrx", "samsung-850pro"]
+    assert "WD Red 2 TB" in r.stdout
+    doc = json.loads(invoke("presets", "--json").stdout)
+    assert doc["wd20efrx"]["spec"]["rpm"] == 5400
+
+
+def test_version():
+    r = invoke("--version")
+    assert r.exit_code == 0 and r.stdout.startswith("ziosim ")
+
+
+def test_every_option_has_help():
+    import typer.main
+
+    cmd = typer.main.get_command(app)
+    for name, sub in cmd.commands.items():
+        for p in sub.params:
+            assert getattr(p, "help", None), f"{name} {p.name} has no help"
+
+
+def test_subprocess_error_has_no_traceback(tmp_path):
+    """The installed-style entry point: one error line on stderr, exit 2, nothing on stdout."""
+    boot = (
+        "import sys, fake_core, fake_report;"
+        "sys.modules['ziosim._core'] = fake_core; sys.modules['ziosim.report'] = fake_report;"
+        "from ziosim.cli import main; main()"
+    )
+    env = dict(
+        os.environ, NO_COLOR="1", PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT / "tests" / "python")])
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", boot, "run", str(BAD / "raidz2-two-disks.toml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert p.returncode == 2
+    assert p.stdout == ""
+    assert p.stderr == "error: pool.vdevs[0].disks: 2 — too few for raidz2; allowed: at least 3\n"
+
+
+@pytest.mark.needs_core
+def test_real_core_same_seed_same_digest(tmp_path, monkeypatch):
+    """Against the compiled core: two runs of a bundled scenario give one digest."""
+    monkeypatch.delitem(sys.modules, "ziosim._core", raising=False)
+    r = invoke("check-determinism", SCENARIOS / "one-disk-qd1.toml", "--stop", "2s")
+    assert r.exit_code == 0, r.stdout + r.stderr
+
+
+# --- snapshots: whole command runs, compared byte for byte ---------------------------
+# Regenerate with ZIOSIM_UPDATE_SNAPSHOTS=1 and review the diff.
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOT_CASES = {
+    "tunables-release-zfs-2.2.txt": ["tunables", "--release", "zfs-2.2"],
+    "tunables-name-pending.txt": ["tunables", "--name", "pending"],
+    "presets.txt": ["presets"],
+    "run-unknown-tunable.txt": ["run", "tests/python/bad/unknown-tunable.toml"],
+    "run-tunable-not-in-release.txt": ["run", "tests/python/bad/tunable-not-in-release.toml"],
+    "check-determinism-qd1.txt": ["check-determinism", "scenarios/one-disk-qd1.toml", "--stop", "5s"],
+}
+
+
+@pytest.mark.parametrize("snapshot", sorted(SNAPSHOT_CASES))
+def test_snapshot(snapshot, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    args = SNAPSHOT_CASES[snapshot]
+    r = invoke(*args)
+    text = f"$ NO_COLOR=1 ziosim {' '.join(args)}\n{r.stdout}--- stderr\n{r.stderr}--- exit {r.exit_code}\n"
+    path = SNAPSHOTS / snapshot
+    if os.environ.get("ZIOSIM_UPDATE_SNAPSHOTS"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_interrupt_anywhere_exits_130(monkeypatch):
+    import ziosim.cli as cli
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.scenario_mod, "load", interrupted)
+    r = invoke("check-determinism", SCENARIOS / "default.toml")
+    assert (r.exit_code, r.stderr) == (130, "interrupted\n")

@@ -1,0 +1,47 @@
+"""The fake core must not drift from the real one: when `ziosim._core` is built, its
+tables are compared with the fake's, and the bundled scenarios are loaded against it."""
+
+import importlib
+import json
+import sys
+
+import pytest
+
+from ziosim import scenario
+
+import fake_core
+from conftest import SCENARIOS
+
+pytestmark = pytest.mark.needs_core
+
+
+@pytest.fixture
+def real_core(monkeypatch):
+    monkeypatch.delitem(sys.modules, "ziosim._core", raising=False)
+    return importlib.import_module("ziosim._core")
+
+
+def test_releases_match(real_core):
+    assert list(real_core.releases()) == fake_core.releases()
+
+
+def test_tunable_table_matches(real_core):
+    real = {t["name"]: t for t in json.loads(real_core.tunables_json(None))}
+    fake = {t["name"]: t for t in fake_core.TUNABLES}
+    assert sorted(real) == sorted(fake)
+    for name, t in fake.items():
+        r = real[name]
+        assert (r["unit"], r["min"], r["max"], r["defaults"]) == (t["unit"], t["min"], t["max"], t["defaults"]), name
+
+
+def test_presets_used_by_bundled_scenarios_exist(real_core):
+    presets = json.loads(real_core.presets_json())
+    for name in ("hdd-7200-sata-2014", "wd20efrx", "samsung-850pro"):
+        assert name in presets
+        assert presets[name]["spec"]["kind"] in ("hdd", "ssd")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SCENARIOS.glob("*.toml")))
+def test_bundled_scenarios_load_against_the_real_core(name, real_core):
+    sc = scenario.load(SCENARIOS / name)
+    real_core.Simulation(sc.config_json())  # the core accepts the run config

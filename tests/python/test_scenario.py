@@ -1,0 +1,579 @@
+import json
+import re
+
+import pytest
+
+from ziosim import ScenarioError, scenario
+
+from conftest import BAD, SCENARIOS
+
+pytestmark = pytest.mark.usefixtures("fake_core")
+
+BUNDLED = sorted(p.name for p in SCENARIOS.glob("*.toml"))
+
+RUN_CONFIG_KEYS = {
+    "name",
+    "seed",
+    "release",
+    "hz",
+    "ram_bytes",
+    "stop_ns",
+    "report_interval_ns",
+    "tunables",
+    "devices",
+    "links",
+    "pool",
+    "workloads",
+    "limits",
+}
+WORKLOAD_KEYS = {
+    "name",
+    "kind",
+    "sizes",
+    "rate_per_s",
+    "threads",
+    "think_ns",
+    "region_offset_bytes",
+    "region_length_bytes",
+    "arc_hit_ratio",
+    "arc_hit_ns",
+    "l2arc_hit_ratio",
+    "start_ns",
+    "stop_ns",
+}
+
+
+def test_the_five_bundled_scenarios_exist():
+    assert BUNDLED == [
+        "default.toml",
+        "mirror-ssd-l2arc.toml",
+        "one-disk-qd1.toml",
+        "one-disk-qd32.toml",
+        "one-disk-seq.toml",
+    ]
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_scenarios_normalise_to_the_internals_shape(name):
+    s = scenario.load(SCENARIOS / name)
+    c = s.config
+    assert set(c) == RUN_CONFIG_KEYS
+    assert set(c["pool"]) == {"name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache"}
+    assert set(c["limits"]) == {"events_max", "time_ns_max"}
+    for v in c["pool"]["vdevs"]:
+        assert set(v) == {"type", "disks"}
+        for d in v["disks"]:
+            assert set(d) == {"name", "device", "link"}
+            assert d["device"] in c["devices"]
+    for w in c["workloads"]:
+        assert set(w) == WORKLOAD_KEYS
+        assert (w["rate_per_s"] is None) != (w["threads"] is None)
+        assert abs(sum(wt for _, wt in w["sizes"]) - 1.0) < 1e-12
+    for spec in c["devices"].values():
+        assert spec["kind"] in ("hdd", "ssd")
+    assert re.fullmatch(r"[0-9a-f]{16}", s.hash)
+    json.loads(scenario.canonical_json(c))  # JSON-clean: no NaN, no tuples
+
+
+def test_default_scenario_values():
+    c = scenario.load(SCENARIOS / "default.toml").config
+    assert (c["name"], c["seed"], c["release"], c["hz"]) == ("default", 0, "zfs-2.2", 250)
+    assert c["ram_bytes"] == 16 << 30
+    assert (c["stop_ns"], c["report_interval_ns"]) == (60 * 10**9, 10 * 10**9)
+    (v,) = c["pool"]["vdevs"]
+    assert v["type"] == "raidz2"
+    assert [d["name"] for d in v["disks"]] == ["sda", "sdb", "sdc", "sdd", "sde", "sdf"]
+    cap = c["devices"]["hdd"]["capacity_bytes"]
+    usable = 4 * cap
+    assert c["pool"]["allocated_bytes"] == int(usable * 0.5) // 4096 * 4096
+    (w,) = c["workloads"]
+    assert w["kind"] == "random-read" and w["threads"] == 4
+    assert w["sizes"] == [[4096, 0.5], [16384, 0.25], [131072, 0.25]]
+    assert c["tunables"] == {}
+
+
+def test_qd32_overrides_two_tunables():
+    c = scenario.load(SCENARIOS / "one-disk-qd32.toml").config
+    assert c["tunables"] == {"zfs_vdev_sync_read_max_active": 32, "zfs_vdev_sync_read_min_active": 32}
+    assert c["workloads"][0]["threads"] == 32
+
+
+def test_one_disk_uses_a_preset_directly():
+    c = scenario.load(SCENARIOS / "one-disk-qd1.toml").config
+    assert list(c["devices"]) == ["hdd-7200-sata-2014"]
+    assert c["pool"]["vdevs"] == [
+        {"type": "disk", "disks": [{"name": "sda", "device": "hdd-7200-sata-2014", "link": None}]}
+    ]
+    assert c["pool"]["recordsize_bytes"] == 4096
+    assert c["pool"]["allocated_bytes"] == c["devices"]["hdd-7200-sata-2014"]["capacity_bytes"] // 4096 * 4096
+    w = c["workloads"][0]
+    assert (w["sizes"], w["threads"], w["arc_hit_ratio"], w["region_length_bytes"]) == ([[4096, 1.0]], 1, 0.0, 0)
+
+
+def test_mirror_l2arc_scenario():
+    c = scenario.load(SCENARIOS / "mirror-ssd-l2arc.toml").config
+    assert [v["type"] for v in c["pool"]["vdevs"]] == ["mirror", "mirror"]
+    assert [d["name"] for v in c["pool"]["vdevs"] for d in v["disks"]] == ["sda", "sdb", "sdc", "sdd"]
+    assert c["pool"]["cache"] == [{"name": "sde", "device": "ssd", "link": None}]
+    w = c["workloads"][0]
+    assert (w["rate_per_s"], w["threads"], w["arc_hit_ratio"], w["l2arc_hit_ratio"]) == (200.0, None, 0.8, 0.5)
+    assert c["pool"]["allocated_bytes"] == round(1.2 * (1 << 40)) // 4096 * 4096
+
+
+def test_hash_is_of_the_canonical_config_and_follows_the_seed():
+    a = scenario.load(SCENARIOS / "default.toml")
+    b = scenario.load(SCENARIOS / "default.toml")
+    c = scenario.load(SCENARIOS / "default.toml", seed=7)
+    import hashlib
+
+    assert a.hash == b.hash == hashlib.sha256(scenario.canonical_json(a.config).encode()).hexdigest()[:16]
+    assert c.hash != a.hash and c.config["seed"] == 7
+    assert scenario.load(SCENARIOS / "default.toml", stop="5s").config["stop_ns"] == 5 * 10**9
+
+
+# --- every malformed example gives exactly this message ----------------------------
+
+BAD_EXPECTED = {
+    "unknown-key.toml": (
+        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache\n"
+        "hint: did you mean vdevs?"
+    ),
+    "negative-size.toml": (
+        'pool.allocated: "-1T" — a size cannot be negative; allowed: a byte count (4096) or a number with '
+        'K, M, G, T, P or E (base 1024), e.g. "128K", "2.84T"'
+    ),
+    "raidz2-two-disks.toml": "pool.vdevs[0].disks: 2 — too few for raidz2; allowed: at least 3",
+    "unknown-tunable.toml": (
+        "zfs.tunables.zfs_vdev_scrub_max_activ: unknown tunable — allowed: the names "
+        "`ziosim tunables --release zfs-2.2` lists\n"
+        "hint: did you mean zfs_vdev_scrub_max_active?"
+    ),
+    "tunable-not-in-release.toml": (
+        "zfs.tunables.zfs_vdev_nia_credit: not in release zfs-2.0 — releases that have it: zfs-2.1, zfs-2.2, zfs-2.3"
+    ),
+    "bad-release.toml": (
+        'zfs.release: "openzfs-2.2" — allowed: solaris-2009, freebsd-9, illumos-2012, illumos-2014, '
+        "zfs-0.6.5, zfs-0.7, zfs-0.8, zfs-2.0, zfs-2.1, zfs-2.2, zfs-2.3\n"
+        "hint: did you mean zfs-2.2?"
+    ),
+    "bad-duration.toml": (
+        'scenario.stop: "10 minutes" — allowed: a duration with a unit (ns, us, ms, s, m, h, d), '
+        'e.g. "500ms", "60s", "2h40m"'
+    ),
+}
+
+
+def test_every_bad_example_has_an_expected_message():
+    assert sorted(BAD_EXPECTED) == sorted(p.name for p in BAD.glob("*.toml"))
+
+
+@pytest.mark.parametrize("name", sorted(BAD_EXPECTED))
+def test_bad_examples(name):
+    with pytest.raises(ScenarioError) as e:
+        scenario.load(BAD / name)
+    assert str(e.value) == BAD_EXPECTED[name]
+    assert "\n" not in e.value.line
+
+
+# --- inline cases ----------------------------------------------------------------
+
+HEAD = """
+[zfs]
+release = "zfs-2.2"
+"""
+POOL = """
+[pool]
+fill = 0.5
+vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]
+"""
+
+
+def err(text):
+    with pytest.raises(ScenarioError) as e:
+        scenario.loads(text)
+    return str(e.value)
+
+
+def ok(text):
+    return scenario.loads(text).config
+
+
+def wl(body, pool=POOL, head=HEAD):
+    return head + pool + "\n[[workload]]\n" + body
+
+
+@pytest.mark.parametrize("stop", ["scan-done", "scan-done or 48h"])
+def test_scan_done_is_recognised_but_not_yet_supported(stop):
+    msg = err(f'[scenario]\nstop = "{stop}"\n' + HEAD + POOL)
+    assert msg == (
+        f'scenario.stop: "{stop}" — not yet supported (needs scrub actions); '
+        'allowed now: a duration such as "60s" or "2h"'
+    )
+
+
+def test_scan_done_syntax_is_still_checked():
+    assert err('[scenario]\nstop = "scan-done or soon"\n' + HEAD + POOL).startswith(
+        'scenario.stop: "soon" — allowed: a duration'
+    )
+
+
+def test_later_workload_kinds_are_named_as_not_yet_supported():
+    assert err(wl('kind = "nfs-copy"\nthreads = 1\n')) == (
+        'workload[0].kind: "nfs-copy" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write'
+    )
+
+
+def test_unknown_workload_kind():
+    msg = err(wl('kind = "randread"\nthreads = 1\n'))
+    assert msg.startswith('workload[0].kind: "randread" — allowed: random-read, random-write, seq-read, seq-write')
+
+
+def test_actions_are_not_yet_supported():
+    assert err(HEAD + POOL + '[[action]]\nat = "0s"\ndo = "scrub"\n') == "action: not yet supported — remove it for now"
+
+
+def test_unknown_top_level_key_hints_nearest():
+    msg = err(HEAD + POOL + '[[workloads]]\nkind = "random-read"\nthreads = 1\n')
+    assert msg.splitlines() == [
+        "workloads: unknown key — allowed at the top level: scenario, zfs, devices, links, pool, workload",
+        "hint: did you mean workload?",
+    ]
+
+
+def test_single_workload_table_is_explained():
+    assert "write [[workload]]" in err(HEAD + POOL + '[workload]\nkind = "random-read"\nthreads = 1\n')
+
+
+def test_tunable_out_of_range():
+    msg = err('[zfs]\nrelease = "zfs-2.2"\ntunables = { zfs_vdev_scrub_max_active = 0 }\n' + POOL)
+    assert msg == "zfs.tunables.zfs_vdev_scrub_max_active: 0 — out of range; allowed: 1..1000 count"
+
+
+def test_byte_tunables_take_sizes():
+    c = ok('[zfs]\nrelease = "zfs-2.2"\ntunables = { zfs_vdev_aggregation_limit = "1M" }\n' + POOL)
+    assert c["tunables"] == {"zfs_vdev_aggregation_limit": 1 << 20}
+
+
+def test_tunable_must_be_an_integer():
+    msg = err('[zfs]\nrelease = "zfs-2.2"\ntunables = { zfs_vdev_scrub_max_active = "3" }\n' + POOL)
+    assert msg == 'zfs.tunables.zfs_vdev_scrub_max_active: "3" — allowed: an integer 1..1000 count'
+
+
+@pytest.mark.parametrize(
+    "release, hz", [("illumos-2014", 100), ("solaris-2009", 100), ("freebsd-9", 1000), ("zfs-0.7", 250)]
+)
+def test_hz_defaults_per_platform(release, hz):
+    assert ok(f'[zfs]\nrelease = "{release}"\n' + POOL)["hz"] == hz
+
+
+def test_missing_release():
+    assert err("[zfs]\n" + POOL).startswith("zfs.release: missing — allowed: solaris-2009, ")
+
+
+def test_l2arc_needs_a_cache():
+    msg = err(wl('kind = "random-read"\nthreads = 1\nl2arc_hit = 0.5\n'))
+    assert msg == "workload[0].l2arc_hit: 0.5 — needs an L2ARC; add pool.cache or set 0"
+
+
+@pytest.mark.parametrize("field, value", [("arc_hit", "1.5"), ("arc_hit", "-0.1"), ("l2arc_hit", '"half"')])
+def test_ratios_are_0_to_1(field, value):
+    assert err(wl(f'kind = "random-read"\nthreads = 1\n{field} = {value}\n')).startswith(f"workload[0].{field}: ")
+
+
+def test_rate_xor_threads():
+    assert err(wl('kind = "random-read"\nthreads = 1\nrate = 5\n')) == (
+        "workload[0].threads: 1 — give rate (open loop) or threads (closed loop), not both"
+    )
+    assert err(wl('kind = "random-read"\n')) == (
+        "workload[0].rate: missing — allowed: rate (operations per second, open loop) or threads (closed loop)"
+    )
+
+
+def test_workload_defaults():
+    (w,) = ok(wl('kind = "seq-write"\nrate = 10\n'))["workloads"]
+    assert w["name"] == "seq-write"
+    assert w["sizes"] == [[131072, 1.0]]  # the pool's recordsize
+    assert (w["rate_per_s"], w["threads"], w["think_ns"], w["arc_hit_ns"], w["start_ns"], w["stop_ns"]) == (
+        10.0,
+        None,
+        0,
+        2000,
+        0,
+        None,
+    )
+
+
+def test_workload_region_and_times():
+    (w,) = ok(
+        wl(
+            'kind = "random-read"\nthreads = 2\nthink = "1ms"\nregion = { offset = "1G", length = "10G" }\n'
+            'start = "5s"\nstop = "50s"\n'
+        )
+    )["workloads"]
+    assert (w["region_offset_bytes"], w["region_length_bytes"]) == (1 << 30, 10 << 30)
+    assert (w["think_ns"], w["start_ns"], w["stop_ns"]) == (1_000_000, 5 * 10**9, 50 * 10**9)
+
+
+def test_region_must_lie_within_allocated():
+    msg = err(wl('kind = "random-read"\nthreads = 1\nregion = { offset = 0, length = "900G" }\n'))
+    assert msg.startswith(
+        'workload[0].region.length: "900G" — runs past the allocated space; allowed: offset + length ≤ '
+    )
+
+
+def test_duplicate_workload_names():
+    body = 'kind = "random-read"\nthreads = 1\n\n[[workload]]\nkind = "random-read"\nthreads = 2\n'
+    assert err(wl(body)) == 'workload[1].name: "random-read" — already used by workload[0]; allowed: a unique name'
+
+
+def test_io_size_bounds():
+    assert err(wl('kind = "random-read"\nthreads = 1\nsize = "100"\n')) == (
+        'workload[0].size: "100" — allowed: a multiple of 512 from 512 to 16M'
+    )
+    assert err(wl('kind = "random-read"\nthreads = 1\nsizes = [["4K", 0]]\n')) == (
+        "workload[0].sizes[0][1]: 0 — allowed: a weight greater than 0"
+    )
+
+
+@pytest.mark.parametrize(
+    "vtype, disks, expected",
+    [
+        ("mirror", 1, "pool.vdevs[0].disks: 1 — too few for mirror; allowed: at least 2"),
+        ("raidz1", 1, "pool.vdevs[0].disks: 1 — too few for raidz1; allowed: at least 2"),
+        ("raidz3", 3, "pool.vdevs[0].disks: 3 — too few for raidz3; allowed: at least 4"),
+        ("disk", 2, "pool.vdevs[0].disks: 2 — a disk vdev has exactly one; allowed: 1"),
+    ],
+)
+def test_vdev_minimum_disks(vtype, disks, expected):
+    pool = f'[pool]\nfill = 0.5\nvdevs = [{{ type = "{vtype}", disks = {disks}, device = "wd20efrx" }}]\n'
+    assert err(HEAD + pool) == expected
+
+
+def test_raidz_alias_and_usable_capacity():
+    pool = '[pool]\nfill = 1.0\nashift = 9\nvdevs = [{ type = "raidz", disks = 3, device = "wd20efrx" }]\n'
+    c = ok(HEAD + pool)
+    assert c["pool"]["vdevs"][0]["type"] == "raidz1"
+    assert c["pool"]["allocated_bytes"] == 2 * c["devices"]["wd20efrx"]["capacity_bytes"] // 512 * 512
+
+
+def test_unknown_vdev_type_hints():
+    pool = '[pool]\nfill = 0.5\nvdevs = [{ type = "raidz4", disks = 5, device = "wd20efrx" }]\n'
+    assert err(HEAD + pool).startswith('pool.vdevs[0].type: "raidz4" — allowed: disk, mirror, raidz1, raidz2, raidz3')
+
+
+def test_allocated_xor_fill_and_bounds():
+    vd = 'vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]\n'
+    assert err(HEAD + "[pool]\n" + vd).startswith("pool.allocated: missing")
+    assert (
+        err(HEAD + '[pool]\nallocated = "1G"\nfill = 0.5\n' + vd) == "pool.fill: 0.5 — give allocated or fill, not both"
+    )
+    assert err(HEAD + '[pool]\nallocated = "2T"\n' + vd).startswith(
+        'pool.allocated: "2T" — allowed: at least one sector (4096 bytes), at most the usable capacity ('
+    )
+    assert ok(HEAD + "[pool]\nallocated = 10000\n" + vd)["pool"]["allocated_bytes"] == 8192
+    assert (
+        err(HEAD + "[pool]\nfill = 0\n" + vd)
+        == "pool.fill: 0 — out of range; allowed: a number greater than 0, at most 1"
+    )
+
+
+@pytest.mark.parametrize(
+    "key, value, msg",
+    [
+        ("ashift", "8", "pool.ashift: 8 — out of range; allowed: 9..16"),
+        ("ashift", "17", "pool.ashift: 17 — out of range; allowed: 9..16"),
+        ("recordsize", '"96K"', 'pool.recordsize: "96K" — allowed: a power of two from 512 to 16M'),
+        ("recordsize", '"32M"', 'pool.recordsize: "32M" — allowed: a power of two from 512 to 16M'),
+        ("layout", '"aged"', "pool.layout: not yet supported — remove it for now"),
+    ],
+)
+def test_pool_fields(key, value, msg):
+    assert err(HEAD + POOL + f"{key} = {value}\n") == msg
+
+
+def test_explicit_and_generated_names():
+    pool = (
+        "[pool]\nfill = 0.5\nvdevs = [\n"
+        ' { type = "mirror", disks = 2, device = "wd20efrx", names = ["ada0", "sda"] },\n'
+        ' { type = "mirror", disks = 2, device = "wd20efrx" },\n]\n'
+        'cache = { device = "samsung-850pro", names = ["nvd0"] }\n'
+    )
+    c = ok(HEAD + pool)
+    names = [[d["name"] for d in v["disks"]] for v in c["pool"]["vdevs"]]
+    assert names == [["ada0", "sda"], ["sdb", "sdc"]]  # sda is taken, so generation skips it
+    assert c["pool"]["cache"][0]["name"] == "nvd0"
+
+
+def test_duplicate_names_are_rejected():
+    pool = (
+        "[pool]\nfill = 0.5\nvdevs = [\n"
+        ' { type = "disk", device = "wd20efrx", names = ["d0"] },\n'
+        ' { type = "disk", device = "wd20efrx", names = ["d0"] },\n]\n'
+    )
+    assert err(HEAD + pool) == 'pool.vdevs[1].names[0]: "d0" — already used; allowed: a name unique in the pool'
+
+
+def test_linux_names_go_past_z():
+    assert [scenario.linux_disk_name(i) for i in (0, 25, 26, 27, 51, 52, 701, 702)] == [
+        "sda",
+        "sdz",
+        "sdaa",
+        "sdab",
+        "sdaz",
+        "sdba",
+        "sdzz",
+        "sdaaa",
+    ]
+    pool = '[pool]\nfill = 0.5\nvdevs = [{ type = "raidz3", disks = 30, device = "wd20efrx" }]\n'
+    names = [d["name"] for d in ok(HEAD + pool)["pool"]["vdevs"][0]["disks"]]
+    assert names[25:28] == ["sdz", "sdaa", "sdab"] and len(set(names)) == 30
+
+
+DEV = '[devices.d]\nlike = "hdd-7200-sata-2014"\n'
+DPOOL = '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "d" }]\n'
+
+
+def test_device_overrides_accept_units_and_short_names():
+    c = ok(
+        HEAD + DEV + 'capacity = "1T"\nseek_read_avg_ns = "9ms"\nqueue_depth = 8\nwrite_cache = false\n'
+        'rate_od = "200M/s"\nage_weight = 0\n' + DPOOL
+    )
+    d = c["devices"]["d"]
+    assert d["capacity_bytes"] == 1 << 40
+    assert d["seek_read_avg_ns"] == 9_000_000
+    assert (d["queue_depth"], d["write_cache"], d["rate_od_bytes_per_s"]) == (8, False, 200 << 20)
+    assert d["age_weight"] == 0.0 and isinstance(d["age_weight"], float)
+    assert d["rpm"] == 7200  # untouched preset field
+
+
+def test_unknown_device_field_names_the_nearest():
+    msg = err(HEAD + DEV + "queu_depth = 8\n" + DPOOL)
+    line, hint = msg.splitlines()
+    assert line.startswith("devices.d.queu_depth: unknown key — allowed: like and the fields of hdd-7200-sata-2014: ")
+    assert hint == "hint: did you mean queue_depth?"
+
+
+def test_unknown_preset():
+    msg = err(HEAD + '[devices.d]\nlike = "wd20efr"\n' + DPOOL)
+    assert msg.splitlines()[1] == "hint: did you mean wd20efrx?"
+
+
+def test_device_field_types():
+    assert err(HEAD + DEV + 'rpm = "fast"\n' + DPOOL) == 'devices.d.rpm: "fast" — allowed: an integer'
+    assert err(HEAD + DEV + "write_cache = 1\n" + DPOOL) == "devices.d.write_cache: 1 — allowed: true or false"
+    assert err(HEAD + DEV + 'capacity = "-1T"\n' + DPOOL).startswith(
+        'devices.d.capacity: "-1T" — a size cannot be negative'
+    )
+
+
+def test_core_device_errors_are_rerooted_at_the_device():
+    assert err(HEAD + DEV + "queue_depth = 0\n" + DPOOL) == (
+        "devices.d.queue_depth: 0 is out of range; allowed 1..=256"
+    )
+
+
+def test_full_device_spec_with_kind():
+    spec = (
+        '[devices.s]\nkind = "simple"\ncapacity_bytes = "100G"\nservice_ns_mean = "5ms"\ndistribution = "exponential"\n'
+        'bandwidth_bytes_per_s = "100M"\nqueue_depth = 1\nrotational = true\n'
+    )
+    c = ok(HEAD + spec + '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "s" }]\n')
+    assert c["devices"]["s"] == {
+        "kind": "simple",
+        "capacity_bytes": 100 << 30,
+        "service_ns_mean": 5_000_000,
+        "distribution": "exponential",
+        "bandwidth_bytes_per_s": 100 << 20,
+        "queue_depth": 1,
+        "rotational": True,
+    }
+
+
+def test_device_reference_must_exist():
+    pool = '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "hdd" }]\n'
+    assert err(HEAD + DEV + pool).startswith(
+        'pool.vdevs[0].device: "hdd" — allowed: a device from [devices] (d) or a preset'
+    )
+
+
+def test_links():
+    links = '[links.iscsi]\nkind = "shared"\nrate = "100M/s"\n'
+    pool = '[pool]\nfill = 0.5\nvdevs = [{ type = "mirror", disks = 2, device = "wd20efrx", link = "iscsi" }]\n'
+    c = ok(HEAD + links + pool)
+    assert c["links"] == {"iscsi": {"kind": "shared", "rate_bytes_per_s": 100 << 20}}
+    assert {d["link"] for d in c["pool"]["vdevs"][0]["disks"]} == {"iscsi"}
+    assert err(HEAD + '[links.pm]\nkind = "sata-pm-cbs"\nrate = "280M"\n' + pool).startswith(
+        'links.pm.kind: "sata-pm-cbs" — not yet supported; allowed now: shared'
+    )
+    bad_ref = pool.replace('"iscsi"', '"isci"')
+    assert err(HEAD + links + bad_ref).splitlines()[1] == "hint: did you mean iscsi?"
+
+
+def test_seed_bounds():
+    assert err("[scenario]\nseed = -1\n" + HEAD + POOL) == (
+        "scenario.seed: -1 — out of range; allowed: 0..18446744073709551615"
+    )
+
+
+def test_not_toml():
+    assert err("[zfs\n").startswith("scenario: not valid TOML — ")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ScenarioError, match="no such file"):
+        scenario.load(tmp_path / "nope.toml")
+
+
+def test_a_full_spec_without_capacity_is_named(fake_core, monkeypatch):
+    monkeypatch.setattr(fake_core, "validate_device", lambda spec_json: None)  # a lenient core
+    device = '[devices.s]\nkind = "simple"\nqueue_depth = 1\n'
+    text = HEAD + device + '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "s" }]\n'
+    assert err(text) == "devices.s.capacity_bytes: missing — allowed: a size greater than 0"
+
+
+# --- robustness: any wrong value anywhere is a ScenarioError, never a crash -------------
+
+WRONG_VALUES = [-1, 0, "x", "", "-4K", [], {}, True, 1.5, 10**30, [["4K"]], {"a": 1}]
+
+
+def _leaves(node, path=()):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
+        for i, v in enumerate(node):
+            yield from _leaves(v, (*path, i))
+    yield path
+
+
+def _replaced(doc, path, value):
+    import copy
+
+    doc = copy.deepcopy(doc)
+    cur = doc
+    for p in path[:-1]:
+        cur = cur[p]
+    cur[path[-1]] = value
+    return doc
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_every_field_with_every_wrong_value_is_a_scenario_error(name):
+    doc = scenario.tomllib.loads((SCENARIOS / name).read_text())
+    checked = 0
+    for path in _leaves(doc):
+        if not path:
+            continue
+        for value in WRONG_VALUES:
+            try:
+                scenario.from_dict(_replaced(doc, path, value))
+            except ScenarioError as e:
+                assert "\n" not in e.line and e.line.strip(), (path, value)
+            checked += 1
+    assert checked > 100
+
+
+def test_pool_size_is_bounded():
+    vdev = '{ type = "raidz3", disks = 255, device = "wd20efrx" }, '
+    pool = "[pool]\nfill = 0.5\nvdevs = [" + vdev * 17 + "]\n"
+    assert err(HEAD + pool) == "pool.vdevs: 4335 disks — too many; allowed: at most 4096 in a pool"
