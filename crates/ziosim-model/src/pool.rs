@@ -121,15 +121,35 @@ pub fn raidz_map(offset: u64, psize: u64, ashift: u32, dcols: u32, nparity: u32,
         let sectors = if c < bc { q + 1 } else { q };
         out.push(Column { child, offset: coff, size: sectors * unit, parity: c < nparity as u64, skip: false });
     }
+    // raidz1 only: swap the parity column with the first data column in every other MiB
+    // of vdev space, so that parity (never read normally) does not sit on the same child
+    // for every full-width block (vdev_raidz_map_alloc, "switch the parity every 1MB").
+    let mut skip_start = bc;
+    if nparity == 1 && out.len() >= 2 && offset & (1 << 20) != 0 {
+        let (a, b) = (out[0], out[1]);
+        out[0] = Column { child: b.child, offset: b.offset, ..a };
+        out[1] = Column { child: a.child, offset: a.offset, ..b };
+        // Sizes stay with their logical columns; ZFS swaps only device and offset, and
+        // then never starts padding in the (now data) zeroth column.
+        if skip_start == 0 {
+            skip_start = 1;
+        }
+    }
     // Skip sectors: one per column from column `bc` on, right after that column's data
     // (`rm_skipstart`, vdev_raidz_io_start write path).
     // They wrap to column 0 at scols (only possible when scols == dcols, where column 0's
     // next sector is also the next sector in asize space).
     for k in 0..skip {
-        let c = if bc + k >= scols { bc + k - scols } else { bc + k };
-        let (child, coff) = place(c);
-        let sectors = if c < acols { if c < bc { q + 1 } else { q } } else { 0 };
-        out.push(Column { child, offset: coff + sectors * unit, size: unit, parity: false, skip: true });
+        let c = if skip_start + k >= scols { skip_start + k - scols } else { skip_start + k };
+        // A real column (possibly swapped above) ends where its data ends; a column past
+        // acols holds no data and only positions the sector.
+        let (child, end) = if c < acols {
+            let col = out[c as usize];
+            (col.child, col.offset + col.size)
+        } else {
+            place(c)
+        };
+        out.push(Column { child, offset: end, size: unit, parity: false, skip: true });
     }
 }
 

@@ -1239,6 +1239,11 @@ impl Model for Model_ {
                 ctx.schedule_in(self.txg.timeout_ns, Ev::TxgTimer);
             }
             Ev::Stop => {
+                // The last interval may be partial (or end exactly now, with its Sample
+                // event still queued behind this one): sample it here, once.
+                if self.sample_t.last().copied().unwrap_or(0) < ctx.now() {
+                    self.sample(ctx);
+                }
                 self.stopped = true;
                 ctx.stop();
             }
