@@ -24,8 +24,7 @@
 //! Invariant: members are contiguous neighbours in the type set, in offset order, all with the
 //! same `AGG_INHERIT` bits and the same op.
 
-use std::collections::BTreeSet;
-use std::ops::Bound::{Excluded, Unbounded};
+use super::sorted::SortedSet;
 
 use crate::io::{flags, IoClass, IoId, IoSlab, Op};
 
@@ -79,7 +78,7 @@ fn gap(a_end: u64, b_off: u64) -> u64 {
 /// Plan the aggregate around `z`. On return `out` holds the members in offset order
 /// (`(offset, id)`); fewer than 2 means "issue `z` alone". May clear OPTIONAL on the I/O that
 /// follows the span (the stretch rule), marking it NODATA so it stays data-less.
-pub fn plan(set: &BTreeSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParams, out: &mut Vec<(u64, IoId)>) {
+pub fn plan(set: &SortedSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParams, out: &mut Vec<(u64, IoId)>) {
     out.clear();
     let zio = *ios.get(z);
     let zflags = zio.flags & flags::AGG_INHERIT;
@@ -88,12 +87,16 @@ pub fn plan(set: &BTreeSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParam
     }
     let maxgap = if zio.op == Op::Read { p.read_gap } else { 0 };
     let zkey = (zio.offset, z);
+    let Some(zpos) = set.find(&zkey) else { return };
     let last_end = zio.end();
     let mut mandatory: Option<IoId> = (!optional(zio.flags)).then_some(z);
 
     // 2. backwards
     let mut first_off = zio.offset;
-    for &(o, id) in set.range(..zkey).rev() {
+    let mut cur = zpos;
+    while let Some(pp) = set.prev_pos(cur) {
+        cur = pp;
+        let &(o, id) = set.at(pp);
         let d = ios.get(id);
         if d.flags & flags::AGG_INHERIT != zflags || last_end - o > p.limit || gap(d.end(), first_off) > maxgap {
             break;
@@ -118,7 +121,9 @@ pub fn plan(set: &BTreeSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParam
 
     // 4. forwards
     let mut last = zio;
-    for &(o, id) in set.range((Excluded(zkey), Unbounded)) {
+    let mut last_pos = zpos;
+    while let Some(np) = set.next_pos(last_pos) {
+        let &(o, id) = set.at(np);
         let d = ios.get(id);
         let span = d.end() - first_off;
         let within = span <= p.limit || (p.optional_beyond_limit && optional(d.flags) && span <= p.max_span);
@@ -126,6 +131,7 @@ pub fn plan(set: &BTreeSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParam
             break;
         }
         last = *d;
+        last_pos = np;
         out.push((o, id));
         if !optional(d.flags) {
             mandatory = Some(id);
@@ -138,9 +144,11 @@ pub fn plan(set: &BTreeSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParam
         if let Some(m) = mandatory {
             let m_end = ios.get(m).end();
             let mut n_end = last.end();
-            let last_key = *out.last().unwrap();
             let mut next_after_last = None;
-            for &(o, id) in set.range((Excluded(last_key), Unbounded)) {
+            let mut cur = last_pos;
+            while let Some(np) = set.next_pos(cur) {
+                cur = np;
+                let &(o, id) = set.at(np);
                 if next_after_last.is_none() {
                     next_after_last = Some(id);
                 }

@@ -143,9 +143,9 @@ impl ClassesPolicy {
             return None;
         }
         let q = &self.q;
-        (0..NUM_CLASSES)
-            .find(|&p| q.has_queued(p) && q.active[p] < self.lim.min[p])
-            .or_else(|| (0..NUM_CLASSES).find(|&p| q.has_queued(p) && q.active[p] < self.lim.max_for(p, env)))
+        q.queued_from(0)
+            .find(|&p| q.active[p] < self.lim.min[p])
+            .or_else(|| q.queued_from(0).find(|&p| q.active[p] < self.lim.max_for(p, env)))
     }
 }
 

@@ -25,7 +25,9 @@
 //! The head of the deadline queue always goes first (no C-SCAN); aggregation walks the
 //! read/write offset trees holding all queued I/Os, capped at 128 KiB (old SPA_MAXBLOCKSIZE).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
+
+use super::sorted::SortedSet;
 
 use super::aggregate::{self, AggParams};
 use super::{ClassDepth, Issue, QueueEnv, QueuePolicy};
@@ -48,8 +50,8 @@ type Key = (u64, u64, IoId);
 
 /// The pre-2013 queue of one leaf.
 pub struct DeadlinePolicy {
-    deadline: BTreeSet<Key>,
-    by_type: [BTreeSet<(u64, IoId)>; 2],
+    deadline: SortedSet<Key>,
+    by_type: [SortedSet<(u64, IoId)>; 2],
     queued: [u32; NUM_CLASSES],
     active: [u32; NUM_CLASSES],
     pending: u32,
@@ -69,7 +71,7 @@ pub struct DeadlinePolicy {
 impl DeadlinePolicy {
     pub fn new(t: &Tunables, agg: AggParams) -> DeadlinePolicy {
         DeadlinePolicy {
-            deadline: BTreeSet::new(),
+            deadline: SortedSet::default(),
             by_type: Default::default(),
             queued: [0; NUM_CLASSES],
             active: [0; NUM_CLASSES],

@@ -76,6 +76,7 @@ pub mod deadline;
 pub mod fifo;
 pub mod nia;
 pub mod order;
+pub mod sorted;
 #[cfg(test)]
 mod tests;
 

@@ -87,12 +87,11 @@ impl NiaPolicy {
         }
         let start = if self.last_prio + 1 >= NUM_CLASSES { 0 } else { self.last_prio + 1 };
         let q = &self.q;
-        let found = (start..NUM_CLASSES)
-            .chain(0..start)
-            .find(|&p| q.has_queued(p) && (q.active[p] as i64) < self.min_active(p))
-            .or_else(|| {
-                (0..NUM_CLASSES).find(|&p| q.has_queued(p) && (q.active[p] as i64) < self.max_active(p, env))
-            });
+        let found = q
+            .queued_from(start)
+            .chain(q.queued_below(start))
+            .find(|&p| (q.active[p] as i64) < self.min_active(p))
+            .or_else(|| q.queued_from(0).find(|&p| (q.active[p] as i64) < self.max_active(p, env)));
         match found {
             Some(p) => self.last_prio = p,
             None if self.reset_last_prio => self.last_prio = NUM_CLASSES,

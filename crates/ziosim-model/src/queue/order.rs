@@ -20,7 +20,9 @@
 //! pure function of the inputs. Every queued I/O is also in the read or write offset set
 //! that aggregation walks (TRIM in neither).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
+
+use super::sorted::SortedSet;
 
 use super::aggregate::{self, AggParams};
 use super::{ClassDepth, Issue};
@@ -42,6 +44,22 @@ pub enum InClassOrder {
 
 type Key = (u64, u64, IoId);
 
+/// Set bits of a class mask, ascending.
+pub struct Bits(u32);
+
+impl Iterator for Bits {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
+}
+
 /// Outcome of taking from a class.
 pub enum Take {
     Issue(Issue),
@@ -51,11 +69,11 @@ pub enum Take {
 
 /// The queued and active I/Os of one leaf under a class scheduler.
 pub struct ClassQueues {
-    sets: [BTreeSet<Key>; NUM_CLASSES],
+    sets: [SortedSet<Key>; NUM_CLASSES],
     queued: [u32; NUM_CLASSES],
     /// Bit `c` set iff class `c` has queued I/Os (2.2's `vq_cqueued`).
     pub queued_mask: u32,
-    by_type: [BTreeSet<(u64, IoId)>; 2],
+    by_type: [SortedSet<(u64, IoId)>; 2],
     pub active: [u32; NUM_CLASSES],
     pub active_total: u32,
     pub last_offset: u64,
@@ -95,12 +113,12 @@ impl ClassQueues {
         use IoClass::*;
         let c = io.class;
         let ok = self.has_class[c.idx()]
-            && match (io.op, c) {
-                (_, Trim) => true,
-                (Op::Read, SyncRead | AsyncRead | Scrub | Removal | Initializing | Rebuild) => true,
-                (Op::Write, SyncWrite | AsyncWrite | Removal | Initializing | Rebuild) => true,
-                _ => false,
-            };
+            && matches!(
+                (io.op, c),
+                (_, Trim)
+                    | (Op::Read, SyncRead | AsyncRead | Scrub | Removal | Initializing | Rebuild)
+                    | (Op::Write, SyncWrite | AsyncWrite | Removal | Initializing | Rebuild)
+            );
         match (ok, io.op) {
             (true, _) => c,
             (false, Op::Read) => AsyncRead,
@@ -148,6 +166,18 @@ impl ClassQueues {
         }
     }
 
+    /// Classes with queued I/O, ascending, from `queued_mask` bits `from..`.
+    #[inline]
+    pub fn queued_from(&self, from: usize) -> Bits {
+        Bits(self.queued_mask & !((1u32 << from) - 1))
+    }
+
+    /// Classes with queued I/O, ascending, below `to`.
+    #[inline]
+    pub fn queued_below(&self, to: usize) -> Bits {
+        Bits(self.queued_mask & ((1u32 << to) - 1))
+    }
+
     #[inline]
     pub fn has_queued(&self, c: usize) -> bool {
         self.queued_mask & (1 << c) != 0
@@ -178,14 +208,14 @@ impl ClassQueues {
         }
         match self.order {
             InClassOrder::After => {
-                set.range((0, self.last_offset.saturating_add(1), 0)..).next().unwrap_or(&first).2
+                set.first_at_or_after(&(0, self.last_offset.saturating_add(1), 0)).unwrap_or(&first).2
             }
-            InClassOrder::From => set.range((0, self.last_offset, 0)..).next().unwrap_or(&first).2,
+            InClassOrder::From => set.first_at_or_after(&(0, self.last_offset, 0)).unwrap_or(&first).2,
             InClassOrder::Bucketed => {
                 if first.1 >= self.last_offset {
                     return first.2;
                 }
-                match set.range((first.0, self.last_offset, 0)..).next() {
+                match set.first_at_or_after(&(first.0, self.last_offset, 0)) {
                     Some(k) if k.0 == first.0 => k.2,
                     _ => first.2,
                 }

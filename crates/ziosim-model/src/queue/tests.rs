@@ -452,10 +452,10 @@ fn zfs22_failed_pick_restarts_round_robin_at_sync_read() {
 #[test]
 fn adjacent_reads_merge_up_to_the_limit() {
     let mut h = H::new(Release::Zfs07, &[]); // limit 128 KiB
-    let ids: Vec<IoId> = (0..24).map(|i| h.add(AsyncRead, 1 * MIB + i * 8 * KIB, 8 * KIB)).collect();
+    let ids: Vec<IoId> = (0..24).map(|i| h.add(AsyncRead, MIB + i * 8 * KIB, 8 * KIB)).collect();
     let v = h.pump();
     assert_eq!(v[0].members, 16);
-    assert_eq!((v[0].offset, v[0].size), (1 * MIB, 128 * KIB));
+    assert_eq!((v[0].offset, v[0].size), (MIB, 128 * KIB));
     assert_eq!(h.members(&v[0]), ids[..16].to_vec(), "members chain in offset order");
     assert_eq!(h.ios.get(ids[15]).agg_next, NO_IO);
     assert_eq!(v.len(), 2);
@@ -742,9 +742,9 @@ fn property_random_sequences_keep_invariants() {
             let queued: u32 = d.iter().map(|x| x.queued).sum();
             assert_eq!(queued as usize, live.len(), "seed {seed}: queued count drifted");
             if let Some(l) = &lim {
-                for c in 0..NUM_CLASSES {
+                for (c, dc) in d.iter().enumerate() {
                     let mx = if c == AsyncWrite.idx() { l.async_write_max(&h.env) } else { l.max[c] };
-                    assert!(d[c].active <= mx.max(l.min[c]), "seed {seed} {r:?}: class {c} {} > {mx}", d[c].active);
+                    assert!(dc.active <= mx.max(l.min[c]), "seed {seed} {r:?}: class {c} {} > {mx}", dc.active);
                 }
             }
         };
