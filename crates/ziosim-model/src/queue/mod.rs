@@ -15,8 +15,16 @@
 //! | `nia` | non-interactive throttle, round-robin min pass (§2.3) | zfs-2.1 |
 //! | `fifo` | FIFO lists, 0.537 s buckets for LBA classes, NIA selection (§2.4) | zfs-2.2, zfs-2.3 |
 //!
-//! Shared: `order` (per-class queues and the in-class pick of each era, §2.6) and
-//! `aggregate` (§2.7).
+//! Shared: `order` (per-class queues and the in-class pick of each era, §2.6), `aggregate`
+//! (§2.7) and `sorted` (the allocation-free ordered set every queue is built on).
+//!
+//! What a policy does to the slab: on `enqueue` (2013 and later) it applies `vdev_queue_io`'s
+//! priority fix-up, rewriting `LeafIo::class` when the release lacks the class or the class
+//! cannot carry the op (e.g. a REBUILD read on zfs-0.8 becomes ASYNC_READ); on issue it sets
+//! `agg_next` (the chain) and `issue_ns` of every member; the aggregation "stretch" rule may
+//! turn a queued OPTIONAL I/O into a NODATA one. Equal keys (same offset, or same
+//! `enqueue_ns` in a FIFO class) are ordered by `IoId` where ZFS compares zio addresses, so
+//! every order is a function of the inputs alone.
 
 use crate::io::{IoClass, IoId, IoSlab, Op, NUM_CLASSES};
 use crate::release::{QueueEra, Release};

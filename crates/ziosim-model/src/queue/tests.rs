@@ -583,13 +583,52 @@ fn optional_padding_rules() {
 }
 
 #[test]
-fn pre_07_optional_io_respects_the_limit() {
+fn pre_07_optional_io_respects_the_limit_and_stretch_makes_it_lead() {
     let mut h = H::new(Release::Zfs065, &[("zfs_vdev_aggregation_limit", 32 * KIB as i64)]);
     let a = h.add_f(AsyncWrite, Op::Write, MIB, 16 * KIB, 0);
     let b = h.add_f(AsyncWrite, Op::Write, MIB + 16 * KIB, 16 * KIB, 0);
-    h.add_f(AsyncWrite, Op::Write, MIB + 32 * KIB, 4 * KIB, flags::OPTIONAL);
+    let p = h.add_f(AsyncWrite, Op::Write, MIB + 32 * KIB, 4 * KIB, flags::OPTIONAL);
+    let c = h.add_f(AsyncWrite, Op::Write, MIB + 36 * KIB, 16 * KIB, 0);
     let v = h.pump();
-    assert_eq!(h.members(&v[0]), vec![a, b]);
+    assert_eq!(h.members(&v[0]), vec![a, b], "before 0.7 the padding may not pass the limit");
+    // c is within write_gap_limit of b through contiguous padding: the padding is made
+    // mandatory (but still data-less) so the next command starts right where this one ended
+    assert_eq!(h.ios.get(p).flags, flags::NODATA);
+    h.done(&v[0]);
+    let v = h.pump();
+    assert_eq!(h.members(&v[0]), vec![p, c]);
+    assert!(h.q.take_discarded().is_none());
+}
+
+#[test]
+fn entry_fixup_remaps_classes_the_release_lacks() {
+    let mut h = H::new(Release::Zfs08, &[]);
+    let r = h.add_f(Rebuild, Op::Read, MIB, 4096, 0);
+    let w = h.add_f(Scrub, Op::Write, 10 * MIB, 4096, 0);
+    assert_eq!(h.ios.get(r).class, AsyncRead, "no REBUILD class before zfs-2.0");
+    assert_eq!(h.ios.get(w).class, AsyncWrite, "a scrub-class write becomes an async write");
+    let mut h = H::new(Release::Zfs20, &[]);
+    let r = h.add_f(Rebuild, Op::Read, MIB, 4096, 0);
+    assert_eq!(h.ios.get(r).class, Rebuild);
+}
+
+#[test]
+fn trim_is_fifo_from_zfs_08() {
+    let mut h = H::new(Release::Zfs21, &[("zfs_vdev_max_active", 1)]);
+    h.add(SyncRead, 0, 4096);
+    let mut cur = h.pump()[0];
+    for (i, off) in [900u64, 100, 600].iter().enumerate() {
+        h.now = (i as u64 + 1) * 1000;
+        h.add(Trim, off * MIB, 4096);
+    }
+    let mut order = Vec::new();
+    loop {
+        h.done(&cur);
+        let Some(&i) = h.pump().first() else { break };
+        order.push(i.offset / MIB);
+        cur = i;
+    }
+    assert_eq!(order, vec![900, 100, 600]);
 }
 
 // ---------------------------------------------------------------- pre-2013 deadline queue
