@@ -5,7 +5,11 @@
 //! (`spec/zfs-model.md` §2.7).
 //!
 //! Inputs: the per-type (read or write) offset-ordered set of *all* queued I/Os of the leaf,
-//! whatever their class, and the I/O `z` the scheduler chose. Order of rules:
+//! whatever their class (zfs-0.6.5+, illumos 5313 fe319232 of 2015-01, and the pre-2013
+//! queue), or before 5313 the chosen class's own queue walked in that queue's order (for the
+//! FIFO sync classes: time order, so only I/Os queued back to back can merge); and the I/O
+//! `z` the scheduler chose. Spans and gaps are unsigned as in C, so a neighbour that lies
+//! before the span's start or overlaps it ends the walk. Order of rules:
 //!
 //! 1. No aggregation if `z` has DONT_AGGREGATE, the limit is 0, or `z` is a TRIM.
 //! 2. Walk backwards from `z` while the neighbour has identical `AGG_INHERIT` flags, the span
@@ -24,7 +28,7 @@
 //! Invariant: members are contiguous neighbours in the type set, in offset order, all with the
 //! same `AGG_INHERIT` bits and the same op.
 
-use super::sorted::SortedSet;
+use super::sorted::{Pos, SortedSet};
 
 use crate::io::{flags, IoClass, IoId, IoSlab, Op};
 
@@ -75,11 +79,29 @@ fn gap(a_end: u64, b_off: u64) -> u64 {
     b_off.wrapping_sub(a_end)
 }
 
-/// Plan the aggregate around `z`. On return `out` holds the members in offset order
-/// (`(offset, id)`); fewer than 2 means "issue `z` alone". May clear OPTIONAL on the I/O that
-/// follows the span (the stretch rule), marking it NODATA so it stays data-less.
-pub fn plan(set: &SortedSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParams, out: &mut Vec<(u64, IoId)>) {
+/// `plan` over a per-type offset set (zfs-0.6.5+, illumos 5313+, and the pre-2013 queue).
+pub fn plan_by_type(set: &SortedSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParams, out: &mut Vec<(u64, IoId)>) {
     out.clear();
+    let o = ios.get(z).offset;
+    if let Some(zpos) = set.find(&(o, z)) {
+        plan(set, zpos, |k| k.1, ios, p, out);
+    }
+}
+
+/// Plan the aggregate around the I/O at `zpos` of `set` (neighbours are the set's
+/// neighbours; `id_of` names the I/O of a key). On return `out` holds the members in offset
+/// order (`(offset, id)`); fewer than 2 means "issue it alone". May clear OPTIONAL on the
+/// I/O that follows the span (the stretch rule), marking it NODATA so it stays data-less.
+pub fn plan<K: Ord + Copy>(
+    set: &SortedSet<K>,
+    zpos: Pos,
+    id_of: impl Fn(&K) -> IoId,
+    ios: &mut IoSlab,
+    p: &AggParams,
+    out: &mut Vec<(u64, IoId)>,
+) {
+    out.clear();
+    let z = id_of(set.at(zpos));
     let zio = *ios.get(z);
     let zflags = zio.flags & flags::AGG_INHERIT;
     if zflags & flags::DONT_AGGREGATE != 0 || p.limit == 0 || type_index(zio.class, zio.op).is_none() {
@@ -87,7 +109,6 @@ pub fn plan(set: &SortedSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggPara
     }
     let maxgap = if zio.op == Op::Read { p.read_gap } else { 0 };
     let zkey = (zio.offset, z);
-    let Some(zpos) = set.find(&zkey) else { return };
     let last_end = zio.end();
     let mut mandatory: Option<IoId> = (!optional(zio.flags)).then_some(z);
 
@@ -96,9 +117,10 @@ pub fn plan(set: &SortedSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggPara
     let mut cur = zpos;
     while let Some(pp) = set.prev_pos(cur) {
         cur = pp;
-        let &(o, id) = set.at(pp);
+        let id = id_of(set.at(pp));
         let d = ios.get(id);
-        if d.flags & flags::AGG_INHERIT != zflags || last_end - o > p.limit || gap(d.end(), first_off) > maxgap {
+        let o = d.offset;
+        if d.flags & flags::AGG_INHERIT != zflags || last_end.wrapping_sub(o) > p.limit || gap(d.end(), first_off) > maxgap {
             break;
         }
         first_off = o;
@@ -123,9 +145,10 @@ pub fn plan(set: &SortedSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggPara
     let mut last = zio;
     let mut last_pos = zpos;
     while let Some(np) = set.next_pos(last_pos) {
-        let &(o, id) = set.at(np);
+        let id = id_of(set.at(np));
         let d = ios.get(id);
-        let span = d.end() - first_off;
+        let o = d.offset;
+        let span = d.end().wrapping_sub(first_off); // wraps like C when out of offset order
         let within = span <= p.limit || (p.optional_beyond_limit && optional(d.flags) && span <= p.max_span);
         if d.flags & flags::AGG_INHERIT != zflags || !within || gap(last.end(), o) > maxgap {
             break;
@@ -148,11 +171,12 @@ pub fn plan(set: &SortedSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggPara
             let mut cur = last_pos;
             while let Some(np) = set.next_pos(cur) {
                 cur = np;
-                let &(o, id) = set.at(np);
+                let id = id_of(set.at(np));
                 if next_after_last.is_none() {
                     next_after_last = Some(id);
                 }
                 let d = ios.get(id);
+                let o = d.offset;
                 if gap(n_end, o) != 0 || gap(m_end, o) > p.write_gap {
                     break;
                 }

@@ -134,8 +134,9 @@ pub struct ClassesPolicy {
 }
 
 impl ClassesPolicy {
-    pub fn new(lim: Limits, order: InClassOrder, agg: super::aggregate::AggParams) -> ClassesPolicy {
-        ClassesPolicy { q: ClassQueues::new(order, lim.has, agg), lim }
+    /// `agg_per_class`: aggregate within the class queue (before illumos 5313 / zfs-0.6.5).
+    pub fn new(lim: Limits, order: InClassOrder, agg: super::aggregate::AggParams, agg_per_class: bool) -> ClassesPolicy {
+        ClassesPolicy { q: ClassQueues::new(order, lim.has, agg, agg_per_class), lim }
     }
 
     fn class_to_issue(&self, env: &QueueEnv) -> Option<usize> {

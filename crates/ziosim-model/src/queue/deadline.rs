@@ -112,7 +112,7 @@ impl DeadlinePolicy {
             let zio = *ios.get(z);
             let mut members = std::mem::take(&mut self.scratch);
             match aggregate::type_index(zio.class, zio.op) {
-                Some(t) => aggregate::plan(&self.by_type[t], ios, z, &self.agg, &mut members),
+                Some(t) => aggregate::plan_by_type(&self.by_type[t], ios, z, &self.agg, &mut members),
                 None => members.clear(),
             }
             if members.len() < 2 {

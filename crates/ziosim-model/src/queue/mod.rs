@@ -115,7 +115,9 @@ pub fn build(release: Release, t: &Tunables, rotational: bool) -> Box<dyn QueueP
         QueueEra::Deadline => Box::new(deadline::DeadlinePolicy::new(t, agg)),
         QueueEra::Classes => {
             let order = if release >= Release::Zfs08 { InClassOrder::From } else { InClassOrder::After };
-            Box::new(classes::ClassesPolicy::new(classes::Limits::from_tunables(release, t), order, agg))
+            // illumos-2014 predates 5313 (2015-01): aggregation stays inside the class queue
+            let per_class = release < Release::Zfs065;
+            Box::new(classes::ClassesPolicy::new(classes::Limits::from_tunables(release, t), order, agg, per_class))
         }
         QueueEra::Nia => {
             let lim = classes::Limits::from_tunables(release, t);

@@ -47,7 +47,7 @@ pub struct NiaPolicy {
 impl NiaPolicy {
     pub fn new(lim: Limits, t: &Tunables, order: InClassOrder, agg: AggParams, reset_last_prio: bool) -> NiaPolicy {
         NiaPolicy {
-            q: ClassQueues::new(order, lim.has, agg),
+            q: ClassQueues::new(order, lim.has, agg, false),
             lim,
             ia_active: 0,
             nia_credit: 0,

@@ -78,6 +78,10 @@ pub struct ClassQueues {
     pub active_total: u32,
     pub last_offset: u64,
     order: InClassOrder,
+    /// Before illumos 5313 (2015-01; ZoL 0.6.5) aggregation walked the chosen class's own
+    /// queue, in that queue's order (timestamp order for FIFO classes); after, the per-type
+    /// offset sets holding every class.
+    agg_per_class: bool,
     /// Classes this release has; others are remapped at entry as `vdev_queue_io` does.
     has_class: [bool; NUM_CLASSES],
     agg: AggParams,
@@ -89,7 +93,7 @@ pub struct ClassQueues {
 }
 
 impl ClassQueues {
-    pub fn new(order: InClassOrder, has_class: [bool; NUM_CLASSES], agg: AggParams) -> ClassQueues {
+    pub fn new(order: InClassOrder, has_class: [bool; NUM_CLASSES], agg: AggParams, agg_per_class: bool) -> ClassQueues {
         ClassQueues {
             sets: Default::default(),
             queued: [0; NUM_CLASSES],
@@ -99,6 +103,7 @@ impl ClassQueues {
             active_total: 0,
             last_offset: 0,
             order,
+            agg_per_class,
             has_class,
             agg,
             scratch: Vec::with_capacity(64),
@@ -145,7 +150,7 @@ impl ClassQueues {
         io.class = c;
         let io = *io;
         self.sets[c.idx()].insert(self.key(&io, id));
-        if let Some(t) = aggregate::type_index(c, io.op) {
+        if let Some(t) = aggregate::type_index(c, io.op).filter(|_| !self.agg_per_class) {
             self.by_type[t].insert((io.offset, id));
         }
         self.queued[c.idx()] += 1;
@@ -157,7 +162,7 @@ impl ClassQueues {
         let c = io.class.idx();
         let removed = self.sets[c].remove(&self.key(io, id));
         debug_assert!(removed, "io {id} not queued in {:?}", io.class);
-        if let Some(t) = aggregate::type_index(io.class, io.op) {
+        if let Some(t) = aggregate::type_index(io.class, io.op).filter(|_| !self.agg_per_class) {
             self.by_type[t].remove(&(io.offset, id));
         }
         self.queued[c] -= 1;
@@ -228,10 +233,16 @@ impl ClassQueues {
         let z = self.pick(c);
         let zio = *ios.get(z);
         let mut members = std::mem::take(&mut self.scratch);
+        members.clear();
         if let Some(t) = aggregate::type_index(zio.class, zio.op) {
-            aggregate::plan(&self.by_type[t], ios, z, &self.agg, &mut members);
-        } else {
-            members.clear();
+            if self.agg_per_class {
+                let set = &self.sets[c];
+                if let Some(zpos) = set.find(&self.key(&zio, z)) {
+                    aggregate::plan(set, zpos, |k| k.2, ios, &self.agg, &mut members);
+                }
+            } else {
+                aggregate::plan_by_type(&self.by_type[t], ios, z, &self.agg, &mut members);
+            }
         }
         if members.len() < 2 {
             members.clear();

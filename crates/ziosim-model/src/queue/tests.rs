@@ -493,6 +493,27 @@ fn read_gap_limit() {
 }
 
 #[test]
+fn before_illumos_5313_aggregation_stays_inside_the_class_queue() {
+    // illumos-2014 (pre-5313): neighbours are the class queue's, in its order (time order for
+    // sync reads); zfs-0.6.5: the read offset tree of all classes.
+    let run = |r: Release| {
+        let mut h = H::new(r, &[]);
+        let a = h.add(SyncRead, MIB + 16 * KIB, 16 * KIB);
+        h.now = 1;
+        let b = h.add(SyncRead, MIB + 64 * KIB, 16 * KIB);
+        h.now = 2;
+        let c = h.add(SyncRead, MIB, 16 * KIB);
+        let d = h.add(AsyncRead, MIB + 80 * KIB, 16 * KIB);
+        let v = h.pump();
+        (h.members(&v[0]), [a, b, c, d])
+    };
+    let (m, [a, b, _, _]) = run(Release::Illumos2014);
+    assert_eq!(m, vec![a, b]);
+    let (m, [a, b, c, d]) = run(Release::Zfs065);
+    assert_eq!(m, vec![c, a, b, d]);
+}
+
+#[test]
 fn writes_merge_only_when_contiguous() {
     for (gap, merged) in [(0, true), (512, false), (4 * KIB, false)] {
         let mut h = H::new(Release::Zfs08, &[]);
