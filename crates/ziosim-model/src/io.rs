@@ -92,6 +92,10 @@ pub mod flags {
     pub const DONT_AGGREGATE: u8 = 1 << 3;
     /// Optional padding I/O (raidz skip sectors): may be dropped or merged (writes only).
     pub const OPTIONAL: u8 = 1 << 4;
+    /// Carries no data (ZIO_FLAG_NODATA). The queue sets it when the aggregation "stretch"
+    /// rule clears OPTIONAL on a padding I/O; a lone OPTIONAL or NODATA I/O is completed by
+    /// the queue without reaching the device (`QueuePolicy::take_discarded`).
+    pub const NODATA: u8 = 1 << 5;
     /// Bits that must match for two I/Os to aggregate (OPTIONAL is not one of them).
     pub const AGG_INHERIT: u8 = SCRUB | RESILVER | REPAIR | DONT_AGGREGATE;
 }

@@ -3,10 +3,32 @@
 //!
 //! The model calls `enqueue` when a leaf I/O arrives and `next_issue` on every enqueue and
 //! every completion until it returns `None` or the device has no free tag, exactly as ZFS
-//! runs `vdev_queue_io_to_issue` from `vdev_queue_io` and `vdev_queue_io_done`.
+//! runs `vdev_queue_io_to_issue` from `vdev_queue_io` and `vdev_queue_io_done`. The policy
+//! keeps ZFS's per-call budget: each `enqueue` owes one issue attempt (`vdev_queue_io` tries
+//! once), each `complete` owes attempts until one finds nothing (pre-2013: up to
+//! `zfs_vdev_ramp_rate`); `next_issue` returns `None` once the owed attempts are spent.
+//!
+//! | module | era | releases |
+//! |---|---|---|
+//! | `deadline` | pre-2013 deadline queue, min/max_pending ramp (§2.1) | solaris-2009, freebsd-9, illumos-2012 |
+//! | `classes` | 2013 class scheduler, strict priority min then max pass (§2.2, §2.5) | illumos-2014 … zfs-2.0 |
+//! | `nia` | non-interactive throttle, round-robin min pass (§2.3) | zfs-2.1 |
+//! | `fifo` | FIFO lists, 0.537 s buckets for LBA classes, NIA selection (§2.4) | zfs-2.2, zfs-2.3 |
+//!
+//! Shared: `order` (per-class queues and the in-class pick of each era, §2.6), `aggregate`
+//! (§2.7) and `sorted` (the allocation-free ordered set every queue is built on).
+//!
+//! What a policy does to the slab: on `enqueue` (2013 and later) it applies `vdev_queue_io`'s
+//! priority fix-up, rewriting `LeafIo::class` when the release lacks the class or the class
+//! cannot carry the op (e.g. a REBUILD read on zfs-0.8 becomes ASYNC_READ); on issue it sets
+//! `agg_next` (the chain) and `issue_ns` of every member; the aggregation "stretch" rule may
+//! turn a queued OPTIONAL I/O into a NODATA one. Equal keys (same offset, or same
+//! `enqueue_ns` in a FIFO class) are ordered by `IoId` where ZFS compares zio addresses, so
+//! every order is a function of the inputs alone.
 
 use crate::io::{IoClass, IoId, IoSlab, Op, NUM_CLASSES};
 use crate::release::{QueueEra, Release};
+use crate::tunables::T;
 use crate::tunables::Tunables;
 
 /// One command to send to the device: an I/O, or an aggregate of adjacent I/Os chained
@@ -47,44 +69,60 @@ pub trait QueuePolicy {
     fn complete(&mut self, issue: &Issue, ios: &IoSlab, now_ns: u64);
     /// Queued/active per class, in `IoClass` order.
     fn depths(&self) -> [ClassDepth; NUM_CLASSES];
+    /// A queued no-data I/O (lone raidz padding: OPTIONAL or NODATA) that `next_issue`
+    /// completed without the device, as ZFS's `zio_vdev_io_bypass` does. The model drains
+    /// these after each `next_issue` loop and completes them at once; they never count as
+    /// active and never reach `complete`.
+    fn take_discarded(&mut self) -> Option<IoId> {
+        None
+    }
+}
+
+pub mod aggregate;
+pub mod classes;
+pub mod deadline;
+pub mod fifo;
+pub mod nia;
+pub mod order;
+pub mod sorted;
+#[cfg(test)]
+mod tests;
+
+use aggregate::AggParams;
+use order::InClassOrder;
+
+/// Aggregation parameters of `release` for a leaf (§1.3, §2.7).
+pub fn agg_params(release: Release, t: &Tunables, rotational: bool) -> AggParams {
+    let nonrot = if rotational { None } else { t.try_get(T::zfs_vdev_aggregation_limit_non_rotating) };
+    let limit = nonrot.unwrap_or_else(|| t.get(T::zfs_vdev_aggregation_limit)).max(0) as u64;
+    let cap = match release.queue_era() {
+        QueueEra::Deadline => aggregate::SPA_OLD_MAXBLOCKSIZE,
+        _ => aggregate::SPA_MAXBLOCKSIZE,
+    };
+    AggParams {
+        limit: limit.min(cap),
+        max_span: cap,
+        optional_beyond_limit: release >= Release::Zfs07,
+        read_gap: t.get(T::zfs_vdev_read_gap_limit) as u64,
+        write_gap: t.get(T::zfs_vdev_write_gap_limit) as u64,
+    }
 }
 
 /// Build the policy of `release` for a leaf.
 pub fn build(release: Release, t: &Tunables, rotational: bool) -> Box<dyn QueuePolicy> {
-    let _ = (release.queue_era(), t, rotational);
-    Box::new(fifo_placeholder::Placeholder::default())
-}
-
-/// Temporary: every class FIFO, unlimited. Replaced by the era policies.
-mod fifo_placeholder {
-    use super::*;
-    use std::collections::VecDeque;
-    #[derive(Default)]
-    pub struct Placeholder {
-        q: VecDeque<IoId>,
-        active: [u32; NUM_CLASSES],
+    let agg = agg_params(release, t, rotational);
+    match release.queue_era() {
+        QueueEra::Deadline => Box::new(deadline::DeadlinePolicy::new(t, agg)),
+        QueueEra::Classes => {
+            let order = if release >= Release::Zfs08 { InClassOrder::From } else { InClassOrder::After };
+            // illumos-2014 predates 5313 (2015-01): aggregation stays inside the class queue
+            let per_class = release < Release::Zfs065;
+            Box::new(classes::ClassesPolicy::new(classes::Limits::from_tunables(release, t), order, agg, per_class))
+        }
+        QueueEra::Nia => {
+            let lim = classes::Limits::from_tunables(release, t);
+            Box::new(nia::NiaPolicy::new(lim, t, InClassOrder::From, agg, false))
+        }
+        QueueEra::Fifo => Box::new(fifo::new(classes::Limits::from_tunables(release, t), t, agg)),
     }
-    impl QueuePolicy for Placeholder {
-        fn enqueue(&mut self, id: IoId, _ios: &mut IoSlab, _now_ns: u64) {
-            self.q.push_back(id);
-        }
-        fn next_issue(&mut self, ios: &mut IoSlab, _now_ns: u64, _env: &QueueEnv) -> Option<Issue> {
-            let id = self.q.pop_front()?;
-            let io = ios.get(id);
-            self.active[io.class.idx()] += 1;
-            Some(Issue { head: id, offset: io.offset, size: io.size as u64, op: io.op, class: io.class, members: 1 })
-        }
-        fn complete(&mut self, issue: &Issue, _ios: &IoSlab, _now_ns: u64) {
-            self.active[issue.class.idx()] -= 1;
-        }
-        fn depths(&self) -> [ClassDepth; NUM_CLASSES] {
-            let mut d = [ClassDepth::default(); NUM_CLASSES];
-            for c in 0..NUM_CLASSES {
-                d[c].active = self.active[c];
-            }
-            d
-        }
-    }
-    #[allow(dead_code)]
-    fn _era(_: QueueEra) {}
 }

@@ -1,0 +1,193 @@
+//! The pre-2013 deadline queue (OpenSolaris/illumos until Aug 2013, FreeBSD 9, ZoL ≤ 0.6.2).
+//!
+//! Models module/zfs/vdev_queue.c at zfs-0.6.2 (`vdev_queue_io`, `vdev_queue_io_to_issue`,
+//! `vdev_queue_io_done`, `vdev_queue_deadline_compare`) and `zio_priority_table` of
+//! module/zfs/zio.c at the same tag (`spec/zfs-model.md` §2.1).
+//!
+//! One queue per leaf, ordered by `deadline = (enqueue_ns >> zfs_vdev_time_shift) + prio`,
+//! then offset. With shift 29 a bucket is 0.537 s, so a priority step is "one bucket later":
+//!
+//! | class (ziosim) | old priority | | class | old priority |
+//! |---|---|---|---|---|
+//! | SyncRead, SyncWrite | 0 | | AsyncRead | 6 |
+//! | AsyncWrite, Trim (FREE) | 4 | | Scrub with RESILVER flag, Rebuild | 10 |
+//! | | | | Scrub, Removal, Initializing | 20 |
+//!
+//! A scrub read is thus ~10.7 s behind a sync read queued at the same time, and waits
+//! behind every sync read queued within those 20 buckets. (Removal, Initializing, Trim and
+//! Rebuild did not exist then; their rows are the nearest old equivalents.)
+//!
+//! Issue limit: the I/Os outstanding ("pending", an aggregate counts once) must be below a
+//! limit that depends on who asks. An enqueue makes one attempt with limit
+//! `zfs_vdev_min_pending` (4); a completion makes up to `zfs_vdev_ramp_rate` (2) attempts with
+//! limit `zfs_vdev_max_pending` (10). So a burst starts at 4 outstanding and each completion
+//! can add one more than it removes, ramping to 10 — the "exponential ramp" of the source.
+//! The head of the deadline queue always goes first (no C-SCAN); aggregation walks the
+//! read/write offset trees holding all queued I/Os, capped at 128 KiB (old SPA_MAXBLOCKSIZE).
+
+use std::collections::VecDeque;
+
+use super::sorted::SortedSet;
+
+use super::aggregate::{self, AggParams};
+use super::{ClassDepth, Issue, QueueEnv, QueuePolicy};
+use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, NUM_CLASSES};
+use crate::tunables::{Tunables, T};
+
+/// `zio_priority_table` value of a ziosim class (ZIO@zfs-0.6.2).
+pub fn old_priority(class: IoClass, io_flags: u8) -> u64 {
+    match class {
+        IoClass::SyncRead | IoClass::SyncWrite => 0,
+        IoClass::AsyncWrite | IoClass::Trim => 4,
+        IoClass::AsyncRead => 6,
+        IoClass::Scrub if io_flags & flags::RESILVER != 0 => 10,
+        IoClass::Rebuild => 10,
+        IoClass::Scrub | IoClass::Removal | IoClass::Initializing => 20,
+    }
+}
+
+type Key = (u64, u64, IoId);
+
+/// The pre-2013 queue of one leaf.
+pub struct DeadlinePolicy {
+    deadline: SortedSet<Key>,
+    by_type: [SortedSet<(u64, IoId)>; 2],
+    queued: [u32; NUM_CLASSES],
+    active: [u32; NUM_CLASSES],
+    pending: u32,
+    min_pending: u32,
+    max_pending: u32,
+    ramp_rate: u32,
+    time_shift: u32,
+    agg: AggParams,
+    /// Attempts owed at the max_pending limit (from completions).
+    attempts_done: u32,
+    /// Attempts owed at the min_pending limit (from enqueues).
+    attempts_enqueue: u32,
+    scratch: Vec<(u64, IoId)>,
+    discarded: VecDeque<IoId>,
+}
+
+impl DeadlinePolicy {
+    pub fn new(t: &Tunables, agg: AggParams) -> DeadlinePolicy {
+        DeadlinePolicy {
+            deadline: SortedSet::default(),
+            by_type: Default::default(),
+            queued: [0; NUM_CLASSES],
+            active: [0; NUM_CLASSES],
+            pending: 0,
+            min_pending: t.get(T::zfs_vdev_min_pending) as u32,
+            max_pending: t.get(T::zfs_vdev_max_pending) as u32,
+            ramp_rate: t.get(T::zfs_vdev_ramp_rate) as u32,
+            time_shift: t.get(T::zfs_vdev_time_shift) as u32,
+            agg,
+            attempts_done: 0,
+            attempts_enqueue: 0,
+            scratch: Vec::with_capacity(64),
+            discarded: VecDeque::new(),
+        }
+    }
+
+    #[inline]
+    fn key(&self, io: &LeafIo, id: IoId) -> Key {
+        ((io.enqueue_ns >> self.time_shift) + old_priority(io.class, io.flags), io.offset, id)
+    }
+
+    fn remove(&mut self, id: IoId, io: &LeafIo) {
+        let removed = self.deadline.remove(&self.key(io, id));
+        debug_assert!(removed, "io {id} not queued");
+        if let Some(t) = aggregate::type_index(io.class, io.op) {
+            self.by_type[t].remove(&(io.offset, id));
+        }
+        self.queued[io.class.idx()] -= 1;
+    }
+
+    /// `vdev_queue_io_to_issue(vq, pending_limit)`.
+    fn io_to_issue(&mut self, limit: u32, ios: &mut IoSlab, now_ns: u64) -> Option<Issue> {
+        loop {
+            if self.pending >= limit {
+                return None;
+            }
+            let &(_, _, z) = self.deadline.first()?;
+            let zio = *ios.get(z);
+            let mut members = std::mem::take(&mut self.scratch);
+            match aggregate::type_index(zio.class, zio.op) {
+                Some(t) => aggregate::plan_by_type(&self.by_type[t], ios, z, &self.agg, &mut members),
+                None => members.clear(),
+            }
+            if members.len() < 2 {
+                members.clear();
+                members.push((zio.offset, z));
+            }
+            for &(_, id) in &members {
+                let io = *ios.get(id);
+                self.remove(id, &io);
+            }
+            if members.len() == 1 && aggregate::no_data(ios.get(z).flags) {
+                self.discarded.push_back(z);
+                self.scratch = members;
+                continue;
+            }
+            let (offset, size) = aggregate::chain(&members, ios, now_ns);
+            let n = members.len() as u32;
+            let head = members[0].1;
+            self.scratch = members;
+            self.pending += 1;
+            self.active[zio.class.idx()] += 1;
+            return Some(Issue { head, offset, size, op: zio.op, class: zio.class, members: n });
+        }
+    }
+}
+
+impl QueuePolicy for DeadlinePolicy {
+    fn enqueue(&mut self, id: IoId, ios: &mut IoSlab, _now_ns: u64) {
+        let io = ios.get_mut(id);
+        io.agg_next = crate::io::NO_IO;
+        let io = *io;
+        self.deadline.insert(self.key(&io, id));
+        if let Some(t) = aggregate::type_index(io.class, io.op) {
+            self.by_type[t].insert((io.offset, id));
+        }
+        self.queued[io.class.idx()] += 1;
+        self.attempts_enqueue = self.attempts_enqueue.saturating_add(1);
+    }
+
+    fn next_issue(&mut self, ios: &mut IoSlab, now_ns: u64, _env: &QueueEnv) -> Option<Issue> {
+        let limit = if self.attempts_done > 0 {
+            self.attempts_done -= 1;
+            self.max_pending
+        } else if self.attempts_enqueue > 0 {
+            self.attempts_enqueue -= 1;
+            self.min_pending
+        } else {
+            return None;
+        };
+        let r = self.io_to_issue(limit, ios, now_ns);
+        if r.is_none() {
+            self.attempts_done = 0;
+            self.attempts_enqueue = 0;
+        }
+        r
+    }
+
+    fn complete(&mut self, issue: &Issue, _ios: &IoSlab, _now_ns: u64) {
+        let c = issue.class.idx();
+        assert!(self.active[c] > 0 && self.pending > 0, "completion of an issue not active");
+        self.active[c] -= 1;
+        self.pending -= 1;
+        self.attempts_done = self.attempts_done.saturating_add(self.ramp_rate);
+    }
+
+    fn depths(&self) -> [ClassDepth; NUM_CLASSES] {
+        let mut d = [ClassDepth::default(); NUM_CLASSES];
+        for (c, e) in d.iter_mut().enumerate() {
+            e.queued = self.queued[c];
+            e.active = self.active[c];
+        }
+        d
+    }
+
+    fn take_discarded(&mut self) -> Option<IoId> {
+        self.discarded.pop_front()
+    }
+}

@@ -1,0 +1,299 @@
+//! Per-class queues of the 2013-and-later schedulers and the rule for which queued I/O of a
+//! class goes next (`spec/zfs-model.md` §2.6), shared by `classes`, `nia` and `fifo`.
+//!
+//! Models the queue half of module/zfs/vdev_queue.c: `vdev_queue_io_add`/`_remove`,
+//! `vdev_queue_pending_add`/`_remove` (class counts only; the NIA counters live in `nia.rs`)
+//! and the in-class pick of `vdev_queue_io_to_issue`, as read at zfs-0.6.3/0.6.5/0.7.0
+//! (illumos 4045 port), zfs-0.8.0/2.0.0/2.1.0 and zfs-2.2.0.
+//!
+//! In-class order by era:
+//!
+//! | era | FIFO classes (SYNC_READ, SYNC_WRITE, TRIM) | LBA classes |
+//! |---|---|---|
+//! | il 2013 … 0.7 | lowest timestamp | first offset > `last_offset`, else lowest (C-SCAN); `last_offset` = *start* of the last issue |
+//! | 0.8 … 2.1 | lowest timestamp | first offset ≥ `last_offset`, else lowest; `last_offset` = *end* of the last issue |
+//! | 2.2+ | list head | oldest 0.537 s bucket (`timestamp >> 29`); inside it first offset ≥ `last_offset`, else the bucket's lowest |
+//!
+//! `last_offset` is one per leaf, shared by all classes. Keys are `(k1, k2, id)`: FIFO
+//! `(enqueue_ns, 0, id)`, LBA `(0, offset, id)` or `(bucket, offset, id)` in 2.2. Ties
+//! between equal keys fall to the I/O id (ZFS falls to the zio address), so the order is a
+//! pure function of the inputs. Every queued I/O is also in the read or write offset set
+//! that aggregation walks (TRIM in neither).
+
+use std::collections::VecDeque;
+
+use super::sorted::SortedSet;
+
+use super::aggregate::{self, AggParams};
+use super::{ClassDepth, Issue};
+use crate::io::{IoClass, IoId, IoSlab, LeafIo, Op, NUM_CLASSES};
+
+/// 2.2's deadline bucket: `VDQ_T_SHIFT` (0.537 s on nanoseconds).
+pub const VDQ_T_SHIFT: u32 = 29;
+
+/// Which in-class ordering rule applies (the rows of the table above).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InClassOrder {
+    /// illumos 2013 … zfs-0.7: search at `last_offset + 1`; `last_offset` = issue start.
+    After,
+    /// zfs-0.8 … 2.1: search at `last_offset - 1` (= offset ≥ last); `last_offset` = issue end.
+    From,
+    /// zfs-2.2+: oldest 0.537 s bucket first, C-SCAN inside it.
+    Bucketed,
+}
+
+type Key = (u64, u64, IoId);
+
+/// Set bits of a class mask, ascending.
+pub struct Bits(u32);
+
+impl Iterator for Bits {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
+}
+
+/// Outcome of taking from a class.
+pub enum Take {
+    Issue(Issue),
+    /// A lone no-data I/O was completed without the device; choose again.
+    Discarded,
+}
+
+/// The queued and active I/Os of one leaf under a class scheduler.
+pub struct ClassQueues {
+    sets: [SortedSet<Key>; NUM_CLASSES],
+    queued: [u32; NUM_CLASSES],
+    /// Bit `c` set iff class `c` has queued I/Os (2.2's `vq_cqueued`).
+    pub queued_mask: u32,
+    by_type: [SortedSet<(u64, IoId)>; 2],
+    pub active: [u32; NUM_CLASSES],
+    pub active_total: u32,
+    pub last_offset: u64,
+    order: InClassOrder,
+    /// Before illumos 5313 (2015-01; ZoL 0.6.5) aggregation walked the chosen class's own
+    /// queue, in that queue's order (timestamp order for FIFO classes); after, the per-type
+    /// offset sets holding every class.
+    agg_per_class: bool,
+    /// Classes this release has; others are remapped at entry as `vdev_queue_io` does.
+    has_class: [bool; NUM_CLASSES],
+    agg: AggParams,
+    scratch: Vec<(u64, IoId)>,
+    discarded: VecDeque<IoId>,
+    /// Issue attempts owed: 1 per enqueue (`vdev_queue_io` tries once), unbounded after a
+    /// completion (`vdev_queue_io_done` loops); cleared when an attempt finds nothing.
+    budget: u32,
+}
+
+impl ClassQueues {
+    pub fn new(order: InClassOrder, has_class: [bool; NUM_CLASSES], agg: AggParams, agg_per_class: bool) -> ClassQueues {
+        ClassQueues {
+            sets: Default::default(),
+            queued: [0; NUM_CLASSES],
+            queued_mask: 0,
+            by_type: Default::default(),
+            active: [0; NUM_CLASSES],
+            active_total: 0,
+            last_offset: 0,
+            order,
+            agg_per_class,
+            has_class,
+            agg,
+            scratch: Vec::with_capacity(64),
+            discarded: VecDeque::with_capacity(16),
+            budget: 0,
+        }
+    }
+
+    /// The priority fix-up of `vdev_queue_io` (§1.1): a read or write whose class this release
+    /// lacks, or that cannot carry that op, becomes ASYNC_READ / ASYNC_WRITE.
+    fn fixup(&self, io: &LeafIo) -> IoClass {
+        use IoClass::*;
+        let c = io.class;
+        let ok = self.has_class[c.idx()]
+            && matches!(
+                (io.op, c),
+                (_, Trim)
+                    | (Op::Read, SyncRead | AsyncRead | Scrub | Removal | Initializing | Rebuild)
+                    | (Op::Write, SyncWrite | AsyncWrite | Removal | Initializing | Rebuild)
+            );
+        match (ok, io.op) {
+            (true, _) => c,
+            (false, Op::Read) => AsyncRead,
+            (false, _) => AsyncWrite,
+        }
+    }
+
+    #[inline]
+    fn key(&self, io: &LeafIo, id: IoId) -> Key {
+        if io.class.fifo() {
+            (io.enqueue_ns, 0, id)
+        } else if self.order == InClassOrder::Bucketed {
+            (io.enqueue_ns >> VDQ_T_SHIFT, io.offset, id)
+        } else {
+            (0, io.offset, id)
+        }
+    }
+
+    pub fn enqueue(&mut self, id: IoId, ios: &mut IoSlab) {
+        let io = ios.get_mut(id);
+        debug_assert!(io.op != Op::Flush, "flushes bypass the vdev queue");
+        io.agg_next = crate::io::NO_IO;
+        let c = self.fixup(io);
+        io.class = c;
+        let io = *io;
+        self.sets[c.idx()].insert(self.key(&io, id));
+        if let Some(t) = aggregate::type_index(c, io.op).filter(|_| !self.agg_per_class) {
+            self.by_type[t].insert((io.offset, id));
+        }
+        self.queued[c.idx()] += 1;
+        self.queued_mask |= 1 << c.idx();
+        self.budget = self.budget.saturating_add(1);
+    }
+
+    fn remove(&mut self, id: IoId, io: &LeafIo) {
+        let c = io.class.idx();
+        let removed = self.sets[c].remove(&self.key(io, id));
+        debug_assert!(removed, "io {id} not queued in {:?}", io.class);
+        if let Some(t) = aggregate::type_index(io.class, io.op).filter(|_| !self.agg_per_class) {
+            self.by_type[t].remove(&(io.offset, id));
+        }
+        self.queued[c] -= 1;
+        if self.queued[c] == 0 {
+            self.queued_mask &= !(1 << c);
+        }
+    }
+
+    /// Classes with queued I/O, ascending, from `queued_mask` bits `from..`.
+    #[inline]
+    pub fn queued_from(&self, from: usize) -> Bits {
+        Bits(self.queued_mask & !((1u32 << from) - 1))
+    }
+
+    /// Classes with queued I/O, ascending, below `to`.
+    #[inline]
+    pub fn queued_below(&self, to: usize) -> Bits {
+        Bits(self.queued_mask & ((1u32 << to) - 1))
+    }
+
+    #[inline]
+    pub fn has_queued(&self, c: usize) -> bool {
+        self.queued_mask & (1 << c) != 0
+    }
+
+    /// Consume one issue attempt; false if none is owed.
+    #[inline]
+    pub fn take_attempt(&mut self) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        true
+    }
+
+    /// An attempt found nothing eligible: the caller returns and owes no more attempts.
+    #[inline]
+    pub fn attempt_failed(&mut self) {
+        self.budget = 0;
+    }
+
+    /// The in-class pick (§2.6). `c` must have queued I/Os.
+    fn pick(&self, c: usize) -> IoId {
+        let set = &self.sets[c];
+        let first = *set.first().expect("class chosen with an empty queue");
+        if IoClass::from_idx(c).fifo() {
+            return first.2;
+        }
+        match self.order {
+            InClassOrder::After => {
+                set.first_at_or_after(&(0, self.last_offset.saturating_add(1), 0)).unwrap_or(&first).2
+            }
+            InClassOrder::From => set.first_at_or_after(&(0, self.last_offset, 0)).unwrap_or(&first).2,
+            InClassOrder::Bucketed => {
+                if first.1 >= self.last_offset {
+                    return first.2;
+                }
+                match set.first_at_or_after(&(first.0, self.last_offset, 0)) {
+                    Some(k) if k.0 == first.0 => k.2,
+                    _ => first.2,
+                }
+            }
+        }
+    }
+
+    /// Take the next I/O of class `c` (and its aggregate), count it active against `c`.
+    pub fn take(&mut self, c: usize, ios: &mut IoSlab, now_ns: u64) -> Take {
+        let z = self.pick(c);
+        let zio = *ios.get(z);
+        let mut members = std::mem::take(&mut self.scratch);
+        members.clear();
+        if let Some(t) = aggregate::type_index(zio.class, zio.op) {
+            if self.agg_per_class {
+                let set = &self.sets[c];
+                if let Some(zpos) = set.find(&self.key(&zio, z)) {
+                    aggregate::plan(set, zpos, |k| k.2, ios, &self.agg, &mut members);
+                }
+            } else {
+                aggregate::plan_by_type(&self.by_type[t], ios, z, &self.agg, &mut members);
+            }
+        }
+        if members.len() < 2 {
+            members.clear();
+            members.push((zio.offset, z));
+        }
+        for &(_, id) in &members {
+            let io = *ios.get(id);
+            self.remove(id, &io);
+        }
+        let out = if members.len() == 1 && aggregate::no_data(ios.get(z).flags) {
+            self.discarded.push_back(z);
+            Take::Discarded
+        } else {
+            let (offset, size) = aggregate::chain(&members, ios, now_ns);
+            self.active[c] += 1;
+            self.active_total += 1;
+            self.last_offset = match self.order {
+                InClassOrder::After => offset,
+                InClassOrder::From | InClassOrder::Bucketed => offset + size,
+            };
+            Take::Issue(Issue {
+                head: members[0].1,
+                offset,
+                size,
+                op: zio.op,
+                class: IoClass::from_idx(c),
+                members: members.len() as u32,
+            })
+        };
+        self.scratch = members;
+        out
+    }
+
+    pub fn complete(&mut self, issue: &Issue) {
+        let c = issue.class.idx();
+        assert!(self.active[c] > 0, "completion of an issue not active in {:?}", issue.class);
+        self.active[c] -= 1;
+        self.active_total -= 1;
+        self.budget = u32::MAX;
+    }
+
+    pub fn take_discarded(&mut self) -> Option<IoId> {
+        self.discarded.pop_front()
+    }
+
+    pub fn depths(&self) -> [ClassDepth; NUM_CLASSES] {
+        let mut d = [ClassDepth::default(); NUM_CLASSES];
+        for (c, e) in d.iter_mut().enumerate() {
+            e.queued = self.queued[c];
+            e.active = self.active[c];
+        }
+        d
+    }
+}

@@ -1,0 +1,228 @@
+//! `SortedSet`: the ordered set behind every vdev queue (class queues, offset trees).
+//!
+//! ZFS keeps its queues in AVL trees threaded through the zio. Here a queue is a sorted list
+//! of small sorted blocks (at most `BLOCK` keys each) with the blocks' own order kept in a
+//! vector. Why not `BTreeSet`: a leaf's queue swings between empty and thousands of entries,
+//! and `BTreeSet` allocates and frees nodes as it does; these blocks are recycled through a
+//! free list, so after warm-up a queue never touches the allocator. Small queues — the usual
+//! case — live in one block, where an insert is a binary search and a short `memmove`.
+//!
+//! Costs for n keys: find O(log n); insert/remove O(log n + BLOCK) plus, on a block split or
+//! merge (one in ~BLOCK/2 operations), O(n / BLOCK) to shift block handles.
+//! Invariants: no block is empty; keys strictly increase across blocks; `len` is the total.
+
+/// Most keys in one block.
+const BLOCK: usize = 32;
+
+/// A position in a [`SortedSet`], valid until the set is next modified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pos(u32, u32);
+
+pub struct SortedSet<K> {
+    blocks: Vec<Vec<K>>,
+    free: Vec<Vec<K>>,
+    len: usize,
+}
+
+impl<K: Ord + Copy> Default for SortedSet<K> {
+    fn default() -> Self {
+        SortedSet { blocks: Vec::new(), free: Vec::new(), len: 0 }
+    }
+}
+
+impl<K: Ord + Copy> SortedSet<K> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn first(&self) -> Option<&K> {
+        self.blocks.first().map(|b| &b[0])
+    }
+
+    /// Index of the first block whose last key is ≥ `k` (may be `blocks.len()`).
+    #[inline]
+    fn block_for(&self, k: &K) -> usize {
+        self.blocks.partition_point(|b| b.last().unwrap() < k)
+    }
+
+    fn new_block(&mut self) -> Vec<K> {
+        self.free.pop().unwrap_or_else(|| Vec::with_capacity(BLOCK + 1))
+    }
+
+    /// Insert `k`; false if it was already present.
+    pub fn insert(&mut self, k: K) -> bool {
+        if self.blocks.is_empty() {
+            let mut b = self.new_block();
+            b.push(k);
+            self.blocks.push(b);
+            self.len = 1;
+            return true;
+        }
+        let bi = self.block_for(&k).min(self.blocks.len() - 1);
+        let b = &mut self.blocks[bi];
+        let pos = match b.binary_search(&k) {
+            Ok(_) => return false,
+            Err(p) => p,
+        };
+        b.insert(pos, k);
+        self.len += 1;
+        if b.len() > BLOCK {
+            let mut nb = self.new_block();
+            let b = &mut self.blocks[bi];
+            nb.extend_from_slice(&b[BLOCK / 2..]);
+            b.truncate(BLOCK / 2);
+            self.blocks.insert(bi + 1, nb);
+        }
+        true
+    }
+
+    /// Remove `k`; false if it was absent.
+    pub fn remove(&mut self, k: &K) -> bool {
+        let bi = self.block_for(k);
+        let Some(b) = self.blocks.get_mut(bi) else { return false };
+        let Ok(pos) = b.binary_search(k) else { return false };
+        b.remove(pos);
+        self.len -= 1;
+        let n = b.len();
+        if n == 0 {
+            let b = self.blocks.remove(bi);
+            self.free.push(b);
+        } else if n < BLOCK / 4 && bi + 1 < self.blocks.len() && n + self.blocks[bi + 1].len() <= BLOCK / 2 {
+            let mut next = self.blocks.remove(bi + 1);
+            self.blocks[bi].extend_from_slice(&next);
+            next.clear();
+            self.free.push(next);
+        }
+        true
+    }
+
+    /// Position of the first key ≥ `k`, as (block, index); block == blocks.len() if none.
+    #[inline]
+    fn lower_bound(&self, k: &K) -> (usize, usize) {
+        let bi = self.block_for(k);
+        match self.blocks.get(bi) {
+            Some(b) => (bi, b.partition_point(|x| x < k)),
+            None => (bi, 0),
+        }
+    }
+
+    /// The first key ≥ `k`.
+    pub fn first_at_or_after(&self, k: &K) -> Option<&K> {
+        let (bi, i) = self.lower_bound(k);
+        self.blocks.get(bi).map(|b| &b[i])
+    }
+
+    /// Keys > `k`, ascending.
+    pub fn iter_after<'a>(&'a self, k: &K) -> impl Iterator<Item = &'a K> + 'a {
+        let (bi, mut i) = self.lower_bound(k);
+        if self.blocks.get(bi).is_some_and(|b| b[i] == *k) {
+            i += 1;
+        }
+        let (head, rest) = match self.blocks.get(bi) {
+            Some(b) => (&b[i..], &self.blocks[bi + 1..]),
+            None => (&[][..], &[][..]),
+        };
+        head.iter().chain(rest.iter().flat_map(|b| b.iter()))
+    }
+
+    /// Keys < `k`, descending.
+    pub fn iter_before_rev<'a>(&'a self, k: &K) -> impl Iterator<Item = &'a K> + 'a {
+        let (bi, i) = self.lower_bound(k);
+        let (head, rest) = match self.blocks.get(bi) {
+            Some(b) => (&b[..i], &self.blocks[..bi]),
+            None => (&[][..], &self.blocks[..]),
+        };
+        head.iter().rev().chain(rest.iter().rev().flat_map(|b| b.iter().rev()))
+    }
+
+    /// Position of `k` if present.
+    #[inline]
+    pub fn find(&self, k: &K) -> Option<Pos> {
+        let bi = self.block_for(k);
+        let i = self.blocks.get(bi)?.binary_search(k).ok()?;
+        Some(Pos(bi as u32, i as u32))
+    }
+
+    #[inline]
+    pub fn at(&self, p: Pos) -> &K {
+        &self.blocks[p.0 as usize][p.1 as usize]
+    }
+
+    /// The position after `p`, if any.
+    #[inline]
+    pub fn next_pos(&self, p: Pos) -> Option<Pos> {
+        let (bi, i) = (p.0 as usize, p.1 as usize);
+        if i + 1 < self.blocks[bi].len() {
+            Some(Pos(p.0, p.1 + 1))
+        } else if bi + 1 < self.blocks.len() {
+            Some(Pos(p.0 + 1, 0))
+        } else {
+            None
+        }
+    }
+
+    /// The position before `p`, if any.
+    #[inline]
+    pub fn prev_pos(&self, p: Pos) -> Option<Pos> {
+        if p.1 > 0 {
+            Some(Pos(p.0, p.1 - 1))
+        } else if p.0 > 0 {
+            let bi = p.0 as usize - 1;
+            Some(Pos(p.0 - 1, self.blocks[bi].len() as u32 - 1))
+        } else {
+            None
+        }
+    }
+
+    /// All keys, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = &K> + '_ {
+        self.blocks.iter().flat_map(|b| b.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use ziosim_engine::Rng;
+
+    /// Random inserts/removes/queries agree with `BTreeSet`, across block splits and merges.
+    #[test]
+    fn agrees_with_btreeset() {
+        for seed in 0..20 {
+            let mut rng = Rng::stream(seed, "sorted-set");
+            let mut a = SortedSet::<(u64, u32)>::default();
+            let mut b = BTreeSet::<(u64, u32)>::new();
+            let span = [8u64, 200, 5000][seed as usize % 3];
+            for step in 0..20_000 {
+                let k = (rng.below(span), rng.below(4) as u32);
+                // bias toward growth, then toward shrinking, to cross block boundaries both ways
+                let grow = if (step / 4000) % 2 == 0 { 0.7 } else { 0.3 };
+                if rng.chance(grow) {
+                    assert_eq!(a.insert(k), b.insert(k));
+                } else {
+                    assert_eq!(a.remove(&k), b.remove(&k));
+                }
+                assert_eq!(a.len(), b.len());
+                assert_eq!(a.first(), b.first());
+                let q = (rng.below(span + 2), rng.below(5) as u32);
+                assert_eq!(a.first_at_or_after(&q), b.range(q..).next());
+                if step % 97 == 0 {
+                    assert!(a.iter_after(&q).eq(b.range((std::ops::Bound::Excluded(q), std::ops::Bound::Unbounded))));
+                    assert!(a.iter_before_rev(&q).eq(b.range(..q).rev()));
+                    assert!(a.iter().eq(b.iter()));
+                    if let Some(&k) = b.iter().nth(rng.below(b.len() as u64 + 1) as usize) {
+                        let p = a.find(&k).unwrap();
+                        assert_eq!(a.next_pos(p).map(|p| *a.at(p)), b.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)).next().copied());
+                        assert_eq!(a.prev_pos(p).map(|p| *a.at(p)), b.range(..k).next_back().copied());
+                    }
+                    assert_eq!(a.find(&q).is_some(), b.contains(&q));
+                }
+            }
+        }
+    }
+}
