@@ -885,6 +885,12 @@ impl Model_ {
             l.last_offset = iss.offset + iss.size;
             l.blk.push_back(iss.head);
         }
+        // Padding I/Os the policy dropped complete without the device (zio_vdev_io_bypass).
+        while let Some(id) = self.leaves[li].policy.take_discarded() {
+            let owner = self.ios.get(id).owner;
+            self.ios.free(id);
+            self.resolve_owner(owner, ctx);
+        }
         self.drain_blk(leaf, ctx);
     }
 
@@ -1014,21 +1020,27 @@ impl Model_ {
                 Op::Flush => {}
             }
             self.ios.free(m);
-            if io.owner != NO_IO && io.owner != OWNER_TXG && io.owner & OWNER_PF != 0 {
-                self.prefetch_done(io.owner & !OWNER_PF, ctx);
-            } else if io.owner == OWNER_TXG {
-                self.txg.sync_pending_ios -= 1;
-                if self.txg.sync_pending_ios == 0 {
-                    self.end_sync(ctx);
-                }
-            } else if io.owner != NO_IO {
-                let op = &mut self.ops[io.owner as usize];
-                op.pending -= 1;
-                if op.pending == 0 {
-                    self.finish_op(io.owner, ctx);
-                }
-            }
+            self.resolve_owner(io.owner, ctx);
             m = next;
+        }
+    }
+
+    /// One leaf I/O of `owner` is done: tell whoever waits for it.
+    fn resolve_owner(&mut self, owner: u32, ctx: &mut Ctx<Ev>) {
+        if owner == NO_IO {
+        } else if owner == OWNER_TXG {
+            self.txg.sync_pending_ios -= 1;
+            if self.txg.sync_pending_ios == 0 {
+                self.end_sync(ctx);
+            }
+        } else if owner & OWNER_PF != 0 {
+            self.prefetch_done(owner & !OWNER_PF, ctx);
+        } else {
+            let op = &mut self.ops[owner as usize];
+            op.pending -= 1;
+            if op.pending == 0 {
+                self.finish_op(owner, ctx);
+            }
         }
     }
 
