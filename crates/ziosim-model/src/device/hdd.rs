@@ -274,10 +274,14 @@ impl SeekCurve {
     }
     #[inline]
     fn ms(&self, x: f64) -> f64 {
+        // Both branches, then a select: SATF calls this for every queued command and the
+        // branch on x is unpredictable.
+        let short = self.a + self.b * x.sqrt();
+        let long = self.c + self.e * x;
         if x < self.x0 {
-            self.a + self.b * x.sqrt()
+            short
         } else {
-            self.c + self.e * x
+            long
         }
     }
 }
@@ -294,6 +298,7 @@ struct Geom {
     n_tracks: f64,
     surfaces: u64,
     t_rev_ns: f64,
+    rev_per_ns: f64,
     t_rev_ps: u64,
     theta0_ps: u64,
     seek_r: SeekCurve,
@@ -320,12 +325,32 @@ struct Geom {
     seek_margin: f64,
 }
 
-/// A position on the platter: radius fraction, track number, data angle (revolutions).
+/// A position on the platter: radius fraction, track number (and its cylinder and head),
+/// data angle (revolutions).
 #[derive(Clone, Copy, Debug, Default)]
 struct Pos {
     x: f64,
     track: u64,
+    cyl: u64,
+    head: u32,
     ang: f64,
+}
+
+/// Fractional part of a finite value in (−2^63, 2^63), without a libm call.
+#[inline]
+fn frac(v: f64) -> f64 {
+    let f = v - (v as i64) as f64;
+    if f < 0.0 {
+        f + 1.0
+    } else {
+        f
+    }
+}
+
+/// Round a non-negative duration to integer ns, without a libm call.
+#[inline]
+fn ns(v: f64) -> u64 {
+    (v + 0.5) as u64
 }
 
 impl Geom {
@@ -343,7 +368,7 @@ impl Geom {
         let x = self.x_of(off);
         let u = x * self.n_tracks;
         let track = u as u64;
-        Pos { x, track, ang: u - track as f64 }
+        Pos { x, track, cyl: track / self.surfaces, head: (track % self.surfaces) as u32, ang: u - track as f64 }
     }
     /// Spindle angle at time t, in revolutions [0, 1); exact integer phase in picoseconds.
     #[inline]
@@ -358,7 +383,7 @@ impl Geom {
     }
     #[inline]
     fn bus_ns(&self, bytes: u64) -> u64 {
-        (bytes as f64 / self.link_bytes_per_ns).ceil() as u64
+        ns(bytes as f64 / self.link_bytes_per_ns)
     }
     /// Mechanical move time (no overhead, no rotation), ns, before jitter.
     #[inline]
@@ -366,9 +391,8 @@ impl Geom {
         if from.track == to.track {
             return 0.0;
         }
-        let (c0, c1) = (from.track / self.surfaces, to.track / self.surfaces);
-        let head_change = from.track % self.surfaces != to.track % self.surfaces;
-        let hs = if head_change { self.head_switch_ns } else { 0.0 };
+        let (c0, c1) = (from.cyl, to.cyl);
+        let hs = if from.head != to.head { self.head_switch_ns } else { 0.0 };
         if c0 == c1 {
             return hs;
         }
@@ -528,6 +552,7 @@ impl Hdd {
             n_tracks,
             surfaces: p.surfaces as u64,
             t_rev_ns,
+            rev_per_ns: 1.0 / t_rev_ns,
             t_rev_ps,
             theta0_ps,
             seek_r,
@@ -643,7 +668,8 @@ impl Hdd {
     }
 
     fn ra_time_at(&self, ra: &ReadAhead, off: u64) -> u64 {
-        ra.start_ns + ((off.saturating_sub(ra.start_off)) as f64 / ra.bytes_per_ns).ceil() as u64
+        // Round up: the data is in once the frontier has passed it.
+        ra.start_ns + ((off.saturating_sub(ra.start_off)) as f64 / ra.bytes_per_ns) as u64 + 1
     }
 
     fn ra_preemptible(&self) -> bool {
@@ -731,7 +757,9 @@ impl Hdd {
         let mut i = 0;
         while i < self.queued.len() {
             let q = self.queued[i];
-            if self.try_attach(q, t) {
+            let s = &self.slots[q as usize];
+            // Cheap range test first: with random I/O almost nothing is near the segment.
+            if s.op == Op::Read && s.off >= off && s.off < lim && self.try_attach(q, t) {
                 self.queued.remove(i);
             } else {
                 i += 1;
@@ -812,10 +840,8 @@ impl Hdd {
     fn positioning_ns(&self, theta_now: f64, to: &Pos, write: bool, ovh_ns: f64) -> f64 {
         // Plan with a safety margin so that seek jitter rarely costs a revolution.
         let seek = self.g.seek_ns(&self.head, to, write) * self.g.seek_margin;
-        let arrive = theta_now + (ovh_ns + seek) / self.g.t_rev_ns;
-        let mut w = to.ang - arrive;
-        w -= w.floor();
-        ovh_ns + seek + w * self.g.t_rev_ns
+        let arrive = theta_now + (ovh_ns + seek) * self.g.rev_per_ns;
+        ovh_ns + seek + frac(to.ang - arrive) * self.g.t_rev_ns
     }
 
     /// The part of a command's overhead left after the common overhead phase.
@@ -838,16 +864,15 @@ impl Hdd {
                 extra_rev = self.g.t_rev_ns;
             }
         }
-        let t_arr = t + (ovh_ns + seek).round() as u64;
-        let mut w = to.ang - self.g.theta(t_arr);
-        w -= w.floor();
+        let t_arr = t + ns(ovh_ns + seek);
+        let mut w = frac(to.ang - self.g.theta(t_arr));
         // Within a microsecond of the data: the sector is under the head now, not a revolution away.
         if (1.0 - w) * self.g.t_rev_ns < 1000.0 {
             w = 0.0;
         }
         let end_pos = self.g.pos(end_off);
         let media = ((end_pos.x - to.x) * self.g.n_tracks * self.g.t_rev_ns).max(0.0);
-        let t_end = t_arr + (w * self.g.t_rev_ns + extra_rev + media).round() as u64;
+        let t_end = t_arr + ns(w * self.g.t_rev_ns + extra_rev + media);
         self.head = end_pos;
         self.head_off = end_off;
         t_end.max(t + 1)
@@ -943,7 +968,7 @@ impl Hdd {
         //    command the host sends meanwhile (the replacement of the one that just
         //    completed) is a candidate too.
         if !self.queued.is_empty() {
-            let end = t + (self.g.ovh_common_ns.round() as u64).max(1);
+            let end = t + ns(self.g.ovh_common_ns).max(1);
             self.job = Some((Job::Overhead, end));
             return;
         }
