@@ -28,7 +28,15 @@ fn bench(name: &str, qd: u32, n: u64, seq: bool) {
     let mut done = Vec::with_capacity(qd as usize);
     let mut tag = 0u32;
     for _ in 0..qd {
-        dev.submit(0, Cmd { tag, op: Op::Read, offset_bytes: gen(&mut rng), size_bytes: size });
+        dev.submit(
+            0,
+            Cmd {
+                tag,
+                op: Op::Read,
+                offset_bytes: gen(&mut rng),
+                size_bytes: size,
+            },
+        );
         tag = tag.wrapping_add(1);
     }
     let (mut completed, mut calls, mut t) = (0u64, 0u64, 0u64);
@@ -39,7 +47,15 @@ fn bench(name: &str, qd: u32, n: u64, seq: bool) {
         dev.advance(t, &mut done);
         calls += 1;
         for _ in 0..done.len() {
-            dev.submit(t, Cmd { tag, op: Op::Read, offset_bytes: gen(&mut rng), size_bytes: size });
+            dev.submit(
+                t,
+                Cmd {
+                    tag,
+                    op: Op::Read,
+                    offset_bytes: gen(&mut rng),
+                    size_bytes: size,
+                },
+            );
             tag = tag.wrapping_add(1);
         }
         completed += done.len() as u64;

@@ -25,12 +25,18 @@
 //!
 //! **Which command next (§2.8, §2.9), decided each time the arm is free:**
 //! 1. a SATA FLUSH that has drained the queue, or a SAS SYNCHRONIZE CACHE, destages first;
-//! 2. any queued command older than `age_limit_ms` goes next, oldest first;
-//! 3. otherwise SATF: minimise positioning (overhead + seek + rotation) − age_weight·age; a
-//!    "sequential" candidate (starting within `seq_window_bytes` after the head) gets
-//!    `seq_cost_bias_ms` off, or absolute priority when `seq_strict`; when the write cache is
-//!    above its high watermark, the cheapest dirty extent competes too;
-//! 4. with nothing queued, destage dirty data once the drive has had no new command for
+//! 2. with host commands queued, the arm spends the common command overhead first and picks
+//!    when it ends (just-in-time RPO), so the host's replacement for the command that just
+//!    completed is a candidate too — as in the §2.8 Monte Carlo;
+//! 3. any queued command older than `age_limit_ms` goes next, oldest first;
+//! 4. otherwise SATF: minimise positioning (rest of overhead + seek + rotation) −
+//!    age_weight·age. The estimate plans for a seek 2σ longer than the curve (firmware RPO's
+//!    safety margin against jitter). A "sequential" candidate (starting within
+//!    `seq_window_bytes` after the head) gets `seq_cost_bias_ms` off, or absolute priority
+//!    when `seq_strict`. When read-ahead is pre-emptible, continuing a stream counts as
+//!    read-ahead and never overtakes a command that was waiting before it. Above the
+//!    high watermark the cheapest dirty extent competes too;
+//! 5. with nothing queued, destage dirty data once the drive has had no new command for
 //!    `destage_idle_delay_ms`; else idle.
 //!
 //! **Read-ahead (§2.7).** After a read miss the head keeps reading forward into a cache
@@ -188,20 +194,38 @@ impl HddParams {
     pub fn validate(&self) -> Result<(), String> {
         let p = self;
         check_u("capacity_bytes", p.capacity_bytes, 1 << 30, 1 << 60)?;
-        if p.capacity_bytes % 512 != 0 {
-            return Err(format!("capacity_bytes = {}: must be a multiple of 512", p.capacity_bytes));
+        if p.capacity_bytes & 511 != 0 {
+            return Err(format!(
+                "capacity_bytes = {}: must be a multiple of 512",
+                p.capacity_bytes
+            ));
         }
         check_u("rpm", p.rpm as u64, 3600, 15000)?;
         check_f("rpm_tolerance_percent", p.rpm_tolerance_percent, 0.0, 5.0)?;
         check_u("surfaces", p.surfaces as u64, 1, 32)?;
         check_u("rate_od_bytes_per_s", p.rate_od_bytes_per_s, 1_000_000, 10_000_000_000)?;
-        check_u("rate_id_bytes_per_s", p.rate_id_bytes_per_s, 1_000_000, p.rate_od_bytes_per_s)?;
+        check_u(
+            "rate_id_bytes_per_s",
+            p.rate_id_bytes_per_s,
+            1_000_000,
+            p.rate_od_bytes_per_s,
+        )?;
         check_f("seek_knee_fraction", p.seek_knee_fraction, 0.05, 0.8)?;
         check_seek("read", p.seek_read_track_ms, p.seek_read_avg_ms, p.seek_read_full_ms)?;
-        check_seek("write", p.seek_write_track_ms, p.seek_write_avg_ms, p.seek_write_full_ms)?;
+        check_seek(
+            "write",
+            p.seek_write_track_ms,
+            p.seek_write_avg_ms,
+            p.seek_write_full_ms,
+        )?;
         for (k, tr, av, fu) in [
             ("read", p.seek_read_track_ms, p.seek_read_avg_ms, p.seek_read_full_ms),
-            ("write", p.seek_write_track_ms, p.seek_write_avg_ms, p.seek_write_full_ms),
+            (
+                "write",
+                p.seek_write_track_ms,
+                p.seek_write_avg_ms,
+                p.seek_write_full_ms,
+            ),
         ] {
             let c = SeekCurve::fit(tr, av, fu, p.seek_knee_fraction, 1.0 / 300_000.0);
             if !(c.b > 0.0 && c.e > 0.0 && c.a >= 0.0 && c.c >= 0.0) {
@@ -219,7 +243,12 @@ impl HddParams {
         check_f("overhead_write_miss_ms", p.overhead_write_miss_ms, 0.0, 10.0)?;
         check_f("overhead_hit_ms", p.overhead_hit_ms, 0.0, 10.0)?;
         check_f("overhead_flush_ms", p.overhead_flush_ms, 0.0, 100.0)?;
-        check_u("link_rate_bytes_per_s", p.link_rate_bytes_per_s, 1_000_000, 100_000_000_000)?;
+        check_u(
+            "link_rate_bytes_per_s",
+            p.link_rate_bytes_per_s,
+            1_000_000,
+            100_000_000_000,
+        )?;
         check_u("queue_depth", p.queue_depth as u64, 1, 256)?;
         check_f("age_weight_ms_per_ms", p.age_weight_ms_per_ms, 0.0, 1.0)?;
         check_f("age_limit_ms", p.age_limit_ms, 1.0, 60_000.0)?;
@@ -229,8 +258,18 @@ impl HddParams {
         check_u("cache_segments", p.cache_segments as u64, 1, 256)?;
         let seg = p.cache_bytes / p.cache_segments as u64;
         check_u("readahead_max_bytes", p.readahead_max_bytes, 0, seg)?;
-        check_u("write_cache_max_dirty_bytes", p.write_cache_max_dirty_bytes, 65536, p.cache_bytes)?;
-        check_u("write_cache_max_dirty_extents", p.write_cache_max_dirty_extents as u64, 1, 4096)?;
+        check_u(
+            "write_cache_max_dirty_bytes",
+            p.write_cache_max_dirty_bytes,
+            65536,
+            p.cache_bytes,
+        )?;
+        check_u(
+            "write_cache_max_dirty_extents",
+            p.write_cache_max_dirty_extents as u64,
+            1,
+            4096,
+        )?;
         check_f("destage_idle_delay_ms", p.destage_idle_delay_ms, 0.0, 10_000.0)?;
         check_f("destage_low_water_percent", p.destage_low_water_percent, 0.0, 99.0)?;
         check_f(
@@ -270,7 +309,13 @@ impl SeekCurve {
         let det = m11 * m22 - m12 * m21;
         let b = (r1 * m22 - m12 * r2) / det;
         let e = (m11 * r2 - m21 * r1) / det;
-        SeekCurve { a: track - b * s1, b, c: full - e, e, x0 }
+        SeekCurve {
+            a: track - b * s1,
+            b,
+            c: full - e,
+            e,
+            x0,
+        }
     }
     #[inline]
     fn ms(&self, x: f64) -> f64 {
@@ -368,7 +413,13 @@ impl Geom {
         let x = self.x_of(off);
         let u = x * self.n_tracks;
         let track = u as u64;
-        Pos { x, track, cyl: track / self.surfaces, head: (track % self.surfaces) as u32, ang: u - track as f64 }
+        Pos {
+            x,
+            track,
+            cyl: track / self.surfaces,
+            head: (track % self.surfaces) as u32,
+            ang: u - track as f64,
+        }
     }
     /// Spindle angle at time t, in revolutions [0, 1); exact integer phase in picoseconds.
     #[inline]
@@ -689,7 +740,9 @@ impl Hdd {
     fn try_attach(&mut self, slot: u16, now: u64) -> bool {
         let Some(mut ra) = self.ra else { return false };
         let s = self.slots[slot as usize];
-        let seg_start = self.segs[ra.seg].start.max(self.frontier(&ra, now).saturating_sub(self.g.seg_bytes));
+        let seg_start = self.segs[ra.seg]
+            .start
+            .max(self.frontier(&ra, now).saturating_sub(self.g.seg_bytes));
         let len = s.end - s.off;
         if s.op != Op::Read || s.off < seg_start || s.off >= ra.limit_off.max(self.frontier(&ra, now) + 1) {
             return false;
@@ -728,7 +781,11 @@ impl Hdd {
             s.seq_cont = true;
             // Keep arrival order in `queued` (ages and FIFO ties rely on it).
             let arr = s.arrival_ns;
-            let i = self.queued.iter().position(|&q| self.slots[q as usize].arrival_ns > arr).unwrap_or(self.queued.len());
+            let i = self
+                .queued
+                .iter()
+                .position(|&q| self.slots[q as usize].arrival_ns > arr)
+                .unwrap_or(self.queued.len());
             self.queued.insert(i, slot);
         }
     }
@@ -745,7 +802,11 @@ impl Hdd {
             }
         }
         self.seg_stamp += 1;
-        self.segs[best] = Seg { start: off, end, stamp: self.seg_stamp };
+        self.segs[best] = Seg {
+            start: off,
+            end,
+            stamp: self.seg_stamp,
+        };
         let lim = (end + self.p.readahead_max_bytes).min(self.p.capacity_bytes);
         if lim <= end {
             return;
@@ -778,11 +839,13 @@ impl Hdd {
         // An empty cache takes any write, so an oversize write cannot wait forever.
         self.dirty.is_empty()
             || self.dirty_bytes + bytes <= self.p.write_cache_max_dirty_bytes
-            && (merge || self.dirty.len() < self.p.write_cache_max_dirty_extents as usize)
+                && (merge || self.dirty.len() < self.p.write_cache_max_dirty_extents as usize)
     }
 
     fn can_merge(&self, off: u64, end: u64) -> bool {
-        self.dirty.last().map_or(false, |d| d.end == off && end - d.off <= 1 << 20)
+        self.dirty
+            .last()
+            .is_some_and(|d| d.end == off && end - d.off <= 1 << 20)
     }
 
     fn buffer_write(&mut self, slot: u16, t: u64) {
@@ -790,7 +853,12 @@ impl Hdd {
         if self.can_merge(s.off, s.end) {
             self.dirty.last_mut().unwrap().end = s.end;
         } else {
-            self.dirty.push(Extent { off: s.off, end: s.end, pos: s.pos, seq: self.dirty_seq });
+            self.dirty.push(Extent {
+                off: s.off,
+                end: s.end,
+                pos: s.pos,
+                seq: self.dirty_seq,
+            });
         }
         self.dirty_seq += 1;
         self.dirty_bytes += s.end - s.off;
@@ -831,7 +899,7 @@ impl Hdd {
                 continue;
             }
             let c = self.positioning_ns(th, &d.pos, true, 0.0);
-            if best.map_or(true, |(_, b)| c < b) {
+            if !best.is_some_and(|(_, b)| c >= b) {
                 best = Some((i, c));
             }
         }
@@ -851,7 +919,11 @@ impl Hdd {
 
     /// The part of a command's overhead left after the common overhead phase.
     fn ovh_rest_ns(&self, op: Op) -> f64 {
-        let o = if op == Op::Write { self.g.ovh_write_ns } else { self.g.ovh_read_ns };
+        let o = if op == Op::Write {
+            self.g.ovh_write_ns
+        } else {
+            self.g.ovh_read_ns
+        };
         o - self.g.ovh_common_ns
     }
 
@@ -943,8 +1015,16 @@ impl Hdd {
     }
 
     fn oldest_waiting_ns(&self) -> u64 {
-        let a = self.queued.iter().map(|&q| self.slots[q as usize].arrival_ns).min().unwrap_or(NONE);
-        let b = self.bufwait.first().map_or(NONE, |&q| self.slots[q as usize].arrival_ns);
+        let a = self
+            .queued
+            .iter()
+            .map(|&q| self.slots[q as usize].arrival_ns)
+            .min()
+            .unwrap_or(NONE);
+        let b = self
+            .bufwait
+            .first()
+            .map_or(NONE, |&q| self.slots[q as usize].arrival_ns);
         a.min(b)
     }
 
@@ -987,7 +1067,11 @@ impl Hdd {
         let oldest_q = self.queued.first().map(|&q| self.slots[q as usize].arrival_ns);
         let oldest_w = self.bufwait.first().map(|&q| self.slots[q as usize].arrival_ns);
         if let Some(a) = oldest_q {
-            if t.saturating_sub(a) >= self.g.age_limit_ns && oldest_w.map_or(true, |w| a <= w) {
+            let before_writes = match oldest_w {
+                Some(w) => a <= w,
+                None => true,
+            };
+            if t.saturating_sub(a) >= self.g.age_limit_ns && before_writes {
                 let slot = self.queued.remove(0);
                 self.counters.aged_dispatches += 1;
                 return self.start_cmd(t, slot);
@@ -1042,7 +1126,7 @@ impl Hdd {
             if let Some((i, c)) = self.best_extent(t, NONE) {
                 // Waiting for buffer space ages a destage like the write it unblocks.
                 let age = oldest_w.map_or(0.0, |w| (t - w) as f64) * self.p.age_weight_ms_per_ms;
-                if best.map_or(true, |(_, bc, bs)| !bs && c - age < bc) {
+                if !best.is_some_and(|(_, bc, bs)| bs || c - age >= bc) {
                     return self.start_destage(t, i);
                 }
             }
@@ -1209,7 +1293,10 @@ impl Device for Hdd {
 
     fn submit(&mut self, now: u64, cmd: Cmd) {
         self.run(now);
-        let slot = self.free.pop().expect("hdd: submit without a free tag (check can_accept)");
+        let slot = self
+            .free
+            .pop()
+            .expect("hdd: submit without a free tag (check can_accept)");
         self.outstanding += 1;
         self.last_arrival_ns = self.last_arrival_ns.max(now);
         let off = cmd.offset_bytes.min(self.p.capacity_bytes);
@@ -1220,7 +1307,11 @@ impl Device for Hdd {
             off,
             end,
             arrival_ns: now,
-            pos: if cmd.op == Op::Flush { Pos::default() } else { self.g.pos(off) },
+            pos: if cmd.op == Op::Flush {
+                Pos::default()
+            } else {
+                self.g.pos(off)
+            },
             data_ns: NONE,
             seq_cont: false,
         };
@@ -1307,57 +1398,57 @@ const MIB: u64 = 1 << 20;
 /// WD Red 2 TB (WD20EFRX-68EUZN0): 5400 rpm CMR NAS, the §9.1 class A drive.
 fn wd20efrx() -> HddParams {
     HddParams {
-        capacity_bytes: 2_000_398_934_016, // [S] smartctl, https://pastebin.com/reYnEaqk
-        rpm: 5400,                          // [S] smartctl reports 5400 rpm
-        rpm_tolerance_percent: 0.2,         // [E] §9.1
-        surfaces: 4,                        // [R/E] §9.1
-        rate_od_bytes_per_s: 147 * MB,      // [R] WD datasheet max sustained, §3.1
-        rate_id_bytes_per_s: 70 * MB,       // [E] OD/ID ≈ 2.1, §3.1
-        seek_read_track_ms: 1.0,            // [E] §2.2 5400 NAS read profile
-        seek_read_avg_ms: 10.0,             // [S+E] inferred from PCPer QD1 offset, §2.2
-        seek_read_full_ms: 19.0,            // [E] §2.2
-        seek_write_track_ms: 1.2,           // [E] §2.2 5400 NAS write profile
-        seek_write_avg_ms: 11.0,            // [E] §2.2
-        seek_write_full_ms: 20.5,           // [E] §2.2
-        seek_knee_fraction: 0.3,            // [C] §2.2 fit form
-        head_switch_ms: 0.8,                // [E] §9.1
-        cyl_switch_ms: 1.0,                 // [E] §9.1
-        seek_jitter_percent: 4.0,           // [E] §9.1
-        missed_rev_probability: 0.02,       // [E] §9.1
-        overhead_read_miss_ms: 0.15,        // [E] §9.1
-        overhead_write_miss_ms: 0.20,       // [E] §9.1
-        overhead_hit_ms: 0.10,              // [E] §9.1
-        overhead_flush_ms: 0.3,             // [E] §9.1
-        link_kind: LinkKind::Sata,          // [S] SATA 6 Gb/s, smartctl
-        link_rate_bytes_per_s: 560 * MB,    // [E] §2.6 practical SATA 6G payload
-        queue_depth: 32,                    // [S] hdparm "Queue depth: 32", §2.8
-        age_weight_ms_per_ms: 0.0,          // [E] §2.9 table
-        age_limit_ms: 2000.0,               // [C/E] §2.9 table
-        seq_window_bytes: MIB,              // [E] §2.9 table
-        seq_cost_bias_ms: 0.0,              // strict below stands for the ∞ bias, [E] §2.9
-        seq_strict: true,                   // [E] §2.9 table
-        readahead_max_bytes: 2 * MIB,       // [E] §9.1
-        readahead_unpreemptible: true,      // [E] §2.9 table
-        cache_bytes: 64 * MB,               // [R] WD datasheet, §3.1
-        cache_segments: 16,                 // [E] §9.1
-        write_cache_enabled: true,          // [S] smartctl "Write cache: Enabled"
+        capacity_bytes: 2_000_398_934_016,    // [S] smartctl, https://pastebin.com/reYnEaqk
+        rpm: 5400,                            // [S] smartctl reports 5400 rpm
+        rpm_tolerance_percent: 0.2,           // [E] §9.1
+        surfaces: 4,                          // [R/E] §9.1
+        rate_od_bytes_per_s: 147 * MB,        // [R] WD datasheet max sustained, §3.1
+        rate_id_bytes_per_s: 70 * MB,         // [E] OD/ID ≈ 2.1, §3.1
+        seek_read_track_ms: 1.0,              // [E] §2.2 5400 NAS read profile
+        seek_read_avg_ms: 10.0,               // [S+E] inferred from PCPer QD1 offset, §2.2
+        seek_read_full_ms: 19.0,              // [E] §2.2
+        seek_write_track_ms: 1.2,             // [E] §2.2 5400 NAS write profile
+        seek_write_avg_ms: 11.0,              // [E] §2.2
+        seek_write_full_ms: 20.5,             // [E] §2.2
+        seek_knee_fraction: 0.3,              // [C] §2.2 fit form
+        head_switch_ms: 0.8,                  // [E] §9.1
+        cyl_switch_ms: 1.0,                   // [E] §9.1
+        seek_jitter_percent: 4.0,             // [E] §9.1
+        missed_rev_probability: 0.02,         // [E] §9.1
+        overhead_read_miss_ms: 0.15,          // [E] §9.1
+        overhead_write_miss_ms: 0.20,         // [E] §9.1
+        overhead_hit_ms: 0.10,                // [E] §9.1
+        overhead_flush_ms: 0.3,               // [E] §9.1
+        link_kind: LinkKind::Sata,            // [S] SATA 6 Gb/s, smartctl
+        link_rate_bytes_per_s: 560 * MB,      // [E] §2.6 practical SATA 6G payload
+        queue_depth: 32,                      // [S] hdparm "Queue depth: 32", §2.8
+        age_weight_ms_per_ms: 0.0,            // [E] §2.9 table
+        age_limit_ms: 2000.0,                 // [C/E] §2.9 table
+        seq_window_bytes: MIB,                // [E] §2.9 table
+        seq_cost_bias_ms: 0.0,                // strict below stands for the ∞ bias, [E] §2.9
+        seq_strict: true,                     // [E] §2.9 table
+        readahead_max_bytes: 2 * MIB,         // [E] §9.1
+        readahead_unpreemptible: true,        // [E] §2.9 table
+        cache_bytes: 64 * MB,                 // [R] WD datasheet, §3.1
+        cache_segments: 16,                   // [E] §9.1
+        write_cache_enabled: true,            // [S] smartctl "Write cache: Enabled"
         write_cache_max_dirty_bytes: 16 * MB, // [E] §9.1
-        write_cache_max_dirty_extents: 256, // [E] §9.1
-        destage_idle_delay_ms: 20.0,        // [E] §9.1
-        destage_high_water_percent: 75.0,   // [E] §9.1
-        destage_low_water_percent: 25.0,    // [E] §9.1
+        write_cache_max_dirty_extents: 256,   // [E] §9.1
+        destage_idle_delay_ms: 20.0,          // [E] §9.1
+        destage_high_water_percent: 75.0,     // [E] §9.1
+        destage_low_water_percent: 25.0,      // [E] §9.1
     }
 }
 
 /// WD Red 8 TB (WD80EFZX-68UW8N0): 5400-class helium CMR NAS, §9.1 class B.
 fn wd80efzx() -> HddParams {
     HddParams {
-        capacity_bytes: 8_001_563_222_016, // [S] 15,628,053,168 × 512 B, §3.2
-        surfaces: 14,                       // [R/E] §9.1
-        rate_od_bytes_per_s: 178 * MB,      // [R] WD datasheet, §3.2
-        rate_id_bytes_per_s: 85 * MB,       // [E] §3.2
-        age_limit_ms: 4000.0,               // [C/E] §2.9 table (up to 4 s in 2080c4f27e)
-        cache_bytes: 128 * MB,              // [R] WD datasheet, §3.2
+        capacity_bytes: 8_001_563_222_016,    // [S] 15,628,053,168 × 512 B, §3.2
+        surfaces: 14,                         // [R/E] §9.1
+        rate_od_bytes_per_s: 178 * MB,        // [R] WD datasheet, §3.2
+        rate_id_bytes_per_s: 85 * MB,         // [E] §3.2
+        age_limit_ms: 4000.0,                 // [C/E] §2.9 table (up to 4 s in 2080c4f27e)
+        cache_bytes: 128 * MB,                // [R] WD datasheet, §3.2
         write_cache_max_dirty_bytes: 32 * MB, // [E] §9.1
         // Seek, rotation, overheads, link, queue and the §2.9 affinity as class A ([E]/[C], §9.1 "same").
         ..wd20efrx()
@@ -1367,70 +1458,70 @@ fn wd80efzx() -> HddParams {
 /// Seagate Exos X14 14 TB SAS (ST14000NM0048), §9.2 class C.
 fn st14000nm0048() -> HddParams {
     HddParams {
-        capacity_bytes: 14_000_000_000_000, // [D] §9.2
-        rpm: 7200,                           // [D] §9.2
-        rpm_tolerance_percent: 0.2,          // [E] as §9.1
-        surfaces: 16,                        // [R] §9.2
-        rate_od_bytes_per_s: 261 * MB,       // [R] X14 datasheet, §3.3
-        rate_id_bytes_per_s: 125 * MB,       // [E] §3.3
-        seek_read_track_ms: 0.8,             // [E] §2.2 7200 nearline read
-        seek_read_avg_ms: 8.5,               // [R] Seagate enterprise norm, §3.3
-        seek_read_full_ms: 16.0,             // [E] §2.2
-        seek_write_track_ms: 1.0,            // [E] §2.2 7200 nearline write
-        seek_write_avg_ms: 9.5,              // [R] §3.3
-        seek_write_full_ms: 17.5,            // [E] §2.2
-        seek_knee_fraction: 0.3,             // [C] §2.2
-        head_switch_ms: 0.6,                 // [E] §9.2
-        cyl_switch_ms: 0.8,                  // [E] §9.2
-        seek_jitter_percent: 4.0,            // [E] §2.1 (σ 3–5%)
-        missed_rev_probability: 0.02,        // [E] §2.1 (1–3%)
-        overhead_read_miss_ms: 0.12,         // [E] §9.2
-        overhead_write_miss_ms: 0.12,        // [E] §9.2
-        overhead_hit_ms: 0.08,               // [E] §9.2
-        overhead_flush_ms: 0.3,              // [E] §2.7 (0.1–0.5)
-        link_kind: LinkKind::Sas,            // [D] SAS 12 Gb/s
-        link_rate_bytes_per_s: 1_100 * MB,   // [E] §2.6 practical SAS 12G lane
-        queue_depth: 64,                     // [R/E] §9.2
-        age_weight_ms_per_ms: 0.005,         // [E] §2.9 table
-        age_limit_ms: 3000.0,                // [C/E] §2.9 table (bimodal 2–4 s cluster)
-        seq_window_bytes: MIB,               // [E] §2.9 table
-        seq_cost_bias_ms: 0.0,               // strict below, [E] §2.9
-        seq_strict: true,                    // [E] §2.9 table
-        readahead_max_bytes: 4 * MIB,        // [E] §9.2
-        readahead_unpreemptible: true,       // [E] §2.9 table
-        cache_bytes: 256 * MB,               // [S] Exos 2X14 spec / [R] X14 datasheet, §3.3
-        cache_segments: 32,                  // [E] §9.2
-        write_cache_enabled: true,           // [E] §9.2 (check WCE in mode page 08h)
+        capacity_bytes: 14_000_000_000_000,   // [D] §9.2
+        rpm: 7200,                            // [D] §9.2
+        rpm_tolerance_percent: 0.2,           // [E] as §9.1
+        surfaces: 16,                         // [R] §9.2
+        rate_od_bytes_per_s: 261 * MB,        // [R] X14 datasheet, §3.3
+        rate_id_bytes_per_s: 125 * MB,        // [E] §3.3
+        seek_read_track_ms: 0.8,              // [E] §2.2 7200 nearline read
+        seek_read_avg_ms: 8.5,                // [R] Seagate enterprise norm, §3.3
+        seek_read_full_ms: 16.0,              // [E] §2.2
+        seek_write_track_ms: 1.0,             // [E] §2.2 7200 nearline write
+        seek_write_avg_ms: 9.5,               // [R] §3.3
+        seek_write_full_ms: 17.5,             // [E] §2.2
+        seek_knee_fraction: 0.3,              // [C] §2.2
+        head_switch_ms: 0.6,                  // [E] §9.2
+        cyl_switch_ms: 0.8,                   // [E] §9.2
+        seek_jitter_percent: 4.0,             // [E] §2.1 (σ 3–5%)
+        missed_rev_probability: 0.02,         // [E] §2.1 (1–3%)
+        overhead_read_miss_ms: 0.12,          // [E] §9.2
+        overhead_write_miss_ms: 0.12,         // [E] §9.2
+        overhead_hit_ms: 0.08,                // [E] §9.2
+        overhead_flush_ms: 0.3,               // [E] §2.7 (0.1–0.5)
+        link_kind: LinkKind::Sas,             // [D] SAS 12 Gb/s
+        link_rate_bytes_per_s: 1_100 * MB,    // [E] §2.6 practical SAS 12G lane
+        queue_depth: 64,                      // [R/E] §9.2
+        age_weight_ms_per_ms: 0.005,          // [E] §2.9 table
+        age_limit_ms: 3000.0,                 // [C/E] §2.9 table (bimodal 2–4 s cluster)
+        seq_window_bytes: MIB,                // [E] §2.9 table
+        seq_cost_bias_ms: 0.0,                // strict below, [E] §2.9
+        seq_strict: true,                     // [E] §2.9 table
+        readahead_max_bytes: 4 * MIB,         // [E] §9.2
+        readahead_unpreemptible: true,        // [E] §2.9 table
+        cache_bytes: 256 * MB,                // [S] Exos 2X14 spec / [R] X14 datasheet, §3.3
+        cache_segments: 32,                   // [E] §9.2
+        write_cache_enabled: true,            // [E] §9.2 (check WCE in mode page 08h)
         write_cache_max_dirty_bytes: 64 * MB, // [E] §9.2
-        write_cache_max_dirty_extents: 256,  // [E] as §9.1
-        destage_idle_delay_ms: 20.0,         // [E] as §9.1
-        destage_high_water_percent: 75.0,    // [E] as §9.1
-        destage_low_water_percent: 25.0,     // [E] as §9.1
+        write_cache_max_dirty_extents: 256,   // [E] as §9.1
+        destage_idle_delay_ms: 20.0,          // [E] as §9.1
+        destage_high_water_percent: 75.0,     // [E] as §9.1
+        destage_low_water_percent: 25.0,      // [E] as §9.1
     }
 }
 
 /// 2014-era 1 TB 7200 rpm SATA, anchored on Seagate Constellation ES.3 ST1000NM0033, §9.3 E.
 fn hdd_7200_sata_2014() -> HddParams {
     HddParams {
-        capacity_bytes: 1_000_000_000_000, // [D] §9.3
-        surfaces: 3,                        // [D] ES.3 manual family table, §3.5
-        rate_od_bytes_per_s: 175 * MB,      // [D] ES.3 manual 83–175 MB/s
-        rate_id_bytes_per_s: 83 * MB,       // [D] same
-        head_switch_ms: 0.8,                // [E] §9.3
-        cyl_switch_ms: 1.0,                 // [E] §9.3
-        overhead_read_miss_ms: 0.15,        // [E] §2.1/§2.8 Monte Carlo
-        overhead_write_miss_ms: 0.20,       // [E] as §9.1
-        overhead_hit_ms: 0.10,              // [E] §2.7
-        link_kind: LinkKind::Sata,          // [R] SATA 6 Gb/s, §9.3
-        link_rate_bytes_per_s: 560 * MB,    // [E] §2.6
-        queue_depth: 32,                    // [E] §9.3
-        age_weight_ms_per_ms: 0.01,         // [E] §9.3 / §2.8 default w
-        age_limit_ms: 1000.0,               // [E] §2.9 benign default 500–1000
-        seq_strict: false,                  // [E] §9.3 seq_affinity off
-        readahead_max_bytes: 2 * MIB,       // [E] as §9.1
-        readahead_unpreemptible: false,     // [E] §2.9 benign default
-        cache_bytes: 128 * MB,              // [R] §3.5
-        cache_segments: 16,                 // [E]
+        capacity_bytes: 1_000_000_000_000,    // [D] §9.3
+        surfaces: 3,                          // [D] ES.3 manual family table, §3.5
+        rate_od_bytes_per_s: 175 * MB,        // [D] ES.3 manual 83–175 MB/s
+        rate_id_bytes_per_s: 83 * MB,         // [D] same
+        head_switch_ms: 0.8,                  // [E] §9.3
+        cyl_switch_ms: 1.0,                   // [E] §9.3
+        overhead_read_miss_ms: 0.15,          // [E] §2.1/§2.8 Monte Carlo
+        overhead_write_miss_ms: 0.20,         // [E] as §9.1
+        overhead_hit_ms: 0.10,                // [E] §2.7
+        link_kind: LinkKind::Sata,            // [R] SATA 6 Gb/s, §9.3
+        link_rate_bytes_per_s: 560 * MB,      // [E] §2.6
+        queue_depth: 32,                      // [E] §9.3
+        age_weight_ms_per_ms: 0.01,           // [E] §9.3 / §2.8 default w
+        age_limit_ms: 1000.0,                 // [E] §2.9 benign default 500–1000
+        seq_strict: false,                    // [E] §9.3 seq_affinity off
+        readahead_max_bytes: 2 * MIB,         // [E] as §9.1
+        readahead_unpreemptible: false,       // [E] §2.9 benign default
+        cache_bytes: 128 * MB,                // [R] §3.5
+        cache_segments: 16,                   // [E]
         write_cache_max_dirty_bytes: 16 * MB, // [E] §9.3
         // Seek curves: 7200 nearline profile (track 0.8/1.0, avg 8.5/9.5 [R], full 16/17.5 [E]), §9.3.
         ..st14000nm0048()
@@ -1440,21 +1531,21 @@ fn hdd_7200_sata_2014() -> HddParams {
 /// HGST Deskstar/Ultrastar 7K2000, 2 TB 7200 rpm SATA 3 Gb/s (2009), §9.3 D.
 fn hgst_7k2000() -> HddParams {
     HddParams {
-        capacity_bytes: 2_000_000_000_000, // [D] §9.3
-        surfaces: 10,                       // [S/R] 5 × 400 GB platters (X-bit review), §3.6
-        rate_od_bytes_per_s: 135 * MB,      // [E] §3.6
-        rate_id_bytes_per_s: 65 * MB,       // [E] §3.6
-        seek_read_track_ms: 0.8,            // [E] §2.2 HGST profile
-        seek_read_avg_ms: 8.2,              // [D] HGST 7K-series norm (7K4000 spec), §3.6
-        seek_read_full_ms: 15.5,            // [E] §2.2
-        seek_write_track_ms: 0.8,           // [D] HGST lists write = read, §9.3
-        seek_write_avg_ms: 8.2,             // [D] same
-        seek_write_full_ms: 15.5,           // [E] same
-        head_switch_ms: 1.0,                // [E] §9.3
-        cyl_switch_ms: 1.2,                 // [E] §9.3
-        link_rate_bytes_per_s: 280 * MB,    // [R] SATA 3 Gb/s (7K2000), [E] payload §2.6
-        cache_bytes: 32 * MB,               // [R] §3.6
-        cache_segments: 8,                  // [E] 4 MB segments hold the 2 MiB read-ahead
+        capacity_bytes: 2_000_000_000_000,   // [D] §9.3
+        surfaces: 10,                        // [S/R] 5 × 400 GB platters (X-bit review), §3.6
+        rate_od_bytes_per_s: 135 * MB,       // [E] §3.6
+        rate_id_bytes_per_s: 65 * MB,        // [E] §3.6
+        seek_read_track_ms: 0.8,             // [E] §2.2 HGST profile
+        seek_read_avg_ms: 8.2,               // [D] HGST 7K-series norm (7K4000 spec), §3.6
+        seek_read_full_ms: 15.5,             // [E] §2.2
+        seek_write_track_ms: 0.8,            // [D] HGST lists write = read, §9.3
+        seek_write_avg_ms: 8.2,              // [D] same
+        seek_write_full_ms: 15.5,            // [E] same
+        head_switch_ms: 1.0,                 // [E] §9.3
+        cyl_switch_ms: 1.2,                  // [E] §9.3
+        link_rate_bytes_per_s: 280 * MB,     // [R] SATA 3 Gb/s (7K2000), [E] payload §2.6
+        cache_bytes: 32 * MB,                // [R] §3.6
+        cache_segments: 8,                   // [E] 4 MB segments hold the 2 MiB read-ahead
         write_cache_max_dirty_bytes: 8 * MB, // [E] §9.3
         ..hdd_7200_sata_2014()
     }
@@ -1463,21 +1554,21 @@ fn hgst_7k2000() -> HddParams {
 /// 2009-era 7200 rpm desktop SATA (Hitachi 7K1000.C / Deskstar lineage), §9.3 F.
 fn hdd_7200_desktop_2009() -> HddParams {
     HddParams {
-        capacity_bytes: 1_000_000_000_000, // [D] 0.5–1.0e12, §9.3 (upper end)
-        surfaces: 4,                        // [S/R] 2–6, §9.3 (two platters)
-        rate_od_bytes_per_s: 125 * MB,      // [E] §3.7
-        rate_id_bytes_per_s: 60 * MB,       // [E] §3.7
-        seek_read_track_ms: 1.0,            // [E] §2.2 2009 desktop read
-        seek_read_avg_ms: 8.5,              // [D] 7K1000.C 2-disk model, §3.7
-        seek_read_full_ms: 17.0,            // [E] §2.2
-        seek_write_track_ms: 1.1,           // [E] §2.2 2009 desktop write
-        seek_write_avg_ms: 9.5,             // [D] 7K1000.C, §3.7
-        seek_write_full_ms: 18.0,           // [E] §2.2
-        head_switch_ms: 1.2,                // [E] §9.3 (IBM era 1.2–1.8 [S])
-        cyl_switch_ms: 1.5,                 // [E] §9.3
-        link_rate_bytes_per_s: 280 * MB,    // [R] SATA 3 Gb/s, §9.3
-        cache_bytes: 32 * MB,               // [R] 16–32 MB, §9.3
-        cache_segments: 8,                  // [E] 4 MB segments hold the 2 MiB read-ahead
+        capacity_bytes: 1_000_000_000_000,   // [D] 0.5–1.0e12, §9.3 (upper end)
+        surfaces: 4,                         // [S/R] 2–6, §9.3 (two platters)
+        rate_od_bytes_per_s: 125 * MB,       // [E] §3.7
+        rate_id_bytes_per_s: 60 * MB,        // [E] §3.7
+        seek_read_track_ms: 1.0,             // [E] §2.2 2009 desktop read
+        seek_read_avg_ms: 8.5,               // [D] 7K1000.C 2-disk model, §3.7
+        seek_read_full_ms: 17.0,             // [E] §2.2
+        seek_write_track_ms: 1.1,            // [E] §2.2 2009 desktop write
+        seek_write_avg_ms: 9.5,              // [D] 7K1000.C, §3.7
+        seek_write_full_ms: 18.0,            // [E] §2.2
+        head_switch_ms: 1.2,                 // [E] §9.3 (IBM era 1.2–1.8 [S])
+        cyl_switch_ms: 1.5,                  // [E] §9.3
+        link_rate_bytes_per_s: 280 * MB,     // [R] SATA 3 Gb/s, §9.3
+        cache_bytes: 32 * MB,                // [R] 16–32 MB, §9.3
+        cache_segments: 8,                   // [E] 4 MB segments hold the 2 MiB read-ahead
         write_cache_max_dirty_bytes: 4 * MB, // [E] §9.3
         ..hdd_7200_sata_2014()
     }
@@ -1486,16 +1577,36 @@ fn hdd_7200_desktop_2009() -> HddParams {
 /// Bundled HDD presets: (name, description, parameters).
 pub fn presets() -> Vec<(&'static str, &'static str, HddParams)> {
     vec![
-        ("wd20efrx", "WD Red 2 TB, 5400 rpm CMR NAS, SATA, NCQ 32, strong sequential affinity", wd20efrx()),
-        ("wd80efzx", "WD Red 8 TB helium, 5400-class CMR NAS, SATA, NCQ 32, strong sequential affinity", wd80efzx()),
+        (
+            "wd20efrx",
+            "WD Red 2 TB, 5400 rpm CMR NAS, SATA, NCQ 32, strong sequential affinity",
+            wd20efrx(),
+        ),
+        (
+            "wd80efzx",
+            "WD Red 8 TB helium, 5400-class CMR NAS, SATA, NCQ 32, strong sequential affinity",
+            wd80efzx(),
+        ),
         (
             "st14000nm0048",
             "Seagate Exos X14 14 TB, 7200 rpm, SAS 12 Gb/s, TCQ 64, sequential affinity with a 3 s age limit",
             st14000nm0048(),
         ),
-        ("hdd-7200-sata-2014", "1 TB 7200 rpm SATA 6 Gb/s nearline (Constellation ES.3 anchor), 2014", hdd_7200_sata_2014()),
-        ("hgst-7k2000", "HGST 7K2000 2 TB 7200 rpm SATA 3 Gb/s, 2009", hgst_7k2000()),
-        ("hdd-7200-desktop-2009", "2009 desktop 1 TB 7200 rpm SATA 3 Gb/s (Hitachi 7K1000.C lineage)", hdd_7200_desktop_2009()),
+        (
+            "hdd-7200-sata-2014",
+            "1 TB 7200 rpm SATA 6 Gb/s nearline (Constellation ES.3 anchor), 2014",
+            hdd_7200_sata_2014(),
+        ),
+        (
+            "hgst-7k2000",
+            "HGST 7K2000 2 TB 7200 rpm SATA 3 Gb/s, 2009",
+            hgst_7k2000(),
+        ),
+        (
+            "hdd-7200-desktop-2009",
+            "2009 desktop 1 TB 7200 rpm SATA 3 Gb/s (Hitachi 7K1000.C lineage)",
+            hdd_7200_desktop_2009(),
+        ),
     ]
 }
 
@@ -1504,30 +1615,32 @@ pub fn preset(name: &str) -> Option<HddParams> {
     presets().into_iter().find(|(n, _, _)| *n == name).map(|(_, _, p)| p)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const KIB: u64 = 1024;
 
+    /// Makes the next command of a client: (op, offset, size).
+    type Gen = Box<dyn FnMut(&mut Rng) -> (Op, u64, u64)>;
+
     /// One closed-loop client: keeps `qd` commands outstanding, each made by `gen`.
     struct Client {
         qd: u32,
-        gen: Box<dyn FnMut(&mut Rng) -> (Op, u64, u64)>,
+        gen: Gen,
         in_flight: u32,
         lat_ns: Vec<u64>,
     }
 
-    fn random_reads(cap: u64, size: u64) -> Box<dyn FnMut(&mut Rng) -> (Op, u64, u64)> {
+    fn random_reads(cap: u64, size: u64) -> Gen {
         Box::new(move |r: &mut Rng| (Op::Read, r.below(cap / size) * size, size))
     }
 
-    fn random_writes(cap: u64, size: u64) -> Box<dyn FnMut(&mut Rng) -> (Op, u64, u64)> {
+    fn random_writes(cap: u64, size: u64) -> Gen {
         Box::new(move |r: &mut Rng| (Op::Write, r.below(cap / size) * size, size))
     }
 
-    fn seq_reads(start: u64, size: u64) -> Box<dyn FnMut(&mut Rng) -> (Op, u64, u64)> {
+    fn seq_reads(start: u64, size: u64) -> Gen {
         let mut next = start;
         Box::new(move |_: &mut Rng| {
             let o = next;
@@ -1536,8 +1649,13 @@ mod tests {
         })
     }
 
-    fn client(qd: u32, gen: Box<dyn FnMut(&mut Rng) -> (Op, u64, u64)>) -> Client {
-        Client { qd, gen, in_flight: 0, lat_ns: Vec::new() }
+    fn client(qd: u32, gen: Gen) -> Client {
+        Client {
+            qd,
+            gen,
+            in_flight: 0,
+            lat_ns: Vec::new(),
+        }
     }
 
     /// Drive the device with closed-loop clients until `until_done` completions of client 0
@@ -1563,7 +1681,15 @@ mod tests {
                     }
                     let tag = tags.len() as u32;
                     tags.push((ci, t));
-                    dev.submit(t, Cmd { tag, op, offset_bytes: off % dev.capacity_bytes(), size_bytes: size });
+                    dev.submit(
+                        t,
+                        Cmd {
+                            tag,
+                            op,
+                            offset_bytes: off % dev.capacity_bytes(),
+                            size_bytes: size,
+                        },
+                    );
                     c.in_flight += 1;
                 }
             }
@@ -1621,7 +1747,10 @@ mod tests {
             let c = SeekCurve::fit(tr, av, fu, 0.3, 1.0 / 300_000.0);
             let got = [c.a, c.b, c.c, c.e];
             for i in 0..4 {
-                assert!((got[i] - want[i]).abs() < 0.011, "{tr}/{av}/{fu}: got {got:?}, want {want:?}");
+                assert!(
+                    (got[i] - want[i]).abs() < 0.011,
+                    "{tr}/{av}/{fu}: got {got:?}, want {want:?}"
+                );
             }
             assert!((c.ms(1.0) - fu).abs() < 1e-9 && (c.ms(0.3 - 1e-12) - c.ms(0.3)).abs() < 1e-6);
         }
@@ -1632,7 +1761,14 @@ mod tests {
         let names: Vec<&str> = presets().iter().map(|(n, _, _)| *n).collect();
         assert_eq!(
             names,
-            ["wd20efrx", "wd80efzx", "st14000nm0048", "hdd-7200-sata-2014", "hgst-7k2000", "hdd-7200-desktop-2009"]
+            [
+                "wd20efrx",
+                "wd80efzx",
+                "st14000nm0048",
+                "hdd-7200-sata-2014",
+                "hgst-7k2000",
+                "hdd-7200-desktop-2009"
+            ]
         );
         for (n, _, p) in presets() {
             p.validate().unwrap_or_else(|e| panic!("{n}: {e}"));
@@ -1654,7 +1790,10 @@ mod tests {
         assert!(e.starts_with("seek_read_avg_ms = 25"), "{e}");
         let mut q = p("wd20efrx");
         q.rate_id_bytes_per_s = q.rate_od_bytes_per_s + 1;
-        assert!(q.validate().unwrap_err().starts_with("rate_id_bytes_per_s = 147000001: must be in [1000000, 147000000]"));
+        assert!(q
+            .validate()
+            .unwrap_err()
+            .starts_with("rate_id_bytes_per_s = 147000001: must be in [1000000, 147000000]"));
         let mut q = p("hgst-7k2000");
         q.queue_depth = 0;
         assert!(q.validate().unwrap_err().starts_with("queue_depth = 0"));
@@ -1722,7 +1861,10 @@ mod tests {
             let per_rev = 128.0 * KIB as f64 / t_rev_s / 1e6;
             let (r, _) = seq_rate(&prm, 1);
             eprintln!("{name}: seq 128 KiB QD1 without read-ahead: {r:.1} MB/s (one per revolution {per_rev:.1})");
-            assert!(r > 0.8 * per_rev && r < 1.2 * per_rev, "{name} QD1: {r:.1} vs {per_rev:.1}");
+            assert!(
+                r > 0.8 * per_rev && r < 1.2 * per_rev,
+                "{name} QD1: {r:.1} vs {per_rev:.1}"
+            );
             // Deeper queues let SATF take the next-but-one command in the same revolution, so
             // they do better than one per revolution but stay far below the media rate.
             let od = prm.rate_od_bytes_per_s as f64 / 1e6;
@@ -1750,7 +1892,10 @@ mod tests {
     /// QD1 4 KiB random reads against a QD2 128 KiB sequential stream (§2.9 calibration).
     fn starvation(prm: &HddParams) -> (u64, f64, usize) {
         let mut dev = Hdd::new(prm.clone(), 9);
-        let mut cl = [client(1, random_reads(prm.capacity_bytes, 4 * KIB)), client(2, seq_reads(0, 128 * KIB))];
+        let mut cl = [
+            client(1, random_reads(prm.capacity_bytes, 4 * KIB)),
+            client(2, seq_reads(0, 128 * KIB)),
+        ];
         run(&mut dev, &mut cl, 100_000, 30_000_000_000, 9);
         let max = *cl[0].lat_ns.iter().max().unwrap();
         let mb_s = cl[1].lat_ns.len() as f64 * 0.131072 / 30.0;
@@ -1761,7 +1906,10 @@ mod tests {
     fn sequential_affinity_starves_qd1_random_reads() {
         let prm = p("wd20efrx");
         let (max, mb_s, n) = starvation(&prm);
-        eprintln!("wd20efrx affinity on: random max {:.0} ms over {n} reads, stream {mb_s:.0} MB/s", max as f64 / 1e6);
+        eprintln!(
+            "wd20efrx affinity on: random max {:.0} ms over {n} reads, stream {mb_s:.0} MB/s",
+            max as f64 / 1e6
+        );
         assert!(max >= 300_000_000, "max {max}");
         assert!(max <= (prm.age_limit_ms * 1e6) as u64 + 100_000_000, "max {max}");
         let mut off = prm.clone();
@@ -1769,7 +1917,10 @@ mod tests {
         off.seq_cost_bias_ms = 0.0;
         off.readahead_unpreemptible = false;
         let (max, mb_s, n) = starvation(&off);
-        eprintln!("wd20efrx affinity off: random max {:.0} ms over {n} reads, stream {mb_s:.0} MB/s", max as f64 / 1e6);
+        eprintln!(
+            "wd20efrx affinity off: random max {:.0} ms over {n} reads, stream {mb_s:.0} MB/s",
+            max as f64 / 1e6
+        );
         assert!(max < 150_000_000, "max {max}");
         assert!(n > 500, "random reads completed: {n}");
     }
@@ -1787,7 +1938,10 @@ mod tests {
         let mut after = cl[0].lat_ns[lim + 10..].to_vec();
         after.sort_unstable();
         let median = after[after.len() / 2];
-        eprintln!("wd20efrx: buffered write max {:?} ns; past the limit median {median} ns", before.iter().max());
+        eprintln!(
+            "wd20efrx: buffered write max {:?} ns; past the limit median {median} ns",
+            before.iter().max()
+        );
         assert!(median > 1_000_000, "median {median}");
     }
 
@@ -1799,14 +1953,30 @@ mod tests {
         let mut done = Vec::new();
         for tag in 0..n {
             let off = rng.below(prm.capacity_bytes / 4096) * 4096;
-            dev.submit(t, Cmd { tag, op: Op::Write, offset_bytes: off, size_bytes: 4096 });
+            dev.submit(
+                t,
+                Cmd {
+                    tag,
+                    op: Op::Write,
+                    offset_bytes: off,
+                    size_bytes: 4096,
+                },
+            );
             t = dev.next_event_ns().unwrap();
             dev.advance(t, &mut done);
         }
         assert_eq!(done.len(), n as usize);
         assert!(t <= n as u64 * 1_000_000, "writes took {t} ns");
         let t0 = t;
-        dev.submit(t0, Cmd { tag: 999, op: Op::Flush, offset_bytes: 0, size_bytes: 0 });
+        dev.submit(
+            t0,
+            Cmd {
+                tag: 999,
+                op: Op::Flush,
+                offset_bytes: 0,
+                size_bytes: 0,
+            },
+        );
         if prm.link_kind == LinkKind::Sata {
             assert!(!dev.can_accept(Op::Read) && !dev.can_accept(Op::Flush));
         }
@@ -1831,7 +2001,10 @@ mod tests {
             eprintln!("{name}: flush after {n} random writes: {:.1} ms", dirty as f64 / 1e6);
             assert_eq!(dev.counters().destages, n as u64);
             // SATF over 64 extents: a few ms each, far from zero and from FCFS (≈15 ms each).
-            assert!(dirty > n as u64 * 2_000_000 && dirty < n as u64 * 12_000_000, "{name}: {dirty}");
+            assert!(
+                dirty > n as u64 * 2_000_000 && dirty < n as u64 * 12_000_000,
+                "{name}: {dirty}"
+            );
         }
     }
 
@@ -1839,10 +2012,34 @@ mod tests {
     fn sas_flush_is_a_tagged_command() {
         let prm = p("st14000nm0048");
         let mut dev = Hdd::new(prm, 1);
-        dev.submit(0, Cmd { tag: 1, op: Op::Write, offset_bytes: 1 << 30, size_bytes: 4096 });
-        dev.submit(0, Cmd { tag: 2, op: Op::Flush, offset_bytes: 0, size_bytes: 0 });
+        dev.submit(
+            0,
+            Cmd {
+                tag: 1,
+                op: Op::Write,
+                offset_bytes: 1 << 30,
+                size_bytes: 4096,
+            },
+        );
+        dev.submit(
+            0,
+            Cmd {
+                tag: 2,
+                op: Op::Flush,
+                offset_bytes: 0,
+                size_bytes: 0,
+            },
+        );
         assert!(dev.can_accept(Op::Read));
-        dev.submit(0, Cmd { tag: 3, op: Op::Read, offset_bytes: 5 << 40, size_bytes: 4096 });
+        dev.submit(
+            0,
+            Cmd {
+                tag: 3,
+                op: Op::Read,
+                offset_bytes: 5 << 40,
+                size_bytes: 4096,
+            },
+        );
         let mut done = Vec::new();
         while done.len() < 3 {
             let t = dev.next_event_ns().unwrap();
@@ -1856,7 +2053,10 @@ mod tests {
         let prm = p("wd20efrx");
         let go = |seed: u64| {
             let mut dev = Hdd::new(prm.clone(), seed);
-            let mut cl = [client(8, random_reads(prm.capacity_bytes, 4 * KIB)), client(1, random_writes(1 << 40, 8192))];
+            let mut cl = [
+                client(8, random_reads(prm.capacity_bytes, 4 * KIB)),
+                client(1, random_writes(1 << 40, 8192)),
+            ];
             run(&mut dev, &mut cl, 1500, u64::MAX, 1).log
         };
         assert_eq!(go(1), go(1));
@@ -1867,7 +2067,12 @@ mod tests {
         let mut b = Hdd::new(prm.clone(), 3);
         let mut rng = Rng::from_u64(3);
         for tag in 0..32 {
-            let c = Cmd { tag, op: Op::Read, offset_bytes: rng.below(1 << 40) & !4095, size_bytes: 4096 };
+            let c = Cmd {
+                tag,
+                op: Op::Read,
+                offset_bytes: rng.below(1 << 40) & !4095,
+                size_bytes: 4096,
+            };
             a.submit(0, c);
             b.submit(0, c);
         }
@@ -1926,7 +2131,11 @@ mod tests {
         pure.age_weight_ms_per_ms = 0.0;
         pure.age_limit_ms = 60_000.0;
         let (a, b) = (max_lat(&aged), max_lat(&pure));
-        eprintln!("QD32 max latency: aged {:.0} ms, pure SATF {:.0} ms", a as f64 / 1e6, b as f64 / 1e6);
+        eprintln!(
+            "QD32 max latency: aged {:.0} ms, pure SATF {:.0} ms",
+            a as f64 / 1e6,
+            b as f64 / 1e6
+        );
         assert!(b > 1_500_000_000, "pure {b}");
         assert!(a < 1_100_000_000 && a < b / 2, "aged {a}");
     }
@@ -1957,5 +2166,46 @@ mod tests {
         let got = r.end_ns as f64 * 1e-9;
         eprintln!("hdd-7200-sata-2014 full pass: {got:.0} s (C / mean rate {want:.0} s)");
         assert!((got / want - 1.0).abs() < 0.03, "{got} vs {want}");
+    }
+
+    #[test]
+    fn sata_flush_drains_the_queue_and_blocks_new_commands() {
+        let prm = p("hdd-7200-sata-2014");
+        let mut dev = Hdd::new(prm.clone(), 1);
+        let mut rng = Rng::from_u64(1);
+        for tag in 0..8 {
+            let off = rng.below(prm.capacity_bytes / 4096) * 4096;
+            dev.submit(0, Cmd { tag, op: Op::Read, offset_bytes: off, size_bytes: 4096 });
+        }
+        dev.submit(0, Cmd { tag: 8, op: Op::Write, offset_bytes: 1 << 30, size_bytes: 4096 });
+        dev.submit(0, Cmd { tag: 9, op: Op::Flush, offset_bytes: 0, size_bytes: 0 });
+        let mut done = Vec::new();
+        while done.last() != Some(&9) {
+            assert!(!dev.can_accept(Op::Read) && !dev.can_accept(Op::Write));
+            let t = dev.next_event_ns().unwrap();
+            dev.advance(t, &mut done);
+        }
+        // The flush is last: it waited for every outstanding read and destaged the write.
+        assert_eq!(done.len(), 10);
+        assert_eq!(dev.counters().destages, 1);
+        assert!(dev.can_accept(Op::Read));
+        assert_eq!(dev.outstanding(), 0);
+    }
+
+    #[test]
+    fn writes_without_write_cache_wait_for_the_media() {
+        let mut prm = p("wd20efrx");
+        prm.write_cache_enabled = false;
+        let mut dev = Hdd::new(prm.clone(), 2);
+        let mut cl = [client(1, random_writes(prm.capacity_bytes, 4 * KIB))];
+        let r = run(&mut dev, &mut cl, 1000, u64::MAX, 2);
+        let min = *cl[0].lat_ns.iter().min().unwrap();
+        let v = 1000.0 / (r.end_ns as f64 * 1e-9);
+        eprintln!("wd20efrx WCE off: QD1 4 KiB random write {v:.1} IOPS, min {min} ns");
+        assert!(min as f64 >= prm.overhead_write_miss_ms * 1e6);
+        // The write seek curve (settle included) is slower than the read curve.
+        let reads = iops(&prm, 1, 1000, 2);
+        assert!(v < reads && v > 0.8 * reads, "writes {v:.1} reads {reads:.1}");
+        assert_eq!(dev.counters().destages, 0);
     }
 }
