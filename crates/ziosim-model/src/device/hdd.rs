@@ -1200,7 +1200,9 @@ impl Hdd {
             }
         }
         let idle_arm = self.job.is_none() && (self.ra.is_none() || self.pending.is_empty() && self.ra_preemptible());
-        if idle_arm && !self.dirty.is_empty() && self.queued.is_empty() {
+        // A flush waiting for its start time owns the next destage; no idle timer then.
+        let flush_waiting = matches!(self.flush, Flush::Destaging(..));
+        if idle_arm && !flush_waiting && !self.dirty.is_empty() && self.queued.is_empty() {
             w = w.min(self.last_arrival_ns + self.g.idle_delay_ns);
         }
         w
