@@ -755,7 +755,7 @@ impl Hdd {
         }
         ra.consumed = true;
         self.counters.readahead_attached += 1;
-        ra.limit_off = ra.limit_off.max(s.end + self.p.readahead_max_bytes);
+        ra.limit_off = ra.limit_off.max((s.end + self.p.readahead_max_bytes).min(self.p.capacity_bytes));
         self.ra = Some(ra);
         let hit_done = s.arrival_ns + self.g.ovh_hit_ns + self.g.bus_ns(len);
         let data = self.ra_time_at(&ra, s.end);
@@ -1138,6 +1138,7 @@ impl Hdd {
             let slot = self.queued.remove(i);
             return self.start_cmd(t, slot);
         }
+        debug_assert!(self.queued.is_empty(), "hdd: queued commands but nothing chosen");
         // Idle destage.
         if !self.dirty.is_empty() && t >= self.last_arrival_ns + self.g.idle_delay_ns {
             if let Some((i, _)) = self.best_extent(t, NONE) {
