@@ -39,3 +39,7 @@ def tunables() -> list[dict[str, Any]]:
 
 def presets() -> dict[str, dict[str, Any]]:
     return json.loads(core().presets_json())
+
+
+def link_presets() -> dict[str, dict[str, Any]]:
+    return json.loads(core().link_presets_json())

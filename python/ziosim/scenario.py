@@ -69,8 +69,8 @@ VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
 WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write")
 WORKLOAD_KINDS_LATER = ("fsync-write", "nfs-copy", "trace")
-LINK_KINDS = ("shared",)
-LINK_KINDS_LATER = ("sata-pm-cbs", "sata-pm-fbs")
+LINK_KINDS = ("shared", "pm-cbs", "pm-fbs")
+LINK_KINDS_LATER: tuple[str, ...] = ()
 NOT_YET = "not yet supported"
 
 TOP_KEYS = ("scenario", "zfs", "devices", "links", "pool", "workload")
@@ -81,7 +81,7 @@ POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cach
 POOL_KEYS_LATER = ("layout",)
 VDEV_KEYS = ("type", "disks", "device", "link", "names")
 CACHE_KEYS = ("device", "count", "link", "names")
-LINK_KEYS = ("kind", "rate")
+LINK_FIELDS = ("kind", "rate_bytes_per_s", "per_command_overhead_ns", "latency_ns", "host_slots")
 WORKLOAD_KEYS = (
     "name",
     "kind",
@@ -585,18 +585,45 @@ class _Normaliser:
 
     # [links.<name>]
     def normalise_links(self, t: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """`like = "<link preset>"` plus overrides, or a full spec (`kind`, `rate`, …)."""
+        presets = _native.link_presets()
         out = {}
         for name, raw in t.items():
             path = f"links.{name}"
             link = _table(raw, path)
-            _check_keys(link, path, LINK_KEYS)
-            kind = _choice(
-                _required(link, "kind", path, ", ".join(LINK_KINDS)), f"{path}.kind", LINK_KINDS, LINK_KINDS_LATER
-            )
-            rate = parse_rate(_required(link, "rate", path, 'a rate such as "117M/s"'), f"{path}.rate")
-            if rate <= 0:
-                raise ScenarioError(f"{path}.rate: {show(link['rate'])} — allowed: more than 0 bytes per second")
-            out[name] = {"kind": kind, "rate_bytes_per_s": rate}
+            if "like" in link:
+                preset = link["like"]
+                if not isinstance(preset, str) or preset not in presets:
+                    raise ScenarioError(
+                        f"{path}.like: {show(preset)} — allowed: a link preset ({', '.join(presets)})",
+                        hint=_hint(preset, presets) if isinstance(preset, str) else None,
+                    )
+                spec = copy.deepcopy(presets[preset]["spec"])
+            else:
+                _required(link, "kind", path, ", ".join(LINK_KINDS))
+                _required(link, "rate", path, 'a rate such as "117M/s"')
+                spec = {}
+            for key, v in link.items():
+                if key == "like":
+                    continue
+                field = _resolve_field(key, LINK_FIELDS)
+                if field is None:
+                    raise ScenarioError(
+                        f"{path}.{key}: unknown key — allowed: like, kind, rate, per_command_overhead, latency, host_slots",
+                        hint=_hint(key, ("like", "kind", "rate", "per_command_overhead", "latency", "host_slots")),
+                    )
+                if field == "kind":
+                    spec["kind"] = _choice(v, f"{path}.kind", LINK_KINDS, LINK_KINDS_LATER)
+                else:
+                    spec[field] = _convert_field(field, v, f"{path}.{key}", like=0)
+            if spec.get("rate_bytes_per_s", 0) <= 0:
+                raise ScenarioError(f"{path}.rate: {show(link.get('rate'))} — allowed: more than 0 bytes per second")
+            try:
+                _native.core().validate_link(json.dumps(spec))
+            except ValueError as e:
+                line = (str(e).splitlines() or [""])[0].strip()
+                raise ScenarioError(f"{path}: {line.removeprefix('link.')}") from None
+            out[name] = spec
         return out
 
     def link_ref(self, v: Any, path: str) -> str:

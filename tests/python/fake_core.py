@@ -136,6 +136,25 @@ def presets_json() -> str:
     return json.dumps(PRESETS)
 
 
+LINK_PRESETS = {
+    "iscsi-1gbe": {
+        "description": "iSCSI over 1 GbE",
+        "spec": {"kind": "shared", "rate_bytes_per_s": 110000000, "per_command_overhead_ns": 0,
+                 "latency_ns": 200000, "host_slots": 32},
+    },
+}
+
+
+def link_presets_json() -> str:
+    return json.dumps(LINK_PRESETS)
+
+
+def validate_link(spec_json: str) -> None:
+    spec = json.loads(spec_json)
+    if spec.get("kind") not in ("shared", "pm-cbs", "pm-fbs"):
+        raise ValueError(f"link.kind = {spec.get('kind')} is not a link kind")
+
+
 def validate_device(spec_json: str) -> None:
     spec = json.loads(spec_json)
     kind = spec.get("kind")

@@ -502,8 +502,15 @@ def test_links():
     c = ok(HEAD + links + pool)
     assert c["links"] == {"iscsi": {"kind": "shared", "rate_bytes_per_s": 100 << 20}}
     assert {d["link"] for d in c["pool"]["vdevs"][0]["disks"]} == {"iscsi"}
-    assert err(HEAD + '[links.pm]\nkind = "sata-pm-cbs"\nrate = "280M"\n' + pool).startswith(
-        'links.pm.kind: "sata-pm-cbs" — not yet supported; allowed now: shared'
+    assert err(HEAD + '[links.pm]\nkind = "sata-pm"\nrate = "280M"\n' + pool).startswith(
+        'links.pm.kind: "sata-pm" — allowed: shared, pm-cbs, pm-fbs'
+    )
+    pm = ok(HEAD + '[links.pm]\nkind = "pm-fbs"\nrate = "280M"\nhost_slots = 16\nlatency = "10us"\n' + pool.replace("iscsi", "pm"))
+    assert pm["links"]["pm"] == {"kind": "pm-fbs", "rate_bytes_per_s": 280 << 20, "host_slots": 16, "latency_ns": 10_000}
+    iscsi = ok(HEAD + '[links.net]\nlike = "iscsi-1gbe"\n' + pool.replace("iscsi", "net"))
+    assert iscsi["links"]["net"]["latency_ns"] == 200_000
+    assert err(HEAD + '[links.net]\nlike = "iscsi-1gbe"\nrat = "1G"\n' + pool.replace("iscsi", "net")).startswith(
+        "links.net.rat: unknown key"
     )
     bad_ref = pool.replace('"iscsi"', '"isci"')
     assert err(HEAD + links + bad_ref).splitlines()[1] == "hint: did you mean iscsi?"

@@ -9,6 +9,7 @@
 //!   a memory copy), else an L2ARC hit with `l2arc_hit_ratio` (a SYNC_READ on a cache
 //!   device), else a read of every record it covers from the pool, at SYNC_READ priority
 //!   (`arc_read` → `zio_read`, ARC@zfs-2.2.0). A partial-record read reads the whole record.
+//!   Once every record is in memory the copy to the caller (`arc_hit_ns`) ends the read.
 //! * Where blocks live: the logical space of `allocated_bytes` is cut into records; records
 //!   are placed in runs of 1 MiB on successive top-level vdevs (the metaslab allocator's
 //!   rotation, `metaslab_aliquot`), contiguously inside a vdev. Pool contents of richer
@@ -597,10 +598,18 @@ impl Model_ {
         self.maybe_sync(ctx);
     }
 
+    /// Every record an operation needs is in memory: the copy to the caller's buffer
+    /// (the same memory-copy cost as an ARC hit) ends the operation.
+    fn data_ready(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let t = self.wls[self.ops[id as usize].wl as usize].arc_hit_ns;
+        ctx.schedule_in(t, Ev::OpDone { op: id });
+    }
+
     fn finish_op(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         let op = &self.ops[id as usize];
         let (wl, thread, lat, bytes) = (op.wl as usize, op.thread, now - op.start_ns, op.bytes);
+        debug_assert!(lat > 0, "zero-latency op {id} pending {} at {now}", op.pending);
         self.ops[id as usize].live = false;
         self.ops_free.push(id);
         let w = &mut self.wls[wl];
@@ -736,7 +745,7 @@ impl Model_ {
             let op = &mut self.ops[id as usize];
             op.pending -= 1;
             if op.pending == 0 {
-                self.finish_op(id, ctx);
+                self.data_ready(id, ctx);
             }
         }
     }
@@ -1039,7 +1048,7 @@ impl Model_ {
             let op = &mut self.ops[owner as usize];
             op.pending -= 1;
             if op.pending == 0 {
-                self.finish_op(owner, ctx);
+                self.data_ready(owner, ctx);
             }
         }
     }

@@ -66,6 +66,24 @@ fn presets_json() -> String {
     serde_json::to_string(&m).unwrap()
 }
 
+/// Bundled link presets: `{name: {"description", "spec"}}`.
+#[pyfunction]
+fn link_presets_json() -> String {
+    let m: serde_json::Map<String, serde_json::Value> = ziosim_model::device::link::presets()
+        .into_iter()
+        .map(|(n, d, s)| (n.to_string(), json!({"description": d, "spec": s})))
+        .collect();
+    serde_json::to_string(&m).unwrap()
+}
+
+/// Check a full link specification; raises ValueError with one line naming the field.
+#[pyfunction]
+fn validate_link(spec_json: &str) -> PyResult<()> {
+    let spec: ziosim_model::device::link::LinkParams =
+        serde_json::from_str(spec_json).map_err(|e| PyValueError::new_err(format!("{e}")))?;
+    spec.validate().map_err(PyValueError::new_err)
+}
+
 /// Check a full device specification; raises ValueError with one line naming the field.
 #[pyfunction]
 fn validate_device(spec_json: &str) -> PyResult<()> {
@@ -122,6 +140,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tunables_json, m)?)?;
     m.add_function(wrap_pyfunction!(presets_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_device, m)?)?;
+    m.add_function(wrap_pyfunction!(link_presets_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_link, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }
