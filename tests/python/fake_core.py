@@ -136,13 +136,7 @@ def presets_json() -> str:
     return json.dumps(PRESETS)
 
 
-LINK_PRESETS = {
-    "iscsi-1gbe": {
-        "description": "iSCSI over 1 GbE",
-        "spec": {"kind": "shared", "rate_bytes_per_s": 110000000, "per_command_overhead_ns": 0,
-                 "latency_ns": 200000, "host_slots": 32},
-    },
-}
+LINK_PRESETS = _DATA["link_presets"]
 
 
 def link_presets_json() -> str:

@@ -43,13 +43,14 @@ WORKLOAD_KEYS = {
 }
 
 
-def test_the_five_bundled_scenarios_exist():
+def test_the_bundled_scenarios_exist():
     assert BUNDLED == [
         "default.toml",
         "mirror-ssd-l2arc.toml",
         "one-disk-qd1.toml",
         "one-disk-qd32.toml",
         "one-disk-seq.toml",
+        "port-multiplier.toml",
     ]
 
 
