@@ -31,6 +31,57 @@ pub struct RunConfig {
     pub workloads: Vec<WorkloadConfig>,
     #[serde(default)]
     pub limits: Option<LimitsConfig>,
+    /// Timed administrator actions (scrub, replace, fail, …), in time order.
+    #[serde(default)]
+    pub actions: Vec<ActionConfig>,
+    /// End the run when the last scan (scrub/resilver/rebuild) finishes.
+    #[serde(default)]
+    pub stop_on_scan_done: bool,
+    /// Wall-clock time of simulated t = 0, seconds since the Unix epoch (dates in output).
+    #[serde(default = "default_epoch")]
+    pub epoch_s: u64,
+}
+
+/// 2023-10-14 00:00:01 UTC: the date of the zfs-2.2 `zpool status` example in the spec.
+fn default_epoch() -> u64 {
+    1_697_241_601
+}
+
+// No deny_unknown_fields here: serde cannot combine it with a flattened tagged enum; the
+// Python side rejects unknown action keys.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ActionConfig {
+    pub at_ns: u64,
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+/// What an administrator does (`zpool scrub`, `zpool replace`, a disk dying, …).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "do", rename_all = "kebab-case")]
+pub enum Action {
+    /// `zpool scrub`.
+    Scrub,
+    /// `zpool scrub -p` (0.7+).
+    PauseScrub,
+    /// `zpool scrub` on a paused scrub.
+    ResumeScrub,
+    /// `zpool scrub -s` / cancel the running scrub.
+    Cancel,
+    /// The disk stops answering (its I/Os fail; ZFS marks it FAULTED/UNAVAIL).
+    Fail { disk: String },
+    /// `zpool replace pool old new` (a resilver), optionally `-s` (sequential rebuild, 2.0+).
+    Replace {
+        old: String,
+        new: String,
+        /// Device of the new disk (a key of `devices`); default: the old disk's.
+        #[serde(default)]
+        device: Option<String>,
+        #[serde(default)]
+        sequential: bool,
+    },
+    /// Change a tunable at run time (`echo v > /sys/module/zfs/parameters/name`).
+    Set { tunable: String, value: i64 },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -181,6 +232,40 @@ impl RunConfig {
         }
         for (j, d) in self.pool.cache.iter().enumerate() {
             self.check_disk(&format!("pool.cache[{j}]"), d)?;
+        }
+        let disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
+        let mut last = 0;
+        for (i, a) in self.actions.iter().enumerate() {
+            let f = |k: &str| format!("action[{i}].{k}");
+            if a.at_ns < last {
+                return Err(field_err(&f("at"), a.at_ns, "allowed: actions in time order"));
+            }
+            last = a.at_ns;
+            match &a.action {
+                Action::Fail { disk } if !disks.contains(&disk.as_str()) => {
+                    return Err(field_err(&f("disk"), disk, &format!("allowed: one of [{}]", disks.join(", "))));
+                }
+                Action::Replace { old, new, device, sequential } => {
+                    if !disks.contains(&old.as_str()) {
+                        return Err(field_err(&f("old"), old, &format!("allowed: one of [{}]", disks.join(", "))));
+                    }
+                    if disks.contains(&new.as_str()) || self.pool.cache.iter().any(|d| &d.name == new) {
+                        return Err(field_err(&f("new"), new, "allowed: a name no disk of the pool has"));
+                    }
+                    if let Some(d) = device {
+                        if !self.devices.contains_key(d) {
+                            return Err(field_err(&f("device"), d, "allowed: a key of [devices]"));
+                        }
+                    }
+                    if *sequential && self.release < Release::Zfs20 {
+                        return Err(field_err(&f("sequential"), true, "allowed: only from release zfs-2.0 (zpool replace -s)"));
+                    }
+                }
+                Action::PauseScrub | Action::ResumeScrub if self.release < Release::Zfs07 => {
+                    return Err(field_err(&f("do"), "pause-scrub", "allowed: from release zfs-0.7 (zpool scrub -p)"));
+                }
+                _ => {}
+            }
         }
         for (i, w) in self.workloads.iter().enumerate() {
             let f = |k: &str| format!("workload[{i}].{k}");

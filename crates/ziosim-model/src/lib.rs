@@ -11,6 +11,7 @@ pub mod io;
 pub mod pool;
 pub mod queue;
 pub mod release;
+pub mod scan;
 pub mod sim;
 pub mod stats;
 pub mod tunables;

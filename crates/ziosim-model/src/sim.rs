@@ -61,6 +61,10 @@ pub enum Ev {
     Sample,
     /// The txg timer fired.
     TxgTimer,
+    /// The legacy scan's delay (`zfs_scrub_delay` ticks) elapsed.
+    ScanResume,
+    /// Scenario action number `idx` is due.
+    Action { idx: u32 },
     /// End of the run.
     Stop,
 }
@@ -71,7 +75,7 @@ const OWNER_PF: u32 = 1 << 31;
 
 /// One prefetched record: in flight while `pending` > 0; demand reads wait on it.
 #[derive(Default)]
-struct PfRec {
+pub(crate) struct PfRec {
     pending: u32,
     waiters: Vec<u32>,
     /// Still in its stream's window (else freed once its reads complete).
@@ -82,7 +86,7 @@ struct PfRec {
 /// stream per sequential workload): records `next..` are read ahead at ASYNC_READ priority
 /// up to `dist_bytes` beyond the last access; the distance doubles per access up to
 /// `zfetch_max_distance`.
-struct Prefetcher {
+pub(crate) struct Prefetcher {
     max_dist_bytes: u64,
     dist_bytes: u64,
     next: u64,
@@ -129,7 +133,7 @@ const LEAF_LAT_BUCKETS: usize = 37;
 const SIZE_BUCKETS: usize = 25;
 
 #[derive(Default, Clone)]
-struct ClassStats {
+pub(crate) struct ClassStats {
     ops: u64,
     bytes: u64,
     agg_ops: u64,
@@ -145,7 +149,7 @@ struct ClassStats {
 
 /// Counters that the sampler turns into per-interval series (cumulative here).
 #[derive(Default, Clone, Copy)]
-struct LeafCounters {
+pub(crate) struct LeafCounters {
     read_ops: u64,
     write_ops: u64,
     read_bytes: u64,
@@ -161,119 +165,146 @@ struct LeafCounters {
     inflight_ns: u128,
 }
 
-struct Leaf {
-    name: String,
-    vdev_name: String,
-    device_name: String,
-    dev: AnyDevice,
-    policy: Box<dyn QueuePolicy>,
-    blk: VecDeque<IoId>,
-    wake_gen: u32,
-    wake_at: Option<u64>,
-    link: Option<(usize, usize)>,
-    last_offset: u64,
+pub(crate) struct Leaf {
+    pub(crate) name: String,
+    pub(crate) vdev_name: String,
+    pub(crate) device_name: String,
+    pub(crate) dev: AnyDevice,
+    pub(crate) policy: Box<dyn QueuePolicy>,
+    pub(crate) blk: VecDeque<IoId>,
+    pub(crate) wake_gen: u32,
+    pub(crate) wake_at: Option<u64>,
+    pub(crate) link: Option<(usize, usize)>,
+    pub(crate) last_offset: u64,
     /// Issues handed out by the policy and not yet completed (mirror load).
-    active: u32,
-    rotational: bool,
-    size_bytes: u64,
-    classes: Vec<ClassStats>,
-    cnt: LeafCounters,
-    dev_outstanding: u32,
-    last_change_ns: u64,
-    series: Vec<LeafCounters>,
-    depth_series: Vec<[(u32, u32); NUM_CLASSES]>,
+    pub(crate) active: u32,
+    pub(crate) rotational: bool,
+    pub(crate) size_bytes: u64,
+    pub(crate) classes: Vec<ClassStats>,
+    pub(crate) cnt: LeafCounters,
+    pub(crate) dev_outstanding: u32,
+    pub(crate) last_change_ns: u64,
+    pub(crate) series: Vec<LeafCounters>,
+    pub(crate) depth_series: Vec<[(u32, u32); NUM_CLASSES]>,
+    /// The disk stopped answering (`fail` action): FAULTED, never read or written.
+    pub(crate) failed: bool,
+    /// A new disk being resilvered into a `replacing` vdev.
+    pub(crate) resilvering: bool,
+    /// Set when it replaced another disk that has now been detached.
+    pub(crate) detached: bool,
 }
 
-struct LogicalOp {
-    wl: u16,
-    thread: u32,
-    start_ns: u64,
-    pending: u32,
-    bytes: u64,
+pub(crate) struct LogicalOp {
+    pub(crate) wl: u16,
+    pub(crate) thread: u32,
+    pub(crate) start_ns: u64,
+    pub(crate) pending: u32,
+    pub(crate) bytes: u64,
     /// Dirty bytes this write adds once admitted (writes only).
-    dirty: u64,
-    live: bool,
+    pub(crate) dirty: u64,
+    pub(crate) live: bool,
 }
 
-struct Workload {
-    name: String,
-    kind: WorkloadKind,
-    rng: Rng,
-    sizes_cdf: Vec<(u64, f64)>,
-    rate_per_s: Option<f64>,
-    threads: u32,
-    think_ns: u64,
-    region_off: u64,
-    region_len: u64,
-    arc_hit: f64,
-    arc_hit_ns: u64,
-    l2_hit: f64,
-    start_ns: u64,
-    stop_ns: u64,
+pub(crate) struct Workload {
+    pub(crate) name: String,
+    pub(crate) kind: WorkloadKind,
+    pub(crate) rng: Rng,
+    pub(crate) sizes_cdf: Vec<(u64, f64)>,
+    pub(crate) rate_per_s: Option<f64>,
+    pub(crate) threads: u32,
+    pub(crate) think_ns: u64,
+    pub(crate) region_off: u64,
+    pub(crate) region_len: u64,
+    pub(crate) arc_hit: f64,
+    pub(crate) arc_hit_ns: u64,
+    pub(crate) l2_hit: f64,
+    pub(crate) start_ns: u64,
+    pub(crate) stop_ns: u64,
     /// Next offset of the sequential stream (all threads of a sequential workload share
     /// one stream, like one fio job with iodepth = threads).
-    cursor: u64,
-    ops: u64,
-    bytes: u64,
-    arc_hits: u64,
-    l2_hits: u64,
-    lat: FineHist,
-    lat_log2: Log2Hist<64>,
-    s_ops: u64,
-    s_bytes: u64,
-    s_lat_sum: u128,
-    s_lat_max: u64,
-    series: Vec<(u64, u64, u128, u64)>,
+    pub(crate) cursor: u64,
+    pub(crate) ops: u64,
+    pub(crate) bytes: u64,
+    pub(crate) arc_hits: u64,
+    pub(crate) l2_hits: u64,
+    pub(crate) lat: FineHist,
+    pub(crate) lat_log2: Log2Hist<64>,
+    pub(crate) s_ops: u64,
+    pub(crate) s_bytes: u64,
+    pub(crate) s_lat_sum: u128,
+    pub(crate) s_lat_max: u64,
+    pub(crate) series: Vec<(u64, u64, u128, u64)>,
     /// The prefetcher of a sequential-read stream (None: random or prefetch disabled).
-    pf: Option<Prefetcher>,
+    pub(crate) pf: Option<Prefetcher>,
     /// Operations in flight now, and ∫ in-flight dt (ns) for Little's law.
-    inflight: u64,
-    inflight_ns: u128,
-    inflight_since_ns: u64,
+    pub(crate) inflight: u64,
+    pub(crate) inflight_ns: u128,
+    pub(crate) inflight_since_ns: u64,
 }
 
 /// The minimal txg writer (see module doc).
-struct Txg {
-    dirty: u64,
-    dirty_max: u64,
-    sync_threshold: u64,
-    timeout_ns: u64,
-    syncing: bool,
-    sync_pending_ios: u64,
-    sync_bytes: u64,
-    last_sync_start_ns: u64,
-    blocked: VecDeque<u32>,
-    write_cursor: Vec<u64>,
-    syncs: u64,
-    sync_ns_hist: FineHist,
+/// Where spa_sync is within a txg.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyncPhase {
+    Data,
+    Scan,
+    Uberblock,
+}
+
+pub(crate) struct Txg {
+    pub(crate) phase: SyncPhase,
+    pub(crate) dirty: u64,
+    pub(crate) dirty_max: u64,
+    pub(crate) sync_threshold: u64,
+    pub(crate) timeout_ns: u64,
+    pub(crate) syncing: bool,
+    pub(crate) sync_pending_ios: u64,
+    pub(crate) sync_bytes: u64,
+    pub(crate) last_sync_start_ns: u64,
+    pub(crate) blocked: VecDeque<u32>,
+    pub(crate) write_cursor: Vec<u64>,
+    pub(crate) syncs: u64,
+    pub(crate) sync_ns_hist: FineHist,
 }
 
 pub struct Model_ {
-    cfg: RunConfig,
-    ios: IoSlab,
-    issues: Vec<Issue>,
-    leaves: Vec<Leaf>,
-    tops: Vec<TopVdev>,
-    top_alloc_bytes: Vec<u64>,
-    cache_leaves: Vec<u16>,
-    links: Vec<Link>,
-    link_ports: Vec<Vec<u16>>,
-    mirror_rng: Rng,
-    mirror_pen: MirrorPenalty,
-    ops: Vec<LogicalOp>,
-    ops_free: Vec<u32>,
-    pf_recs: Vec<PfRec>,
-    pf_free: Vec<u32>,
-    wls: Vec<Workload>,
-    txg: Txg,
-    nblocks: u64,
-    blocks_per_run: u64,
-    recordsize: u64,
-    cols: Vec<Column>,
-    done: Vec<u32>,
-    sample_t: Vec<u64>,
-    leaf_ios_done: u64,
-    stopped: bool,
+    pub(crate) cfg: RunConfig,
+    pub(crate) tun: Tunables,
+    pub(crate) ios: IoSlab,
+    pub(crate) issues: Vec<Issue>,
+    pub(crate) leaves: Vec<Leaf>,
+    pub(crate) tops: Vec<TopVdev>,
+    pub(crate) top_alloc_bytes: Vec<u64>,
+    pub(crate) cache_leaves: Vec<u16>,
+    pub(crate) links: Vec<Link>,
+    pub(crate) link_ports: Vec<Vec<u16>>,
+    pub(crate) mirror_rng: Rng,
+    pub(crate) mirror_pen: MirrorPenalty,
+    pub(crate) ops: Vec<LogicalOp>,
+    pub(crate) ops_free: Vec<u32>,
+    pub(crate) pf_recs: Vec<PfRec>,
+    pub(crate) pf_free: Vec<u32>,
+    pub(crate) wls: Vec<Workload>,
+    pub(crate) txg: Txg,
+    pub(crate) nblocks: u64,
+    pub(crate) blocks_per_run: u64,
+    pub(crate) recordsize: u64,
+    pub(crate) cols: Vec<Column>,
+    pub(crate) done: Vec<u32>,
+    pub(crate) sample_t: Vec<u64>,
+    pub(crate) leaf_ios_done: u64,
+    pub(crate) stopped: bool,
+    /// New disk per child of each top-level vdev while it is being replaced.
+    pub(crate) replacing: Vec<Vec<Option<u16>>>,
+    /// When a non-scan I/O last reached a top-level vdev (`spa_last_io`, legacy scan idle test).
+    pub(crate) last_user_io_ns: u64,
+    /// The scan (scrub/resilver) of this pool, if one was ever started.
+    pub(crate) scan: Option<crate::scan::Scan>,
+    /// A scan asked for, to start at the next txg boundary.
+    pub(crate) scan_pending: Option<crate::scan::ScanFunc>,
+    /// `zpool status` snapshots taken at each sample.
+    pub(crate) status_snaps: Vec<serde_json::Value>,
+    pub(crate) seed: u64,
 }
 
 /// The public model type.
@@ -334,6 +365,9 @@ impl Model_ {
                 last_change_ns: 0,
                 series: Vec::new(),
                 depth_series: Vec::new(),
+                failed: false,
+                resilvering: false,
+                detached: false,
             });
             Ok(idx)
         };
@@ -447,7 +481,9 @@ impl Model_ {
             non_rotating_inc: tun.get(T::zfs_vdev_mirror_non_rotating_inc),
             non_rotating_seek_inc: tun.get(T::zfs_vdev_mirror_non_rotating_seek_inc),
         };
+        let replacing = tops.iter().map(|t| vec![None; t.leaves.len()]).collect();
         Ok(Model_ {
+            tun,
             mirror_rng: Rng::stream(seed, "mirror"),
             mirror_pen,
             ios: IoSlab::new(),
@@ -464,6 +500,7 @@ impl Model_ {
             pf_free: Vec::new(),
             wls,
             txg: Txg {
+                phase: SyncPhase::Data,
                 dirty: 0,
                 dirty_max,
                 sync_threshold,
@@ -485,6 +522,12 @@ impl Model_ {
             sample_t: Vec::new(),
             leaf_ios_done: 0,
             stopped: false,
+            replacing,
+            last_user_io_ns: 0,
+            scan: None,
+            scan_pending: None,
+            status_snaps: Vec::new(),
+            seed,
             cfg,
         })
     }
@@ -504,6 +547,77 @@ impl Model_ {
         ctx.schedule_at(self.cfg.report_interval_ns, Ev::Sample);
         ctx.schedule_at(self.txg.timeout_ns, Ev::TxgTimer);
         ctx.schedule_at(self.cfg.stop_ns, Ev::Stop);
+        for (i, a) in self.cfg.actions.iter().enumerate() {
+            ctx.schedule_at(a.at_ns, Ev::Action { idx: i as u32 });
+        }
+    }
+
+    /// Carry out scenario action `idx`.
+    fn do_action(&mut self, idx: usize, ctx: &mut Ctx<Ev>) {
+        use crate::config::Action;
+        use crate::scan::ScanFunc;
+        match self.cfg.actions[idx].action.clone() {
+            Action::Scrub => self.scan_request(ScanFunc::Scrub, ctx),
+            Action::PauseScrub => self.scan_pause(true, ctx),
+            Action::ResumeScrub => self.scan_pause(false, ctx),
+            Action::Cancel => self.scan_cancel(ctx),
+            Action::Fail { disk } => {
+                if let Some(l) = self.leaves.iter().position(|l| l.name == disk) {
+                    self.leaves[l].failed = true;
+                }
+            }
+            Action::Replace { old, new, device, sequential: _ } => {
+                let Some(old_idx) = self.leaves.iter().position(|l| l.name == old) else { return };
+                let dev = device.unwrap_or_else(|| self.leaves[old_idx].device_name.clone());
+                let vdev_name = self.leaves[old_idx].vdev_name.clone();
+                let new_idx = self.add_leaf_at_runtime(&new, &dev, &vdev_name);
+                for t in 0..self.tops.len() {
+                    if let Some(c) = self.tops[t].leaves.iter().position(|&l| l as usize == old_idx) {
+                        self.replacing[t][c] = Some(new_idx);
+                    }
+                }
+                self.leaves[new_idx as usize].resilvering = true;
+                self.scan_request(ScanFunc::Resilver, ctx);
+            }
+            Action::Set { tunable, value } => {
+                // Validated at load; a failure here would be a bug.
+                self.tun.set(&tunable, value).expect("tunable validated at load");
+            }
+        }
+    }
+
+    /// A disk added while running (`zpool replace` new disk); its series start with zeros.
+    fn add_leaf_at_runtime(&mut self, name: &str, device: &str, vdev_name: &str) -> u16 {
+        let spec = &self.cfg.devices[device];
+        let dev = spec.build(stream_seed(self.seed, &format!("disk/{name}")));
+        let rotational = dev.rotational();
+        let policy = queue::build(self.cfg.release, &self.tun, rotational);
+        let n = self.sample_t.len();
+        self.leaves.push(Leaf {
+            name: name.to_string(),
+            vdev_name: vdev_name.to_string(),
+            device_name: device.to_string(),
+            size_bytes: dev.capacity_bytes(),
+            dev,
+            policy,
+            blk: VecDeque::new(),
+            wake_gen: 0,
+            wake_at: None,
+            link: None,
+            last_offset: 0,
+            active: 0,
+            rotational,
+            classes: vec![ClassStats::default(); NUM_CLASSES],
+            cnt: LeafCounters::default(),
+            dev_outstanding: 0,
+            last_change_ns: 0,
+            series: vec![LeafCounters::default(); n],
+            depth_series: vec![[(0, 0); NUM_CLASSES]; n],
+            failed: false,
+            resilvering: false,
+            detached: false,
+        });
+        (self.leaves.len() - 1) as u16
     }
 
     // ---------------------------------------------------------------- workloads
@@ -636,7 +750,7 @@ impl Model_ {
     // ---------------------------------------------------------------- pool
 
     /// (top vdev, vdev offset) of logical record `b`.
-    fn locate(&self, b: u64) -> (usize, u64) {
+    pub(crate) fn locate(&self, b: u64) -> (usize, u64) {
         let ntops = self.tops.len() as u64;
         let run = b / self.blocks_per_run;
         let top = (run % ntops) as usize;
@@ -648,31 +762,56 @@ impl Model_ {
     fn read_block(&mut self, b: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
         let b = b % self.nblocks.max(1);
         let (t, voff) = self.locate(b);
-        let rs = self.recordsize;
+        self.last_user_io_ns = ctx.now();
+        self.read_at(t, voff, self.recordsize, class, 0, owner, ctx)
+    }
+
+    /// Normal (non-scan) read of a block at `voff` on top-level vdev `t`: a healthy
+    /// mirror child chosen by load; raidz data columns, plus every parity column when a
+    /// data column is missing (reconstruction, `vdev_raidz_io_start`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn read_at(&mut self, t: usize, voff: u64, psize: u64, class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
         match self.tops[t].kind {
             VdevType::Disk => {
                 let leaf = self.tops[t].leaves[0];
-                self.submit_leaf(leaf, Op::Read, class, 0, voff, rs as u32, owner, ctx);
+                self.submit_leaf(leaf, Op::Read, class, fl, voff, psize as u32, owner, ctx);
                 1
             }
             VdevType::Mirror => {
                 let leaf = self.pick_mirror_child(t, voff);
-                self.submit_leaf(leaf, Op::Read, class, 0, voff, rs as u32, owner, ctx);
+                self.submit_leaf(leaf, Op::Read, class, fl, voff, psize as u32, owner, ctx);
                 1
             }
             k => {
                 let mut cols = std::mem::take(&mut self.cols);
-                raidz_map(voff, rs, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                let missing_data = cols.iter().any(|c| !c.parity && !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none());
                 let mut n = 0;
-                for c in cols.iter().filter(|c| !c.parity && !c.skip && c.size > 0) {
-                    let leaf = self.tops[t].leaves[c.child as usize];
-                    self.submit_leaf(leaf, Op::Read, class, 0, c.offset, c.size as u32, owner, ctx);
-                    n += 1;
+                for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data)) {
+                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
+                        self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
+                        n += 1;
+                    }
                 }
                 self.cols = cols;
                 n
             }
         }
+    }
+
+    /// The leaf that can serve reads for child `c` of top-level vdev `t`: the original disk
+    /// unless it failed; a disk being resilvered holds nothing yet (its DTL covers every
+    /// txg), so it never serves reads.
+    pub(crate) fn child_read_leaf(&self, t: usize, c: usize) -> Option<u16> {
+        let old = self.tops[t].leaves[c];
+        (!self.leaves[old as usize].failed).then_some(old)
+    }
+
+    /// The leaves a write to child `c` goes to: the original (unless failed) and the new
+    /// disk of a `replacing` vdev.
+    pub(crate) fn child_write_leaves(&self, t: usize, c: usize) -> [Option<u16>; 2] {
+        let old = self.tops[t].leaves[c];
+        [(!self.leaves[old as usize].failed).then_some(old), self.replacing[t][c]]
     }
 
     /// Demand read of record `b` for logical op `id`: served from a prefetched record if
@@ -755,20 +894,22 @@ impl Model_ {
         let mut n = 0;
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
-                for i in 0..self.tops[t].leaves.len() {
-                    let leaf = self.tops[t].leaves[i];
-                    self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, OWNER_TXG, ctx);
-                    n += 1;
+                for c in 0..self.tops[t].leaves.len() {
+                    for leaf in self.child_write_leaves(t, c).into_iter().flatten() {
+                        self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, OWNER_TXG, ctx);
+                        n += 1;
+                    }
                 }
             }
             k => {
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, rs, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
                 for c in cols.iter().filter(|c| c.size > 0) {
-                    let leaf = self.tops[t].leaves[c.child as usize];
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
-                    self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, OWNER_TXG, ctx);
-                    n += 1;
+                    for leaf in self.child_write_leaves(t, c.child as usize).into_iter().flatten() {
+                        self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, OWNER_TXG, ctx);
+                        n += 1;
+                    }
                 }
                 self.cols = cols;
             }
@@ -776,11 +917,12 @@ impl Model_ {
         n
     }
 
-    fn pick_mirror_child(&mut self, t: usize, off: u64) -> u16 {
+    pub(crate) fn pick_mirror_child(&mut self, t: usize, off: u64) -> u16 {
         let mut best = i64::MAX;
         let mut cands: [u16; 8] = [0; 8];
         let mut nc = 0;
-        for &l in &self.tops[t].leaves {
+        for c in 0..self.tops[t].leaves.len() {
+            let Some(l) = self.child_read_leaf(t, c) else { continue };
             let leaf = &self.leaves[l as usize];
             let load = self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off);
             if load < best {
@@ -803,10 +945,15 @@ impl Model_ {
         }
     }
 
-    fn start_sync(&mut self, ctx: &mut Ctx<Ev>) {
+    /// spa_sync of one txg: write the dirty data (dsl_pool_sync, waited for), then the
+    /// scan's share of the txg (dsl_scan_sync) when a scan is active, then the uberblock
+    /// (one small SYNC_WRITE per leaf, `vdev_uberblock_sync`). While a scan is active the
+    /// next txg starts as soon as this one ends (§4.1: the sync thread does not wait).
+    pub(crate) fn start_sync(&mut self, ctx: &mut Ctx<Ev>) {
         let rs = self.recordsize;
         let bytes = self.txg.dirty;
         self.txg.syncing = true;
+        self.txg.phase = SyncPhase::Data;
         self.txg.sync_bytes = bytes;
         self.txg.last_sync_start_ns = ctx.now();
         self.txg.syncs += 1;
@@ -827,8 +974,45 @@ impl Model_ {
             pending += self.write_block(t, off, IoClass::AsyncWrite, ctx);
         }
         self.txg.sync_pending_ios += pending;
-        if pending == 0 {
-            self.end_sync(ctx);
+        self.sync_advance(ctx);
+    }
+
+    /// Move the sync thread on once what it waits for is done.
+    pub(crate) fn sync_advance(&mut self, ctx: &mut Ctx<Ev>) {
+        if !self.txg.syncing || self.txg.sync_pending_ios > 0 {
+            return;
+        }
+        match self.txg.phase {
+            SyncPhase::Data => {
+                self.txg.phase = SyncPhase::Scan;
+                self.scan_apply_pending(ctx);
+                if self.scan_active() {
+                    self.scan_txg_begin(ctx);
+                    return; // the scan calls sync_advance when its share is drained
+                }
+                self.sync_advance(ctx);
+            }
+            SyncPhase::Scan => {
+                if self.scan_txg_busy() {
+                    return;
+                }
+                self.txg.phase = SyncPhase::Uberblock;
+                let mut n = 0;
+                for l in 0..self.leaves.len() {
+                    let leaf = &self.leaves[l];
+                    if leaf.failed || leaf.detached || leaf.vdev_name == "cache" {
+                        continue;
+                    }
+                    // Label 0's uberblock ring starts at 128 KiB (vdev_label.c).
+                    self.submit_leaf(l as u16, Op::Write, IoClass::SyncWrite, 0, 128 << 10, 4096, OWNER_TXG, ctx);
+                    n += 1;
+                }
+                self.txg.sync_pending_ios += n;
+                if n == 0 {
+                    self.end_sync(ctx);
+                }
+            }
+            SyncPhase::Uberblock => self.end_sync(ctx),
         }
     }
 
@@ -844,13 +1028,18 @@ impl Model_ {
             self.txg.blocked.pop_front();
             self.admit_write(id, ctx);
         }
-        self.maybe_sync(ctx);
+        self.scan_txg_end(ctx);
+        if self.scan_active() {
+            self.start_sync(ctx);
+        } else {
+            self.maybe_sync(ctx);
+        }
     }
 
     // ---------------------------------------------------------------- leaves
 
     #[allow(clippy::too_many_arguments)]
-    fn submit_leaf(&mut self, leaf: u16, op: Op, class: IoClass, fl: u8, offset: u64, size: u32, owner: u32, ctx: &mut Ctx<Ev>) {
+    pub(crate) fn submit_leaf(&mut self, leaf: u16, op: Op, class: IoClass, fl: u8, offset: u64, size: u32, owner: u32, ctx: &mut Ctx<Ev>) {
         let mut io = LeafIo::new(leaf, op, class, offset, size);
         io.flags = fl;
         io.owner = owner;
@@ -1039,11 +1228,11 @@ impl Model_ {
         if owner == NO_IO {
         } else if owner == OWNER_TXG {
             self.txg.sync_pending_ios -= 1;
-            if self.txg.sync_pending_ios == 0 {
-                self.end_sync(ctx);
-            }
+            self.sync_advance(ctx);
         } else if owner & OWNER_PF != 0 {
             self.prefetch_done(owner & !OWNER_PF, ctx);
+        } else if owner & crate::scan::OWNER_SCAN != 0 {
+            self.scan_leaf_done(owner & !crate::scan::OWNER_SCAN, ctx);
         } else {
             let op = &mut self.ops[owner as usize];
             op.pending -= 1;
@@ -1065,6 +1254,10 @@ impl Model_ {
                 row[i] = (cd.queued, cd.active);
             }
             l.depth_series.push(row);
+        }
+        if !self.cfg.actions.is_empty() {
+            let snap = self.status_snapshot(now);
+            self.status_snaps.push(snap);
         }
         for w in &mut self.wls {
             w.series.push((w.s_ops, w.s_bytes, w.s_lat_sum, w.s_lat_max));
@@ -1180,7 +1373,23 @@ impl Model_ {
                        "alloc_bytes": self.top_alloc_bytes[i], "size_bytes": t.size_bytes})
             })
             .collect();
+        let scan = self.scan.as_ref().map(|sc| {
+            let end = if sc.state == crate::scan::ScanState::Scanning { sim_time_ns } else { sc.end_ns };
+            let dur = end.saturating_sub(sc.start_ns);
+            let secs = (dur as f64 / 1e9).max(1e-9);
+            json!({
+                "func": match sc.func { crate::scan::ScanFunc::Scrub => "scrub", crate::scan::ScanFunc::Resilver => "resilver" },
+                "state": format!("{:?}", sc.state).to_lowercase(),
+                "start_ns": sc.start_ns, "end_ns": end, "duration_ns": dur,
+                "to_examine_bytes": sc.to_examine, "examined_bytes": sc.examined, "issued_bytes": sc.issued,
+                "skipped_bytes": sc.skipped, "processed_bytes": sc.processed, "txgs": sc.txgs,
+                "examined_bytes_per_s": sc.examined as f64 / secs, "issued_bytes_per_s": sc.issued as f64 / secs,
+                "processed_bytes_per_s": sc.processed as f64 / secs,
+            })
+        });
+        let status = (!self.cfg.actions.is_empty()).then(|| json!({"epoch_s": self.cfg.epoch_s, "snapshots": self.status_snaps}));
         json!({
+            "scan": scan, "status": status,
             "digest": format!("{digest:016x}"), "events": events, "sim_time_ns": sim_time_ns, "end": end,
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
             "pool": {"name": self.cfg.pool.name, "alloc_bytes": self.top_alloc_bytes.iter().sum::<u64>(),
@@ -1259,6 +1468,8 @@ impl Model for Model_ {
                 }
                 ctx.schedule_in(self.txg.timeout_ns, Ev::TxgTimer);
             }
+            Ev::ScanResume => self.scan_resume(ctx),
+            Ev::Action { idx } => self.do_action(idx as usize, ctx),
             Ev::Stop => {
                 // The last interval may be partial (or end exactly now, with its Sample
                 // event still queued behind this one): sample it here, once.
@@ -1281,6 +1492,8 @@ impl Model for Model_ {
             Ev::Sample => 6 << 56,
             Ev::TxgTimer => 7 << 56,
             Ev::Stop => 8 << 56,
+            Ev::ScanResume => 9 << 56,
+            Ev::Action { idx } => 10 << 56 | idx as u64,
         }
     }
 }

@@ -219,6 +219,100 @@ tunables! {
         "Load added to a non-rotating child for a non-linear read.",
         "MR@zfs-0.7.0..master";
 
+    // ---- scrub and resilver: legacy scan (spec §5.1; DS@zfs-0.6.2/0.6.5/0.7.13, il:44ecc5327a) ----
+    zfs_top_maxinflight = "zfs_top_maxinflight", "count", [1, 100000],
+        [(Freebsd9, 32), (Zfs08, NA)], None,
+        "Scan zios in flight per top-level vdev; more keeps deep disk queues busy during a scrub, fewer leaves room for users.",
+        "DS@zfs-0.7.13; il:44ecc5327a";
+    zfs_scrub_delay = "zfs_scrub_delay", "ticks", [0, 1 << 30],
+        [(Freebsd9, 4), (Zfs08, NA)], None,
+        "Ticks the sync thread sleeps before each scrub read when user I/O happened within zfs_scan_idle; 0 scrubs at full speed under load.",
+        "DS@zfs-0.7.13; il:44ecc5327a";
+    zfs_resilver_delay = "zfs_resilver_delay", "ticks", [0, 1 << 30],
+        [(Freebsd9, 2), (Zfs08, NA)], None,
+        "Ticks the sync thread sleeps before each resilver read when the pool is busy; 0 resilvers at full speed under load.",
+        "DS@zfs-0.7.13; il:44ecc5327a";
+    zfs_scan_idle = "zfs_scan_idle", "ticks", [0, 1 << 30],
+        [(Freebsd9, 50), (Zfs08, NA)], None,
+        "A pool is busy if user I/O happened within this many ticks; smaller windows let a scan run undelayed between bursts.",
+        "DS@zfs-0.7.13; il:44ecc5327a";
+    zfs_scan_min_time_ms = "zfs_scan_min_time_ms", "ms", [0, 1 << 30],
+        [(Freebsd9, 1000), (Zfs08, NA)], None,
+        "Least time a scrub works in each txg before it yields to waiters or dirty data; longer scrubs faster and stretches txgs.",
+        "DS@zfs-0.7.13 (renamed zfs_scrub_min_time_ms in 0.8.0)";
+    zfs_scrub_min_time_ms = "zfs_scrub_min_time_ms", "ms", [0, 1 << 30],
+        [(Freebsd9, NA), (Zfs08, 1000)], None,
+        "Least time a scrub works in each txg before it yields; longer scrubs faster and stretches txgs.",
+        "DS@zfs-0.8.0..2.3.0";
+    zfs_resilver_min_time_ms = "zfs_resilver_min_time_ms", "ms", [0, 1 << 30],
+        [(Freebsd9, 3000)], None,
+        "Least time a resilver works in each txg before it yields; users raise it (e.g. 15000) to resilver faster under load.",
+        "DS@zfs-0.7.13, DS@zfs-2.2.0";
+    zfs_no_scrub_io = "zfs_no_scrub_io", "bool", [0, 1],
+        [(Freebsd9, 0)], None,
+        "1 makes a scrub traverse without reading data: fast and useless (a known foot-gun).",
+        "DS@zfs-0.7.13, DS@zfs-2.2.0";
+    zfs_no_scrub_prefetch = "zfs_no_scrub_prefetch", "bool", [0, 1],
+        [(Freebsd9, 0)], None,
+        "1 stops the scan prefetching metadata it will visit next; the traversal then waits on every indirect block.",
+        "DS@zfs-0.7.13, DS@zfs-2.2.0";
+
+    // ---- scrub and resilver: sorted scan (spec §5.2; DS@zfs-0.8.0 .. DS@zfs-2.3.0) ----
+    zfs_scan_legacy = "zfs_scan_legacy", "bool", [0, 1],
+        [(Zfs08, 0)], None,
+        "1 scans in logical order with immediate issue (no sorting): less memory, more seeking.",
+        "d4a72f2386 (zfs-0.8.0)";
+    zfs_scan_vdev_limit = "zfs_scan_vdev_limit", "bytes", [0, 1 << 40],
+        [(Zfs08, 4 * MIB), (Zfs22, 16 * MIB)], None,
+        "Scan bytes in flight per data disk of a top-level vdev; more keeps disks streaming, less protects user latency.",
+        "DS@zfs-0.8.0 (4 MiB); c0aea7cf4e (16 MiB, zfs-2.2.0)";
+    zfs_scan_issue_strategy = "zfs_scan_issue_strategy", "count", [0, 2],
+        [(Zfs08, 0)], None,
+        "Extent order while issuing: 0 automatic, 1 lowest LBA first, 2 largest (best-filled) extent first.",
+        "DS@zfs-0.8.0..2.3.0";
+    zfs_scan_max_ext_gap = "zfs_scan_max_ext_gap", "bytes", [0, 1 << 40],
+        [(Zfs08, 2 * MIB)], None,
+        "Largest hole merged into a sorted extent; bigger extents read more contiguously but queue more memory.",
+        "DS@zfs-0.8.0..2.3.0";
+    zfs_scan_fill_weight = "zfs_scan_fill_weight", "count", [0, 1000],
+        [(Zfs08, 3)], None,
+        "Weight of fill versus size when ranking extents to issue while clearing memory.",
+        "DS@zfs-0.8.0..2.3.0";
+    zfs_scan_mem_lim_fact = "zfs_scan_mem_lim_fact", "count", [1, 1 << 20],
+        [(Zfs08, 20)], None,
+        "Sort memory is capped at RAM / this factor (20 = 5 %); more memory means longer sequential issue runs.",
+        "DS@zfs-0.8.0..2.3.0";
+    zfs_scan_mem_lim_soft_fact = "zfs_scan_mem_lim_soft_fact", "count", [1, 1 << 20],
+        [(Zfs08, 20)], None,
+        "Issuing stops once sort memory falls below hard − hard/this factor (hysteresis).",
+        "DS@zfs-0.8.0..2.3.0";
+    zfs_scan_checkpoint_intval = "zfs_scan_checkpoint_intval", "s", [1, 1 << 30],
+        [(Zfs08, 7200)], None,
+        "Seconds between scan checkpoints, when queued sorted I/O is flushed so progress survives a reboot.",
+        "DS@zfs-0.8.0..2.3.0";
+    zfs_scan_strict_mem_lim = "zfs_scan_strict_mem_lim", "bool", [0, 1],
+        [(Zfs08, 0)], None,
+        "1 checks the sort-memory limit continuously instead of once per txg.",
+        "DS@zfs-0.8.0..2.3.0";
+
+    // ---- sequential rebuild (spec §5.4; RB@zfs-2.0.0 .. 2.2.0) ----
+    zfs_rebuild_max_segment = "zfs_rebuild_max_segment", "bytes", [4096, 16 * MIB],
+        [(Zfs20, MIB)], None,
+        "Largest chunk a sequential rebuild copies per I/O.",
+        "RB@zfs-2.0.0..2.2.0";
+    zfs_rebuild_queue_limit = "zfs_rebuild_queue_limit", "count", [1, 1 << 20],
+        [(Zfs20, 20), (Zfs21, NA)], None,
+        "Rebuild chunks in flight per top-level vdev (2.0.0 only).",
+        "RB@zfs-2.0.0";
+    zfs_rebuild_vdev_limit = "zfs_rebuild_vdev_limit", "bytes", [MIB, 1 << 40],
+        [(Zfs21, 32 * MIB), (Zfs22, 64 * MIB)], None,
+        "Rebuild bytes in flight per leaf of the top-level vdev; more rebuilds faster at user-latency cost.",
+        "RB@zfs-2.1.0 (32 MiB); 973934b965 (64 MiB, zfs-2.2.0)";
+    zfs_rebuild_scrub_enabled = "zfs_rebuild_scrub_enabled", "bool", [0, 1],
+        [(Zfs21, 1)], None,
+        "1 starts a full scrub after a sequential rebuild, to verify what it copied without checksums.",
+        "RB@zfs-2.1.0..2.2.0";
+
     // ---- prefetch (dmu_zfetch, spec §7) ----
     zfs_prefetch_disable = "zfs_prefetch_disable", "bool", [0, 1],
         [(Solaris2009, 0)], None,

@@ -1,0 +1,627 @@
+//! Scrub and resilver: the legacy (pre-0.8) scan engine, run inside the sync thread.
+//!
+//! Theory of operation (`dsl_scan.c`, DS@zfs-0.7.13 and il:44ecc5327a; spec §5.0–§5.1)
+//! ---------------------------------------------------------------------------------
+//! A scan is a series of back-to-back txgs. In each, after the txg's dirty data is
+//! written, `dsl_scan_sync` walks the block tree from a saved bookmark in logical order:
+//!
+//! ```text
+//! for each block (traversal order):
+//!     if level 0 and check_pause(): save bookmark, stop
+//!     examined += Σ DVA asize
+//!     if needs I/O (scrub: always; resilver: a DVA touches a child being resilvered):
+//!         wait while zios in flight ≥ zfs_top_maxinflight × #top-level vdevs
+//!         if ticks since the last user I/O ≤ zfs_scan_idle: sleep zfs_scrub_delay (or
+//!             zfs_resilver_delay) ticks — in the one sync thread, so a pool-wide cap
+//!         issue the read (SCRUB priority; a scrub reads every column and every mirror
+//!             child; a resilver reads the surviving columns / one healthy child and then
+//!             writes the missing column / the block to the new disk at ASYNC_WRITE)
+//! wait until every scan zio of this txg completed     (the drain, inside spa_sync)
+//! ```
+//!
+//! `check_pause` (era rules, spec §5.1 table): before illumos 5351/5352 (freebsd-9,
+//! illumos-2012, solaris-2009) the txg ends when its integer elapsed seconds exceed
+//! `zfs_txg_timeout`, or after `mintime` when someone waits for the txg; from illumos-2014 and
+//! ZoL 0.6.5 when elapsed seconds reach it, or after `mintime` when a txg waiter exists or
+//! dirty data reaches `zfs_vdev_async_write_active_min_dirty_percent` of
+//! `zfs_dirty_data_max`. `mintime` is `zfs_resilver_min_time_ms` or `zfs_scan_min_time_ms`.
+//! Elapsed time counts from the start of `dsl_scan_sync`, i.e. after the txg's data writes.
+//!
+//! Idle detection: `spa_last_io` is stamped by every non-scan read or write of user data
+//! that reaches a top-level vdev (demand reads, prefetch); txg writes of dirty data and
+//! metadata do not stamp it (spec §5.1).
+//!
+//! Releases from zfs-0.8 sort the scan (§5.2); until that engine lands they run this one
+//! with the 0.8 per-vdev byte limit instead of the delay (the delay code was removed in 0.8).
+//!
+//! solaris-2009 predates `dsl_scan.c` (its scrub had no delay throttle; spec §11 q4 notes its
+//! in-flight limit was not read): it runs this engine with no delay and the same zio limit.
+
+use crate::io::{flags, IoClass, Op};
+use crate::pool::{raidz_map, VdevType};
+use crate::release::Release;
+use crate::sim::{Ev, Model_};
+use crate::tunables::T;
+use serde_json::{json, Value};
+use ziosim_engine::{Ctx, NS_PER_MS, NS_PER_S};
+
+/// Owner bit of scan leaf I/Os; the low bits index `Scan::zios`.
+pub(crate) const OWNER_SCAN: u32 = 1 << 30;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanFunc {
+    Scrub,
+    Resilver,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanState {
+    Scanning,
+    Finished,
+    Canceled,
+}
+
+/// What the sync thread's scan loop is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    /// Not inside a txg's scan share.
+    Outside,
+    /// Runnable.
+    Running,
+    /// Too many zios in flight.
+    Inflight,
+    /// Sleeping `zfs_scrub_delay` ticks (event `ScanResume` pending).
+    Delay,
+    /// Paused or done for this txg; waiting for in-flight zios to complete.
+    Drain,
+}
+
+/// One scan zio (a block): its leaf I/Os in flight and, for a resilver, the repair write
+/// that follows the read.
+#[derive(Clone, Copy, Debug, Default)]
+struct ScanZio {
+    pending: u32,
+    top: u16,
+    voff: u64,
+    psize: u64,
+    writing: bool,
+}
+
+pub struct Scan {
+    pub func: ScanFunc,
+    pub state: ScanState,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    cursor: u64,
+    nblocks: u64,
+    pub to_examine: u64,
+    pub examined: u64,
+    pub issued: u64,
+    pub skipped: u64,
+    pub processed: u64,
+    pub errors: u64,
+    pub pass_start_ns: u64,
+    pub pass_exam: u64,
+    pub pass_issued: u64,
+    pub paused_since_ns: Option<u64>,
+    pub spent_paused_ns: u64,
+    inflight: u32,
+    max_inflight: u32,
+    wait: Wait,
+    txg_start_ns: u64,
+    traversal_done: bool,
+    delay_served: bool,
+    zios: Vec<ScanZio>,
+    zio_free: Vec<u32>,
+    pub txgs: u64,
+    /// Per top-level vdev: is any child being resilvered (resilver scope).
+    targets: Vec<bool>,
+}
+
+impl Scan {
+    fn new(func: ScanFunc, now: u64, nblocks: u64, to_examine: u64, max_inflight: u32, targets: Vec<bool>) -> Scan {
+        Scan {
+            func,
+            state: ScanState::Scanning,
+            start_ns: now,
+            end_ns: 0,
+            cursor: 0,
+            nblocks,
+            to_examine,
+            examined: 0,
+            issued: 0,
+            skipped: 0,
+            processed: 0,
+            errors: 0,
+            pass_start_ns: now,
+            pass_exam: 0,
+            pass_issued: 0,
+            paused_since_ns: None,
+            spent_paused_ns: 0,
+            inflight: 0,
+            max_inflight,
+            wait: Wait::Outside,
+            txg_start_ns: now,
+            traversal_done: false,
+            delay_served: false,
+            zios: Vec::new(),
+            zio_free: Vec::new(),
+            txgs: 0,
+            targets,
+        }
+    }
+
+    /// Bytes per second over the pass, as `zpool status` computes it.
+    pub fn progress(&self) -> f64 {
+        if self.to_examine == 0 {
+            1.0
+        } else {
+            self.examined as f64 / self.to_examine as f64
+        }
+    }
+}
+
+impl Model_ {
+    fn tick_ns(&self) -> u64 {
+        NS_PER_S / self.cfg.hz.max(1) as u64
+    }
+
+    /// A scan is active (txgs run back to back) unless finished or paused.
+    pub(crate) fn scan_active(&self) -> bool {
+        self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning && s.paused_since_ns.is_none())
+    }
+
+    /// True while the current txg's scan share still has work or zios in flight.
+    pub(crate) fn scan_txg_busy(&self) -> bool {
+        self.scan.as_ref().is_some_and(|s| s.wait != Wait::Outside)
+    }
+
+    /// Ask for a scrub (`zpool scrub`) or a resilver. It starts at the next txg boundary,
+    /// in syncing context, as `dsl_scan_setup_sync` does. A resilver pre-empts a running
+    /// scrub; a scrub cannot start while a resilver runs (EBUSY); before 0.8 a new
+    /// resilver need restarts a running resilver from the beginning (§5.6).
+    pub(crate) fn scan_request(&mut self, func: ScanFunc, ctx: &mut Ctx<Ev>) {
+        if let Some(s) = &self.scan {
+            if s.state == ScanState::Scanning && s.func == ScanFunc::Resilver && func == ScanFunc::Scrub {
+                return;
+            }
+            if s.state == ScanState::Scanning && s.func == ScanFunc::Scrub && func == ScanFunc::Scrub {
+                return;
+            }
+        }
+        self.scan_pending = Some(func);
+        if !self.txg.syncing {
+            self.start_sync(ctx);
+        }
+    }
+
+    /// At a txg boundary: set up the requested scan.
+    pub(crate) fn scan_apply_pending(&mut self, ctx: &mut Ctx<Ev>) {
+        let Some(func) = self.scan_pending.take() else { return };
+        let ntops = self.tops.len() as u32;
+        let per_top = self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32;
+        let targets: Vec<bool> = (0..self.tops.len()).map(|t| self.replacing[t].iter().any(|r| r.is_some())).collect();
+        let to_examine = self.top_alloc_bytes.iter().sum();
+        self.scan = Some(Scan::new(func, ctx.now(), self.nblocks, to_examine, per_top * ntops, targets));
+    }
+
+    pub(crate) fn scan_pause(&mut self, pause: bool, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let Some(s) = self.scan.as_mut() else { return };
+        if s.func != ScanFunc::Scrub || s.state != ScanState::Scanning {
+            return;
+        }
+        match (pause, s.paused_since_ns) {
+            (true, None) => s.paused_since_ns = Some(now),
+            (false, Some(t)) => {
+                s.spent_paused_ns += now - t;
+                s.paused_since_ns = None;
+                if !self.txg.syncing {
+                    self.start_sync(ctx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn scan_cancel(&mut self, ctx: &mut Ctx<Ev>) {
+        if let Some(s) = self.scan.as_mut() {
+            if s.state == ScanState::Scanning && s.func == ScanFunc::Scrub {
+                s.state = ScanState::Canceled;
+                s.end_ns = ctx.now();
+            }
+        }
+    }
+
+    /// The scan's share of a txg begins (called from spa_sync after the data writes).
+    pub(crate) fn scan_txg_begin(&mut self, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let s = self.scan.as_mut().unwrap();
+        s.txg_start_ns = now;
+        s.wait = Wait::Running;
+        s.txgs += 1;
+        self.scan_run(ctx);
+    }
+
+    /// End of a txg: a traversal that completed and drained finishes the scan.
+    pub(crate) fn scan_txg_end(&mut self, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let Some(s) = self.scan.as_mut() else { return };
+        if s.state == ScanState::Scanning && s.traversal_done && s.inflight == 0 {
+            s.state = ScanState::Finished;
+            s.end_ns = now;
+            if s.func == ScanFunc::Resilver {
+                self.resilver_done();
+            }
+            if self.cfg.stop_on_scan_done {
+                ctx.schedule_in(0, Ev::Stop);
+            }
+        }
+    }
+
+    /// `check_pause` of the legacy scan (see the module doc for the era rules).
+    fn scan_should_pause(&self, now: u64) -> bool {
+        let s = self.scan.as_ref().unwrap();
+        let elapsed = now - s.txg_start_ns;
+        let timeout_s = self.tun.get(T::zfs_txg_timeout) as u64;
+        let mintime_ms = match s.func {
+            ScanFunc::Resilver => self.tun.get(T::zfs_resilver_min_time_ms),
+            ScanFunc::Scrub => self.tun.try_get(T::zfs_scan_min_time_ms).or_else(|| self.tun.try_get(T::zfs_scrub_min_time_ms)).unwrap_or(1000),
+        } as u64;
+        let elapsed_s = elapsed / NS_PER_S;
+        let past_min = elapsed > mintime_ms * NS_PER_MS;
+        let dirty_pct = self.tun.try_get(T::zfs_vdev_async_write_active_min_dirty_percent).unwrap_or(30) as u64;
+        let dirty_high = self.txg.dirty >= self.txg.dirty_max / 100 * dirty_pct;
+        let new_rules = self.cfg.release >= Release::Illumos2014;
+        if new_rules {
+            elapsed_s >= timeout_s || (past_min && dirty_high)
+        } else {
+            elapsed_s > timeout_s
+        }
+    }
+
+    fn scan_delay_ticks(&self) -> u64 {
+        let s = self.scan.as_ref().unwrap();
+        let t = match s.func {
+            ScanFunc::Scrub => T::zfs_scrub_delay,
+            ScanFunc::Resilver => T::zfs_resilver_delay,
+        };
+        self.tun.try_get(t).unwrap_or(0) as u64
+    }
+
+    /// The sync thread's scan loop: visit blocks until it must wait or pause.
+    pub(crate) fn scan_run(&mut self, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let rs = self.recordsize;
+        loop {
+            let s = self.scan.as_mut().unwrap();
+            if s.wait != Wait::Running {
+                return;
+            }
+            if s.state != ScanState::Scanning || s.paused_since_ns.is_some() {
+                s.wait = Wait::Drain;
+                break;
+            }
+            if s.cursor >= s.nblocks {
+                s.traversal_done = true;
+                s.wait = Wait::Drain;
+                break;
+            }
+            // Every block here is level 0: the pause check applies to each.
+            if self.scan_should_pause(now) {
+                self.scan.as_mut().unwrap().wait = Wait::Drain;
+                break;
+            }
+            let b = self.scan.as_ref().unwrap().cursor;
+            let (t, voff) = self.locate(b);
+            let asize = self.tops[t].asize(rs);
+            let s = self.scan.as_mut().unwrap();
+            let needs_io = match s.func {
+                ScanFunc::Scrub => true,
+                ScanFunc::Resilver => s.targets[t] && self.block_touches_target(t, voff, rs),
+            };
+            let no_io = self.tun.get(T::zfs_no_scrub_io) != 0;
+            let s = self.scan.as_mut().unwrap();
+            if needs_io && !no_io {
+                if s.inflight >= s.max_inflight {
+                    s.wait = Wait::Inflight;
+                    return;
+                }
+                let delay = self.scan_delay_ticks();
+                let idle_ticks = self.tun.try_get(T::zfs_scan_idle).unwrap_or(0) as u64;
+                let tick = self.tick_ns();
+                let busy = now / tick <= self.last_user_io_ns / tick + idle_ticks && self.last_user_io_ns > 0;
+                let s = self.scan.as_mut().unwrap();
+                if delay > 0 && busy && !s.delay_served {
+                    s.delay_served = true;
+                    s.wait = Wait::Delay;
+                    ctx.schedule_in(delay * tick, Ev::ScanResume);
+                    return;
+                }
+                s.delay_served = false;
+                s.examined += asize;
+                s.pass_exam += asize;
+                s.issued += asize;
+                s.pass_issued += asize;
+                s.cursor += 1;
+                self.scan_issue(t, voff, rs, ctx);
+            } else {
+                s.examined += asize;
+                s.pass_exam += asize;
+                if s.func == ScanFunc::Resilver {
+                    s.skipped += asize;
+                }
+                s.cursor += 1;
+            }
+        }
+        self.scan_check_drain(ctx);
+    }
+
+    /// A delay tick elapsed.
+    pub(crate) fn scan_resume(&mut self, ctx: &mut Ctx<Ev>) {
+        if let Some(s) = self.scan.as_mut() {
+            if s.wait == Wait::Delay {
+                s.wait = Wait::Running;
+                self.scan_run(ctx);
+            }
+        }
+    }
+
+    fn scan_check_drain(&mut self, ctx: &mut Ctx<Ev>) {
+        let s = self.scan.as_mut().unwrap();
+        if s.wait == Wait::Drain && s.inflight == 0 {
+            s.wait = Wait::Outside;
+            self.sync_advance(ctx);
+        }
+    }
+
+    /// Does a block at `voff` on top-level vdev `t` have a column (or copy) on a child
+    /// being resilvered (`vdev_raidz_need_resilver`, 0.7.0+; before, every block of it)?
+    fn block_touches_target(&mut self, t: usize, voff: u64, psize: u64) -> bool {
+        match self.tops[t].kind {
+            VdevType::Disk | VdevType::Mirror => true,
+            k => {
+                if self.cfg.release < Release::Zfs07 {
+                    return true;
+                }
+                let mut cols = std::mem::take(&mut self.cols);
+                raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && self.replacing[t][c.child as usize].is_some());
+                self.cols = cols;
+                hit
+            }
+        }
+    }
+
+    fn alloc_zio(&mut self, z: ScanZio) -> u32 {
+        let s = self.scan.as_mut().unwrap();
+        s.inflight += 1;
+        if let Some(i) = s.zio_free.pop() {
+            s.zios[i as usize] = z;
+            i
+        } else {
+            s.zios.push(z);
+            (s.zios.len() - 1) as u32
+        }
+    }
+
+    /// Issue the scan read of one block.
+    fn scan_issue(&mut self, t: usize, voff: u64, psize: u64, ctx: &mut Ctx<Ev>) {
+        let func = self.scan.as_ref().unwrap().func;
+        let zi = self.alloc_zio(ScanZio { pending: 0, top: t as u16, voff, psize, writing: false });
+        let owner = OWNER_SCAN | zi;
+        let fl = match func {
+            ScanFunc::Scrub => flags::SCRUB,
+            ScanFunc::Resilver => flags::RESILVER,
+        };
+        let mut n = 0;
+        match (self.tops[t].kind, func) {
+            (VdevType::Disk, _) | (VdevType::Mirror, ScanFunc::Scrub) => {
+                // A scrub reads every mirror child (ZIO_FLAG_SCRUB), each whole block.
+                for c in 0..self.tops[t].leaves.len() {
+                    if let Some(leaf) = self.child_read_leaf(t, c) {
+                        self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
+                        n += 1;
+                    }
+                }
+            }
+            (VdevType::Mirror, ScanFunc::Resilver) => {
+                // One healthy child, chosen by load like a normal read.
+                let leaf = self.pick_mirror_child(t, voff);
+                self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
+                n += 1;
+            }
+            (k, _) => {
+                // Scrub and resilver read every available column, parity included.
+                let mut cols = std::mem::take(&mut self.cols);
+                raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
+                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
+                        self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, c.offset, c.size as u32, owner, ctx);
+                        n += 1;
+                    }
+                }
+                self.cols = cols;
+            }
+        }
+        self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
+        if n == 0 {
+            self.scan_zio_done(zi, ctx);
+        }
+    }
+
+    /// A leaf I/O of scan zio `zi` completed.
+    pub(crate) fn scan_leaf_done(&mut self, zi: u32, ctx: &mut Ctx<Ev>) {
+        let Some(s) = self.scan.as_mut() else { return };
+        let z = &mut s.zios[zi as usize];
+        z.pending -= 1;
+        if z.pending == 0 {
+            self.scan_zio_done(zi, ctx);
+        }
+    }
+
+    /// A scan zio's reads (or repair writes) completed.
+    fn scan_zio_done(&mut self, zi: u32, ctx: &mut Ctx<Ev>) {
+        let s = self.scan.as_mut().unwrap();
+        let z = s.zios[zi as usize];
+        if s.func == ScanFunc::Resilver && !z.writing && s.state == ScanState::Scanning {
+            // Repair: write what the new disks miss, at ASYNC_WRITE (IO_REPAIR), §5.5.
+            let n = self.repair_write(zi, z.top as usize, z.voff, z.psize, ctx);
+            if n > 0 {
+                let s = self.scan.as_mut().unwrap();
+                s.zios[zi as usize].writing = true;
+                s.zios[zi as usize].pending = n;
+                return;
+            }
+        }
+        let s = self.scan.as_mut().unwrap();
+        s.zio_free.push(zi);
+        s.inflight = s.inflight.saturating_sub(1);
+        match s.wait {
+            Wait::Inflight => {
+                s.wait = Wait::Running;
+                self.scan_run(ctx);
+            }
+            Wait::Drain => self.scan_check_drain(ctx),
+            _ => {}
+        }
+    }
+
+    fn repair_write(&mut self, zi: u32, t: usize, voff: u64, psize: u64, ctx: &mut Ctx<Ev>) -> u32 {
+        let owner = OWNER_SCAN | zi;
+        let fl = flags::REPAIR;
+        let mut n = 0;
+        let mut bytes = 0;
+        match self.tops[t].kind {
+            VdevType::Disk | VdevType::Mirror => {
+                for c in 0..self.tops[t].leaves.len() {
+                    if let Some(new) = self.replacing[t][c] {
+                        self.submit_leaf(new, Op::Write, IoClass::AsyncWrite, fl, voff, psize as u32, owner, ctx);
+                        n += 1;
+                        bytes += psize;
+                    }
+                }
+            }
+            k => {
+                let mut cols = std::mem::take(&mut self.cols);
+                raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
+                    if let Some(new) = self.replacing[t][c.child as usize] {
+                        self.submit_leaf(new, Op::Write, IoClass::AsyncWrite, fl, c.offset, c.size as u32, owner, ctx);
+                        n += 1;
+                        bytes += c.size;
+                    }
+                }
+                self.cols = cols;
+            }
+        }
+        self.scan.as_mut().unwrap().processed += bytes;
+        n
+    }
+
+    /// A resilver finished: the old disks of `replacing` vdevs are detached and the new
+    /// ones take their place.
+    fn resilver_done(&mut self) {
+        for t in 0..self.tops.len() {
+            for c in 0..self.tops[t].leaves.len() {
+                if let Some(new) = self.replacing[t][c].take() {
+                    let old = self.tops[t].leaves[c];
+                    self.leaves[old as usize].detached = true;
+                    self.leaves[new as usize].resilvering = false;
+                    self.tops[t].leaves[c] = new;
+                }
+            }
+        }
+    }
+
+    /// `pool_scan_stat_t` as `zpool status` reads it (docs/internals.md).
+    pub(crate) fn scan_stats_json(&self, now: u64) -> Value {
+        let epoch = self.cfg.epoch_s;
+        let secs = |ns: u64| epoch + ns / NS_PER_S;
+        match &self.scan {
+            None => json!({"func": "none", "state": "none"}),
+            Some(s) => {
+                let state = match s.state {
+                    ScanState::Scanning => "scanning",
+                    ScanState::Finished => "finished",
+                    ScanState::Canceled => "canceled",
+                };
+                let paused_now = s.paused_since_ns.map_or(0, |t| now - t);
+                json!({
+                    "func": match s.func { ScanFunc::Scrub => "scrub", ScanFunc::Resilver => "resilver" },
+                    "state": state,
+                    "start_s": secs(s.start_ns),
+                    "end_s": if s.state == ScanState::Scanning { 0 } else { secs(s.end_ns) },
+                    "to_examine": s.to_examine, "examined": s.examined, "skipped": s.skipped,
+                    "to_process": 0, "processed": s.processed, "errors": s.errors,
+                    "pass_exam": s.pass_exam, "pass_start_s": secs(s.pass_start_ns),
+                    "pass_scrub_pause_s": s.paused_since_ns.map_or(0, secs),
+                    "pass_scrub_spent_paused_s": (s.spent_paused_ns + paused_now) / NS_PER_S,
+                    "pass_issued": s.pass_issued, "issued": s.issued,
+                })
+            }
+        }
+    }
+
+    /// One `zpool status` snapshot: the vdev tree with states, and the scan statistics.
+    pub(crate) fn status_snapshot(&self, now: u64) -> Value {
+        let row = |depth: u32, name: &str, state: &str, note: &str| {
+            json!({"depth": depth, "name": name, "state": state, "read": 0, "write": 0, "cksum": 0, "note": note})
+        };
+        let mut rows = Vec::new();
+        let mut pool_degraded = false;
+        let mut tops = Vec::new();
+        for (t, top) in self.tops.iter().enumerate() {
+            let mut children = Vec::new();
+            let mut degraded = false;
+            for c in 0..top.leaves.len() {
+                let old = &self.leaves[top.leaves[c] as usize];
+                let old_row = |d| {
+                    if old.failed {
+                        row(d, &old.name, "UNAVAIL", "cannot open")
+                    } else {
+                        row(d, &old.name, "ONLINE", "")
+                    }
+                };
+                match self.replacing[t][c] {
+                    Some(new) => {
+                        degraded = true;
+                        let n = &self.leaves[new as usize];
+                        let rstate = if old.failed { "DEGRADED" } else { "ONLINE" };
+                        children.push(row(3, &format!("replacing-{c}"), rstate, ""));
+                        children.push(old_row(4));
+                        children.push(row(4, &n.name, "ONLINE", "(resilvering)"));
+                    }
+                    None => {
+                        if old.failed {
+                            degraded = true;
+                        }
+                        children.push(old_row(3));
+                    }
+                }
+            }
+            pool_degraded |= degraded;
+            let state = if degraded { "DEGRADED" } else { "ONLINE" };
+            if top.kind == VdevType::Disk {
+                // A single-disk top-level vdev is printed as the disk itself.
+                let mut r = children.remove(0);
+                r["depth"] = json!(1);
+                tops.push(r);
+                for mut ch in children {
+                    ch["depth"] = json!(ch["depth"].as_u64().unwrap() - 1);
+                    tops.push(ch);
+                }
+            } else {
+                tops.push(row(1, &top.name, state, ""));
+                for mut ch in children {
+                    ch["depth"] = json!(ch["depth"].as_u64().unwrap() - 1);
+                    tops.push(ch);
+                }
+            }
+        }
+        let pstate = if pool_degraded { "DEGRADED" } else { "ONLINE" };
+        rows.push(row(0, &self.cfg.pool.name, pstate, ""));
+        rows.extend(tops);
+        json!({"t_ns": now, "state": pstate, "tree": rows, "scan": self.scan_stats_json(now), "rebuild": null})
+    }
+}

@@ -1,0 +1,95 @@
+//! Scrub and resilver through the whole model.
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use ziosim_model::device::presets;
+
+fn hdd() -> Value {
+    serde_json::to_value(presets::get("hdd-7200-sata-2014").unwrap()).unwrap()
+}
+
+/// The busy-scrub field case's shape (design.md §7): mirrors behind a ~100 MB/s iSCSI
+/// path, a user doing one I/O every 0.4 s (so the pool never looks idle for zfs_scan_idle
+/// = 50 ticks), illumos HZ = 100.
+fn busy_scrub(delay: i64, stop_s: u64) -> Value {
+    let disks = |a: &str, b: &str| json!([{"name": a, "device": "d", "link": "net"}, {"name": b, "device": "d", "link": "net"}]);
+    let mut cfg = config(
+        "illumos-2014",
+        hdd(),
+        json!([{"type": "mirror", "disks": disks("c1t0d0", "c1t1d0")}, {"type": "mirror", "disks": disks("c1t2d0", "c1t3d0")}]),
+        json!([{"name": "users", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 1, "think_ns": 400_000_000u64}]),
+        stop_s,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(200u64 << 30);
+    cfg["links"] = json!({"net": {"kind": "shared", "rate_bytes_per_s": 100_000_000u64}});
+    cfg["tunables"] = json!({"zfs_scrub_delay": delay});
+    cfg["actions"] = json!([{"at_ns": 1_000_000_000u64, "do": "scrub"}]);
+    cfg
+}
+
+fn scan_rate(res: &Value) -> f64 {
+    res["scan"]["issued_bytes_per_s"].as_f64().unwrap()
+}
+
+#[test]
+fn busy_pool_default_delay_caps_scrub_near_25_blocks_per_second() {
+    let res = run(&busy_scrub(4, 120));
+    let rate = scan_rate(&res);
+    // 100 ticks/s ÷ 4 ticks = at most 25 blocks/s; a mirror block's asize is its psize, so
+    // issued bytes / 128 KiB counts blocks: the author's bound 25 × 128 KiB ≈ 3.2 MB/s.
+    let blocks_per_s = res["scan"]["issued_bytes"].as_f64().unwrap() / 131072.0 / (res["scan"]["duration_ns"].as_f64().unwrap() / 1e9);
+    assert!(blocks_per_s <= 25.0, "blocks/s {blocks_per_s} rate {rate}");
+    assert!(blocks_per_s > 20.0, "blocks/s {blocks_per_s}");
+    assert!(rate <= 3.3e6, "rate {rate}");
+}
+
+#[test]
+fn busy_pool_without_delay_scrubs_at_the_path_limit() {
+    let res = run(&busy_scrub(0, 60));
+    // Every block is read from both mirror children: leaf bytes = issued bytes.
+    let leaf_read: f64 = res["leaves"].as_array().unwrap().iter().map(|l| l["classes"]["scrub"]["bytes"].as_f64().unwrap_or(0.0)).sum();
+    let t = res["scan"]["duration_ns"].as_f64().unwrap() / 1e9;
+    let path = leaf_read / t;
+    assert!(path > 80e6 && path <= 100.5e6, "path rate {path}");
+}
+
+#[test]
+fn scrub_finishes_and_stops_the_run() {
+    let mut cfg = busy_scrub(0, 3600);
+    cfg["pool"]["allocated_bytes"] = json!(4u64 << 30);
+    cfg["stop_on_scan_done"] = json!(true);
+    let res = run(&cfg);
+    assert_eq!(res["scan"]["state"], "finished");
+    assert_eq!(res["scan"]["examined_bytes"], res["scan"]["to_examine_bytes"]);
+    assert!(res["sim_time_ns"].as_u64().unwrap() < 600_000_000_000);
+    let snaps = res["status"]["snapshots"].as_array().unwrap();
+    assert_eq!(snaps.last().unwrap()["scan"]["state"], "finished");
+}
+
+#[test]
+fn raidz_resilver_reads_survivors_and_writes_only_the_new_disk() {
+    let disks: Vec<Value> = (0..5).map(|i| json!({"name": format!("sd{}", (b'a' + i) as char), "device": "d"})).collect();
+    let mut cfg = config("zfs-0.7", hdd(), json!([{"type": "raidz2", "disks": disks}]), json!([]), 3600);
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(2u64 << 30);
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["actions"] = json!([{"at_ns": 0, "do": "fail", "disk": "sdb"}, {"at_ns": 1_000_000_000u64, "do": "replace", "old": "sdb", "new": "sdf"}]);
+    let res = run(&cfg);
+    assert_eq!(res["scan"]["func"], "resilver");
+    assert_eq!(res["scan"]["state"], "finished");
+    let leaves = res["leaves"].as_array().unwrap();
+    let by = |n: &str| leaves.iter().find(|l| l["name"] == n).unwrap().clone();
+    let sdf = by("sdf");
+    // The new disk is only written (repair writes ride ASYNC_WRITE), the failed one untouched.
+    assert!(sdf["classes"].get("scrub").is_none());
+    let written = sdf["classes"]["async_write"]["bytes"].as_u64().unwrap();
+    assert_eq!(written, res["scan"]["processed_bytes"].as_u64().unwrap());
+    // One fifth of a 5-wide raidz2's allocation lands on each child.
+    let alloc = res["pool"]["alloc_bytes"].as_f64().unwrap();
+    assert!((written as f64 / (alloc / 5.0) - 1.0).abs() < 0.05, "written {written} of {alloc}");
+    assert!(by("sdb")["classes"].as_object().unwrap().is_empty());
+    let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    let names: Vec<&str> = last["tree"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"sdf") && !names.contains(&"replacing-1"), "{names:?}");
+}
