@@ -414,7 +414,7 @@ def _rebuild_status(vrs: dict, release: str) -> str:
         out += (f"\t{nb(scanned)} scanned at {nb(scan_rate)}/s, {nb(issued)} issued "
                 f"{nb(issue_rate)}/s, {nb(est_s)} total\n")
         secs = max(est_s - scanned, 0) // max(scan_rate, 1) if scan_rate >= _TEN_MIB else None
-    out += f"\t{nb(int(vrs['rebuilt']))} resilvered, {_pct(pct)}% done"
+    out += f"\t{nb(int(vrs['rebuilt']))} resilvered, {pct:.2f}% done"  # already x100
     if secs is None:
         return out + ", no estimated completion time\n"
     return out + f", {secs_to_dhms(secs)} to go\n"
