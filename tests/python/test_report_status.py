@@ -62,6 +62,9 @@ TREE_RESILVER = [row(0, "tank", "DEGRADED"), row(1, "raidz2-0", "DEGRADED"), row
                  row(2, "replacing-1", "DEGRADED"), row(3, "sdb", "UNAVAIL", "cannot open"),
                  row(3, "sdg", note="(resilvering)")]
 
+TREE_MISSING = [row(0, "tank", "DEGRADED"), row(1, "raidz2-0", "DEGRADED"), row(2, "sda"),
+                row(2, "sdb", "UNAVAIL", "cannot open"), row(2, "sdc")]
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -394,17 +397,13 @@ def test_full_resilver_065():
         "    300G resilvered, 57.88% done\n" + CONFIG_RESILVER)
 
 
-def test_full_resilver_2009_reports_the_missing_device_first():
-    # il:0a586cea3c check_status tests missing devices before "resilvering"; the
-    # top-level names carry no "-N" id in that release.
+def test_full_resilver_2009():
+    # The unavailable disk sits inside "replacing", which find_vdev_problem skips, so the
+    # reason is "resilvering"; top-level names carry no "-N" id in that release.
     assert zpool_status(resilver_snapshot(), "solaris-2009", "tank", E) == (
         "  pool: tank\n"
-        " state: DEGRADED\n"
-        "status: One or more devices could not be opened.  Sufficient replicas exist for\n"
-        "\tthe pool to continue functioning in a degraded state.\n"
-        "action: Attach the missing device and online it using 'zpool online'.\n"
-        "   see: http://www.sun.com/msg/ZFS-8000-2Q\n"
-        " scrub: resilver in progress for 1h25m, 57.88% done, 1h2m to go\n"
+        " state: DEGRADED\n" + RESILVERING
+        + " scrub: resilver in progress for 1h25m, 57.88% done, 1h2m to go\n"
         "config:\n"
         "\n"
         "\tNAME           STATE     READ WRITE CKSUM\n"
@@ -423,14 +422,28 @@ def test_full_resilver_2009_reports_the_missing_device_first():
     ("zfs-0.7", "http://zfsonlinux.org/msg/"),
     ("zfs-2.1", "https://openzfs.github.io/openzfs-docs/msg/"),
 ])
-def test_missing_device_after_resilver_has_see_line(release, url):
+def test_missing_device_has_see_line(release, url):
     done = scan("resilver", "finished", end_s=E + 93784, processed=int(2.91 * TiB))
-    text = zpool_status(snap(done, state="DEGRADED", tree=TREE_RESILVER), release, "tank", E)
+    text = zpool_status(snap(done, state="DEGRADED", tree=TREE_MISSING), release, "tank", E)
     assert text.splitlines()[2:6] == [
         "status: One or more devices could not be opened.  Sufficient replicas exist for",
         "\tthe pool to continue functioning in a degraded state.",
         "action: Attach the missing device and online it using 'zpool online'.",
         f"   see: {url}ZFS-8000-2Q"]
+
+
+def test_2009_checks_missing_devices_before_resilvering():
+    # il:0a586cea3c check_status: MISSING_DEV_R comes before RESILVERING; later releases
+    # test the resilver first.
+    s = snap(scan("resilver", processed=300 * GiB), state="DEGRADED", tree=TREE_MISSING)
+    assert zpool_status(s, "solaris-2009", "tank", E).splitlines()[2:7] == [
+        "status: One or more devices could not be opened.  Sufficient replicas exist for",
+        "\tthe pool to continue functioning in a degraded state.",
+        "action: Attach the missing device and online it using 'zpool online'.",
+        "   see: http://www.sun.com/msg/ZFS-8000-2Q",
+        " scrub: resilver in progress for 1h25m, 57.88% done, 1h2m to go"]
+    assert zpool_status(s, "illumos-2012", "tank", E).splitlines()[2] == (
+        "status: One or more devices is currently being resilvered.  The pool will")
 
 
 def test_full_rebuild_done_recommends_scrub():

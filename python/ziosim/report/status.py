@@ -479,18 +479,34 @@ _REASONS = {
 }
 
 
+def _leaves_outside_replacing(tree: list[dict]) -> list[dict]:
+    """Leaf rows ``find_vdev_problem`` looks at: it skips whole ``replacing`` vdevs, since
+    the resilver under way is repairing them (every era, il:0a586cea3c to zfs-2.3)."""
+    out, skip_below = [], None
+    for i, r in enumerate(tree):
+        depth = int(r["depth"])
+        if skip_below is not None and depth > skip_below:
+            continue
+        skip_below = None
+        if re.fullmatch(r"replacing(-\d+)?", r["name"]):
+            skip_below = depth
+            continue
+        if not (i + 1 < len(tree) and int(tree[i + 1]["depth"]) > depth):
+            out.append(r)
+    return out
+
+
 def _status_reason(snapshot: dict, release: str) -> str | None:
     """The ``zpool_get_status`` reasons ziosim can produce, in ``check_status`` order.
 
     solaris-2009 checks missing devices before "resilvering" (il:0a586cea3c); every later
     release checks resilvering (and, 2.0+, rebuilding and rebuild-needs-scrub) first.
+    Devices inside a ``replacing`` vdev never count as missing.
     """
     ps = snapshot.get("scan") or {}
     resilvering = ps.get("func") == "resilver" and ps.get("state") == "scanning"
-    tree = snapshot.get("tree") or []
-    leaves = [r for i, r in enumerate(tree)
-              if not (i + 1 < len(tree) and tree[i + 1]["depth"] > r["depth"])]
-    missing = any(r.get("state") == "UNAVAIL" for r in leaves)
+    missing = any(r.get("state") == "UNAVAIL" for r in _leaves_outside_replacing(
+        snapshot.get("tree") or []))
     if release == "solaris-2009":
         return "missing-dev-r" if missing else ("resilvering" if resilvering else None)
     if resilvering:
