@@ -261,6 +261,8 @@ def scan_progress(ps: dict, release: str, now_s: int) -> ScanProgress:
                    or (func == "scrub" and issued > 0)))
         secs = (total_i - issued) // issue_rate if ok else None
     else:
+        # ZM@zfs-2.1.0. From zfs-2.1.12 the 2.2 condition (processed/issued > 0) was
+        # backported into this format; the "zfs-2.1" key follows 2.1.0 as the spec does.
         secs = (total_s - issued) // issue_rate if issue_rate and total_s >= issued else None
         if secs is not None and issue_rate < _TEN_MIB:
             secs = None
