@@ -27,7 +27,7 @@ E = 1697241601          # Sat Oct 14 00:00:01 2023 UTC, the default scenario sta
 GiB, TiB, MiB = 1 << 30, 1 << 40, 1 << 20
 R431 = 431 * MiB        # 451936256 B/s, prints "431M"
 T = R431 * 25303        # 11435343085568 B = 10.40T -> "10.4T"
-I = R431 * 5135         # issued after 5135 s at exactly 431M/s -> "2.11T"
+ISS = R431 * 5135         # issued after 5135 s at exactly 431M/s -> "2.11T"
 X = 6619088588144       # examined: 6.020T -> "6.02T"; X // 5135 = 1289014330 -> "1.20G"
 NOW_T = 5135            # the snapshot is taken 5135 s after the scan started
 
@@ -38,7 +38,7 @@ def scan(func="scrub", state="scanning", **kw) -> dict:
     ps = {"func": func, "state": state, "start_s": E, "end_s": 0,
           "to_examine": T, "examined": X, "skipped": 0, "to_process": 0, "processed": 0,
           "errors": 0, "pass_exam": X, "pass_start_s": E, "pass_scrub_pause_s": 0,
-          "pass_scrub_spent_paused_s": 0, "pass_issued": I, "issued": I}
+          "pass_scrub_spent_paused_s": 0, "pass_issued": ISS, "issued": ISS}
     ps.update(kw)
     return ps
 
@@ -126,7 +126,7 @@ def test_eta_08_spec_example_d():
 
 def test_eta_22_spec_example_e():
     # §8.1 (e): "6.02T / 10.4T scanned at 1.20G/s, 2.11T / 10.4T issued at 431M/s",
-    # "20.29% done, 05:36:08 to go": (T - I) / 431M = 25303 - 5135 = 20168 s = 05:36:08
+    # "20.29% done, 05:36:08 to go": (T - ISS) / 431M = 25303 - 5135 = 20168 s = 05:36:08
     p = scan_progress(scan(), "zfs-2.2", E + NOW_T)
     assert (p.scan_rate, p.issue_rate, p.secs_left, p.eta) == (1289014330, R431, 20168,
                                                                "05:36:08")
@@ -137,7 +137,7 @@ def test_eta_paused_time_is_subtracted_from_07():
     # 1000 s spent paused: elapsed 5135 -> 4135 s, so the 0.7+ rate rises; legacy ignores it.
     ps = scan(pass_scrub_spent_paused_s=1000)
     assert scan_progress(ps, "zfs-0.7", E + NOW_T).scan_rate == X // 4135
-    assert scan_progress(ps, "zfs-2.2", E + NOW_T).issue_rate == I // 4135
+    assert scan_progress(ps, "zfs-2.2", E + NOW_T).issue_rate == ISS // 4135
     assert scan_progress(ps, "zfs-0.6.5", E + NOW_T).scan_rate == X // 5135
 
 
