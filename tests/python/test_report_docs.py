@@ -15,7 +15,7 @@ from pathlib import Path
 from ziosim.report import render_text
 from ziosim.report.iostat import os_iostat_x, zpool_iostat, zpool_iostat_r, zpool_iostat_w
 from ziosim.report.quantize import quantize
-from ziosim.report.status import zpool_status_config
+from ziosim.report.status import zpool_status, zpool_status_config
 from ziosim.report.summary import summary_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,10 +28,19 @@ BLOCK = re.compile(r"(<!-- example: (?P<name>[\w.-]+) -->\n```text\n)(?P<body>.*
 def examples() -> dict[str, str]:
     r = json.loads((FIXTURES / "results_raidz2.json").read_text())
     m = json.loads((FIXTURES / "meta_raidz2.json").read_text())
+    st = json.loads((FIXTURES / "status_snapshots.json").read_text())
     one = [1]  # the second interval: the scrub has started
     return {
         "header": "\n".join(render_text(r, m, views=()).splitlines()[:2]) + "\n",
         "status": "$ zpool status tank\n" + zpool_status_config(r, "zfs-2.2"),
+        "status-resilver": "$ zpool status tank\n"
+        + zpool_status(st["resilver"], "zfs-2.2", "tank", st["epoch_s"]),
+        "status-resilver-0.6.5": "$ zpool status tank      # release zfs-0.6.5\n"
+        + zpool_status(st["resilver"], "zfs-0.6.5", "tank", st["epoch_s"]),
+        "status-paused-0.7": "$ zpool status tank      # release zfs-0.7\n"
+        + zpool_status(st["paused_scrub"], "zfs-0.7", "tank", st["epoch_s"]),
+        "status-rebuild-2.1": "$ zpool status tank      # release zfs-2.1\n"
+        + zpool_status(st["rebuild"], "zfs-2.1", "tank", st["epoch_s"]),
         "iostat": "$ zpool iostat -v tank 10\n" + zpool_iostat(r, "zfs-2.2", samples=one),
         "iostat-legacy": "$ zpool iostat -v tank 10      # release zfs-0.6.5\n"
         + zpool_iostat(r, "zfs-0.6.5", samples=one),

@@ -14,7 +14,7 @@ from .files import write_outputs
 from .iostat import os_iostat_x, unsupported_note, zpool_iostat, zpool_iostat_r, zpool_iostat_w
 from .nicenum import nicerate, zfs_nicebytes, zfs_nicenum, zfs_nicetime
 from .quantize import quantize
-from .status import zpool_status_config
+from .status import zpool_status, zpool_status_config
 from .summary import build_summary, summary_json, summary_text
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "zpool_iostat_w",
     "zpool_iostat_r",
     "os_iostat_x",
+    "zpool_status",
     "zpool_status_config",
     "quantize",
     "zfs_nicenum",
@@ -40,7 +41,7 @@ __all__ = [
 
 #: Every view ``render_text`` knows, in the order it prints them.
 VIEWS: tuple[str, ...] = (
-    "status",     # zpool status: the pool's configuration
+    "status",     # zpool status: configuration, and scan progress per interval if scanned
     "iostat",     # zpool iostat -v <interval>: one block per report interval
     "iostat-l",   # zpool iostat -vl: average waits per interval
     "iostat-q",   # zpool iostat -vq: queue depths at the end of each interval
@@ -75,6 +76,18 @@ def _section(command: str, body: str) -> str:
     return f"\n$ {command}\n{body}"
 
 
+def _status_sections(results: dict, release: str, pool: str) -> list[str]:
+    """``zpool status`` as if run at every report interval and once at the end: one
+    section per status snapshot. A run without scan results has no snapshots; it prints
+    the configuration once, as before."""
+    status = results.get("status")
+    if not status or not status.get("snapshots"):
+        return [_section(f"zpool status {pool}", zpool_status_config(results, release))]
+    epoch_s = int(status.get("epoch_s", 0))
+    return [_section(f"zpool status {pool}", zpool_status(snap, release, pool, epoch_s))
+            for snap in status["snapshots"]]
+
+
 def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
     """The text ``ziosim run`` prints: a header naming version, release, seed and scenario
     hash, then each requested view preceded by the command that would have shown it.
@@ -100,7 +113,7 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
                        f"no `{view}` samples\n")
             continue
         if view == "status":
-            out.append(_section(f"zpool status {pool}", zpool_status_config(results, release)))
+            out.extend(_status_sections(results, release, pool))
         elif view == "iostat":
             default_shown = True
             out.append(_section(f"zpool iostat -v {pool} {interval}",
