@@ -73,9 +73,21 @@ LINK_KINDS = ("shared", "pm-cbs", "pm-fbs")
 LINK_KINDS_LATER: tuple[str, ...] = ()
 NOT_YET = "not yet supported"
 
-TOP_KEYS = ("scenario", "zfs", "devices", "links", "pool", "workload")
-TOP_KEYS_LATER = ("action",)
-SCENARIO_KEYS = ("name", "seed", "stop", "report_interval")
+TOP_KEYS = ("scenario", "zfs", "devices", "links", "pool", "workload", "action")
+TOP_KEYS_LATER: tuple[str, ...] = ()
+SCENARIO_KEYS = ("name", "seed", "stop", "report_interval", "start_time")
+ACTIONS = ("scrub", "pause-scrub", "resume-scrub", "cancel", "fail", "replace", "set")
+ACTION_KEYS = {
+    "scrub": (),
+    "pause-scrub": (),
+    "resume-scrub": (),
+    "cancel": (),
+    "fail": ("disk",),
+    "replace": ("old", "new", "device", "sequential"),
+    "set": ("tunable", "value"),
+}
+# 2023-10-14 00:00:01 UTC, the date of the spec's zfs-2.2 zpool status example.
+DEFAULT_EPOCH_S = 1_697_241_601
 ZFS_KEYS = ("release", "hz", "ram", "tunables")
 POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache")
 POOL_KEYS_LATER = ("layout",)
@@ -434,8 +446,64 @@ class _Normaliser:
         c["links"] = self.links
         c["pool"] = pool
         c["workloads"] = self.workloads(doc.get("workload", []), pool, c)
+        c["actions"] = self.actions(doc.get("action", []), c)
+        if c["stop_on_scan_done"] and not any(a["do"] in ("scrub", "replace") for a in c["actions"]):
+            raise ScenarioError(
+                f"scenario.stop: {show(doc.get('scenario', {}).get('stop'))} — allowed only with a scrub or replace [[action]]"
+            )
         c["limits"] = {"events_max": EVENTS_MAX, "time_ns_max": TIME_NS_MAX}
         return c
+
+    # [[action]]
+    def actions(self, raw: Any, c: dict[str, Any]) -> list[dict[str, Any]]:
+        if not isinstance(raw, list):
+            raise ScenarioError("action: not an array of tables — allowed: [[action]] tables")
+        disks = [d["name"] for v in c["pool"]["vdevs"] for d in v["disks"]]
+        out: list[dict[str, Any]] = []
+        last = 0
+        for i, a in enumerate(raw):
+            path = f"action[{i}]"
+            a = _table(a, path)
+            do = _choice(_required(a, "do", path, ", ".join(ACTIONS)), f"{path}.do", ACTIONS)
+            _check_keys(a, path, ("at", "do") + ACTION_KEYS[do])
+            at = parse_duration(a.get("at", "0s"), f"{path}.at")
+            if at < last:
+                raise ScenarioError(f"{path}.at: {show(a.get('at'))} — allowed: actions in time order (not before {last} ns)")
+            last = at
+            act: dict[str, Any] = {"at_ns": at, "do": do}
+            if do == "fail":
+                act["disk"] = self.disk_ref(a, "disk", path, disks)
+            elif do == "replace":
+                act["old"] = self.disk_ref(a, "old", path, disks)
+                new = _str(_required(a, "new", path, "the new disk's name"), f"{path}.new")
+                if new in disks:
+                    raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has")
+                act["new"] = new
+                if "device" in a:
+                    act["device"] = self.device_ref(a["device"], f"{path}.device")
+                seq = a.get("sequential", False)
+                if not isinstance(seq, bool):
+                    raise ScenarioError(f"{path}.sequential: {show(seq)} — allowed: true or false")
+                if seq:
+                    raise ScenarioError(f"{path}.sequential: true — {NOT_YET} (zpool replace -s); allowed now: false")
+                act["sequential"] = False
+            elif do == "set":
+                name = _str(_required(a, "tunable", path, "a tunable name"), f"{path}.tunable")
+                vals = self.tunables({name: _required(a, "value", path, "a value")}, c["release"])
+                act["tunable"] = name
+                act["value"] = vals[name]
+            elif do in ("pause-scrub", "resume-scrub"):
+                if self.releases.index(c["release"]) < self.releases.index("zfs-0.7"):
+                    raise ScenarioError(f"{path}.do: {show(do)} — allowed: from release zfs-0.7 (zpool scrub -p)")
+            out.append(act)
+        return out
+
+    @staticmethod
+    def disk_ref(a: Mapping[str, Any], key: str, path: str, disks: list[str]) -> str:
+        v = _required(a, key, path, "a disk name")
+        if v not in disks:
+            raise ScenarioError(f"{path}.{key}: {show(v)} — allowed: one of {', '.join(disks)}", hint=_hint(str(v), disks))
+        return v
 
     # [scenario]
     def scenario(self, t: dict[str, Any], c: dict[str, Any]) -> None:
@@ -445,14 +513,12 @@ class _Normaliser:
         c["seed"] = _int(seed, "scenario.seed", 0, SEED_MAX)
         stop = t.get("stop", DEFAULTS["stop"])
         scan = re.fullmatch(r"\s*scan-done(?:\s+or\s+(.*?))?\s*", stop) if isinstance(stop, str) else None
+        c["stop_on_scan_done"] = bool(scan)
         if scan:
-            if scan.group(1) is not None:
-                parse_duration(scan.group(1), "scenario.stop")  # the syntax is checked even now
-            raise ScenarioError(
-                f"scenario.stop: {show(stop)} — {NOT_YET} (needs scrub actions); "
-                'allowed now: a duration such as "60s" or "2h"'
-            )
-        stop_ns = parse_duration(stop, "scenario.stop")
+            # "scan-done" alone still has a hard bound: 400 days of simulated time.
+            stop_ns = parse_duration(scan.group(1), "scenario.stop") if scan.group(1) is not None else TIME_NS_MAX
+        else:
+            stop_ns = parse_duration(stop, "scenario.stop")
         if not 0 < stop_ns <= TIME_NS_MAX:
             raise ScenarioError(f"scenario.stop: {show(stop)} — out of range; allowed: more than 0, at most 400d")
         c["stop_ns"] = stop_ns
@@ -461,6 +527,19 @@ class _Normaliser:
         if ri_ns < 1_000_000:
             raise ScenarioError(f'scenario.report_interval: {show(ri)} — too short; allowed: at least "1ms"')
         c["report_interval_ns"] = ri_ns
+        st = t.get("start_time")
+        if st is None:
+            c["epoch_s"] = DEFAULT_EPOCH_S
+        else:
+            import datetime as _dt
+
+            try:
+                when = _dt.datetime.strptime(_str(st, "scenario.start_time"), "%Y-%m-%d %H:%M:%S")
+            except ValueError:
+                raise ScenarioError(
+                    f'scenario.start_time: {show(st)} — allowed: "YYYY-MM-DD HH:MM:SS" (UTC)'
+                ) from None
+            c["epoch_s"] = int(when.replace(tzinfo=_dt.timezone.utc).timestamp())
 
     # [zfs]
     def zfs(self, t: dict[str, Any], c: dict[str, Any]) -> None:

@@ -212,13 +212,15 @@ def test_tunables_table_lists_names_defaults_and_trade_offs():
 def test_tunables_for_one_release_and_filter():
     r = invoke("tunables", "--release", "zfs-2.0", "--name", "NIA")
     assert r.exit_code == 1 and r.stderr == "no tunables match\n"  # 2.0 has no nia tunables
-    r = invoke("tunables", "--release", "zfs-2.1", "--name", "scrub")
+    r = invoke("tunables", "--release", "zfs-2.1", "--name", "vdev_scrub")
     assert r.exit_code == 0
     rows = [ln.split()[:4] for ln in r.stdout.splitlines()[1:]]
     assert rows == [
         ["zfs_vdev_scrub_min_active", "count", "1", "1..1000"],
         ["zfs_vdev_scrub_max_active", "count", "3", "1..1000"],
     ]
+    r = invoke("tunables", "--release", "zfs-2.1", "--name", "scrub_delay")
+    assert r.exit_code == 1  # removed with the sorted scan in 0.8
 
 
 def test_tunables_json():

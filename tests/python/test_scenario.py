@@ -25,6 +25,9 @@ RUN_CONFIG_KEYS = {
     "pool",
     "workloads",
     "limits",
+    "actions",
+    "stop_on_scan_done",
+    "epoch_s",
 }
 WORKLOAD_KEYS = {
     "name",
@@ -51,6 +54,7 @@ def test_the_bundled_scenarios_exist():
         "one-disk-qd32.toml",
         "one-disk-seq.toml",
         "port-multiplier.toml",
+        "resilver-raidz2-legacy.toml",
     ]
 
 
@@ -204,12 +208,16 @@ def wl(body, pool=POOL, head=HEAD):
 
 
 @pytest.mark.parametrize("stop", ["scan-done", "scan-done or 48h"])
-def test_scan_done_is_recognised_but_not_yet_supported(stop):
+def test_scan_done_needs_a_scan_action(stop):
     msg = err(f'[scenario]\nstop = "{stop}"\n' + HEAD + POOL)
-    assert msg == (
-        f'scenario.stop: "{stop}" — not yet supported (needs scrub actions); '
-        'allowed now: a duration such as "60s" or "2h"'
-    )
+    assert msg == f'scenario.stop: "{stop}" — allowed only with a scrub or replace [[action]]'
+
+
+def test_scan_done_with_a_scrub_sets_the_stop_flag():
+    c = ok('[scenario]\nstop = "scan-done or 48h"\n' + HEAD + POOL + '[[action]]\nat = "5s"\ndo = "scrub"\n')
+    assert c["stop_on_scan_done"] is True
+    assert c["stop_ns"] == 48 * 3600 * 10**9
+    assert c["actions"] == [{"at_ns": 5 * 10**9, "do": "scrub"}]
 
 
 def test_scan_done_syntax_is_still_checked():
@@ -229,14 +237,19 @@ def test_unknown_workload_kind():
     assert msg.startswith('workload[0].kind: "randread" — allowed: random-read, random-write, seq-read, seq-write')
 
 
-def test_actions_are_not_yet_supported():
-    assert err(HEAD + POOL + '[[action]]\nat = "0s"\ndo = "scrub"\n') == "action: not yet supported — remove it for now"
+def test_actions_are_checked():
+    assert err(HEAD + POOL + '[[action]]\nat = "0s"\ndo = "scrubb"\n').startswith('action[0].do: "scrubb" — allowed:')
+    assert err(HEAD + POOL + '[[action]]\ndo = "fail"\ndisk = "sdz"\n').startswith('action[0].disk: "sdz" — allowed: one of')
+    assert err(HEAD + POOL + '[[action]]\nat = "5s"\ndo = "scrub"\n[[action]]\nat = "1s"\ndo = "cancel"\n').startswith(
+        'action[1].at: "1s" — allowed: actions in time order'
+    )
+    assert err(HEAD + POOL + '[[action]]\ndo = "scrub"\ndisk = "sda"\n').startswith("action[0].disk: unknown key")
 
 
 def test_unknown_top_level_key_hints_nearest():
     msg = err(HEAD + POOL + '[[workloads]]\nkind = "random-read"\nthreads = 1\n')
     assert msg.splitlines() == [
-        "workloads: unknown key — allowed at the top level: scenario, zfs, devices, links, pool, workload",
+        "workloads: unknown key — allowed at the top level: scenario, zfs, devices, links, pool, workload, action",
         "hint: did you mean workload?",
     ]
 

@@ -84,7 +84,8 @@ vdevs = [{ type = "disk", device = "wd20efrx" }]
         '[links.x]\nkind = "shared"\n',
         "[devices.d]\nrpm = 7200\n",
         '[devices.d]\nlike = "wd20efrx"\nkind = "hdd"\n',
-        '[[action]]\nat = "0s"\ndo = "scrub"\n',
+        '[[action]]\nat = "0s"\ndo = "scrubb"\n',
+        '[[action]]\nat = "0s"\n',
     ],
 )
 def test_malformed_inline_fail_the_schema(extra):
