@@ -12,6 +12,7 @@ pub mod pool;
 pub mod queue;
 pub mod release;
 pub mod scan;
+pub mod scan_queue;
 pub mod sim;
 pub mod stats;
 pub mod tunables;
