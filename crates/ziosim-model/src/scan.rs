@@ -41,12 +41,18 @@ use crate::io::{flags, IoClass, Op};
 use crate::pool::{raidz_map, VdevType};
 use crate::release::Release;
 use crate::sim::{Ev, Model_};
+use crate::scan_queue::SortedQueue;
 use crate::tunables::T;
 use serde_json::{json, Value};
 use ziosim_engine::{Ctx, NS_PER_MS, NS_PER_S};
 
 /// Owner bit of scan leaf I/Os; the low bits index `Scan::zios`.
 pub(crate) const OWNER_SCAN: u32 = 1 << 30;
+/// Block pointers per indirect block: 128 KiB / 128 B (`DN_MAX_INDBLKSHIFT`, blkptr_t).
+const BPS_PER_INDIRECT: u64 = 1024;
+/// Physical size read for one indirect block (128 KiB logical, compressed): an
+/// engineering estimate until the layout generator supplies real metadata blocks.
+const INDIRECT_PSIZE: u64 = 32 << 10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScanFunc {
@@ -74,6 +80,8 @@ enum Wait {
     Delay,
     /// Paused or done for this txg; waiting for in-flight zios to complete.
     Drain,
+    /// Reading an indirect block, synchronously (`arc_read` with ARC_FLAG_WAIT).
+    Meta,
 }
 
 /// One scan zio (a block): its leaf I/Os in flight and, for a resilver, the repair write
@@ -84,7 +92,10 @@ struct ScanZio {
     top: u16,
     voff: u64,
     psize: u64,
+    asize: u64,
     writing: bool,
+    /// A traversal metadata read, not a block's scan read.
+    meta: bool,
 }
 
 pub struct Scan {
@@ -116,6 +127,39 @@ pub struct Scan {
     pub txgs: u64,
     /// Per top-level vdev: is any child being resilvered (resilver scope).
     targets: Vec<bool>,
+    /// Level-0 blocks visited since the last indirect-block read of the traversal.
+    since_meta: u64,
+    /// The sorted engine (0.8+ unless zfs_scan_legacy) and its state.
+    pub sorted: Option<Sorted>,
+}
+
+/// State of the sorted (0.8+) scan: per-vdev queues, the A/B mode switch, byte limits.
+pub struct Sorted {
+    queues: Vec<SortedQueue>,
+    clearing: bool,
+    checkpointing: bool,
+    last_checkpoint_ns: u64,
+    pub hard_bytes: u64,
+    soft_bytes: u64,
+    q_inflight: Vec<u64>,
+    q_max: Vec<u64>,
+    cur_ext: Vec<Option<u64>>,
+    /// This txg issues (phase B) rather than traverses (phase A).
+    issuing: bool,
+    strategy: i64,
+    continue_last: bool,
+    pub mem_peak_bytes: u64,
+    /// Runs of consecutive issuing txgs (each starts when clearing or checkpointing begins).
+    pub issue_phases: u64,
+}
+
+impl Sorted {
+    fn mem_used(&self) -> u64 {
+        self.queues.iter().map(|q| q.mem_used()).sum()
+    }
+    fn empty(&self) -> bool {
+        self.queues.iter().all(|q| q.is_empty())
+    }
 }
 
 impl Scan {
@@ -148,6 +192,8 @@ impl Scan {
             zio_free: Vec::new(),
             txgs: 0,
             targets,
+            since_meta: 0,
+            sorted: None,
         }
     }
 
@@ -202,7 +248,51 @@ impl Model_ {
         let per_top = self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32;
         let targets: Vec<bool> = (0..self.tops.len()).map(|t| self.replacing[t].iter().any(|r| r.is_some())).collect();
         let to_examine = self.top_alloc_bytes.iter().sum();
-        self.scan = Some(Scan::new(func, ctx.now(), self.nblocks, to_examine, per_top * ntops, targets));
+        let mut scan = Scan::new(func, ctx.now(), self.nblocks, to_examine, per_top * ntops, targets);
+        let sorted = self.cfg.release >= Release::Zfs08 && self.tun.get(T::zfs_scan_legacy) == 0;
+        if sorted {
+            scan.sorted = Some(self.sorted_setup(ctx.now()));
+        }
+        self.scan = Some(scan);
+    }
+
+    /// Limits of the sorted scan (`dsl_scan_should_clear`, `scan_io_queue_create`).
+    fn sorted_setup(&self, now: u64) -> Sorted {
+        let t = &self.tun;
+        let limit = t.get(T::zfs_scan_vdev_limit) as u64;
+        let gap = t.get(T::zfs_scan_max_ext_gap) as u64;
+        let fill_weight = t.get(T::zfs_scan_fill_weight) as u64;
+        let quantized = self.cfg.release >= Release::Zfs22;
+        let q_max = self
+            .tops
+            .iter()
+            .map(|top| {
+                // 0.8–2.0: limit × every leaf; 2.1+: limit × data disks (09c0a8fd1a).
+                let n = top.leaves.len() as u64;
+                let disks = if self.cfg.release >= Release::Zfs21 { n - top.kind.nparity() as u64 } else { n };
+                (limit * disks).max(1 << 20)
+            })
+            .collect();
+        let alloc: u64 = self.top_alloc_bytes.iter().sum();
+        let hard = (self.cfg.ram_bytes / t.get(T::zfs_scan_mem_lim_fact) as u64).max(16 << 20).min(alloc / 20);
+        let soft = hard - (hard / t.get(T::zfs_scan_mem_lim_soft_fact) as u64).min(128 << 20);
+        Sorted {
+            queues: (0..self.tops.len()).map(|_| SortedQueue::new(gap, fill_weight, quantized)).collect(),
+            clearing: false,
+            checkpointing: false,
+            last_checkpoint_ns: now,
+            hard_bytes: hard,
+            soft_bytes: soft,
+            q_inflight: vec![0; self.tops.len()],
+            q_max,
+            cur_ext: vec![None; self.tops.len()],
+            issuing: false,
+            strategy: t.get(T::zfs_scan_issue_strategy),
+            // 2.1.6/2.2.0+: while clearing, continue the last partially issued extent first.
+            continue_last: self.cfg.release >= Release::Zfs22,
+            mem_peak_bytes: 0,
+            issue_phases: 0,
+        }
     }
 
     pub(crate) fn scan_pause(&mut self, pause: bool, ctx: &mut Ctx<Ev>) {
@@ -236,10 +326,30 @@ impl Model_ {
     /// The scan's share of a txg begins (called from spa_sync after the data writes).
     pub(crate) fn scan_txg_begin(&mut self, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
+        let intval = self.tun.try_get(T::zfs_scan_checkpoint_intval).unwrap_or(7200) as u64 * NS_PER_S;
         let s = self.scan.as_mut().unwrap();
         s.txg_start_ns = now;
         s.wait = Wait::Running;
         s.txgs += 1;
+        let traversal_done = s.traversal_done;
+        if let Some(so) = s.sorted.as_mut() {
+            if so.checkpointing || now - so.last_checkpoint_ns > intval || traversal_done {
+                so.checkpointing = true;
+                so.clearing = true;
+            } else {
+                let m = so.mem_used();
+                if m >= so.hard_bytes {
+                    so.clearing = true;
+                } else if m < so.soft_bytes {
+                    so.clearing = false;
+                }
+            }
+            let was = so.issuing;
+            so.issuing = (so.clearing || traversal_done) && !so.empty();
+            if so.issuing && !was {
+                so.issue_phases += 1;
+            }
+        }
         self.scan_run(ctx);
     }
 
@@ -247,7 +357,15 @@ impl Model_ {
     pub(crate) fn scan_txg_end(&mut self, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         let Some(s) = self.scan.as_mut() else { return };
-        if s.state == ScanState::Scanning && s.traversal_done && s.inflight == 0 {
+        if let Some(so) = s.sorted.as_mut() {
+            if so.empty() && so.checkpointing {
+                // Queues drained: that txg's scan state is a checkpoint.
+                so.checkpointing = false;
+                so.last_checkpoint_ns = now;
+            }
+        }
+        let queues_empty = s.sorted.as_ref().is_none_or(|so| so.empty());
+        if s.state == ScanState::Scanning && s.traversal_done && queues_empty && s.inflight == 0 {
             s.state = ScanState::Finished;
             s.end_ns = now;
             if s.func == ScanFunc::Resilver {
@@ -259,9 +377,23 @@ impl Model_ {
         }
     }
 
-    /// `check_pause` of the legacy scan (see the module doc for the era rules).
+    /// `check_pause` of the legacy scan (see the module doc for the era rules), or the
+    /// sorted scan's suspend rule (§5.2): after mintime, when dirty data reaches 30 % of
+    /// zfs_dirty_data_max, a txg waiter exists, or zfs_txg_timeout has passed since
+    /// spa_sync started.
     fn scan_should_pause(&self, now: u64) -> bool {
         let s = self.scan.as_ref().unwrap();
+        if s.sorted.is_some() {
+            let mintime_ms = match s.func {
+                ScanFunc::Resilver => self.tun.get(T::zfs_resilver_min_time_ms),
+                ScanFunc::Scrub => self.tun.get(T::zfs_scrub_min_time_ms),
+            } as u64;
+            let dirty_pct = self.tun.get(T::zfs_vdev_async_write_active_min_dirty_percent) as u64;
+            let dirty_high = self.txg.dirty >= self.txg.dirty_max / 100 * dirty_pct;
+            let timeout = self.tun.get(T::zfs_txg_timeout) as u64 * NS_PER_S;
+            return now - s.txg_start_ns > mintime_ms * NS_PER_MS
+                && (dirty_high || now - self.txg.last_sync_start_ns >= timeout);
+        }
         let elapsed = now - s.txg_start_ns;
         let timeout_s = self.tun.get(T::zfs_txg_timeout) as u64;
         let mintime_ms = match s.func {
@@ -291,6 +423,10 @@ impl Model_ {
 
     /// The sync thread's scan loop: visit blocks until it must wait or pause.
     pub(crate) fn scan_run(&mut self, ctx: &mut Ctx<Ev>) {
+        if self.scan.as_ref().unwrap().sorted.as_ref().is_some_and(|so| so.issuing) {
+            self.scan_issue_run(ctx);
+            return;
+        }
         let now = ctx.now();
         let rs = self.recordsize;
         loop {
@@ -305,6 +441,12 @@ impl Model_ {
             if s.cursor >= s.nblocks {
                 s.traversal_done = true;
                 s.wait = Wait::Drain;
+                if s.sorted.is_some() {
+                    // The metadata traversal has ended: the issue pass starts (pass_* reset).
+                    s.pass_start_ns = now;
+                    s.pass_exam = 0;
+                    s.pass_issued = 0;
+                }
                 break;
             }
             // Every block here is level 0: the pause check applies to each.
@@ -314,8 +456,20 @@ impl Model_ {
             }
             let b = self.scan.as_ref().unwrap().cursor;
             let (t, voff) = self.locate(b);
-            let asize = self.tops[t].asize(rs);
+            // The traversal reads one indirect block per BPS_PER_INDIRECT level-0 blocks,
+            // synchronously, before visiting them (dsl_scan_visitbp → arc_read WAIT).
             let s = self.scan.as_mut().unwrap();
+            if s.since_meta == 0 {
+                s.since_meta = BPS_PER_INDIRECT;
+                let class = if s.sorted.is_some() { IoClass::Scrub } else { IoClass::AsyncRead };
+                s.wait = Wait::Meta;
+                let zi = self.alloc_zio(ScanZio { top: t as u16, voff, psize: INDIRECT_PSIZE, meta: true, ..Default::default() });
+                let n = self.read_at(t, voff, INDIRECT_PSIZE, class, 0, OWNER_SCAN | zi, ctx);
+                self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
+                return;
+            }
+            s.since_meta -= 1;
+            let asize = self.tops[t].asize(rs);
             let needs_io = match s.func {
                 ScanFunc::Scrub => true,
                 ScanFunc::Resilver => s.targets[t] && self.block_touches_target(t, voff, rs),
@@ -323,6 +477,14 @@ impl Model_ {
             let no_io = self.tun.get(T::zfs_no_scrub_io) != 0;
             let s = self.scan.as_mut().unwrap();
             if needs_io && !no_io {
+                if let Some(so) = s.sorted.as_mut() {
+                    // Phase A: queue the block, sorted by offset on its top-level vdev.
+                    so.queues[t].insert(voff, asize as u32);
+                    s.examined += asize;
+                    s.pass_exam += asize;
+                    s.cursor += 1;
+                    continue;
+                }
                 if s.inflight >= s.max_inflight {
                     s.wait = Wait::Inflight;
                     return;
@@ -344,7 +506,7 @@ impl Model_ {
                 s.issued += asize;
                 s.pass_issued += asize;
                 s.cursor += 1;
-                self.scan_issue(t, voff, rs, ctx);
+                self.scan_issue(t, voff, rs, asize, ctx);
             } else {
                 s.examined += asize;
                 s.pass_exam += asize;
@@ -352,6 +514,56 @@ impl Model_ {
                     s.skipped += asize;
                 }
                 s.cursor += 1;
+            }
+        }
+        if let Some(so) = self.scan.as_mut().unwrap().sorted.as_mut() {
+            so.mem_peak_bytes = so.mem_peak_bytes.max(so.mem_used());
+        }
+        self.scan_check_drain(ctx);
+    }
+
+    /// Phase B of the sorted scan: issue queued extents, per top-level vdev, under its
+    /// byte limit (`scan_io_queues_run_one`), until the txg must end.
+    fn scan_issue_run(&mut self, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        loop {
+            let s = self.scan.as_ref().unwrap();
+            if s.wait != Wait::Running {
+                return;
+            }
+            if s.state != ScanState::Scanning || s.paused_since_ns.is_some() || self.scan_should_pause(now) {
+                self.scan.as_mut().unwrap().wait = Wait::Drain;
+                break;
+            }
+            let mut progress = false;
+            for t in 0..self.tops.len() {
+                let s = self.scan.as_mut().unwrap();
+                let so = s.sorted.as_mut().unwrap();
+                if so.queues[t].is_empty() || so.q_inflight[t] >= so.q_max[t] {
+                    continue;
+                }
+                let lowest = so.checkpointing || so.strategy == 1;
+                let start = match so.cur_ext[t] {
+                    Some(c) if so.continue_last && so.queues[t].has_extent(c) => c,
+                    _ if lowest => so.queues[t].lowest_extent().unwrap(),
+                    _ => so.queues[t].best_extent().unwrap(),
+                };
+                let ((voff, asize), next) = so.queues[t].pop_from(start).unwrap();
+                so.cur_ext[t] = next;
+                so.q_inflight[t] += asize as u64;
+                s.issued += asize as u64;
+                s.pass_issued += asize as u64;
+                progress = true;
+                self.scan_issue(t, voff, self.recordsize, asize as u64, ctx);
+            }
+            let s = self.scan.as_mut().unwrap();
+            if !progress {
+                if s.sorted.as_ref().unwrap().empty() {
+                    s.wait = Wait::Drain;
+                    break;
+                }
+                s.wait = Wait::Inflight;
+                return;
             }
         }
         self.scan_check_drain(ctx);
@@ -406,9 +618,9 @@ impl Model_ {
     }
 
     /// Issue the scan read of one block.
-    fn scan_issue(&mut self, t: usize, voff: u64, psize: u64, ctx: &mut Ctx<Ev>) {
+    fn scan_issue(&mut self, t: usize, voff: u64, psize: u64, asize: u64, ctx: &mut Ctx<Ev>) {
         let func = self.scan.as_ref().unwrap().func;
-        let zi = self.alloc_zio(ScanZio { pending: 0, top: t as u16, voff, psize, writing: false });
+        let zi = self.alloc_zio(ScanZio { pending: 0, top: t as u16, voff, psize, asize, writing: false, meta: false });
         let owner = OWNER_SCAN | zi;
         let fl = match func {
             ScanFunc::Scrub => flags::SCRUB,
@@ -464,6 +676,17 @@ impl Model_ {
     fn scan_zio_done(&mut self, zi: u32, ctx: &mut Ctx<Ev>) {
         let s = self.scan.as_mut().unwrap();
         let z = s.zios[zi as usize];
+        if z.meta {
+            s.zio_free.push(zi);
+            s.inflight -= 1;
+            if s.wait == Wait::Meta {
+                s.wait = Wait::Running;
+                self.scan_run(ctx);
+            } else if s.wait == Wait::Drain {
+                self.scan_check_drain(ctx);
+            }
+            return;
+        }
         if s.func == ScanFunc::Resilver && !z.writing && s.state == ScanState::Scanning {
             // Repair: write what the new disks miss, at ASYNC_WRITE (IO_REPAIR), §5.5.
             let n = self.repair_write(zi, z.top as usize, z.voff, z.psize, ctx);
@@ -477,6 +700,9 @@ impl Model_ {
         let s = self.scan.as_mut().unwrap();
         s.zio_free.push(zi);
         s.inflight = s.inflight.saturating_sub(1);
+        if let Some(so) = s.sorted.as_mut() {
+            so.q_inflight[z.top as usize] = so.q_inflight[z.top as usize].saturating_sub(z.asize);
+        }
         match s.wait {
             Wait::Inflight => {
                 s.wait = Wait::Running;

@@ -1385,6 +1385,10 @@ impl Model_ {
                 "skipped_bytes": sc.skipped, "processed_bytes": sc.processed, "txgs": sc.txgs,
                 "examined_bytes_per_s": sc.examined as f64 / secs, "issued_bytes_per_s": sc.issued as f64 / secs,
                 "processed_bytes_per_s": sc.processed as f64 / secs,
+                "engine": if sc.sorted.is_some() { "sorted" } else { "legacy" },
+                "sort_mem_peak_bytes": sc.sorted.as_ref().map(|so| so.mem_peak_bytes),
+                "sort_mem_hard_bytes": sc.sorted.as_ref().map(|so| so.hard_bytes),
+                "issue_phases": sc.sorted.as_ref().map(|so| so.issue_phases),
             })
         });
         let status = (!self.cfg.actions.is_empty()).then(|| json!({"epoch_s": self.cfg.epoch_s, "snapshots": self.status_snaps}));
