@@ -49,8 +49,9 @@
 //! to `readahead_max_bytes` past its end, and completes when the frontier passes its end
 //! ("buffer continuous read"), which is how a stream reaches media rate at any queue depth:
 //! reads already queued when read-ahead starts attach in turn, each extending the reach for
-//! the next. A miss arriving during read-ahead pre-empts it at
-//! once, demoting attached reads to ordinary misses that yield to the pre-empting command —
+//! the next. The drive coalesces those with the miss into one media access, which a waiting
+//! command does not interrupt. A miss arriving during read-ahead pre-empts it as soon as
+//! that access is done, demoting attached reads to ordinary misses that yield to it —
 //! unless `readahead_unpreemptible` and the host is consuming the segment: then read-ahead
 //! runs on until its limit or until a waiting command reaches `age_limit_ms`. That is the
 //! firmware behaviour behind the multi-second QD1 random reads of OpenZFS 2080c4f27e.
@@ -483,6 +484,8 @@ struct Slot {
     data_ns: u64,
     /// Was attached to read-ahead that got pre-empted: yields to other misses.
     seq_cont: bool,
+    /// Was queued when its run's media access ended and attached then: part of that access.
+    in_run: bool,
 }
 
 /// A dirty write-cache extent.
@@ -656,6 +659,7 @@ impl Hdd {
             pos: Pos::default(),
             data_ns: NONE,
             seq_cont: false,
+            in_run: false,
         };
         Hdd {
             counters: HddCounters::default(),
@@ -745,9 +749,16 @@ impl Hdd {
         ra.start_ns + (dx * self.g.n_tracks * self.g.t_rev_ns) as u64 + 1
     }
 
+    /// Whether a waiting command may stop the read-ahead now. Never while it still owes a
+    /// read that was queued when it began: the drive coalesced those with the miss into one
+    /// media access (they were sent before anything now waiting could overtake them).
     fn ra_preemptible(&self) -> bool {
         match &self.ra {
-            Some(ra) => !(self.p.readahead_unpreemptible && ra.consumed),
+            Some(ra) => {
+                let stream_held = self.p.readahead_unpreemptible && ra.consumed;
+                let run_owed = self.pending.iter().any(|&q| self.slots[q as usize].in_run);
+                !stream_held && !run_owed
+            }
             None => true,
         }
     }
@@ -793,6 +804,7 @@ impl Hdd {
             let s = &mut self.slots[slot as usize];
             s.data_ns = NONE;
             s.seq_cont = true;
+            s.in_run = false;
             // Keep arrival order in `queued` (ages and FIFO ties rely on it).
             let arr = s.arrival_ns;
             let i = self
@@ -848,6 +860,7 @@ impl Hdd {
                 // Cheap range test first: with random I/O almost nothing is near the segment.
                 if s.op == Op::Read && s.off >= off && s.off < lim && self.try_attach(q, t) {
                     self.queued.remove(i);
+                    self.slots[q as usize].in_run = true;
                     attached = true;
                 } else {
                     i += 1;
@@ -1301,6 +1314,7 @@ impl Hdd {
                     let done = (s.data_ns + self.read_bus_tail_ns(s.end - s.off))
                         .max(s.arrival_ns + self.g.ovh_hit_ns + self.g.bus_ns(s.end - s.off));
                     self.slots[q as usize].data_ns = NONE;
+                    self.slots[q as usize].in_run = false;
                     self.complete(q, done);
                     self.check_drain(t);
                 } else {
@@ -1325,7 +1339,9 @@ impl Hdd {
                 && !self.dirty.is_empty()
                 && self.queued.is_empty()
                 && self.last_arrival_ns + self.g.idle_delay_ns <= t;
-            if lim_t <= t || aged || (flush_now && self.pending.is_empty()) || idle_destage {
+            // The last read of a coalesced run is in: a command that waited meanwhile pre-empts.
+            let preempt = self.needs_arm() && self.ra_preemptible();
+            if lim_t <= t || aged || (flush_now && self.pending.is_empty()) || idle_destage || preempt {
                 self.stop_ra(t.min(lim_t.max(ra.start_ns)));
                 return self.decide(t);
             }
@@ -1387,6 +1403,7 @@ impl Device for Hdd {
             },
             data_ns: NONE,
             seq_cont: false,
+            in_run: false,
         };
         let mut wants_arm = false;
         match cmd.op {
@@ -1954,6 +1971,25 @@ mod tests {
                     assert!(c.media_accesses <= 2, "{name} {} KiB QD{qd}: {c:?}", size / KIB);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn two_streams_share_the_drive_in_runs() {
+        // Two 1 MiB QD8 readers 10 GB apart: a pre-emptible drive serves each stream's queued
+        // run as one access before seeking to the other (one seek per 8 MiB); an
+        // unpreemptible one reads ahead until `age_limit_ms` (up to 4 s, §2.9), so the
+        // run lasts well past that for neither stream to starve.
+        for (name, _, prm) in presets() {
+            let od = prm.rate_od_bytes_per_s as f64 / 1e6;
+            let mut dev = Hdd::new(prm.clone(), 7);
+            let mut cl = [client(8, seq_reads(0, MIB)), client(8, seq_reads(10_000_000_000, MIB))];
+            let r = run(&mut dev, &mut cl, 2000, u64::MAX, 7);
+            let (a, b) = (cl[0].lat_ns.len() as f64, cl[1].lat_ns.len() as f64);
+            let mb_s = (a + b) * MIB as f64 / (r.end_ns as f64 * 1e-9) / 1e6;
+            eprintln!("{name}: two 1 MiB QD8 streams {mb_s:.1} MB/s (OD {od}), reads {a}/{b}");
+            assert!(mb_s > 0.8 * od, "{name}: {mb_s:.1} MB/s vs {od}");
+            assert!(b / (a + b) > 0.25, "{name}: reads {a}/{b}");
         }
     }
 
