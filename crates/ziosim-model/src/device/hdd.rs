@@ -484,7 +484,7 @@ struct Slot {
     data_ns: u64,
     /// Was attached to read-ahead that got pre-empted: yields to other misses.
     seq_cont: bool,
-    /// Was queued when its run's media access ended and attached then: part of that access.
+    /// Attached from the queue when read-ahead began: part of the miss's media access.
     in_run: bool,
 }
 
@@ -751,7 +751,7 @@ impl Hdd {
 
     /// Whether a waiting command may stop the read-ahead now. Never while it still owes a
     /// read that was queued when it began: the drive coalesced those with the miss into one
-    /// media access (they were sent before anything now waiting could overtake them).
+    /// media access, which a waiting command does not interrupt.
     fn ra_preemptible(&self) -> bool {
         match &self.ra {
             Some(ra) => {
