@@ -310,6 +310,37 @@ def check_determinism(
     raise typer.Exit(EXIT_CHECK)
 
 
+# ----------------------------------------------------------------------------- validate
+
+
+@app.command()
+def validate(
+    cases: Annotated[
+        Optional[list[str]], typer.Argument(metavar="[CASE]...", help="Cases to run (default: every case in cases/).")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
+) -> None:
+    """Run the field cases and print predicted vs reported figures (exit 1 on a miss)."""
+    from . import validate as validate_mod
+
+    names = list(cases or validate_mod.available())
+    rows = []
+    with _errors(f"ziosim validate {' '.join(names)}"):
+        for name in names:
+            rows.extend(validate_mod.run_case(name))
+    width = max([len(f"{r.case}: {r.figure}") for r in rows] + [6])
+    print(f"{'figure':<{width}}  {'reported':>9}  {'predicted':>9}  {'allowed':>8}  unit   verdict")
+    for r in rows:
+        print(
+            f"{r.case + ': ' + r.figure:<{width}}  {r.reported:>9}  {r.predicted:>9.3g}  {r.allowed:>8}  {r.unit:<5}  "
+            f"{'ok' if r.ok else 'MISS'}"
+        )
+    misses = sum(not r.ok for r in rows)
+    print(f"{len(rows) - misses} passed, {misses} failed")
+    if misses:
+        raise typer.Exit(EXIT_CHECK)
+
+
 # ----------------------------------------------------------------------------- tunables / presets
 
 

@@ -1377,7 +1377,10 @@ impl Model_ {
             let end = if sc.state == crate::scan::ScanState::Scanning { sim_time_ns } else { sc.end_ns };
             let dur = end.saturating_sub(sc.start_ns);
             let secs = (dur as f64 / 1e9).max(1e-9);
+            // What the disks (and links) carried for the scan: every SCRUB-class leaf read.
+            let leaf_read: u64 = self.leaves.iter().map(|l| l.classes[IoClass::Scrub.idx()].bytes).sum();
             json!({
+                "leaf_read_bytes": leaf_read, "leaf_read_bytes_per_s": leaf_read as f64 / secs,
                 "func": match sc.func { crate::scan::ScanFunc::Scrub => "scrub", crate::scan::ScanFunc::Resilver => "resilver" },
                 "state": format!("{:?}", sc.state).to_lowercase(),
                 "start_ns": sc.start_ns, "end_ns": end, "duration_ns": dur,
