@@ -22,7 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-UNITS = {"MiB/s": 1048576.0, "MB/s": 1e6, "GB/s": 1e9, "s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0, "min": 60e9, "IOPS": 1.0, "count": 1.0}
+UNITS = {"ratio": 1.0, "MiB/s": 1048576.0, "MB/s": 1e6, "GB/s": 1e9, "s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0, "min": 60e9, "IOPS": 1.0, "count": 1.0}
 METRIC_UNITS = {"MB/s": "bytes_per_s", "GB/s": "bytes_per_s", "s": "ns", "ms": "ns", "us": "ns", "ns": "ns", "min": "ns"}
 
 
@@ -72,11 +72,21 @@ def run_case(name: str, on_progress: Optional[runner.Progress] = None) -> list[V
         if unit not in UNITS:
             raise ScenarioError(f"{path}.unit: {unit!r} — allowed: {', '.join(UNITS)}")
         predicted = _metric(cache[scen], fig["metric"]) / UNITS[unit]
+        if "ratio_to" in fig:
+            # A ratio between two runs of the case (e.g. before/after a release change).
+            other = fig["ratio_to"]
+            if other not in cache:
+                cache[other] = runner.run(scenario_mod.load(folder / other), on_progress=on_progress)
+            predicted = _metric(cache[scen], fig["metric"]) / _metric(cache[other], fig["metric"])
         reported = fig.get("reported")
         if "tolerance" in fig:
             tol = float(fig["tolerance"])
             ok = abs(predicted - reported) <= tol * abs(reported)
             allowed = f"±{tol * 100:.0f} %"
+        elif "between" in fig:
+            lo, hi = (float(x) for x in fig["between"])
+            ok = lo <= predicted <= hi
+            allowed = f"{lo:g}–{hi:g}"
         elif "at_most" in fig:
             ok = predicted <= float(fig["at_most"])
             allowed = f"≤ {fig['at_most']}"
@@ -84,6 +94,7 @@ def run_case(name: str, on_progress: Optional[runner.Progress] = None) -> list[V
             ok = predicted >= float(fig["at_least"])
             allowed = f"≥ {fig['at_least']}"
         else:
-            raise ScenarioError(f"{path}: no tolerance — allowed: tolerance, at_most or at_least")
-        out.append(Verdict(name, fig["name"], f"{reported:g}", predicted, allowed, ok, unit))
+            raise ScenarioError(f"{path}: no tolerance — allowed: tolerance, between, at_most or at_least")
+        shown = reported if isinstance(reported, str) else f"{reported:g}"
+        out.append(Verdict(name, fig["name"], shown, predicted, allowed, ok, unit))
     return out
