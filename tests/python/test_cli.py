@@ -44,7 +44,7 @@ def test_run_prints_the_report_and_writes_outputs(tmp_path, fake_report):
     assert (out / "summary.json").is_file()
     # stderr: one log line, no progress bar (not a terminal)
     (log,) = r.stderr.splitlines()
-    assert log.startswith(f"wrote {out} — 60.0s simulated, 60000 events, digest ")
+    assert log.startswith(f"wrote {out} — 240.0s simulated, 240000 events, digest ")  # the fake core: 1000 events/s
     assert fake_report.CALLS == [("render_text", fake_report.DEFAULT_VIEWS), ("write_outputs", str(out))]
 
 

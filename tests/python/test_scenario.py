@@ -84,13 +84,14 @@ def test_default_scenario_values():
     c = scenario.load(SCENARIOS / "default.toml").config
     assert (c["name"], c["seed"], c["release"], c["hz"]) == ("default", 0, "zfs-2.2", 250)
     assert c["ram_bytes"] == 16 << 30
-    assert (c["stop_ns"], c["report_interval_ns"]) == (60 * 10**9, 10 * 10**9)
+    assert (c["stop_ns"], c["report_interval_ns"]) == (240 * 10**9, 30 * 10**9)
+    assert c["actions"] == [{"at_ns": 60 * 10**9, "do": "scrub"}]
     (v,) = c["pool"]["vdevs"]
     assert v["type"] == "raidz2"
     assert [d["name"] for d in v["disks"]] == ["sda", "sdb", "sdc", "sdd", "sde", "sdf"]
     cap = c["devices"]["hdd"]["capacity_bytes"]
     usable = 4 * cap
-    assert c["pool"]["allocated_bytes"] == int(usable * 0.5) // 4096 * 4096
+    assert c["pool"]["allocated_bytes"] == int(usable * 0.1) // 4096 * 4096
     (w,) = c["workloads"]
     assert w["kind"] == "random-read" and w["threads"] == 4
     assert w["sizes"] == [[4096, 0.5], [16384, 0.25], [131072, 0.25]]
