@@ -497,7 +497,7 @@ impl Layout {
             }
             let bytes: f64 = n.iter().zip(&unit_bytes).map(|(ni, b)| *ni as f64 * b).sum();
             let err = n.iter().zip(&unit_bytes).zip(&shares).map(|((ni, b), w)| ((*ni as f64 * b / bytes) - w).abs() / w).fold(0.0, f64::max);
-            if best.as_ref().map_or(true, |(e, _)| err < *e) {
+            if !matches!(&best, Some((e, _)) if err >= *e) {
                 best = Some((err, n));
             }
             if err <= 0.01 {
@@ -961,7 +961,7 @@ impl Layout {
         let (f, j) = (rr / c.k, rr % c.k);
         let mut index = self.index_start(u) + 1 + f * c.file_blocks + c.pos(j);
         for l in 1..=self.meta_levels {
-            index += u64::from(u % FANOUT.pow(l) == 0);
+            index += u64::from(u & (FANOUT.pow(l) - 1) == 0);
         }
         let files_before = self.units_before(found, u) * DNODES_PER_BLOCK + f;
         let rank = files_before * c.k + j;
@@ -1054,7 +1054,7 @@ impl Traversal<'_> {
         c.class = lo.class_of(u) as u32;
         let mut top = 0;
         for l in 1..=lo.meta_levels {
-            if u % FANOUT.pow(l) == 0 {
+            if u & (FANOUT.pow(l) - 1) == 0 {
                 top = l;
             }
         }
@@ -1547,8 +1547,8 @@ mod scale {
     use super::*;
     use crate::pool::VdevType;
 
-    /// A 1.2 PB, 100-disk pool: construction is instant, the state stays small, and the
-    /// walk's cost per block is printed (`--ignored --nocapture`); not a timing assertion.
+    /// A 1.2 PB, 100-disk pool: construction is instant, the state stays small and a walk
+    /// of its first blocks is cheap. (Speed is measured in bench/, not asserted here.)
     #[test]
     fn petabyte_pool_is_cheap() {
         let tops: Vec<TopVdev> = (0..10)
@@ -1562,12 +1562,8 @@ mod scale {
             assert!(lo.summary().blocks > 4_000_000_000);
             // Memory: lanes, cycle and rotor tables only.
             assert!(lo.pos.len() <= CYCLE_SLOTS_MAX as usize + 64 && lo.rotor.len() <= 4096);
-            let t0 = std::time::Instant::now();
-            let n = 20_000_000u64;
-            let mut t = lo.traverse_from(Cursor::START);
-            let sum = t.by_ref().take(n as usize).fold(0u64, |h, b| h ^ b.dvas[0].offset);
-            let ns = t0.elapsed().as_nanos() as f64 / n as f64;
-            eprintln!("f={f}: {ns:.1} ns/block over {n} blocks (checksum {sum:x}); {} blocks in all", lo.n_blocks());
+            let n = lo.traverse().take(2_000_000).filter(|b| b.kind == BlockKind::Data).count();
+            assert!(n > 1_900_000);
             // Random access lands in range.
             let b = lo.data_block(lo.data_blocks() / 3 * 2);
             assert!(b.dvas[0].offset + b.dvas[0].asize <= tops[b.dvas[0].vdev as usize].size_bytes);
