@@ -355,6 +355,13 @@ pub struct Layout {
     q: Vec<u32>,
     pos_start: Vec<u32>,
     pos: Vec<u32>,
+    /// The cycle: slot-lane at each position and its ordinal among that lane's positions.
+    pattern: Vec<u32>,
+    ord: Vec<u32>,
+    /// Slot-lane → (lane, copy).
+    slot_lane: Vec<(u32, u8)>,
+    /// End of the space each vdev uses.
+    used_end: Vec<u64>,
     geoms: Vec<Geom>,
     top_geom: Vec<u16>,
     /// Rotor: cycle entry → (top, ordinal among that top's runs in the cycle).
@@ -571,6 +578,10 @@ impl Layout {
             q: vec![],
             pos_start: vec![],
             pos: vec![],
+            pattern: vec![],
+            ord: vec![],
+            slot_lane: vec![],
+            used_end: vec![],
             geoms: vec![],
             top_geom: vec![],
             rotor: vec![],
@@ -708,7 +719,13 @@ impl Layout {
         }
         let mut per: Vec<Vec<u32>> = vec![vec![]; nslots as usize];
         for (i, s) in pattern.iter().enumerate() {
+            self.ord.push(per[*s as usize].len() as u32);
             per[*s as usize].push(i as u32);
+        }
+        for (li, l) in self.lanes.iter().enumerate() {
+            for d in 0..l.ndvas {
+                self.slot_lane.push((li as u32, d));
+            }
         }
         for v in per {
             self.pos_start.push(self.pos.len() as u32);
@@ -776,6 +793,8 @@ impl Layout {
             }
         }
         self.summary.examined_bytes = self.alloc.iter().sum();
+        self.used_end = end;
+        self.pattern = pattern;
         Ok(())
     }
 
@@ -978,6 +997,36 @@ impl Layout {
         self.summary.examined_bytes
     }
 
+    /// Allocated ranges of top-level vdev `top` in offset order, adjacent ones merged: what
+    /// a sequential rebuild reads from the space maps (`vdev_rebuild`, spec §5.4). O(1) state.
+    pub fn allocated_ranges(&self, top: usize) -> AllocatedRanges<'_> {
+        AllocatedRanges { lo: self, top, cycle: 0, i: 0, pending: None }
+    }
+
+    /// Bytes of asize space vdev `top` uses, holes included (the highest allocated end).
+    pub fn used_end_bytes(&self, top: usize) -> u64 {
+        self.used_end[top]
+    }
+
+    /// (offset, length) of cycle slot `i` of cycle `cycle` on `top` if it holds a run.
+    fn slot_range(&self, top: usize, cycle: u64, i: usize) -> Option<(u64, u64)> {
+        let s = self.pattern[i] as usize;
+        let (li, d) = self.slot_lane[s];
+        let l = &self.lanes[li as usize];
+        let ntops = self.top_geom.len();
+        let t0 = (top + ntops - d as usize % ntops) % ntops;
+        let runs_here = self.runs_on(l.runs, t0);
+        let k = cycle * self.q[s] as u64 + self.ord[i] as u64;
+        if k >= runs_here {
+            return None;
+        }
+        let g = &self.geoms[self.top_geom[top] as usize];
+        let asize = g.lane_asize[li as usize];
+        let (last_t0, last_k) = self.rotor_rank(l.runs - 1);
+        let blocks = if last_t0 as usize == t0 && last_k == k { l.count - (l.runs - 1) * l.run_blocks } else { l.run_blocks };
+        Some((cycle * g.pre[g.pre.len() - 1] + g.pre[i], blocks * asize))
+    }
+
     pub fn summary(&self) -> LayoutSummary {
         self.summary
     }
@@ -985,6 +1034,46 @@ impl Layout {
     /// Birth txg of the newest block (the pool's txg when the scan starts is after it).
     pub fn last_txg(&self) -> u64 {
         self.txgs
+    }
+}
+
+/// Allocated (offset, length) ranges of one vdev in offset order.
+#[derive(Clone, Debug)]
+pub struct AllocatedRanges<'a> {
+    lo: &'a Layout,
+    top: usize,
+    cycle: u64,
+    i: usize,
+    pending: Option<(u64, u64)>,
+}
+
+impl Iterator for AllocatedRanges<'_> {
+    type Item = (u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64)> {
+        let lo = self.lo;
+        let g = &lo.geoms[lo.top_geom[self.top] as usize];
+        let cycle_bytes = g.pre[g.pre.len() - 1];
+        loop {
+            if self.i == lo.pattern.len() {
+                self.i = 0;
+                self.cycle += 1;
+            }
+            if self.cycle * cycle_bytes >= lo.used_end[self.top] {
+                return self.pending.take();
+            }
+            let r = lo.slot_range(self.top, self.cycle, self.i);
+            self.i += 1;
+            let Some((off, len)) = r else { continue };
+            match self.pending {
+                Some((po, pl)) if po + pl == off => self.pending = Some((po, pl + len)),
+                Some(prev) => {
+                    self.pending = Some((off, len));
+                    return Some(prev);
+                }
+                None => self.pending = Some((off, len)),
+            }
+        }
     }
 }
 
@@ -1341,6 +1430,31 @@ mod tests {
         let tops = pool3();
         for f in [0.0, 0.6, 1.0] {
             assert_no_overlap(&Layout::new(&mixed(12 << 30, f, 7), &tops).unwrap(), &tops);
+        }
+    }
+
+    #[test]
+    fn allocated_ranges_cover_exactly_the_blocks() {
+        let tops = vec![top("raidz1-0", VdevType::Raidz1, 3, 64 << 20), top("disk-1", VdevType::Disk, 1, 32 << 20)];
+        for f in [0.0, 1.0] {
+            let lo = Layout::new(&mixed(20 << 20, f, 1), &tops).unwrap();
+            for t in 0..tops.len() {
+                let ranges: Vec<(u64, u64)> = lo.allocated_ranges(t).collect();
+                assert!(ranges.windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "sorted, disjoint, merged");
+                assert_eq!(ranges.iter().map(|r| r.1).sum::<u64>(), lo.alloc_bytes(t));
+                let mut ext: Vec<(u64, u64)> =
+                    lo.traverse().flat_map(|b| b.dvas().to_vec()).filter(|d| d.vdev as usize == t).map(|d| (d.offset, d.asize)).collect();
+                ext.sort_unstable();
+                // Every DVA lies inside a range (ranges are merged runs of DVAs).
+                let mut ri = 0;
+                for (o, a) in ext {
+                    while ranges[ri].0 + ranges[ri].1 <= o {
+                        ri += 1;
+                    }
+                    assert!(ranges[ri].0 <= o && o + a <= ranges[ri].0 + ranges[ri].1);
+                }
+                assert!(ranges.last().map_or(0, |r| r.0 + r.1) <= lo.used_end_bytes(t));
+            }
         }
     }
 
