@@ -6,7 +6,7 @@
 //! **Logical tree (what a scan walks).** One dataset of files. The traversal order is the
 //! one `dsl_scan_visit` produces (DS@zfs-0.7.13 `dsl_scan_visitds` → `dsl_scan_visitbp` →
 //! `dsl_scan_recurse`, spec §5.0): first the MOS (its objset block and a dnode block, three
-//! DVAs each: the MOS is `spa_max_replication` = 3, `dmu_objset_open_impl`), then the
+//! DVAs each: the MOS objset gets `os_copies = spa_max_replication`, `dmu_objset_open_impl`), then the
 //! dataset's objset block, then the meta-dnode (object 0) depth-first: each of its
 //! indirect blocks before its first child, each 16 KiB dnode block (32 dnodes of 512 B,
 //! `DNODES_PER_BLOCK`) followed by the 32 files it holds, each file in block-id order,
@@ -128,7 +128,8 @@ pub struct LayoutParams {
     /// lsize / psize of indirect and dnode blocks (lz4 on block pointers), ≥ 1.
     #[serde(default = "default_md_ratio")]
     pub metadata_compression_ratio: f64,
-    /// Bytes a vdev receives per child before the rotor moves on (`metaslab_aliquot`).
+    /// Bytes a vdev receives per child before the rotor moves on (`metaslab_aliquot`:
+    /// 512 KiB in illumos and ZoL 0.x, 1 MiB in recent OpenZFS — pass the release's value).
     #[serde(default = "default_aliquot")]
     pub metaslab_aliquot_bytes: u64,
     /// File data bytes written per txg by the filling writer (sets birth txgs).
