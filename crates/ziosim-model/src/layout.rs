@@ -1078,7 +1078,7 @@ impl Iterator for AllocatedRanges<'_> {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Stage {
     Prefix,
     MetaInd,
@@ -1090,7 +1090,8 @@ enum Stage {
 
 /// A traversal bookmark: the next block to visit (object, level, block id) and its index.
 /// Resuming from a cursor continues exactly where the traversal that produced it stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Serializable, so a paused scan's bookmark can be saved with its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cursor {
     index: u64,
     stage: Stage,
@@ -1555,6 +1556,7 @@ mod tests {
             let head: Vec<Block> = t.by_ref().take(stop).collect();
             let cur = t.cursor();
             assert_eq!(cur.index(), stop as u64);
+            let cur: Cursor = serde_json::from_str(&serde_json::to_string(&cur).unwrap()).unwrap();
             let tail: Vec<Block> = lo.traverse_from(cur).collect();
             assert_eq!(head.len() + tail.len(), all.len());
             assert!(head.iter().chain(tail.iter()).eq(all.iter()), "resume at {stop}");
