@@ -8,6 +8,7 @@
 pub mod config;
 pub mod device;
 pub mod io;
+pub mod layout;
 pub mod pool;
 pub mod queue;
 pub mod release;

@@ -1,0 +1,1689 @@
+//! Pool contents: where every block lives and the order a traversal meets it — generated
+//! on demand from a few parameters, never stored, so memory does not grow with the pool.
+//!
+//! Theory of operation
+//! -------------------
+//! **Logical tree (what a scan walks).** One dataset of files. The traversal order is the
+//! one `dsl_scan_visit` produces (DS@zfs-0.7.13 `dsl_scan_visitds` → `dsl_scan_visitbp` →
+//! `dsl_scan_recurse`, spec §5.0): first the MOS (its objset block and a dnode block, three
+//! DVAs each: the MOS objset gets `os_copies = spa_max_replication`, `dmu_objset_open_impl`), then the
+//! dataset's objset block, then the meta-dnode (object 0) depth-first: each of its
+//! indirect blocks before its first child, each 16 KiB dnode block (32 dnodes of 512 B,
+//! `DNODES_PER_BLOCK`) followed by the 32 files it holds, each file in block-id order,
+//! depth-first through its indirect blocks (128 KiB, `indblkshift` 17, 1024 block pointers
+//! of 128 B). A file of one block keeps its pointer in the dnode (no indirect); a larger
+//! file has the fewest levels such that 1024^levels ≥ its block count (`dn_nblkptr` = 1,
+//! ZPL dnodes with an SA bonus).
+//!
+//! ```text
+//!  MOS objset · MOS dnodes · objset · meta L1 · dnode blk 0 · f0: L1 D0 … D1023 L1 D1024 … · f1 … · dnode blk 1 …
+//! ```
+//!
+//! The file-size mix is a list of classes (size, share of the file data bytes). A dnode
+//! block's 32 files share one class, and classes follow a fixed *period* of dnode blocks
+//! (class-major: n₀ blocks of class 0, n₁ of class 1, …, with nᵢ the smallest integers that
+//! give each class its byte share within 1 %). Every count and every position is therefore
+//! closed-form arithmetic over (period, class, dnode block, file, block id); only the last,
+//! partly filled file breaks the pattern and it is the last. The fill stops at the first
+//! data block that brings Σ psize of file data to `allocated_bytes`.
+//!
+//! Sizes: data psize = lsize (the class size rounded to 512 B, or `recordsize`) divided by
+//! `compression_ratio`, rounded up to 2^ashift, stored uncompressed unless compression saves
+//! ≥ 12.5 % (`zio_compress_data`). An indirect block's psize is its used pointers × 128 B /
+//! `metadata_compression_ratio` (trailing empty pointers compress to nothing), a dnode
+//! block's 16 KiB / that ratio. File data has one DVA; all metadata two (`copies` + 1,
+//! `redundant_metadata=all`, `dmu_write_policy`); the MOS three.
+//!
+//! **Physical placement (where the allocator put it).** Blocks are grouped into *lanes*:
+//! blocks of one role and one psize (the data of class c, the non-last level-l indirects of
+//! class c, the last ones, dnode blocks, meta-dnode indirects, each MOS block), with one
+//! lane per DVA copy. Inside a lane, blocks are numbered by *rank* in traversal order. A
+//! lane is cut into runs of `b = aliquot / psize` blocks; run q goes to a top-level vdev by
+//! a weighted rotor (the metaslab rotor `mc_rotor`, each vdev keeping `mg_aliquot` =
+//! aliquot × children before moving on, biased by free space so vdevs fill in proportion
+//! to their usable size: `metaslab_alloc_dva`, `metaslab_group_alloc`, MS@zfs-2.2.0); copy
+//! d of a block goes to the vdev d places further round the rotor (ditto blocks on
+//! different vdevs, `metaslab_alloc` with `hintdva`) or, on a one-vdev pool, to another
+//! lane of the same vdev. Each vdev's space is a repeating cycle of Q run-sized slots shared
+//! out among lanes in proportion to their runs (smooth weighted round-robin), so a lane's
+//! k-th run on a vdev sits at `(k div qₗ)·cycle + prefix[pos(k mod qₗ)]` — closed form,
+//! disjoint by construction, with `TopVdev::asize` (raidz parity and padding) per block.
+//! Segregating roles this way is the model's one liberty: ZFS interleaves sizes in a
+//! fresh fill; here metadata sits in slots interleaved with the data runs, ≤ one cycle away.
+//!
+//! **Fresh vs aged.** A fresh fill allocates in traversal order: rank order is offset order,
+//! so a legacy scrub reads each vdev nearly sequentially. Ageing (rewrites, snapshots,
+//! deletes) is one parameter f ∈ [0, 1]: each lane's ranks are cut into chunks of
+//! g = 2^(32·(1−f)) blocks (f = 0: one chunk, the fresh layout; f = 1: single blocks) and the
+//! chunks are shuffled by a keyed bijection (a 4-round Feistel network over the chunk index
+//! with cycle-walking), so no table is stored and no two blocks collide. Birth txgs: fresh,
+//! the txg a sequential writer of `txg_bytes` per txg reaches that block (increasing with
+//! traversal index; a metadata block takes the txg of the last block of its subtree, so a
+//! parent is never older than a child); aged, a fraction f of data blocks is reborn at a
+//! uniform later txg and every metadata block is as new as the pool's last txg.
+//!
+//! **Cost.** `Layout::new` is O(#top vdevs + lanes + Q); a `Traversal` is a `Cursor` (a
+//! bookmark: object, level, block id) plus a reference; `next()` is a handful of integer
+//! operations and, when f > 0, one Feistel evaluation per block.
+
+use crate::pool::TopVdev;
+use serde::{Deserialize, Serialize};
+
+/// Dnodes per dnode block (16 KiB / 512 B).
+pub const DNODES_PER_BLOCK: u64 = 32;
+pub const DNODE_BLOCK_LSIZE: u64 = 16 << 10;
+/// Indirect blocks are 128 KiB of 128-byte block pointers.
+pub const INDIRECT_LSIZE: u64 = 128 << 10;
+pub const BLKPTR_BYTES: u64 = 128;
+const FANOUT_SHIFT: u32 = 10;
+const FANOUT: u64 = 1 << FANOUT_SHIFT;
+/// objset_phys_t with user/group used accounting.
+pub const OBJSET_LSIZE: u64 = 4 << 10;
+const MAX_LEVELS: usize = 6;
+/// Slots in one cycle of a vdev's space, at most.
+const CYCLE_SLOTS_MAX: u64 = 4096;
+/// Dnode blocks in one class period, at most.
+const PERIOD_UNITS_MAX: u64 = 1 << 16;
+
+/// One class of files: every file of the class has `size_bytes`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileClass {
+    pub size_bytes: u64,
+    /// Share of the file data bytes (normalised over the classes; need not sum to 1).
+    pub weight: f64,
+}
+
+fn default_ratio() -> f64 {
+    1.0
+}
+fn default_md_ratio() -> f64 {
+    2.0
+}
+fn default_aliquot() -> u64 {
+    1 << 20
+}
+fn default_txg_bytes() -> u64 {
+    1 << 30
+}
+
+/// What the pool holds and how it was filled.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutParams {
+    /// Σ psize of file data blocks (compressed, before parity and ditto copies).
+    pub allocated_bytes: u64,
+    /// Dataset `recordsize`: a power of two in [512 B, 16 MiB].
+    pub recordsize_bytes: u64,
+    /// Sector shift psize is rounded to (9..=16).
+    pub ashift: u32,
+    /// File-size mix; at least one class with positive weight.
+    pub files: Vec<FileClass>,
+    /// 0 = fresh sequential fill … 1 = every block placed independently (aged pool).
+    #[serde(default)]
+    pub fragmentation: f64,
+    /// lsize / psize of file data, ≥ 1.
+    #[serde(default = "default_ratio")]
+    pub compression_ratio: f64,
+    /// lsize / psize of indirect and dnode blocks (lz4 on block pointers), ≥ 1.
+    #[serde(default = "default_md_ratio")]
+    pub metadata_compression_ratio: f64,
+    /// Bytes a vdev receives per child before the rotor moves on (`metaslab_aliquot`:
+    /// 512 KiB in illumos and ZoL 0.x, 1 MiB in recent OpenZFS — pass the release's value).
+    #[serde(default = "default_aliquot")]
+    pub metaslab_aliquot_bytes: u64,
+    /// File data bytes written per txg by the filling writer (sets birth txgs).
+    #[serde(default = "default_txg_bytes")]
+    pub txg_bytes: u64,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+impl LayoutParams {
+    /// A fresh pool of `recordsize` files of 1 GiB — the simplest useful contents.
+    pub fn fresh(allocated_bytes: u64, recordsize_bytes: u64, ashift: u32) -> LayoutParams {
+        LayoutParams {
+            allocated_bytes,
+            recordsize_bytes,
+            ashift,
+            files: vec![FileClass { size_bytes: 1 << 30, weight: 1.0 }],
+            fragmentation: 0.0,
+            compression_ratio: default_ratio(),
+            metadata_compression_ratio: default_md_ratio(),
+            metaslab_aliquot_bytes: default_aliquot(),
+            txg_bytes: default_txg_bytes(),
+            seed: 0,
+        }
+    }
+
+    /// One-line error naming the field, the value and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        let bad = |field: &str, v: String, allowed: &str| Err(format!("layout.{field}: {v} — allowed: {allowed}"));
+        if self.allocated_bytes == 0 {
+            return bad("allocated_bytes", "0".into(), "> 0");
+        }
+        let rs = self.recordsize_bytes;
+        if !rs.is_power_of_two() || !(512..=16 << 20).contains(&rs) {
+            return bad("recordsize_bytes", rs.to_string(), "a power of two in 512..=16777216");
+        }
+        if !(9..=16).contains(&self.ashift) {
+            return bad("ashift", self.ashift.to_string(), "9..=16");
+        }
+        for (i, c) in self.files.iter().enumerate() {
+            if c.size_bytes == 0 || c.size_bytes > 1 << 50 {
+                return bad(&format!("files[{i}].size_bytes"), c.size_bytes.to_string(), "1..=2^50");
+            }
+            if !c.weight.is_finite() || c.weight < 0.0 {
+                return bad(&format!("files[{i}].weight"), c.weight.to_string(), "a finite number ≥ 0");
+            }
+        }
+        if self.files.is_empty() || !self.files.iter().any(|c| c.weight > 0.0) {
+            return bad("files", format!("{} classes", self.files.len()), "at least one class with weight > 0");
+        }
+        if !(0.0..=1.0).contains(&self.fragmentation) {
+            return bad("fragmentation", self.fragmentation.to_string(), "0..=1");
+        }
+        for (name, r) in [("compression_ratio", self.compression_ratio), ("metadata_compression_ratio", self.metadata_compression_ratio)] {
+            if !r.is_finite() || r < 1.0 {
+                return bad(name, r.to_string(), "a finite number ≥ 1");
+            }
+        }
+        if self.metaslab_aliquot_bytes < 4096 || self.metaslab_aliquot_bytes > 1 << 30 {
+            return bad("metaslab_aliquot_bytes", self.metaslab_aliquot_bytes.to_string(), "4096..=2^30");
+        }
+        if self.txg_bytes == 0 {
+            return bad("txg_bytes", "0".into(), "> 0");
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockKind {
+    /// An objset_phys (MOS or dataset root).
+    Objset,
+    /// A 16 KiB block of 32 dnodes (level 0 of a meta-dnode).
+    Dnode,
+    /// An indirect block of 1024 block pointers.
+    Indirect,
+    /// File data (level 0 of a file).
+    Data,
+}
+
+impl BlockKind {
+    pub fn is_metadata(self) -> bool {
+        self != BlockKind::Data
+    }
+}
+
+/// One copy of a block: top-level vdev, offset in its asize space, allocated size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Dva {
+    pub vdev: u16,
+    pub offset: u64,
+    pub asize: u64,
+}
+
+/// A block as a traversal meets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// Position in traversal order (0-based).
+    pub index: u64,
+    /// Indirection level inside its object (0 = data or dnode block).
+    pub level: u8,
+    pub kind: BlockKind,
+    pub psize: u64,
+    pub lsize: u64,
+    pub birth_txg: u64,
+    /// Valid entries of `dvas` (1, 2 or 3).
+    pub ndvas: u8,
+    pub dvas: [Dva; 3],
+}
+
+impl Block {
+    pub fn dvas(&self) -> &[Dva] {
+        &self.dvas[..self.ndvas as usize]
+    }
+    /// Σ asize over the DVAs (what a scan counts as examined).
+    pub fn asize_total(&self) -> u64 {
+        self.dvas().iter().map(|d| d.asize).sum()
+    }
+}
+
+/// Counts by kind over the whole layout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LayoutSummary {
+    pub blocks: u64,
+    pub data_blocks: u64,
+    pub indirect_blocks: u64,
+    pub dnode_blocks: u64,
+    pub objset_blocks: u64,
+    pub files: u64,
+    /// Σ psize of file data blocks.
+    pub data_psize_bytes: u64,
+    /// Σ psize of metadata blocks (one copy).
+    pub metadata_psize_bytes: u64,
+    /// Σ asize over every DVA of every block (`zpool status` "to examine").
+    pub examined_bytes: u64,
+}
+
+/// A class of files with its derived shape.
+#[derive(Clone, Debug)]
+struct Class {
+    /// Data blocks per file.
+    k: u64,
+    data_psize: u64,
+    /// Indirect levels (0 when the one block pointer lives in the dnode).
+    levels: u32,
+    /// Level-l blocks per file (`n[0]` = k).
+    n: [u64; MAX_LEVELS + 1],
+    /// Blocks per (full) file: data + indirect.
+    file_blocks: u64,
+    /// Dnode blocks of this class per period, and where they start in the period.
+    units: u64,
+    start: u64,
+    data_lane: u32,
+    /// Lane of the non-last level-l indirects: `ind_lane + 2(l−1)`; the last: `+ 1`.
+    ind_lane: u32,
+}
+
+impl Class {
+    /// Position of data block `j` inside its file's traversal (indirects before it counted).
+    #[inline]
+    fn pos(&self, j: u64) -> u64 {
+        let mut p = j;
+        for l in 1..=self.levels {
+            p += (j >> (FANOUT_SHIFT * l)) + 1;
+        }
+        p
+    }
+}
+
+/// Blocks of one role and psize, numbered by rank; cut into runs of `run_blocks`.
+#[derive(Clone, Debug)]
+struct Lane {
+    psize: u64,
+    lsize: u64,
+    ndvas: u8,
+    count: u64,
+    run_blocks: u64,
+    runs: u64,
+    /// First slot-lane (lane, copy 0); copy d is `slot + d`.
+    slot: u32,
+    /// Fragmentation: chunks of `chunk` ranks, the first `nchunks` of them shuffled.
+    chunk: u64,
+    nchunks: u64,
+    key: u64,
+}
+
+/// Per distinct vdev geometry: the slot cycle laid out in that vdev's asize space.
+#[derive(Clone, Debug)]
+struct Geom {
+    /// asize of one block of each lane.
+    lane_asize: Vec<u64>,
+    /// `pre[i]`: offset of cycle slot i; `pre[Q]` = bytes per cycle.
+    pre: Vec<u64>,
+}
+
+#[derive(Clone, Debug)]
+struct PrefixBlock {
+    kind: BlockKind,
+    lane: u32,
+}
+
+/// The generated contents of a pool.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    frag: f64,
+    seed: u64,
+    classes: Vec<Class>,
+    period_units: u64,
+    /// Blocks (excluding meta indirects) and data blocks per period.
+    period_blocks: u64,
+    period_data: u64,
+    /// Complete dnode blocks; the one at `u_full` (if `n_units` > `u_full`) is partial.
+    u_full: u64,
+    last_files_full: u64,
+    last_k: u64,
+    n_units: u64,
+    meta_levels: u32,
+    meta_lane: u32,
+    dnode_lane: u32,
+    prefix: Vec<PrefixBlock>,
+    lanes: Vec<Lane>,
+    /// Per slot-lane: slots per cycle and where its positions start in `pos`.
+    q: Vec<u32>,
+    pos_start: Vec<u32>,
+    pos: Vec<u32>,
+    /// The cycle: slot-lane at each position and its ordinal among that lane's positions.
+    pattern: Vec<u32>,
+    ord: Vec<u32>,
+    /// Slot-lane → (lane, copy).
+    slot_lane: Vec<(u32, u8)>,
+    /// End of the space each vdev uses.
+    used_end: Vec<u64>,
+    geoms: Vec<Geom>,
+    top_geom: Vec<u16>,
+    /// Rotor: cycle entry → (top, ordinal among that top's runs in the cycle).
+    rotor: Vec<(u16, u32)>,
+    rotor_w: Vec<u32>,
+    rotor_start: Vec<u32>,
+    n_blocks: u64,
+    txgs: u64,
+    alloc: Vec<u64>,
+    summary: LayoutSummary,
+}
+
+/// psize of a block of `lsize` whose content compresses by `ratio`.
+fn compressed(lsize: u64, ratio: f64, ashift: u32) -> u64 {
+    let unit = 1u64 << ashift;
+    let want = ((lsize as f64 / ratio).ceil() as u64).max(1);
+    let p = want.div_ceil(unit) * unit;
+    // zio_compress_data keeps the compressed copy only if it saves ≥ 1/8.
+    if p > lsize - (lsize >> 3) {
+        lsize.div_ceil(unit) * unit
+    } else {
+        p
+    }
+}
+
+fn indirect_psize(children: u64, ratio: f64, ashift: u32) -> u64 {
+    let unit = 1u64 << ashift;
+    let want = ((children * BLKPTR_BYTES) as f64 / ratio).ceil() as u64;
+    let p = want.max(1).div_ceil(unit) * unit;
+    if p > INDIRECT_LSIZE - (INDIRECT_LSIZE >> 3) {
+        INDIRECT_LSIZE
+    } else {
+        p
+    }
+}
+
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Keyed bijection on [0, n): a 4-round Feistel network over the bit width of n (halves
+/// of ⌈w/2⌉ and ⌊w/2⌋ bits, swapping each round), cycle-walked back into range — fewer
+/// than 2 tries expected. The round function is one multiply (a Fibonacci hash).
+#[inline]
+fn feistel(x: u64, n: u64, key: u64) -> u64 {
+    if n <= 1 {
+        return x;
+    }
+    let w = (64 - (n - 1).leading_zeros()).max(2);
+    let (wa, wb) = (w - w / 2, w / 2);
+    let mut y = x;
+    loop {
+        // l: wa bits, r: wb bits; after each round the widths swap.
+        let (mut l, mut r, mut wl, mut wr) = (y >> wb, y & ((1 << wb) - 1), wa, wb);
+        for round in 0..4u64 {
+            let f = (r ^ key.rotate_left(16 * round as u32)).wrapping_add(round).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let f = (f >> (64 - wl)) & ((1 << wl) - 1);
+            (l, r, wl, wr) = (r, l ^ f, wr, wl);
+        }
+        debug_assert_eq!((wl, wr), (wa, wb));
+        y = (l << wb) | r;
+        if y < n {
+            return y;
+        }
+    }
+}
+
+/// Identifies distinct vdev geometries (asize depends only on these).
+fn geom_key(t: &TopVdev) -> (u32, usize, u32) {
+    (t.kind.nparity() + if t.kind.is_raidz() { 0 } else { 100 }, t.leaves.len(), t.ashift)
+}
+
+impl Layout {
+    pub fn new(params: &LayoutParams, tops: &[TopVdev]) -> Result<Layout, String> {
+        params.validate()?;
+        if tops.is_empty() || tops.len() > u16::MAX as usize {
+            return Err(format!("pool.vdevs: {} top-level vdevs — allowed: 1..=65535", tops.len()));
+        }
+        let p = params;
+        let mut lanes: Vec<Lane> = Vec::new();
+        let mut lane = |psize: u64, lsize: u64, ndvas: u8| {
+            lanes.push(Lane { psize, lsize, ndvas, count: 0, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
+            (lanes.len() - 1) as u32
+        };
+        let sector = 1u64 << p.ashift;
+        // MOS objset, MOS dnode block (3 copies), dataset objset (2 copies).
+        let os_psize = compressed(OBJSET_LSIZE, p.metadata_compression_ratio, p.ashift);
+        let dn_psize = compressed(DNODE_BLOCK_LSIZE, p.metadata_compression_ratio, p.ashift);
+        let prefix = vec![
+            PrefixBlock { kind: BlockKind::Objset, lane: lane(os_psize, OBJSET_LSIZE, 3) },
+            PrefixBlock { kind: BlockKind::Dnode, lane: lane(dn_psize, DNODE_BLOCK_LSIZE, 3) },
+            PrefixBlock { kind: BlockKind::Objset, lane: lane(os_psize, OBJSET_LSIZE, 2) },
+        ];
+        let dnode_lane = lane(dn_psize, DNODE_BLOCK_LSIZE, 2);
+
+        // Classes and their period.
+        let rs = p.recordsize_bytes;
+        let total_w: f64 = p.files.iter().map(|c| c.weight.max(0.0)).sum();
+        let mut classes = Vec::new();
+        let mut shares = Vec::new();
+        for c in p.files.iter().filter(|c| c.weight > 0.0) {
+            let (k, lsize) = if c.size_bytes <= rs { (1, c.size_bytes.div_ceil(512) * 512) } else { (c.size_bytes.div_ceil(rs), rs) };
+            let data_psize = compressed(lsize, p.compression_ratio, p.ashift);
+            let mut n = [0u64; MAX_LEVELS + 1];
+            n[0] = k;
+            let mut levels = 0u32;
+            while n[levels as usize] > 1 || (levels == 0 && k > 1) {
+                levels += 1;
+                n[levels as usize] = n[levels as usize - 1].div_ceil(FANOUT);
+                if levels as usize == MAX_LEVELS {
+                    break;
+                }
+            }
+            let file_blocks = n.iter().sum();
+            let data_lane = lane(data_psize, lsize, 1);
+            let mut ind_lane = 0;
+            for l in 1..=levels as usize {
+                let last_children = n[l - 1] - FANOUT * (n[l] - 1);
+                let a = lane(indirect_psize(FANOUT, p.metadata_compression_ratio, p.ashift), INDIRECT_LSIZE, 2);
+                lane(indirect_psize(last_children, p.metadata_compression_ratio, p.ashift), INDIRECT_LSIZE, 2);
+                if l == 1 {
+                    ind_lane = a;
+                }
+            }
+            classes.push(Class { k, data_psize, levels, n, file_blocks, units: 0, start: 0, data_lane, ind_lane });
+            shares.push(c.weight / total_w);
+        }
+        // Dnode blocks per class per period: the smallest multiple giving every class its
+        // byte share within 1 % (or the best under PERIOD_UNITS_MAX).
+        let unit_bytes: Vec<f64> = classes.iter().map(|c| (DNODES_PER_BLOCK * c.k * c.data_psize) as f64).collect();
+        let x: Vec<f64> = shares.iter().zip(&unit_bytes).map(|(w, b)| w / b).collect();
+        let xmin = x.iter().cloned().fold(f64::INFINITY, f64::min);
+        let mut best: Option<(f64, Vec<u64>)> = None;
+        for m in 1..=100u64 {
+            let n: Vec<u64> = x.iter().map(|xi| ((xi / xmin * m as f64).round() as u64).max(1)).collect();
+            if n.iter().sum::<u64>() > PERIOD_UNITS_MAX && best.is_some() {
+                break;
+            }
+            let bytes: f64 = n.iter().zip(&unit_bytes).map(|(ni, b)| *ni as f64 * b).sum();
+            let err = n.iter().zip(&unit_bytes).zip(&shares).map(|((ni, b), w)| ((*ni as f64 * b / bytes) - w).abs() / w).fold(0.0, f64::max);
+            if !matches!(&best, Some((e, _)) if err >= *e) {
+                best = Some((err, n));
+            }
+            if err <= 0.01 {
+                break;
+            }
+        }
+        let n_per = best.expect("at least one class").1;
+        let mut start = 0;
+        for (c, n) in classes.iter_mut().zip(&n_per) {
+            c.units = *n;
+            c.start = start;
+            start += n;
+        }
+        let period_units = start;
+        let period_blocks: u64 = classes.iter().map(|c| c.units * (1 + DNODES_PER_BLOCK * c.file_blocks)).sum();
+        let period_data: u64 = classes.iter().map(|c| c.units * DNODES_PER_BLOCK * c.k).sum();
+        let period_bytes: u64 = classes.iter().map(|c| c.units * DNODES_PER_BLOCK * c.k * c.data_psize).sum();
+
+        // Fill to allocated_bytes: whole periods, then class by class, then the last file.
+        let mut rem = p.allocated_bytes % period_bytes;
+        let mut u_full = p.allocated_bytes / period_bytes * period_units;
+        let (mut last_files_full, mut last_k) = (0, 0);
+        for c in &classes {
+            let ub = DNODES_PER_BLOCK * c.k * c.data_psize;
+            let take = (rem / ub).min(c.units);
+            u_full += take;
+            rem -= take * ub;
+            if take < c.units {
+                let fb = c.k * c.data_psize;
+                last_files_full = rem / fb;
+                last_k = (rem - last_files_full * fb).div_ceil(c.data_psize);
+                break;
+            }
+        }
+        let partial = last_files_full > 0 || last_k > 0;
+        let n_units = u_full + u64::from(partial);
+        let mut meta_levels = 1u32;
+        while FANOUT.pow(meta_levels) < n_units {
+            meta_levels += 1;
+        }
+        let meta_lane = lanes.len() as u32;
+        {
+            let mut below = n_units;
+            for _ in 1..=meta_levels {
+                let count = below.div_ceil(FANOUT);
+                let last_children = below - FANOUT * (count - 1);
+                let full = indirect_psize(FANOUT, p.metadata_compression_ratio, p.ashift);
+                let last = indirect_psize(last_children, p.metadata_compression_ratio, p.ashift);
+                lanes.push(Lane { psize: full, lsize: INDIRECT_LSIZE, ndvas: 2, count: count - 1, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
+                lanes.push(Lane { psize: last, lsize: INDIRECT_LSIZE, ndvas: 2, count: 1, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
+                below = count;
+            }
+        }
+
+        let mut lo = Layout {
+            frag: p.fragmentation,
+            seed: p.seed,
+            classes,
+            period_units,
+            period_blocks,
+            period_data,
+            u_full,
+            last_files_full,
+            last_k,
+            n_units,
+            meta_levels,
+            meta_lane,
+            dnode_lane,
+            prefix,
+            lanes,
+            q: vec![],
+            pos_start: vec![],
+            pos: vec![],
+            pattern: vec![],
+            ord: vec![],
+            slot_lane: vec![],
+            used_end: vec![],
+            geoms: vec![],
+            top_geom: vec![],
+            rotor: vec![],
+            rotor_w: vec![],
+            rotor_start: vec![],
+            n_blocks: 0,
+            txgs: 1,
+            alloc: vec![],
+            summary: LayoutSummary::default(),
+        };
+        lo.count_lanes();
+        lo.n_blocks = lo.index_start(n_units);
+        let data_bytes = lo.summary.data_psize_bytes;
+        lo.txgs = data_bytes.div_ceil(p.txg_bytes).max(1);
+        lo.plan_space(p, tops, sector)?;
+        Ok(lo)
+    }
+
+    /// Fill in the block count of every lane and the summary (closed form).
+    fn count_lanes(&mut self) {
+        for pb in &self.prefix {
+            self.lanes[pb.lane as usize].count = 1;
+        }
+        self.lanes[self.dnode_lane as usize].count = self.n_units;
+        let partial_class = (self.n_units > self.u_full).then(|| self.class_of(self.u_full));
+        let mut s = LayoutSummary { objset_blocks: 2, dnode_blocks: 1 + self.n_units, ..Default::default() };
+        for ci in 0..self.classes.len() {
+            let c = &self.classes[ci];
+            let mut files = self.units_before(ci, self.u_full) * DNODES_PER_BLOCK;
+            let mut tail_k = 0;
+            if partial_class == Some(ci) {
+                files += self.last_files_full;
+                tail_k = self.last_k;
+            }
+            let data = files * c.k + tail_k;
+            self.lanes[c.data_lane as usize].count = data;
+            s.data_blocks += data;
+            s.data_psize_bytes += data * c.data_psize;
+            s.files += files + u64::from(tail_k > 0);
+            let mut tail_n = tail_k;
+            for l in 1..=c.levels as usize {
+                tail_n = tail_n.div_ceil(FANOUT);
+                let nonlast = files * (c.n[l] - 1) + tail_n.saturating_sub(1);
+                let last = files + u64::from(tail_k > 0);
+                let li = c.ind_lane as usize + 2 * (l - 1);
+                self.lanes[li].count = nonlast;
+                self.lanes[li + 1].count = last;
+                s.indirect_blocks += nonlast + last;
+            }
+        }
+        for l in 0..2 * self.meta_levels as usize {
+            s.indirect_blocks += self.lanes[self.meta_lane as usize + l].count;
+        }
+        for ci in 0..self.classes.len() {
+            let c = &self.classes[ci];
+            for l in 1..=c.levels as usize {
+                let li = c.ind_lane as usize + 2 * (l - 1);
+                s.metadata_psize_bytes += self.lanes[li].count * self.lanes[li].psize + self.lanes[li + 1].count * self.lanes[li + 1].psize;
+            }
+        }
+        for l in 0..2 * self.meta_levels as usize {
+            let ln = &self.lanes[self.meta_lane as usize + l];
+            s.metadata_psize_bytes += ln.count * ln.psize;
+        }
+        for pb in &self.prefix {
+            s.metadata_psize_bytes += self.lanes[pb.lane as usize].psize;
+        }
+        s.metadata_psize_bytes += self.n_units * self.lanes[self.dnode_lane as usize].psize;
+        s.blocks = s.data_blocks + s.indirect_blocks + s.dnode_blocks + s.objset_blocks;
+        self.summary = s;
+    }
+
+    /// Runs, rotor, slot cycle, fragmentation chunks, per-vdev bytes; checks the fit.
+    fn plan_space(&mut self, p: &LayoutParams, tops: &[TopVdev], _sector: u64) -> Result<(), String> {
+        let ntops = tops.len();
+        // Rotor: each vdev keeps aliquot × children per turn, scaled by usable size so
+        // vdevs fill evenly (the free-space bias of metaslab_group_alloc).
+        let usable: Vec<f64> = tops.iter().map(|t| t.size_bytes as f64 * t.data_fraction()).collect();
+        // The smallest vdev gets `children` runs per turn; the rotor cycle stays ≤ 4096.
+        let umin = usable.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0);
+        let kids = tops.iter().map(|t| t.leaves.len()).max().unwrap_or(1).max(1) as f64;
+        let total: f64 = usable.iter().map(|u| u / umin * kids).sum();
+        let scale = if total > 4096.0 { 4096.0 / total } else { 1.0 };
+        self.rotor_w = usable.iter().map(|u| ((u / umin * kids * scale).round() as u32).max(1)).collect();
+        let mut acc = 0u32;
+        for (t, w) in self.rotor_w.iter().enumerate() {
+            self.rotor_start.push(acc);
+            for o in 0..*w {
+                self.rotor.push((t as u16, o));
+            }
+            acc += w;
+        }
+        // Lanes: runs, slot-lane ids, fragmentation.
+        let mut nslots = 0u32;
+        let g_blocks = if self.frag <= 0.0 { u64::MAX } else { (2f64.powf(32.0 * (1.0 - self.frag))).floor().max(1.0) as u64 };
+        for (i, l) in self.lanes.iter_mut().enumerate() {
+            l.run_blocks = (p.metaslab_aliquot_bytes / l.psize).max(1);
+            l.runs = l.count.div_ceil(l.run_blocks);
+            l.slot = nslots;
+            nslots += l.ndvas as u32;
+            l.chunk = g_blocks.min(l.count).max(1);
+            l.nchunks = l.count / l.chunk;
+            l.key = mix64(p.seed ^ mix64(0x6c61_6e65 + i as u64));
+        }
+        // Slot cycle shared by all vdevs: lanes get slots in proportion to their runs.
+        let mut runs_of_slot = vec![0u64; nslots as usize];
+        for l in &self.lanes {
+            for d in 0..l.ndvas as usize {
+                runs_of_slot[l.slot as usize + d] = l.runs;
+            }
+        }
+        let total_runs: u64 = runs_of_slot.iter().sum();
+        let qt = total_runs.clamp(1, CYCLE_SLOTS_MAX) as f64;
+        self.q = runs_of_slot
+            .iter()
+            .map(|&r| if r == 0 { 0 } else { ((qt * r as f64 / total_runs as f64).round() as u32).max(1) })
+            .collect();
+        let qsum: u64 = self.q.iter().map(|&x| x as u64).sum();
+        // Smooth weighted round-robin (nginx): interleaves lanes evenly through the cycle.
+        let mut cur = vec![0i64; nslots as usize];
+        let mut pattern = Vec::with_capacity(qsum as usize);
+        for _ in 0..qsum {
+            let mut bi = usize::MAX;
+            for s in 0..nslots as usize {
+                if self.q[s] == 0 {
+                    continue;
+                }
+                cur[s] += self.q[s] as i64;
+                if bi == usize::MAX || cur[s] > cur[bi] {
+                    bi = s;
+                }
+            }
+            cur[bi] -= qsum as i64;
+            pattern.push(bi as u32);
+        }
+        let mut per: Vec<Vec<u32>> = vec![vec![]; nslots as usize];
+        for (i, s) in pattern.iter().enumerate() {
+            self.ord.push(per[*s as usize].len() as u32);
+            per[*s as usize].push(i as u32);
+        }
+        for (li, l) in self.lanes.iter().enumerate() {
+            for d in 0..l.ndvas {
+                self.slot_lane.push((li as u32, d));
+            }
+        }
+        for v in per {
+            self.pos_start.push(self.pos.len() as u32);
+            self.pos.extend(v);
+        }
+        // Geometries.
+        let mut keys: Vec<(u32, usize, u32)> = vec![];
+        for t in tops {
+            let k = geom_key(t);
+            let gi = match keys.iter().position(|x| *x == k) {
+                Some(i) => i,
+                None => {
+                    keys.push(k);
+                    let lane_asize: Vec<u64> = self.lanes.iter().map(|l| t.asize(l.psize)).collect();
+                    let slot_lane: Vec<usize> = (0..nslots as usize)
+                        .map(|s| self.lanes.iter().position(|l| (l.slot as usize..l.slot as usize + l.ndvas as usize).contains(&s)).unwrap())
+                        .collect();
+                    let mut pre = Vec::with_capacity(pattern.len() + 1);
+                    let mut off = 0u64;
+                    for s in &pattern {
+                        pre.push(off);
+                        let li = slot_lane[*s as usize];
+                        off += self.lanes[li].run_blocks * lane_asize[li];
+                    }
+                    pre.push(off);
+                    self.geoms.push(Geom { lane_asize, pre });
+                    keys.len() - 1
+                }
+            };
+            self.top_geom.push(gi as u16);
+        }
+        // Bytes per vdev and the space each needs.
+        self.alloc = vec![0; ntops];
+        let mut end = vec![0u64; ntops];
+        for li in 0..self.lanes.len() {
+            let l = self.lanes[li].clone();
+            if l.count == 0 {
+                continue;
+            }
+            let (last_t0, _) = self.rotor_rank(l.runs - 1);
+            let short = l.runs * l.run_blocks - l.count;
+            for t0 in 0..ntops {
+                let runs_here = self.runs_on(l.runs, t0);
+                if runs_here == 0 {
+                    continue;
+                }
+                let blocks = runs_here * l.run_blocks - if last_t0 as usize == t0 { short } else { 0 };
+                for d in 0..l.ndvas as usize {
+                    let t = (t0 + d) % ntops;
+                    let g = &self.geoms[self.top_geom[t] as usize];
+                    self.alloc[t] += blocks * g.lane_asize[li];
+                    let s = l.slot as usize + d;
+                    let k = runs_here - 1;
+                    let run_end = self.slot_offset(s, t, k) + l.run_blocks * g.lane_asize[li];
+                    end[t] = end[t].max(run_end);
+                }
+            }
+        }
+        for (t, top) in tops.iter().enumerate() {
+            if end[t] > top.size_bytes {
+                return Err(format!(
+                    "layout.allocated_bytes: {} — does not fit: vdev {} would need {} of its {} bytes",
+                    p.allocated_bytes, top.name, end[t], top.size_bytes
+                ));
+            }
+        }
+        self.summary.examined_bytes = self.alloc.iter().sum();
+        self.used_end = end;
+        self.pattern = pattern;
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ closed-form structure
+
+    /// Class of dnode block `u`.
+    #[inline]
+    fn class_of(&self, u: u64) -> usize {
+        let r = u % self.period_units;
+        self.classes.iter().position(|c| r < c.start + c.units).unwrap_or(0)
+    }
+
+    /// Dnode blocks of class `ci` before dnode block `u` (u ≤ u_full).
+    #[inline]
+    fn units_before(&self, ci: usize, u: u64) -> u64 {
+        let c = &self.classes[ci];
+        (u / self.period_units) * c.units + (u % self.period_units).saturating_sub(c.start).min(c.units)
+    }
+
+    /// Traversal index of the first block at or after dnode block `u`'s meta indirects
+    /// (u ≤ n_units; u = n_units gives the total block count).
+    fn index_start(&self, u: u64) -> u64 {
+        let uf = u.min(self.u_full);
+        let mut i = self.prefix.len() as u64 + (uf / self.period_units) * self.period_blocks;
+        let r = uf % self.period_units;
+        for c in &self.classes {
+            i += r.saturating_sub(c.start).min(c.units) * (1 + DNODES_PER_BLOCK * c.file_blocks);
+        }
+        if u > self.u_full {
+            let c = &self.classes[self.class_of(self.u_full)];
+            i += 1 + self.last_files_full * c.file_blocks;
+            if self.last_k > 0 {
+                i += self.tail_file_blocks(c);
+            }
+        }
+        for l in 1..=self.meta_levels {
+            i += u.div_ceil(FANOUT.pow(l));
+        }
+        i
+    }
+
+    fn tail_file_blocks(&self, c: &Class) -> u64 {
+        let mut n = self.last_k;
+        let mut b = n;
+        for _ in 1..=c.levels {
+            n = n.div_ceil(FANOUT);
+            b += n;
+        }
+        b
+    }
+
+    /// Files in dnode block `u`.
+    #[inline]
+    fn files_in(&self, u: u64) -> u64 {
+        if u < self.u_full {
+            DNODES_PER_BLOCK
+        } else {
+            self.last_files_full + u64::from(self.last_k > 0)
+        }
+    }
+
+    #[inline]
+    fn fresh_birth(&self, index: u64) -> u64 {
+        1 + ((index.min(self.n_blocks - 1) as u128 * self.txgs as u128) / self.n_blocks as u128) as u64
+    }
+
+    /// Birth of a metadata block whose subtree ends at traversal index `end`.
+    #[inline]
+    fn meta_birth(&self, end: u64) -> u64 {
+        if self.frag > 0.0 {
+            self.txgs
+        } else {
+            self.fresh_birth(end)
+        }
+    }
+
+    // ------------------------------------------------------------ placement
+
+    #[inline]
+    fn rotor_rank(&self, q: u64) -> (u16, u64) {
+        let r = self.rotor.len() as u64;
+        let (t, o) = self.rotor[(q % r) as usize];
+        (t, (q / r) * self.rotor_w[t as usize] as u64 + o as u64)
+    }
+
+    /// Runs of a lane with `runs` runs that land on top `t` (copy 0).
+    fn runs_on(&self, runs: u64, t: usize) -> u64 {
+        let r = self.rotor.len() as u64;
+        let w = self.rotor_w[t] as u64;
+        let s = self.rotor_start[t] as u64;
+        (runs / r) * w + (runs % r).saturating_sub(s).min(w)
+    }
+
+    #[inline]
+    fn slot_offset(&self, s: usize, t: usize, k: u64) -> u64 {
+        let g = &self.geoms[self.top_geom[t] as usize];
+        let q = self.q[s] as u64;
+        let cycle = g.pre[g.pre.len() - 1];
+        (k / q) * cycle + g.pre[self.pos[self.pos_start[s] as usize + (k % q) as usize] as usize]
+    }
+
+    /// Fills `b.dvas` for the block of rank `rank` in lane `li`.
+    #[inline]
+    fn place(&self, li: u32, rank: u64, b: &mut Block) {
+        let l = &self.lanes[li as usize];
+        let mut r = rank;
+        if l.nchunks > 1 && rank < l.nchunks * l.chunk {
+            r = feistel(rank / l.chunk, l.nchunks, l.key) * l.chunk + rank % l.chunk;
+        }
+        let q = r / l.run_blocks;
+        let j = r - q * l.run_blocks;
+        let (t0, k) = self.rotor_rank(q);
+        let ntops = self.top_geom.len();
+        b.ndvas = l.ndvas;
+        for d in 0..l.ndvas as usize {
+            let t = (t0 as usize + d) % ntops;
+            let asize = self.geoms[self.top_geom[t] as usize].lane_asize[li as usize];
+            let offset = self.slot_offset(l.slot as usize + d, t, k) + j * asize;
+            b.dvas[d] = Dva { vdev: t as u16, offset, asize };
+        }
+    }
+
+    #[inline]
+    fn make(&self, index: u64, kind: BlockKind, level: u8, li: u32, rank: u64, birth_txg: u64) -> Block {
+        let l = &self.lanes[li as usize];
+        let mut b = Block { index, level, kind, psize: l.psize, lsize: l.lsize, birth_txg, ndvas: 0, dvas: [Dva::default(); 3] };
+        self.place(li, rank, &mut b);
+        b
+    }
+
+    fn data_birth(&self, index: u64, li: u32, rank: u64) -> u64 {
+        let fresh = self.fresh_birth(index);
+        if self.frag <= 0.0 {
+            return fresh;
+        }
+        let h = mix64(self.seed ^ mix64((li as u64) << 48 ^ rank ^ 0xb1e7));
+        if ((h >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < self.frag {
+            fresh + mix64(h) % (self.txgs - fresh + 1)
+        } else {
+            fresh
+        }
+    }
+
+    // ------------------------------------------------------------ public API
+
+    /// Blocks in traversal order from `cursor` (`Cursor::START` for the whole pool).
+    pub fn traverse_from(&self, cursor: Cursor) -> Traversal<'_> {
+        Traversal { lo: self, cur: cursor }
+    }
+
+    pub fn traverse(&self) -> Traversal<'_> {
+        self.traverse_from(Cursor::START)
+    }
+
+    /// Every block, in traversal order.
+    pub fn n_blocks(&self) -> u64 {
+        self.n_blocks
+    }
+
+    /// File data (level-0) blocks.
+    pub fn data_blocks(&self) -> u64 {
+        self.summary.data_blocks
+    }
+
+    /// The `i`-th file data block in traversal order (`i < data_blocks()`).
+    pub fn data_block(&self, i: u64) -> Block {
+        assert!(i < self.summary.data_blocks, "data block {i} of {}", self.summary.data_blocks);
+        let mut r = i % self.period_data;
+        let mut u = i / self.period_data * self.period_units;
+        let mut found = 0;
+        for (ci, c) in self.classes.iter().enumerate() {
+            let n = c.units * DNODES_PER_BLOCK * c.k;
+            if r < n {
+                found = ci;
+                break;
+            }
+            r -= n;
+        }
+        let c = &self.classes[found];
+        let per_unit = DNODES_PER_BLOCK * c.k;
+        u += c.start + r / per_unit;
+        let rr = r % per_unit;
+        let (f, j) = (rr / c.k, rr % c.k);
+        let mut index = self.index_start(u) + 1 + f * c.file_blocks + c.pos(j);
+        for l in 1..=self.meta_levels {
+            index += u64::from(u & (FANOUT.pow(l) - 1) == 0);
+        }
+        let files_before = self.units_before(found, u) * DNODES_PER_BLOCK + f;
+        let rank = files_before * c.k + j;
+        self.make(index, BlockKind::Data, 0, c.data_lane, rank, self.data_birth(index, c.data_lane, rank))
+    }
+
+    /// Bytes allocated on top-level vdev `top` (Σ asize of the DVAs it holds).
+    pub fn alloc_bytes(&self, top: usize) -> u64 {
+        self.alloc[top]
+    }
+
+    /// Σ asize over every DVA (`zpool status` "to examine").
+    pub fn examined_bytes(&self) -> u64 {
+        self.summary.examined_bytes
+    }
+
+    /// Allocated ranges of top-level vdev `top` in offset order, adjacent ones merged: what
+    /// a sequential rebuild reads from the space maps (`vdev_rebuild`, spec §5.4). O(1) state.
+    pub fn allocated_ranges(&self, top: usize) -> AllocatedRanges<'_> {
+        AllocatedRanges { lo: self, top, cycle: 0, i: 0, pending: None }
+    }
+
+    /// Bytes of asize space vdev `top` uses, holes included (the highest allocated end).
+    pub fn used_end_bytes(&self, top: usize) -> u64 {
+        self.used_end[top]
+    }
+
+    /// (offset, length) of cycle slot `i` of cycle `cycle` on `top` if it holds a run.
+    fn slot_range(&self, top: usize, cycle: u64, i: usize) -> Option<(u64, u64)> {
+        let s = self.pattern[i] as usize;
+        let (li, d) = self.slot_lane[s];
+        let l = &self.lanes[li as usize];
+        let ntops = self.top_geom.len();
+        let t0 = (top + ntops - d as usize % ntops) % ntops;
+        let runs_here = self.runs_on(l.runs, t0);
+        let k = cycle * self.q[s] as u64 + self.ord[i] as u64;
+        if k >= runs_here {
+            return None;
+        }
+        let g = &self.geoms[self.top_geom[top] as usize];
+        let asize = g.lane_asize[li as usize];
+        let (last_t0, last_k) = self.rotor_rank(l.runs - 1);
+        let blocks = if last_t0 as usize == t0 && last_k == k { l.count - (l.runs - 1) * l.run_blocks } else { l.run_blocks };
+        Some((cycle * g.pre[g.pre.len() - 1] + g.pre[i], blocks * asize))
+    }
+
+    pub fn summary(&self) -> LayoutSummary {
+        self.summary
+    }
+
+    /// Birth txg of the newest block (the pool's txg when the scan starts is after it).
+    pub fn last_txg(&self) -> u64 {
+        self.txgs
+    }
+}
+
+/// Allocated (offset, length) ranges of one vdev in offset order.
+#[derive(Clone, Debug)]
+pub struct AllocatedRanges<'a> {
+    lo: &'a Layout,
+    top: usize,
+    cycle: u64,
+    i: usize,
+    pending: Option<(u64, u64)>,
+}
+
+impl Iterator for AllocatedRanges<'_> {
+    type Item = (u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64)> {
+        let lo = self.lo;
+        let g = &lo.geoms[lo.top_geom[self.top] as usize];
+        let cycle_bytes = g.pre[g.pre.len() - 1];
+        loop {
+            if self.i == lo.pattern.len() {
+                self.i = 0;
+                self.cycle += 1;
+            }
+            if self.cycle * cycle_bytes >= lo.used_end[self.top] {
+                return self.pending.take();
+            }
+            let r = lo.slot_range(self.top, self.cycle, self.i);
+            self.i += 1;
+            let Some((off, len)) = r else { continue };
+            match self.pending {
+                Some((po, pl)) if po + pl == off => self.pending = Some((po, pl + len)),
+                Some(prev) => {
+                    self.pending = Some((off, len));
+                    return Some(prev);
+                }
+                None => self.pending = Some((off, len)),
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Stage {
+    Prefix,
+    MetaInd,
+    Dnode,
+    FileInd,
+    Data,
+    Done,
+}
+
+/// A traversal bookmark: the next block to visit (object, level, block id) and its index.
+/// Resuming from a cursor continues exactly where the traversal that produced it stopped.
+/// Serializable, so a paused scan's bookmark can be saved with its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cursor {
+    index: u64,
+    stage: Stage,
+    /// Prefix position, or the pending level (meta or file indirect).
+    step: u32,
+    class: u32,
+    unit: u64,
+    file: u64,
+    /// Files of this class before the current file.
+    files_before: u64,
+    /// Data blocks in the current file, next data block id, index of the file's first block.
+    k: u64,
+    j: u64,
+    file_start: u64,
+}
+
+impl Cursor {
+    pub const START: Cursor =
+        Cursor { index: 0, stage: Stage::Prefix, step: 0, class: 0, unit: 0, file: 0, files_before: 0, k: 0, j: 0, file_start: 0 };
+
+    /// Traversal index of the next block.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+    pub fn is_done(&self) -> bool {
+        self.stage == Stage::Done
+    }
+}
+
+/// Blocks in traversal order; O(1) state.
+#[derive(Clone, Debug)]
+pub struct Traversal<'a> {
+    lo: &'a Layout,
+    cur: Cursor,
+}
+
+impl Traversal<'_> {
+    /// Bookmark of the next block.
+    pub fn cursor(&self) -> Cursor {
+        self.cur
+    }
+
+    fn enter_unit(&mut self, u: u64) {
+        let lo = self.lo;
+        let c = &mut self.cur;
+        if u >= lo.n_units {
+            c.stage = Stage::Done;
+            return;
+        }
+        c.unit = u;
+        c.class = lo.class_of(u) as u32;
+        let mut top = 0;
+        for l in 1..=lo.meta_levels {
+            if u & (FANOUT.pow(l) - 1) == 0 {
+                top = l;
+            }
+        }
+        c.step = top;
+        c.stage = if top > 0 { Stage::MetaInd } else { Stage::Dnode };
+    }
+
+    fn enter_file(&mut self, f: u64) {
+        let lo = self.lo;
+        let u = self.cur.unit;
+        if f >= lo.files_in(u) {
+            return self.enter_unit(u + 1);
+        }
+        let ci = self.cur.class as usize;
+        let cl = &lo.classes[ci];
+        let c = &mut self.cur;
+        c.file = f;
+        c.files_before = lo.units_before(ci, u) * DNODES_PER_BLOCK + f;
+        c.k = if u == lo.u_full && f == lo.last_files_full { lo.last_k } else { cl.k };
+        c.j = 0;
+        c.file_start = c.index;
+        c.step = cl.levels;
+        c.stage = if cl.levels > 0 { Stage::FileInd } else { Stage::Data };
+    }
+}
+
+impl Iterator for Traversal<'_> {
+    type Item = Block;
+
+    #[inline]
+    fn next(&mut self) -> Option<Block> {
+        let lo = self.lo;
+        let c = self.cur;
+        let b = match c.stage {
+            Stage::Done => return None,
+            Stage::Prefix => {
+                let pb = &lo.prefix[c.step as usize];
+                let b = lo.make(c.index, pb.kind, 0, pb.lane, 0, lo.txgs);
+                self.cur.step += 1;
+                if self.cur.step as usize == lo.prefix.len() {
+                    self.cur.index += 1;
+                    self.enter_unit(0);
+                    return Some(b);
+                }
+                b
+            }
+            Stage::MetaInd => {
+                let l = c.step;
+                let span = FANOUT.pow(l);
+                let m = c.unit / span;
+                let count = lo.n_units.div_ceil(span);
+                let last = m == count - 1;
+                let li = lo.meta_lane + 2 * (l - 1) + u32::from(last);
+                let end_unit = ((m + 1) * span).min(lo.n_units);
+                let birth = lo.meta_birth(lo.index_start(end_unit) - 1);
+                let b = lo.make(c.index, BlockKind::Indirect, l as u8, li, if last { 0 } else { m }, birth);
+                self.cur.step -= 1;
+                if self.cur.step == 0 {
+                    self.cur.stage = Stage::Dnode;
+                }
+                b
+            }
+            Stage::Dnode => {
+                let birth = lo.meta_birth(lo.index_start(c.unit + 1) - 1);
+                let b = lo.make(c.index, BlockKind::Dnode, 0, lo.dnode_lane, c.unit, birth);
+                self.cur.index += 1;
+                self.enter_file(0);
+                return Some(b);
+            }
+            Stage::FileInd => {
+                let cl = &lo.classes[c.class as usize];
+                let l = c.step;
+                let sh = FANOUT_SHIFT * l;
+                let m = c.j >> sh;
+                let count = c.k.div_ceil(1 << sh);
+                let last = m == count - 1;
+                let li = cl.ind_lane + 2 * (l - 1) + u32::from(last);
+                let rank = if last { c.files_before } else { c.files_before * (cl.n[l as usize] - 1) + m };
+                let j_end = ((m + 1) << sh).min(c.k) - 1;
+                let birth = lo.meta_birth(c.file_start + cl.pos(j_end));
+                let b = lo.make(c.index, BlockKind::Indirect, l as u8, li, rank, birth);
+                self.cur.step -= 1;
+                if self.cur.step == 0 {
+                    self.cur.stage = Stage::Data;
+                }
+                b
+            }
+            Stage::Data => {
+                let cl = &lo.classes[c.class as usize];
+                let rank = c.files_before * cl.k + c.j;
+                let b = lo.make(c.index, BlockKind::Data, 0, cl.data_lane, rank, lo.data_birth(c.index, cl.data_lane, rank));
+                let j = c.j + 1;
+                self.cur.index += 1;
+                if j == c.k {
+                    self.enter_file(c.file + 1);
+                } else {
+                    self.cur.j = j;
+                    let top = (j.trailing_zeros() / FANOUT_SHIFT).min(cl.levels);
+                    if top > 0 {
+                        self.cur.step = top;
+                        self.cur.stage = Stage::FileInd;
+                    }
+                }
+                return Some(b);
+            }
+        };
+        self.cur.index += 1;
+        Some(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::VdevType;
+
+    fn top(name: &str, kind: VdevType, disks: u16, size_bytes: u64) -> TopVdev {
+        TopVdev { name: name.into(), kind, leaves: (0..disks).collect(), ashift: 12, size_bytes }
+    }
+
+    fn mixed(allocated_bytes: u64, f: f64, seed: u64) -> LayoutParams {
+        LayoutParams {
+            files: vec![
+                FileClass { size_bytes: 4 << 10, weight: 0.02 },
+                FileClass { size_bytes: 48 << 10, weight: 0.05 },
+                FileClass { size_bytes: 3 << 20, weight: 0.13 },
+                FileClass { size_bytes: 256 << 20, weight: 0.8 },
+            ],
+            fragmentation: f,
+            compression_ratio: 1.3,
+            seed,
+            ..LayoutParams::fresh(allocated_bytes, 128 << 10, 12)
+        }
+    }
+
+    fn pool3() -> Vec<TopVdev> {
+        vec![top("raidz2-0", VdevType::Raidz2, 6, 64 << 30), top("mirror-1", VdevType::Mirror, 2, 32 << 30), top("raidz1-2", VdevType::Raidz1, 4, 48 << 30)]
+    }
+
+    /// Every DVA of every block, checked for disjointness per vdev and fit; returns the count.
+    fn assert_no_overlap(lo: &Layout, tops: &[TopVdev]) -> usize {
+        let mut ext: Vec<(u16, u64, u64)> = vec![];
+        for b in lo.traverse() {
+            for d in b.dvas() {
+                assert_eq!(d.asize, tops[d.vdev as usize].asize(b.psize), "asize of {b:?}");
+                ext.push((d.vdev, d.offset, d.asize));
+            }
+        }
+        ext.sort_unstable();
+        for w in ext.windows(2) {
+            if w[0].0 == w[1].0 {
+                assert!(w[0].1 + w[0].2 <= w[1].1, "overlap on vdev {}: {:?} {:?}", w[0].0, w[0], w[1]);
+            }
+        }
+        for e in &ext {
+            assert!(e.1 + e.2 <= tops[e.0 as usize].size_bytes, "past the end of vdev {}", e.0);
+        }
+        ext.len()
+    }
+
+    #[test]
+    fn feistel_is_a_bijection() {
+        for n in [2u64, 3, 5, 64, 1000, 4097] {
+            let mut seen: Vec<u64> = (0..n).map(|x| feistel(x, n, 0xfeed ^ n)).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len() as u64, n);
+            assert!(seen.iter().all(|&y| y < n));
+        }
+    }
+
+    #[test]
+    fn validate_names_the_field() {
+        let mut p = LayoutParams::fresh(1 << 30, 128 << 10, 12);
+        p.fragmentation = 1.5;
+        let e = p.validate().unwrap_err();
+        assert!(e.starts_with("layout.fragmentation: 1.5"), "{e}");
+        assert!(!e.contains('\n'));
+        p.fragmentation = 0.0;
+        p.recordsize_bytes = 100_000;
+        assert!(p.validate().unwrap_err().starts_with("layout.recordsize_bytes"));
+        p.recordsize_bytes = 128 << 10;
+        p.files[0].weight = f64::NAN;
+        assert!(p.validate().unwrap_err().starts_with("layout.files[0].weight"));
+        let json = r#"{"allocated_bytes":1,"recordsize_bytes":131072,"ashift":12,"files":[],"bogus":1}"#;
+        assert!(serde_json::from_str::<LayoutParams>(json).unwrap_err().to_string().contains("bogus"));
+    }
+
+    #[test]
+    fn too_full_pool_is_an_error() {
+        let tops = vec![top("mirror-0", VdevType::Mirror, 2, 1 << 30)];
+        let e = Layout::new(&LayoutParams::fresh(2 << 30, 128 << 10, 12), &tops).unwrap_err();
+        assert!(e.contains("does not fit") && e.contains("mirror-0"), "{e}");
+    }
+
+    #[test]
+    fn totals_match_allocated_and_summary() {
+        let tops = pool3();
+        for alloc in [1u64 << 20, 7 << 30, (20 << 30) + 12345] {
+            let lo = Layout::new(&mixed(alloc, 0.3, 1), &tops).unwrap();
+            let s = lo.summary();
+            let (mut n, mut data, mut data_bytes, mut examined, mut ind, mut dn, mut os) = (0u64, 0u64, 0u64, 0u64, 0, 0, 0);
+            for (i, b) in lo.traverse().enumerate() {
+                assert_eq!(b.index, i as u64);
+                n += 1;
+                examined += b.asize_total();
+                match b.kind {
+                    BlockKind::Data => {
+                        data += 1;
+                        data_bytes += b.psize;
+                        assert_eq!(b.ndvas, 1);
+                    }
+                    BlockKind::Indirect => ind += 1,
+                    BlockKind::Dnode => dn += 1,
+                    BlockKind::Objset => os += 1,
+                }
+                if b.kind.is_metadata() {
+                    assert!(b.ndvas >= 2);
+                }
+            }
+            assert_eq!(n, lo.n_blocks());
+            assert_eq!((n, data, ind, dn, os), (s.blocks, s.data_blocks, s.indirect_blocks, s.dnode_blocks, s.objset_blocks));
+            assert_eq!(data_bytes, s.data_psize_bytes);
+            assert!(data_bytes >= alloc && data_bytes < alloc + (128 << 10), "{data_bytes} vs {alloc}");
+            assert_eq!(examined, lo.examined_bytes());
+            assert_eq!(examined, (0..tops.len()).map(|t| lo.alloc_bytes(t)).sum::<u64>());
+        }
+    }
+
+    #[test]
+    fn metadata_in_true_proportion() {
+        let tops = vec![top("mirror-0", VdevType::Mirror, 2, 1 << 40)];
+        // 1 GiB files of 128 KiB records: 8192 data blocks, 8 L1 + 1 L2 per file.
+        let lo = Layout::new(&LayoutParams::fresh(64 << 30, 128 << 10, 12), &tops).unwrap();
+        let s = lo.summary();
+        assert_eq!(s.data_blocks, 64 << 13);
+        assert_eq!(s.files, 64);
+        // 64 files × (8 L1 + 1 L2) + the meta-dnode's one L1.
+        assert_eq!(s.indirect_blocks, 64 * 9 + 1);
+        assert_eq!(s.dnode_blocks, 1 + 2);
+        // Small files: one block each, pointer in the dnode, a dnode block per 32 files.
+        let p = LayoutParams { files: vec![FileClass { size_bytes: 8 << 10, weight: 1.0 }], ..LayoutParams::fresh(32 * 8192 * 100, 128 << 10, 12) };
+        let s = Layout::new(&p, &tops).unwrap().summary();
+        assert_eq!(s.files, 3200);
+        assert_eq!(s.dnode_blocks, 1 + 100);
+        assert_eq!(s.indirect_blocks, 1);
+        // Indirect psize follows the pointers it holds: a full L1 compresses 2:1 to 64 KiB.
+        let ind: Vec<Block> = lo.traverse().filter(|b| b.kind == BlockKind::Indirect && b.level == 1).take(3).collect();
+        assert_eq!(ind[1].psize, 64 << 10);
+        assert_eq!(ind[1].lsize, 128 << 10);
+    }
+
+    #[test]
+    fn class_shares_follow_weights() {
+        let tops = pool3();
+        let p = mixed(20 << 30, 0.0, 1);
+        let lo = Layout::new(&p, &tops).unwrap();
+        let mut by_class = [0u64; 4];
+        for b in lo.traverse().filter(|b| b.kind == BlockKind::Data) {
+            let c = match b.lsize {
+                4096 => 0,
+                x if x == 48 << 10 => 1,
+                _ => 2,
+            };
+            by_class[c] += b.psize;
+        }
+        let total: u64 = by_class.iter().sum();
+        // 3 MiB and 256 MiB files both use 128 KiB records: compare the small classes.
+        let share0 = by_class[0] as f64 / total as f64;
+        let share1 = by_class[1] as f64 / total as f64;
+        assert!((share0 - 0.02 * 4096.0 / 4096.0 * 1.0).abs() < 0.01, "{share0}");
+        assert!(share1 > 0.03 && share1 < 0.07, "{share1}");
+    }
+
+    #[test]
+    fn no_overlap_exhaustive_tiny_and_small() {
+        let tiny = vec![top("raidz1-0", VdevType::Raidz1, 3, 64 << 20), top("disk-1", VdevType::Disk, 1, 32 << 20)];
+        for f in [0.0, 0.5, 0.9, 1.0] {
+            for seed in 0..3 {
+                let n = assert_no_overlap(&Layout::new(&mixed(20 << 20, f, seed), &tiny).unwrap(), &tiny);
+                assert!(n > 100);
+            }
+        }
+        let tops = pool3();
+        for f in [0.0, 0.6, 1.0] {
+            assert_no_overlap(&Layout::new(&mixed(12 << 30, f, 7), &tops).unwrap(), &tops);
+        }
+    }
+
+    #[test]
+    fn allocated_ranges_cover_exactly_the_blocks() {
+        let tops = vec![top("raidz1-0", VdevType::Raidz1, 3, 64 << 20), top("disk-1", VdevType::Disk, 1, 32 << 20)];
+        for f in [0.0, 1.0] {
+            let lo = Layout::new(&mixed(20 << 20, f, 1), &tops).unwrap();
+            for t in 0..tops.len() {
+                let ranges: Vec<(u64, u64)> = lo.allocated_ranges(t).collect();
+                assert!(ranges.windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "sorted, disjoint, merged");
+                assert_eq!(ranges.iter().map(|r| r.1).sum::<u64>(), lo.alloc_bytes(t));
+                let mut ext: Vec<(u64, u64)> =
+                    lo.traverse().flat_map(|b| b.dvas().to_vec()).filter(|d| d.vdev as usize == t).map(|d| (d.offset, d.asize)).collect();
+                ext.sort_unstable();
+                // Every DVA lies inside a range (ranges are merged runs of DVAs).
+                let mut ri = 0;
+                for (o, a) in ext {
+                    while ranges[ri].0 + ranges[ri].1 <= o {
+                        ri += 1;
+                    }
+                    assert!(ranges[ri].0 <= o && o + a <= ranges[ri].0 + ranges[ri].1);
+                }
+                assert!(ranges.last().map_or(0, |r| r.0 + r.1) <= lo.used_end_bytes(t));
+            }
+        }
+    }
+
+    #[test]
+    fn deterministic_by_seed() {
+        let tops = pool3();
+        let digest = |seed| {
+            let lo = Layout::new(&mixed(2 << 30, 0.7, seed), &tops).unwrap();
+            lo.traverse().fold(0u64, |h, b| mix64(h ^ b.dvas[0].offset ^ (b.dvas[0].vdev as u64) << 50 ^ b.birth_txg << 40))
+        };
+        assert_eq!(digest(5), digest(5));
+        assert_ne!(digest(5), digest(6));
+    }
+
+    /// Fraction of consecutive same-vdev visits (DVA 0) whose offset increases.
+    fn forward_fraction(lo: &Layout, ntops: usize) -> f64 {
+        let mut last = vec![None; ntops];
+        let (mut fwd, mut all) = (0u64, 0u64);
+        for b in lo.traverse() {
+            let d = b.dvas[0];
+            if let Some(o) = last[d.vdev as usize] {
+                all += 1;
+                fwd += u64::from(d.offset > o);
+            }
+            last[d.vdev as usize] = Some(d.offset);
+        }
+        fwd as f64 / all as f64
+    }
+
+    #[test]
+    fn fresh_fill_is_sequential() {
+        let tops = pool3();
+        let lo = Layout::new(&mixed(8 << 30, 0.0, 1), &tops).unwrap();
+        let f = forward_fraction(&lo, tops.len());
+        assert!(f > 0.9, "forward fraction {f}");
+        // Births never decrease along a fresh traversal's data.
+        let mut last = 0;
+        for b in lo.traverse().filter(|b| b.kind == BlockKind::Data) {
+            assert!(b.birth_txg >= last);
+            last = b.birth_txg;
+        }
+        assert_eq!(last, lo.last_txg());
+    }
+
+    fn spearman(xs: &[u64], ys: &[u64]) -> f64 {
+        let rank = |v: &[u64]| {
+            let mut idx: Vec<usize> = (0..v.len()).collect();
+            idx.sort_by_key(|&i| v[i]);
+            let mut r = vec![0f64; v.len()];
+            for (k, i) in idx.into_iter().enumerate() {
+                r[i] = k as f64;
+            }
+            r
+        };
+        let (rx, ry) = (rank(xs), rank(ys));
+        let n = xs.len() as f64;
+        let m = (n - 1.0) / 2.0;
+        let cov: f64 = rx.iter().zip(&ry).map(|(a, b)| (a - m) * (b - m)).sum();
+        let var: f64 = rx.iter().map(|a| (a - m) * (a - m)).sum();
+        cov / var
+    }
+
+    #[test]
+    fn fragmentation_decorrelates_physical_order() {
+        let tops = pool3();
+        // One class: lanes of different classes fill at different points of the class
+        // period, so a mixed pool's fresh rank correlation is lower (forward fraction is
+        // what `fresh_fill_is_sequential` checks there).
+        let corr = |f: f64| {
+            let p = LayoutParams { fragmentation: f, seed: 3, ..LayoutParams::fresh(8 << 30, 128 << 10, 12) };
+            let lo = Layout::new(&p, &tops).unwrap();
+            let (mut xs, mut ys) = (vec![], vec![]);
+            for b in lo.traverse().filter(|b| b.dvas[0].vdev == 0) {
+                xs.push(b.index);
+                ys.push(b.dvas[0].offset);
+            }
+            (spearman(&xs, &ys), forward_fraction(&lo, tops.len()))
+        };
+        let (c0, _) = corr(0.0);
+        assert!(c0 > 0.99, "fresh {c0}");
+        let (c1, fw1) = corr(1.0);
+        assert!(c1.abs() < 0.05, "aged {c1}");
+        assert!((fw1 - 0.5).abs() < 0.05, "aged forward fraction {fw1}");
+        // Chunks of 2^(32(1−f)) blocks: f = 0.8 keeps ~84-block (10 MiB) extents, f = 0.95 ~3.
+        let (_, fw_08) = corr(0.8);
+        let (_, fw_095) = corr(0.95);
+        assert!(fw_08 > fw_095 && fw_095 > fw1 && fw_095 < 0.85, "forward fraction f=0.8 {fw_08} f=0.95 {fw_095}");
+    }
+
+    #[test]
+    fn resumable_from_any_cursor() {
+        let tops = pool3();
+        let lo = Layout::new(&mixed(1 << 30, 0.5, 2), &tops).unwrap();
+        let all: Vec<Block> = lo.traverse().collect();
+        for stop in [1usize, 2, 3, 4, 1000, 4321, all.len() - 1] {
+            let mut t = lo.traverse();
+            let head: Vec<Block> = t.by_ref().take(stop).collect();
+            let cur = t.cursor();
+            assert_eq!(cur.index(), stop as u64);
+            let cur: Cursor = serde_json::from_str(&serde_json::to_string(&cur).unwrap()).unwrap();
+            let tail: Vec<Block> = lo.traverse_from(cur).collect();
+            assert_eq!(head.len() + tail.len(), all.len());
+            assert!(head.iter().chain(tail.iter()).eq(all.iter()), "resume at {stop}");
+        }
+        let mut t = lo.traverse();
+        t.by_ref().for_each(drop);
+        assert!(t.cursor().is_done());
+    }
+
+    #[test]
+    fn data_block_random_access_matches_traversal() {
+        let tops = pool3();
+        let lo = Layout::new(&mixed((3 << 30) + 777, 0.4, 9), &tops).unwrap();
+        let data: Vec<Block> = lo.traverse().filter(|b| b.kind == BlockKind::Data).collect();
+        assert_eq!(data.len() as u64, lo.data_blocks());
+        let mut i = 0u64;
+        while i < lo.data_blocks() {
+            assert_eq!(lo.data_block(i), data[i as usize], "data block {i}");
+            i = i * 3 + 1;
+        }
+        assert_eq!(lo.data_block(lo.data_blocks() - 1), *data.last().unwrap());
+    }
+
+    #[test]
+    fn spread_follows_vdev_size() {
+        let tops = vec![
+            top("mirror-0", VdevType::Mirror, 2, 100 << 30),
+            top("mirror-1", VdevType::Mirror, 2, 200 << 30),
+            top("mirror-2", VdevType::Mirror, 2, 300 << 30),
+        ];
+        let lo = Layout::new(&LayoutParams::fresh(60 << 30, 128 << 10, 12), &tops).unwrap();
+        let a: Vec<f64> = (0..3).map(|t| lo.alloc_bytes(t) as f64).collect();
+        assert!((a[1] / a[0] - 2.0).abs() < 0.1 && (a[2] / a[0] - 3.0).abs() < 0.15, "{a:?}");
+    }
+
+    #[test]
+    fn ditto_copies_on_distinct_vdevs_or_places() {
+        let one = vec![top("raidz2-0", VdevType::Raidz2, 6, 8 << 30)];
+        let lo = Layout::new(&mixed(256 << 20, 0.5, 1), &one).unwrap();
+        let mos: Vec<Block> = lo.traverse().take(2).collect();
+        for b in &mos {
+            assert_eq!(b.ndvas, 3);
+            let d = b.dvas();
+            assert!(d.iter().all(|x| x.vdev == 0));
+            assert!(d[0].offset != d[1].offset && d[1].offset != d[2].offset && d[0].offset != d[2].offset);
+        }
+        assert_no_overlap(&lo, &one);
+        let two = vec![top("mirror-0", VdevType::Mirror, 2, 4 << 30), top("mirror-1", VdevType::Mirror, 2, 4 << 30)];
+        let lo = Layout::new(&mixed(256 << 20, 0.0, 1), &two).unwrap();
+        for b in lo.traverse().filter(|b| b.kind.is_metadata()) {
+            assert_ne!(b.dvas[0].vdev, b.dvas[1].vdev, "{b:?}");
+            if b.ndvas == 3 {
+                assert_eq!(b.dvas[2].vdev, b.dvas[0].vdev);
+            }
+        }
+        assert_no_overlap(&lo, &two);
+    }
+
+    #[test]
+    fn parents_never_older_than_children() {
+        let tops = pool3();
+        for f in [0.0, 0.5] {
+            let lo = Layout::new(&mixed(2 << 30, f, 4), &tops).unwrap();
+            // Births of the open ancestors by level (dnode block at level 7 here).
+            let mut open = [u64::MAX; 8];
+            let all: Vec<Block> = lo.traverse().collect();
+            for (i, b) in all.iter().enumerate() {
+                // A meta-dnode indirect is the parent of the dnode blocks after it: the
+                // first non-indirect block that follows it is a dnode block.
+                let next = all[i + 1..].iter().find(|x| x.kind != BlockKind::Indirect);
+                if b.kind == BlockKind::Indirect && next.map(|x| x.kind) == Some(BlockKind::Dnode) {
+                    assert!(b.birth_txg >= next.unwrap().birth_txg, "{b:?}");
+                    continue;
+                }
+                match b.kind {
+                    BlockKind::Objset => {}
+                    BlockKind::Dnode => {
+                        // A dnode block holds files of one class: ancestors reset here.
+                        open = [u64::MAX; 8];
+                        open[7] = b.birth_txg;
+                    }
+                    BlockKind::Indirect | BlockKind::Data => {
+                        let lvl = b.level as usize;
+                        let b = *b;
+                        assert!(b.birth_txg <= open[lvl + 1..].iter().copied().min().unwrap(), "{b:?}");
+                        open[lvl] = b.birth_txg;
+                        for x in &mut open[..lvl] {
+                            *x = u64::MAX;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn traversal_state_is_small() {
+        assert!(std::mem::size_of::<Traversal>() <= 128, "{}", std::mem::size_of::<Traversal>());
+        assert!(std::mem::size_of::<Block>() <= 128);
+    }
+}
+
+#[cfg(test)]
+mod scale {
+    use super::*;
+    use crate::pool::VdevType;
+
+    /// A 1.2 PB, 100-disk pool: construction is instant, the state stays small and a walk
+    /// of its first blocks is cheap. (Speed is measured in bench/, not asserted here.)
+    #[test]
+    fn petabyte_pool_is_cheap() {
+        let tops: Vec<TopVdev> = (0..10)
+            .map(|i| TopVdev { name: format!("raidz2-{i}"), kind: VdevType::Raidz2, leaves: (i * 10..i * 10 + 10).collect(), ashift: 12, size_bytes: 120 << 40 })
+            .collect();
+        let mut p = LayoutParams::fresh(600 << 40, 128 << 10, 12);
+        p.files = vec![FileClass { size_bytes: 16 << 10, weight: 0.05 }, FileClass { size_bytes: 8 << 30, weight: 0.95 }];
+        for f in [0.0, 1.0] {
+            p.fragmentation = f;
+            let lo = Layout::new(&p, &tops).unwrap();
+            assert!(lo.summary().blocks > 4_000_000_000);
+            // Memory: lanes, cycle and rotor tables only.
+            assert!(lo.pos.len() <= CYCLE_SLOTS_MAX as usize + 64 && lo.rotor.len() <= 4096);
+            let n = lo.traverse().take(2_000_000).filter(|b| b.kind == BlockKind::Data).count();
+            assert!(n > 1_900_000);
+            // Random access lands in range.
+            let b = lo.data_block(lo.data_blocks() / 3 * 2);
+            assert!(b.dvas[0].offset + b.dvas[0].asize <= tops[b.dvas[0].vdev as usize].size_bytes);
+        }
+    }
+}
