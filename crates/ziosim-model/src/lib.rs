@@ -14,3 +14,4 @@ pub mod release;
 pub mod sim;
 pub mod stats;
 pub mod tunables;
+pub mod txg;
