@@ -15,3 +15,4 @@ pub mod sim;
 pub mod stats;
 pub mod tunables;
 pub mod txg;
+pub mod zil;
