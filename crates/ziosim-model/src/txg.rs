@@ -21,6 +21,7 @@
 //!   3. a quiesced txg is ready (pre-2013: a writer over the write limit forced it);
 //!   4. 2013 → 0.7: pool-total dirty ≥ `zfs_dirty_data_sync` (its wait-loop condition);
 //!   5. `zfs_txg_timeout` has passed since the *start* of the previous sync.
+//!
 //! A txg that rule 5 alone would sync while it holds no dirty data is elided (ZFS writes
 //! nothing for it either); the timer is re-armed as if it had synced instantly.
 //!

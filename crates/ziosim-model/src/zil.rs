@@ -26,6 +26,7 @@
 //!     else NEED_COPY.
 //!   - 0.7 – 2.3: logbias=throughput → INDIRECT; no SLOG and size ≥ imm → INDIRECT;
 //!     O_DSYNC → COPIED (NEED_COPY above `zil_maxcopied`, 2.2+); else NEED_COPY.
+//!
 //! Records of O_DSYNC writes and metadata ops go to the sync list; others stay async per
 //! file until a commit of that file (`zil_async_to_sync`; foid 0 = all files). Records of
 //! synced txgs are dropped (`zil_clean`).

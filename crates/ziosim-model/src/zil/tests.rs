@@ -444,3 +444,15 @@ fn chained_completion_wakes_in_order() {
     z.on_io_done(50, f1, &mut out);
     assert_eq!(out, vec![ZilAction::Wake { waiter: 1 }, ZilAction::Wake { waiter: 2 }]);
 }
+
+#[test]
+fn big_commit_defers_flushes_to_the_last_lwb() {
+    for r in [Release::Zfs07, Release::Zfs08, Release::Zfs22, Release::Zfs23] {
+        let mut h = H::new(r, &[], cfg(true));
+        h.write_bytes = 1 << 20;
+        h.fsync_loop(1, 1, 0);
+        assert!(h.count(is_lwb) >= 8, "{r:?}");
+        assert_eq!(h.count(is_flush), 1, "{r:?}: earlier lwbs have no waiters → one flush at the end");
+        assert_eq!(h.lat.len(), 1);
+    }
+}
