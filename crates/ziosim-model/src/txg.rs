@@ -456,9 +456,8 @@ impl Txg {
             let thr = written / write_ms;
             self.throughput_bytes_per_ms =
                 if self.throughput_bytes_per_ms == 0 { thr } else { thr / 4 + 3 * self.throughput_bytes_per_ms / 4 };
-            self.write_limit = (self.throughput_bytes_per_ms * self.synctime_ms)
-                .max(self.write_limit_min)
-                .min(self.write_limit_max);
+            self.write_limit =
+                (self.throughput_bytes_per_ms * self.synctime_ms).max(self.write_limit_min).min(self.write_limit_max);
         }
     }
 

@@ -361,7 +361,15 @@ impl Zil {
     /// `txg`. Returns true if the caller must now `commit(foid, ..)` before acknowledging
     /// the write (O_DSYNC or `sync=always`); with `sync=disabled` an O_DSYNC write is
     /// acknowledged at once and its bytes reported `AtRisk`.
-    pub fn write(&mut self, txg: u64, foid: u64, offset: u64, len: u32, o_dsync: bool, out: &mut Vec<ZilAction>) -> bool {
+    pub fn write(
+        &mut self,
+        txg: u64,
+        foid: u64,
+        offset: u64,
+        len: u32,
+        o_dsync: bool,
+        out: &mut Vec<ZilAction>,
+    ) -> bool {
         let state = self.write_state(len, o_dsync);
         let sync = o_dsync;
         let bs = self.cfg.recordsize_bytes.max(512) as u64;
@@ -675,9 +683,7 @@ impl Zil {
         }
         match self.slog_limit {
             // ≤ 0.6.5 USE_SLOG.
-            Some(lim) => {
-                self.cfg.logbias == Logbias::Latency && (self.cur_used < lim || self.itx_list_bytes < 2 * lim)
-            }
+            Some(lim) => self.cfg.logbias == Logbias::Latency && (self.cur_used < lim || self.itx_list_bytes < 2 * lim),
             None => true,
         }
     }
@@ -740,8 +746,7 @@ impl Zil {
     fn write_done(&mut self, id: u64, out: &mut Vec<ZilAction>) {
         let i = self.lwbs.iter().position(|l| l.id == id).unwrap();
         self.lwbs[i].state = LwbState::WriteDone;
-        let next_writing =
-            self.lwbs.get(i + 1).is_some_and(|n| matches!(n.state, LwbState::Opened | LwbState::Issued));
+        let next_writing = self.lwbs.get(i + 1).is_some_and(|n| matches!(n.state, LwbState::Opened | LwbState::Issued));
         let (slog, pool) = (self.lwbs[i].owe_slog, self.lwbs[i].owe_pool);
         self.lwbs[i].owe_slog = false;
         self.lwbs[i].owe_pool = false;
@@ -766,8 +771,7 @@ impl Zil {
             let mut l = self.lwbs.pop_front().unwrap();
             l.state = LwbState::FlushDone;
             let lat = now_ns - l.issued_ns;
-            self.last_latency_ns =
-                if self.era >= Era::Pipeline22 { (self.last_latency_ns * 7 + lat) / 8 } else { lat };
+            self.last_latency_ns = if self.era >= Era::Pipeline22 { (self.last_latency_ns * 7 + lat) / 8 } else { lat };
             for w in l.waiters.drain(..) {
                 out.push(ZilAction::Wake { waiter: w });
             }
@@ -893,7 +897,8 @@ pub fn lwb_bucket(release: Release, cur_used: u64, max_block: u32) -> u32 {
 /// 2.3 `zil_lwb_plan` (approximation, see module doc): the block for `left` bytes.
 pub fn lwb_plan_2_3(left: u64, max_block: u32) -> u32 {
     let usable = (max_block - ZIL_CHAIN_BYTES) as u64;
-    let round = |b: u64| round_up((b + ZIL_CHAIN_BYTES as u64).min(max_block as u64) as u32, ZIL_MIN_BLKSZ).min(max_block);
+    let round =
+        |b: u64| round_up((b + ZIL_CHAIN_BYTES as u64).min(max_block as u64) as u32, ZIL_MIN_BLKSZ).min(max_block);
     if left <= usable {
         return round(left);
     }

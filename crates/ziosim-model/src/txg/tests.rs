@@ -39,7 +39,8 @@ fn delay_curve_matches_dmu_tx_delay() {
     assert_eq!(at(99), 39 * 500_000);
     assert_eq!(at(100), 100 * MS, "capped at zfs_delay_max_ns");
     // Same curve in the first 2013 release, with its own tunable cap.
-    let t = txg(Release::Illumos2014, &[("zfs_dirty_data_max", 100 * MIB as i64), ("zfs_delay_max_ns", 10 * MS as i64)]);
+    let t =
+        txg(Release::Illumos2014, &[("zfs_dirty_data_max", 100 * MIB as i64), ("zfs_delay_max_ns", 10 * MS as i64)]);
     assert_eq!(t.delay_ns(99 * MIB), 10 * MS);
 }
 

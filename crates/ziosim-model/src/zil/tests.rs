@@ -44,7 +44,13 @@ fn tun(r: Release, set: &[(&str, i64)]) -> Tunables {
 }
 
 fn cfg(slog: bool) -> ZilConfig {
-    ZilConfig { slog, logbias: Logbias::Latency, sync: SyncMode::Standard, zil_disable: false, recordsize_bytes: 128 * 1024 }
+    ZilConfig {
+        slog,
+        logbias: Logbias::Latency,
+        sync: SyncMode::Standard,
+        zil_disable: false,
+        recordsize_bytes: 128 * 1024,
+    }
 }
 
 impl H {
@@ -150,7 +156,7 @@ fn is_ind(a: &ZilAction) -> bool {
 fn legacy_three_overlapping_commits_make_two_batches() {
     let mut h = H::new(Release::Zfs07, &[], cfg(false));
     h.write_bytes = 1024; // two records fit the 4 KiB lwbs
-    // A at 0 starts batch 1; B and C arrive while it is in flight: both join batch 2.
+                          // A at 0 starts batch 1; B and C arrive while it is in flight: both join batch 2.
     h.fsync_loop(3, 1, 100 * US);
     assert_eq!(h.z.stats().batches, 2);
     assert_eq!(h.count(is_flush), 2);
@@ -337,7 +343,11 @@ fn slog_bulk_demotes_big_commits_to_async_write() {
 
 #[test]
 fn nocacheflush_means_no_flush() {
-    for (r, t) in [(Release::Zfs08, "zil_nocacheflush"), (Release::Zfs22, "zfs_nocacheflush"), (Release::Zfs07, "zfs_nocacheflush")] {
+    for (r, t) in [
+        (Release::Zfs08, "zil_nocacheflush"),
+        (Release::Zfs22, "zfs_nocacheflush"),
+        (Release::Zfs07, "zfs_nocacheflush"),
+    ] {
         let mut h = H::new(r, &[(t, 1)], cfg(false));
         h.fsync_loop(4, 5, 10 * US);
         assert_eq!(h.count(is_flush), 0, "{r:?} {t}");
@@ -408,7 +418,8 @@ fn fsync_commits_only_its_file_but_carries_earlier_sync_records() {
     let t = out.iter().find_map(|a| if let ZilAction::Timer { token, .. } = a { Some(*token) } else { None }).unwrap();
     out.clear();
     z.on_timer(0, t, &mut out);
-    let bytes: u32 = out.iter().filter_map(|a| if let ZilAction::LwbWrite { bytes, .. } = a { Some(*bytes) } else { None }).sum();
+    let bytes: u32 =
+        out.iter().filter_map(|a| if let ZilAction::LwbWrite { bytes, .. } = a { Some(*bytes) } else { None }).sum();
     assert!(bytes < 16 * 1024, "only file 1's 8 KiB went to the log: {bytes}");
 }
 
@@ -419,8 +430,12 @@ fn chained_completion_wakes_in_order() {
     let mut out = vec![];
     z.write(1, 1, 0, 2048, false, &mut out);
     z.commit(0, 1, 1, &mut out);
-    let timer = |out: &Vec<ZilAction>| out.iter().find_map(|a| if let ZilAction::Timer { token, .. } = a { Some(*token) } else { None }).unwrap();
-    let lwb = |out: &Vec<ZilAction>| out.iter().find_map(|a| if let ZilAction::LwbWrite { token, .. } = a { Some(*token) } else { None }).unwrap();
+    let timer = |out: &Vec<ZilAction>| {
+        out.iter().find_map(|a| if let ZilAction::Timer { token, .. } = a { Some(*token) } else { None }).unwrap()
+    };
+    let lwb = |out: &Vec<ZilAction>| {
+        out.iter().find_map(|a| if let ZilAction::LwbWrite { token, .. } = a { Some(*token) } else { None }).unwrap()
+    };
     let t1 = timer(&out);
     out.clear();
     z.on_timer(0, t1, &mut out);
@@ -455,4 +470,77 @@ fn big_commit_defers_flushes_to_the_last_lwb() {
         assert_eq!(h.count(is_flush), 1, "{r:?}: earlier lwbs have no waiters → one flush at the end");
         assert_eq!(h.lat.len(), 1);
     }
+}
+
+/// Zil and Txg driven together the way the simulator will: writes assigned by the txg,
+/// `AtRisk` forwarded to it, `Synced` forwarded back.
+fn risk_after(sync: SyncMode, r: Release, set: &[(&str, i64)]) -> crate::txg::RiskStats {
+    use crate::txg::{Txg, TxgConfig};
+    let t = tun(r, set);
+    let mut txg = Txg::new(r, &t, TxgConfig { ram_bytes: 16 << 30, hz: 100 });
+    let mut c = cfg(true);
+    c.sync = sync;
+    let mut z = Zil::new(r, &t, c);
+    let (mut zo, mut to) = (vec![], vec![]);
+    txg.start(0, &mut to);
+    // One 8 KiB write + fsync every 100 ms for 8 s; log I/O and txg syncs are instant.
+    for i in 0..80u32 {
+        let now = i as u64 * 100 * MS;
+        for phase in 0..2 {
+            if phase == 0 {
+                txg.on_timer(now, &mut to);
+            } else {
+                let crate::txg::TxDecision::Admit { txg: g } = txg.assign(now, i, 8192, now, false, &mut to) else {
+                    panic!("throttled")
+                };
+                z.write(g, 1, 0, 8192, false, &mut zo);
+                z.commit(now, 1, i, &mut zo);
+            }
+            drain(&mut z, &mut txg, &mut zo, &mut to, now);
+        }
+    }
+    txg.risk(8000 * MS)
+}
+
+fn drain(
+    z: &mut Zil,
+    txg: &mut crate::txg::Txg,
+    zo: &mut Vec<ZilAction>,
+    to: &mut Vec<crate::txg::TxgAction>,
+    now: u64,
+) {
+    use crate::txg::TxgAction;
+    while !zo.is_empty() || !to.is_empty() {
+        for a in std::mem::take(zo) {
+            match a {
+                ZilAction::LwbWrite { token, .. }
+                | ZilAction::IndirectWrite { token, .. }
+                | ZilAction::Flush { token, .. } => z.on_io_done(now, token, zo),
+                ZilAction::Timer { token, .. } => z.on_timer(now, token, zo),
+                ZilAction::AtRisk { txg: g, bytes } => txg.add_at_risk(now, g, bytes),
+                ZilAction::Wake { .. } => {}
+            }
+        }
+        for a in std::mem::take(to) {
+            match a {
+                TxgAction::StartSync { txg: g, .. } => txg.on_sync_done(now, g, to),
+                TxgAction::Synced { txg: g } => z.on_txg_synced(g),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn data_at_risk_only_without_the_log() {
+    let r = risk_after(SyncMode::Disabled, Release::Zfs22, &[]);
+    // Every fsynced write of a 5 s txg interval is at risk until the timeout sync.
+    assert_eq!(r.at_risk_bytes_max, 8192 * 50, "{r:?}");
+    assert_eq!(r.at_risk_window_ns_max, 5000 * MS, "{r:?}");
+    assert!(r.at_risk_byte_ns > 0);
+    let r = risk_after(SyncMode::Standard, Release::Zfs22, &[]);
+    assert_eq!((r.at_risk_bytes_max, r.at_risk_byte_ns), (0, 0), "the ZIL made every fsync stable");
+    assert!(r.unsynced_bytes_max > 0, "async exposure is still reported");
+    let r = risk_after(SyncMode::Standard, Release::Solaris2009, &[("zil_disable", 1)]);
+    assert!(r.at_risk_bytes_max > 0);
 }
