@@ -544,3 +544,26 @@ fn data_at_risk_only_without_the_log() {
     let r = risk_after(SyncMode::Standard, Release::Solaris2009, &[("zil_disable", 1)]);
     assert!(r.at_risk_bytes_max > 0);
 }
+
+#[test]
+fn zil_and_throttle_tunables_follow_the_source_per_release() {
+    use crate::tunables::T;
+    let t = |r| Tunables::defaults(r, 16 << 30);
+    assert_eq!(t(Release::Zfs22).get(T::zil_slog_bulk), 768 * 1024);
+    assert_eq!(t(Release::Zfs23).get(T::zil_slog_bulk), 64 << 20);
+    assert!(t(Release::Zfs065).try_get(T::zil_slog_bulk).is_none());
+    assert_eq!(t(Release::Zfs065).get(T::zil_slog_limit), 1 << 20);
+    assert_eq!(t(Release::Zfs08).get(T::zfs_commit_timeout_pct), 5);
+    assert_eq!(t(Release::Zfs23).get(T::zfs_commit_timeout_pct), 10);
+    assert_eq!(t(Release::Zfs22).get(T::zil_min_commit_timeout), 5000);
+    assert!(t(Release::Zfs23).try_get(T::zil_min_commit_timeout).is_none());
+    assert!(t(Release::Zfs07).try_get(T::zil_nocacheflush).is_none());
+    assert_eq!(t(Release::Solaris2009).get(T::zil_disable), 0);
+    assert!(t(Release::Freebsd9).try_get(T::zil_disable).is_none());
+    assert_eq!(t(Release::Zfs07).get(T::zfs_dirty_data_sync), 64 << 20);
+    assert_eq!(t(Release::Zfs08).get(T::zfs_dirty_data_sync_percent), 20);
+    assert!(t(Release::Zfs22).try_get(T::zfs_delay_max_ns).is_none(), "static const in 2.2");
+    assert_eq!(t(Release::Zfs22).get(T::zfs_wrlog_data_max), 2 * t(Release::Zfs22).get(T::zfs_dirty_data_max));
+    assert_eq!(t(Release::Illumos2012).get(T::zfs_write_limit_shift), 3);
+    assert!(t(Release::Illumos2014).try_get(T::zfs_write_limit_min).is_none());
+}
