@@ -17,3 +17,5 @@ pub mod scan_queue;
 pub mod sim;
 pub mod stats;
 pub mod tunables;
+pub mod txg;
+pub mod zil;

@@ -340,6 +340,96 @@ tunables! {
         [(Solaris2009, 30), (Freebsd9, 5)], None,
         "Seconds between txg syncs when nothing else forces one; longer batches more writes and lengthens the window of data at risk.",
         "il:1ab7f2ded0 (30 s, 2008); il:44ecc5327a (5 s, 2010-06-08)";
+
+    // ---- 2013 write throttle and txg kick (§4.1, §4.2; txg.rs) ----
+    zfs_dirty_data_sync = "zfs_dirty_data_sync", "bytes", [0, 1 << 50],
+        [(Illumos2014, 64 * MIB), (Zfs08, NA)], None,
+        "Pool-wide dirty data that starts a txg sync before the timeout; lower syncs smaller txgs more often, higher batches more writes.",
+        "il:69962b5647 DP; DP@zfs-0.6.3..0.7.13 (replaced by zfs_dirty_data_sync_percent, OpenZFS 9617 dfbe267503)";
+    zfs_dirty_data_sync_percent = "zfs_dirty_data_sync_percent", "percent", [0, 100],
+        [(Illumos2014, NA), (Zfs08, 20)], None,
+        "Share of zfs_dirty_data_max that starts a txg sync early (pool-total dirty up to 2.1, the open txg's own dirty from 2.2); lower bounds txg size and data at risk.",
+        "DP@zfs-0.8.0, DP@zfs-2.1.0 (pool total); 50e09eddd0 / DP@zfs-2.2.0 (per txg)";
+    zfs_delay_min_dirty_percent = "zfs_delay_min_dirty_percent", "percent", [0, 100],
+        [(Illumos2014, 60)], None,
+        "Dirty share of zfs_dirty_data_max above which every write is delayed; lower throttles sooner and smooths latency, higher lets bursts through at full speed.",
+        "DP@zfs-0.6.3..master";
+    zfs_delay_scale = "zfs_delay_scale", "ns", [0, 1 << 40],
+        [(Illumos2014, 500_000)], None,
+        "Delay per write at the midpoint of the throttle curve (80 % dirty by default); higher throttles harder, giving ~1e9/scale writes/s there.",
+        "DP@zfs-0.6.3..master";
+    zfs_delay_max_ns = "zfs_delay_max_ns", "ns", [0, 1 << 40],
+        [(Illumos2014, 100_000_000), (Zfs22, NA)], None,
+        "Cap on one write's throttle delay; a static constant of 100 ms from 2.2 (not settable).",
+        "TX@zfs-0.6.3 (tunable); TX@zfs-2.2.0 (static const)";
+    zfs_wrlog_data_max = "zfs_wrlog_data_max", "bytes", [MIB, 1 << 50],
+        [(Zfs22, 8 * GIB)], Some("2 x zfs_dirty_data_max"),
+        "Bytes of logged writes (ZIL) not yet synced before writes are throttled as if dirty data were high; bounds memory held by sync-heavy workloads.",
+        "ARC@zfs-2.2.0 (a7bd20e309); TX@zfs-2.2.0 dmu_tx_delay";
+
+    // ---- pre-2013 write throttle (§4.2 'Pre-2013'; txg.rs) ----
+    zfs_txg_synctime_ms = "zfs_txg_synctime_ms", "ms", [1, 3_600_000],
+        [(Solaris2009, 1000), (Illumos2014, NA)], None,
+        "Target duration of a txg sync: the per-txg write limit is measured sync throughput x this; longer lets more data into each txg.",
+        "DP@zfs-0.6.2 (illumos 2010-2013); pre-2010 builds are assumed to match (not read)";
+    zfs_write_limit_shift = "zfs_write_limit_shift", "shift", [0, 63],
+        [(Solaris2009, 3), (Illumos2014, NA)], None,
+        "Per-txg write limit cap = RAM >> shift (1/8 of RAM); smaller shift admits bigger txgs.",
+        "DP@zfs-0.6.2";
+    zfs_write_limit_min = "zfs_write_limit_min", "bytes", [0, 1 << 50],
+        [(Solaris2009, 32 * MIB), (Illumos2014, NA)], None,
+        "Floor of the per-txg write limit; also the limit before the first measured sync.",
+        "DP@zfs-0.6.2";
+    zfs_write_limit_override = "zfs_write_limit_override", "bytes", [0, 1 << 50],
+        [(Solaris2009, 0), (Illumos2014, NA)], None,
+        "If non-zero, a fixed per-txg write limit instead of the measured one.",
+        "DP@zfs-0.6.2";
+    zfs_no_write_throttle = "zfs_no_write_throttle", "bool", [0, 1],
+        [(Solaris2009, 0), (Illumos2014, NA)], None,
+        "1 turns the pre-2013 per-txg write limit off: writers never wait for the next txg, memory is the only bound.",
+        "DP@zfs-0.6.2";
+
+    // ---- ZIL (§6; zil.rs) ----
+    zfs_immediate_write_sz = "zfs_immediate_write_sz", "bytes", [0, 1 << 30],
+        [(Solaris2009, 32 * KIB)], None,
+        "Writes at least this large (no SLOG) are logged indirectly: the block is written in place and the log holds a pointer; higher puts more data through the log.",
+        "ZL@zfs-0.6.5, ZL@zfs-0.7.0, ZL@zfs-2.2.0";
+    zil_slog_limit = "zil_slog_limit", "bytes", [0, 1 << 40],
+        [(Solaris2009, MIB), (Zfs07, NA)], None,
+        "A commit larger than this (with a commit list over twice it) writes its log blocks to the main pool instead of the SLOG, sparing the SLOG bulk data.",
+        "ZIL@zfs-0.6.5 USE_SLOG; removed by OpenZFS 7578 (zfs-0.7.0)";
+    zil_slog_bulk = "zil_slog_bulk", "bytes", [0, 1 << 40],
+        [(Zfs07, 768 * KIB), (Zfs23, 64 * MIB)], None,
+        "Log blocks of a commit past this many bytes go to the SLOG at ASYNC_WRITE priority so one bulk writer cannot starve small fsyncs.",
+        "ZIL@zfs-0.7.0 (OpenZFS 7578); c0e58995e3 (64 MiB, zfs-2.3.0)";
+    zfs_commit_timeout_pct = "zfs_commit_timeout_pct", "percent", [0, 100],
+        [(Zfs08, 5), (Zfs23, 10)], None,
+        "A committer waits up to this share of the last log-block latency for others to fill its block; higher groups more commits per write at the cost of single-thread latency.",
+        "ZIL@zfs-0.8.0 (OpenZFS 8585); ZIL@zfs-2.3.0 (10)";
+    zil_min_commit_timeout = "zil_min_commit_timeout", "ns", [0, 1 << 40],
+        [(Zfs22, 5000), (Zfs23, NA)], None,
+        "If the commit wait would be shorter than this and the workload looks single-threaded, the log block is issued at once.",
+        "ZIL@zfs-2.2.0 (0f740a4f1d); removed in 252f46be7d (zfs-2.3.0)";
+    zil_maxblocksize = "zil_maxblocksize", "bytes", [4 * KIB, 16 * MIB],
+        [(Zfs20, 128 * KIB)], None,
+        "Largest log block; bigger blocks mean fewer log writes for big commits.",
+        "ZIL@zfs-2.0.0 (f15d6a5457), ZIL@zfs-2.3.0";
+    zil_maxcopied = "zil_maxcopied", "bytes", [0, 1 << 20],
+        [(Zfs22, 7680)], None,
+        "O_SYNC writes up to this size are copied into the log record at write time; larger ones are copied at commit time.",
+        "ZIL@zfs-2.2.0 (66b81b3497 backport)";
+    zfs_nocacheflush = "zfs_nocacheflush", "bool", [0, 1],
+        [(Solaris2009, 0)], None,
+        "1 skips disk cache flushes (ZIL and txg): faster sync writes, data loss on power failure unless every device has power-loss protection.",
+        "ZIL@zfs-0.7.13 (zil.c); VD@zfs-0.8.0 (vdev.c, all flushes)";
+    zil_nocacheflush = "zil_nocacheflush", "bool", [0, 1],
+        [(Zfs08, 0)], None,
+        "1 skips the cache flush after ZIL writes only; safe only on log devices with power-loss protection.",
+        "ZIL@zfs-0.8.0";
+    zil_disable = "zil_disable", "bool", [0, 1],
+        [(Solaris2009, 0), (Freebsd9, NA)], None,
+        "1 (read at mount) removes the intent log: sync requests return at once and acknowledged data is lost back to the last txg on a crash.",
+        "il:55da60b91d^ zfs_vfsops.c, zvol.c (removed 2010-05-03, PSARC/2010/108)";
 }
 
 /// Resolved tunable values for one run (release defaults plus scenario overrides).
@@ -370,6 +460,9 @@ impl Tunables {
         let pct = vals[T::zfs_dirty_data_max_percent as usize];
         let pct = if pct == NA { 10 } else { pct };
         vals[T::zfs_dirty_data_max as usize] = (ram / 100 * pct).min(max_max).max(MIB);
+        if vals[T::zfs_wrlog_data_max as usize] != NA {
+            vals[T::zfs_wrlog_data_max as usize] = 2 * vals[T::zfs_dirty_data_max as usize];
+        }
         Tunables { release, vals }
     }
 

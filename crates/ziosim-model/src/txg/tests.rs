@@ -1,0 +1,267 @@
+//! Unit tests of the txg model: each drives the state machine directly with `now_ns`.
+
+use super::*;
+
+const MIB: u64 = 1 << 20;
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+fn tun(r: Release, ram: u64, set: &[(&str, i64)]) -> Tunables {
+    let mut t = Tunables::defaults(r, ram);
+    for (k, v) in set {
+        t.set(k, *v).unwrap();
+    }
+    t
+}
+
+fn txg(r: Release, set: &[(&str, i64)]) -> Txg {
+    Txg::new(r, &tun(r, 16 << 30, set), TxgConfig { ram_bytes: 16 << 30, hz: 100 })
+}
+
+fn syncs(out: &[TxgAction]) -> Vec<(u64, u64)> {
+    out.iter()
+        .filter_map(|a| match a {
+            TxgAction::StartSync { txg, dirty_bytes } => Some((*txg, *dirty_bytes)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn delay_curve_matches_dmu_tx_delay() {
+    // max = 100 MiB so every percentage is a whole number of MiB.
+    let t = txg(Release::Zfs22, &[("zfs_dirty_data_max", 100 * MIB as i64)]);
+    let at = |p: u64| t.delay_ns(p * MIB);
+    assert_eq!(at(60), 0);
+    assert_eq!(at(70), 500_000 * 10 / 30);
+    assert_eq!(at(80), 500_000, "midpoint = zfs_delay_scale");
+    assert_eq!(at(90), 1_500_000);
+    assert_eq!(at(99), 39 * 500_000);
+    assert_eq!(at(100), 100 * MS, "capped at zfs_delay_max_ns");
+    // Same curve in the first 2013 release, with its own tunable cap.
+    let t =
+        txg(Release::Illumos2014, &[("zfs_dirty_data_max", 100 * MIB as i64), ("zfs_delay_max_ns", 10 * MS as i64)]);
+    assert_eq!(t.delay_ns(99 * MIB), 10 * MS);
+}
+
+/// Fill dirty data to `pct` % of a 100 MiB max without delays (admitted as one tx).
+fn filled(r: Release, pct: u64) -> (Txg, Vec<TxgAction>) {
+    let mut t = txg(r, &[("zfs_dirty_data_max", 100 * MIB as i64)]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    assert_eq!(t.assign(0, 0, pct * MIB, 0, false, &mut out), TxDecision::Admit { txg: 1 });
+    (t, out)
+}
+
+#[test]
+fn delayed_txs_are_serialised_through_last_wakeup() {
+    let (mut t, mut out) = filled(Release::Zfs22, 80);
+    let now = 10 * MS;
+    let d: Vec<_> = (1..=3).map(|i| t.assign(now, i, 4096, now, false, &mut out)).collect();
+    assert_eq!(
+        d,
+        vec![
+            TxDecision::DelayUntil(now + 500_000),
+            TxDecision::DelayUntil(now + 1_000_000),
+            TxDecision::DelayUntil(now + 1_500_000)
+        ]
+    );
+    // The retry after the sleep is admitted without a second delay.
+    assert_eq!(t.assign(now + 500_000, 1, 4096, now, true, &mut out), TxDecision::Admit { txg: 2 });
+    // A tx created long ago (waited elsewhere longer than the delay) does not sleep.
+    assert!(matches!(t.assign(now + 5 * MS, 4, 4096, 0, false, &mut out), TxDecision::Admit { .. }));
+}
+
+#[test]
+fn below_min_dirty_no_delay_and_at_max_block_until_space() {
+    let (mut t, mut out) = filled(Release::Zfs22, 59);
+    assert!(matches!(t.assign(MS, 1, 4096, MS, false, &mut out), TxDecision::Admit { .. }));
+    let (mut t, mut out) = filled(Release::Zfs22, 100);
+    assert_eq!(t.assign(MS, 7, 4096, MS, false, &mut out), TxDecision::Wait);
+    // The kick started a sync of txg 1; half of it reaches disk → below max → resume,
+    // delayed per the curve at 50 % (no delay).
+    assert_eq!(syncs(&out), vec![(1, 100 * MIB)]);
+    out.clear();
+    t.on_sync_progress(2 * MS, 50 * MIB, &mut out);
+    assert_eq!(out, vec![TxgAction::Resume { tx_id: 7, at_ns: 2 * MS }]);
+    // At 90 % the resumed tx is delayed 1.5 ms from now.
+    let (mut t, mut out) = filled(Release::Zfs22, 100);
+    assert_eq!(t.assign(MS, 7, 4096, MS, false, &mut out), TxDecision::Wait);
+    out.clear();
+    t.on_sync_progress(2 * MS, 10 * MIB, &mut out);
+    assert_eq!(out, vec![TxgAction::Resume { tx_id: 7, at_ns: 2 * MS + 1_500_000 }]);
+}
+
+/// Drive timers and complete every sync `sync_ns` after it starts; a small write every
+/// `write_every_ns`. Returns sync start times.
+fn run(t: &mut Txg, until_ns: u64, write_every_ns: u64, bytes: u64, sync_ns: u64) -> Vec<u64> {
+    let mut out = vec![];
+    let mut timer = u64::MAX;
+    let mut done_at: Option<(u64, u64)> = None;
+    let mut starts = vec![];
+    let mut next_write = 0;
+    t.start(0, &mut out);
+    let mut now = 0;
+    let mut id = 0;
+    loop {
+        for a in out.drain(..) {
+            match a {
+                TxgAction::Timer { at_ns } => timer = at_ns,
+                TxgAction::StartSync { txg, .. } => {
+                    starts.push(now);
+                    done_at = Some((now + sync_ns, txg));
+                }
+                _ => {}
+            }
+        }
+        let next = [timer, done_at.map_or(u64::MAX, |d| d.0), next_write].into_iter().min().unwrap();
+        if next > until_ns {
+            return starts;
+        }
+        now = next;
+        if done_at.is_some_and(|d| d.0 == now) {
+            let (_, g) = done_at.take().unwrap();
+            t.on_sync_done(now, g, &mut out);
+        } else if timer == now {
+            timer = u64::MAX;
+            t.on_timer(now, &mut out);
+        } else {
+            id += 1;
+            let d = t.assign(now, id, bytes, now, false, &mut out);
+            assert!(matches!(d, TxDecision::Admit { .. }), "{d:?}");
+            next_write += write_every_ns;
+        }
+    }
+}
+
+#[test]
+fn timeout_driven_syncs_every_txg_timeout() {
+    let mut t = txg(Release::Zfs22, &[]);
+    let starts = run(&mut t, 21 * S, S, 4096, 100 * MS);
+    assert_eq!(starts, vec![5 * S, 10 * S, 15 * S, 20 * S]);
+    // solaris-2009: 30 s.
+    let mut t = txg(Release::Solaris2009, &[]);
+    assert_eq!(run(&mut t, 61 * S, S, 4096, 100 * MS), vec![30 * S, 60 * S]);
+}
+
+#[test]
+fn idle_pool_elides_empty_txgs() {
+    let mut t = txg(Release::Zfs22, &[]);
+    assert!(run(&mut t, 60 * S, u64::MAX / 2, 0, MS).is_empty());
+}
+
+#[test]
+fn threshold_driven_syncs_before_the_timeout() {
+    // zfs-0.7: pool-total dirty > zfs_dirty_data_sync (64 MiB) kicks a sync.
+    let mut t = txg(Release::Zfs07, &[]);
+    let starts = run(&mut t, 3 * S, 100 * MS, 8 * MIB, 50 * MS);
+    // 9th write (at 0.8 s) makes 72 MiB > 64 MiB: the next assign kicks.
+    assert!(!starts.is_empty() && starts[0] < S, "{starts:?}");
+    // zfs-2.2: 20 % of dirty_max (1.6 GiB on 16 GiB RAM) = 327 MiB in the open txg.
+    let mut t = txg(Release::Zfs22, &[("zfs_dirty_data_max", 1000 * MIB as i64)]);
+    let starts = run(&mut t, 3 * S, 100 * MS, 50 * MIB, 50 * MS);
+    assert_eq!(starts[0], 400 * MS, "5th write makes 250 MiB > 200 MiB");
+}
+
+#[test]
+fn kick_per_txg_in_2_2_versus_idle_only_in_2_1() {
+    for (r, immediate) in [(Release::Zfs21, false), (Release::Zfs22, true)] {
+        let mut t = txg(r, &[("zfs_dirty_data_max", 100 * MIB as i64)]);
+        let mut out = vec![];
+        t.start(0, &mut out);
+        t.assign(0, 1, 30 * MIB, 0, false, &mut out);
+        // 2.2 kicks at once (open txg 30 % > 20 %); 2.1 on the next assign.
+        t.assign(MS, 2, MIB, MS, false, &mut out);
+        assert_eq!(syncs(&out).len(), 1, "{r:?}");
+        out.clear();
+        // While txg 1 syncs, 25 MiB more go into txg 2.
+        t.assign(2 * MS, 3, 25 * MIB, 2 * MS, false, &mut out);
+        assert!(syncs(&out).is_empty(), "{r:?}: one sync at a time");
+        t.on_sync_done(3 * MS, 1, &mut out);
+        assert_eq!(!syncs(&out).is_empty(), immediate, "{r:?}: {out:?}");
+    }
+}
+
+#[test]
+fn scan_active_syncs_back_to_back() {
+    let mut t = txg(Release::Zfs22, &[]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    t.set_scan_active(0, true, &mut out);
+    assert_eq!(syncs(&out), vec![(1, 0)]);
+    out.clear();
+    t.on_sync_done(MS, 1, &mut out);
+    assert_eq!(syncs(&out), vec![(2, 0)], "next sync at once, even with nothing dirty");
+}
+
+#[test]
+fn wait_synced_zero_waits_for_open_plus_defer() {
+    let mut t = txg(Release::Zfs22, &[]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    t.assign(0, 1, 4096, 0, false, &mut out);
+    assert!(!t.wait_synced(0, None, 42, &mut out));
+    for g in 1..=3 {
+        assert!(!out.contains(&TxgAction::WaitDone { waiter: 42 }), "released before txg {g}");
+        assert_eq!(t.syncing_txg(), Some(g));
+        t.on_sync_done(g * MS, g, &mut out);
+    }
+    assert!(out.contains(&TxgAction::WaitDone { waiter: 42 }));
+    assert!(t.wait_synced(5 * MS, Some(2), 43, &mut out), "already synced");
+}
+
+#[test]
+fn old_throttle_write_limit_and_next_txg_wait() {
+    let r = Release::Freebsd9;
+    let ram = 1u64 << 30;
+    let mut t = Txg::new(r, &tun(r, ram, &[]), TxgConfig { ram_bytes: ram, hz: 100 });
+    let mut out = vec![];
+    t.start(0, &mut out);
+    assert_eq!(t.write_limit_bytes(), 32 * MIB, "starts at zfs_write_limit_min");
+    // 33 MiB in txg 1: the next tx finds it over the limit and waits for txg 2.
+    assert_eq!(t.assign(0, 1, 33 * MIB, 0, false, &mut out), TxDecision::Admit { txg: 1 });
+    assert_eq!(t.assign(MS, 2, 4096, MS, false, &mut out), TxDecision::Wait);
+    assert!(out.contains(&TxgAction::StartSync { txg: 1, dirty_bytes: 33 * MIB }));
+    assert!(out.contains(&TxgAction::Resume { tx_id: 2, at_ns: MS }));
+    assert_eq!(t.assign(MS, 2, 4096, MS, true, &mut out), TxDecision::Admit { txg: 2 });
+    // Fast sync (33 MiB in 100 ms): limit = throughput x 1000 ms, capped at RAM/8.
+    t.on_sync_done(101 * MS, 1, &mut out);
+    assert_eq!(t.write_limit_bytes(), 128 * MIB);
+
+    // Over 7/8 of the limit while the previous txg still waits for the sync thread: one tick.
+    let mut t = Txg::new(r, &tun(r, ram, &[]), TxgConfig { ram_bytes: ram, hz: 100 });
+    t.start(0, &mut out);
+    t.assign(0, 1, 33 * MIB, 0, false, &mut out); // txg 1
+    t.assign(0, 2, 1, 0, false, &mut out); // waits → txg 1 syncs, txg 2 opens
+    t.assign(0, 2, 33 * MIB, 0, true, &mut out); // txg 2 over the limit
+    assert_eq!(t.assign(0, 3, 1, 0, false, &mut out), TxDecision::Wait); // txg 2 quiesced
+    t.assign(0, 3, 30 * MIB, 0, true, &mut out); // txg 3 at 30/32 > 7/8
+    assert_eq!(t.assign(0, 4, 1, 0, false, &mut out), TxDecision::DelayUntil(10 * MS), "1 tick at hz=100");
+    // Slow sync (33 MiB in 2 s): limit falls back to the 32 MiB floor.
+    t.on_sync_done(2 * S, 1, &mut out);
+    assert_eq!(t.write_limit_bytes(), 32 * MIB);
+}
+
+#[test]
+fn data_at_risk_until_txg_sync() {
+    let mut t = txg(Release::Zfs22, &[]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    t.assign(0, 1, 8192, 0, false, &mut out);
+    t.add_at_risk(S, 1, 8192);
+    let r = t.risk(3 * S);
+    assert_eq!(r.at_risk_bytes, 8192);
+    assert_eq!(r.at_risk_byte_ns, 8192 * 2 * S as u128);
+    // Timeout sync at 5 s, done at 5.5 s.
+    t.on_timer(5 * S, &mut out);
+    t.on_sync_done(5 * S + 500 * MS, 1, &mut out);
+    let r = t.risk(10 * S);
+    assert_eq!(r.at_risk_bytes, 0);
+    assert_eq!(r.at_risk_bytes_max, 8192);
+    assert_eq!(r.at_risk_window_ns_max, 4 * S + 500 * MS);
+    assert_eq!(r.unsynced_bytes, 0);
+    assert_eq!(r.unsynced_byte_ns, 8192 * (5 * S + 500 * MS) as u128);
+    // Promises for an already-synced txg are not at risk.
+    t.add_at_risk(11 * S, 1, 100);
+    assert_eq!(t.risk(12 * S).at_risk_bytes, 0);
+}

@@ -1,0 +1,913 @@
+//! The ZFS intent log (ZIL) and synchronous-write semantics, as a sans-IO state machine.
+//!
+//! Theory of operation
+//! -------------------
+//! Models `module/zfs/zil.c` (`zil_commit`, `zil_commit_writer`, `zil_get_commit_list`,
+//! `zil_prune_commit_list`, `zil_process_commit_list`, `zil_lwb_commit`,
+//! `zil_lwb_write_issue`/`_close`, `zil_lwb_write_done`, `zil_lwb_flush_defer`,
+//! `zil_commit_waiter`/`_timeout`, `zil_flush_vdevs`) and `zfs_log.c` (`zfs_log_write`
+//! write state) at zfs-0.6.5, zfs-0.7.13 (legacy), zfs-0.8.0, zfs-2.0.0, zfs-2.1.0,
+//! zfs-2.2.0 and zfs-2.3.0, plus OpenSolaris `zil_disable` (il:55da60b91d^). Spec:
+//! `spec/zfs-model.md` §6; flush costs are the device's business (`spec/devices.md`
+//! §2.7, §5.5).
+//!
+//! The model never touches the queue or a device. The simulator calls [`Zil::write`]
+//! for every logged write (after the txg assigned it), [`Zil::commit`] for every sync
+//! request, and [`Zil::on_io_done`] / [`Zil::on_timer`] / [`Zil::on_txg_synced`]; the
+//! model answers with [`ZilAction`]s.
+//!
+//! *Itxs.* Each write becomes one or more log records (itxs) in its txg: **COPIED**
+//! (data in the record, must fit one log block), **NEED_COPY** (data copied at commit,
+//! may be split over log blocks) or **INDIRECT** (the full record-size block is written in
+//! place by `dmu_sync` at SYNC_WRITE priority; the record holds only a block pointer;
+//! split per file block). The state per era (§6.2):
+//!   - ≤ 0.6.5: size > imm (0 if logbias=throughput else `zfs_immediate_write_sz`) and
+//!     not (SLOG and logbias=latency) and size ≤ blocksize → INDIRECT; O_DSYNC → COPIED;
+//!     else NEED_COPY.
+//!   - 0.7 – 2.3: logbias=throughput → INDIRECT; no SLOG and size ≥ imm → INDIRECT;
+//!     O_DSYNC → COPIED (NEED_COPY above `zil_maxcopied`, 2.2+); else NEED_COPY.
+//!
+//! Records of O_DSYNC writes and metadata ops go to the sync list; others stay async per
+//! file until a commit of that file (`zil_async_to_sync`; foid 0 = all files). Records of
+//! synced txgs are dropped (`zil_clean`).
+//!
+//! *Legacy commit, ≤ 0.7* (§6.3, two-batch group commit): a commit arriving while a
+//! writer is busy joins the *next* batch; when the writer's batch completes, one waiter of
+//! the next batch becomes the writer and commits everything on the sync list. The writer
+//! packs all records into log blocks (lwbs), issues each as it fills and the last partial
+//! one, waits for all of them (and their INDIRECT writes), then flushes every device
+//! written (`zil_flush_vdevs`, skipped with `zfs_nocacheflush`). So a commit that arrives
+//! just after a batch started waits for that whole batch plus its own.
+//!
+//! *Commit pipeline, 0.8+* (§6.4): records are assigned to the open lwb in order; a full
+//! lwb is issued at once (many may be in flight). The committer's waiter is attached to
+//! the lwb holding its commit record; if that lwb is still open it sleeps up to
+//! `zfs_commit_timeout_pct` × the last lwb latency (issue → flush done), then issues the
+//! lwb itself if nobody did. A commit with nothing new to log waits for the last issued
+//! lwb, or returns at once if that is already stable (`zil_prune_commit_list`).
+//! Completion is chained: an lwb is done only when its write, its INDIRECT writes, its
+//! flush and every earlier lwb are done. On write completion an lwb with no waiters whose
+//! successor exists and has not finished writing defers its flush to the successor
+//! (`zil_lwb_flush_defer`); otherwise it flushes the devices written unless
+//! `zil_nocacheflush`/`zfs_nocacheflush`.
+//!   - 2.2: latency is an EWMA (7·old + new)/8; a commit that opens a fresh lwb while
+//!     every earlier lwb is stable ("first", probably single-threaded) issues it at once
+//!     if the sleep would be < `zil_min_commit_timeout` or the lwb is ≥ 7/8 full.
+//!   - 2.3: a commit that finds another committer's open lwb marks the workload parallel
+//!     for 8 bursts; each burst without that decrements it; when not parallel the lwb is
+//!     closed and issued at once (no sleep).
+//!
+//! *lwb sizing* (§6.5) is decided when an lwb is issued, for the next one, from
+//! `zl_cur_used` (bytes of the current commit burst): ≤ 0.8 buckets {4K, 12K, 36K, 128K},
+//! 2.0–2.2 the pair table {≤4K→4K, ≤12K→12K, ≤36K→36K, ≤68K→68K, ≤128K→128K,
+//! ≤132K→68K, else 128K} capped by `zil_maxblocksize`, both as the max over the last 16
+//! sizes; 2.3 predicts from the last 8 burst sizes (one block for a small burst, an even
+//! split for a medium one, max blocks beyond 8). The first lwb is 4 KiB. Only the used
+//! part, rounded up to 4 KiB, is written (slim ZIL), except on solaris-2009 (pool
+//! versions before slim ZIL write the whole block).
+//!
+//! *Placement and priority:* lwbs go to the SLOG if there is one — ≤ 0.6.5 only while
+//! logbias=latency and (burst < `zil_slog_limit` or commit list < 2 × it), else the main
+//! pool; from 0.7 always. Priority SYNC_WRITE, except on a SLOG once the burst exceeds
+//! `zil_slog_bulk` (0.7+) → ASYNC_WRITE.
+//!
+//! *sync / zil_disable* (§6.6): `sync=always` makes every write need a commit;
+//! `sync=disabled` and `zil_disable` (solaris-2009) make a commit return at once and
+//! emit [`ZilAction::AtRisk`] for the bytes it promised (each byte once), which stay at
+//! risk until their txg syncs. Under `zil_disable` ZFS keeps no log at all; the records
+//! here are bookkeeping for that accounting only and cause no I/O.
+//!
+//! Invariants: lwbs complete in issue order; a waiter is woken exactly once; at most one
+//! lwb is open; every token handed out comes back exactly once (`on_io_done` for writes
+//! and flushes, `on_timer` for timers).
+
+use crate::io::IoClass;
+use crate::release::Release;
+use crate::tunables::{Tunables, T};
+use std::collections::{BTreeMap, VecDeque};
+
+pub type Token = u32;
+pub type WaiterId = u32;
+
+const KIB: u32 = 1024;
+/// `sizeof (lr_write_t)`: a TX_WRITE record header, also the whole INDIRECT record.
+pub const LR_WRITE_BYTES: u32 = 192;
+/// `sizeof (zil_chain_t)`: the block trailer/header every lwb carries.
+const ZIL_CHAIN_BYTES: u32 = 40;
+/// `ZIL_MIN_BLKSZ`: write rounding and first block size.
+const ZIL_MIN_BLKSZ: u32 = 4 * KIB;
+const SPA_OLD_MAXBLOCKSIZE: u32 = 128 * KIB;
+/// `ZIL_PREV_BLKS`: sizes remembered by the ≤ 2.2 sizing rule.
+const ZIL_PREV_BLKS: usize = 16;
+/// `ZIL_BURSTS` (2.3): bursts of history for prediction and parallel detection.
+const ZIL_BURSTS: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncMode {
+    Standard,
+    Always,
+    Disabled,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logbias {
+    Latency,
+    Throughput,
+}
+
+/// Dataset and pool facts the ZIL needs.
+#[derive(Clone, Copy, Debug)]
+pub struct ZilConfig {
+    /// The pool has a separate log device.
+    pub slog: bool,
+    pub logbias: Logbias,
+    pub sync: SyncMode,
+    /// OpenSolaris `zil_disable` (only solaris-2009 has it; ignored elsewhere).
+    pub zil_disable: bool,
+    /// Dataset record size: INDIRECT writes are whole blocks of it.
+    pub recordsize_bytes: u32,
+}
+
+/// How a record's data reaches the log (`itx_wr_state_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteState {
+    Copied,
+    NeedCopy,
+    Indirect,
+}
+
+/// Requests from the ZIL to the simulator. Every token comes back once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZilAction {
+    /// Write a log block of `bytes` to the SLOG (`on_slog`) or the main pool at `class`;
+    /// report completion with `on_io_done(token)`.
+    LwbWrite { token: Token, bytes: u32, on_slog: bool, class: IoClass },
+    /// `dmu_sync`: write one data block of `bytes` in place in the main pool at
+    /// SYNC_WRITE; report with `on_io_done(token)`.
+    IndirectWrite { token: Token, bytes: u32 },
+    /// Cache-flush the devices ZIL I/O wrote since the previous flush of that kind: the
+    /// SLOG devices (`slog`) and/or the main-pool leaves (`pool`); one `on_io_done(token)`
+    /// when all of them are done.
+    Flush { token: Token, slog: bool, pool: bool },
+    /// Call `on_timer(token)` at `at_ns`.
+    Timer { token: Token, at_ns: u64 },
+    /// The sync request of `waiter` is complete: acknowledge it.
+    Wake { waiter: WaiterId },
+    /// `bytes` were acknowledged as durable but only txg `txg`'s sync makes them stable
+    /// (forward to `Txg::add_at_risk`).
+    AtRisk { txg: u64, bytes: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Era {
+    /// ≤ 0.7: two-batch group commit.
+    Legacy,
+    /// 0.8 – 2.1 pipeline.
+    Pipeline,
+    /// 2.2: EWMA latency, `zil_min_commit_timeout`.
+    Pipeline22,
+    /// 2.3: burst prediction and parallel detection.
+    Pipeline23,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Itx {
+    txg: u64,
+    state: WriteState,
+    /// Log data bytes carried (COPIED/NEED_COPY) or 0 (INDIRECT / metadata).
+    data: u32,
+    /// Record header bytes (metadata records: their whole size).
+    header: u32,
+    /// User bytes this record makes durable (for at-risk accounting).
+    user: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LwbState {
+    Opened,
+    Issued,
+    WriteDone,
+    FlushDone,
+}
+
+#[derive(Debug)]
+struct Lwb {
+    id: u64,
+    size: u32,
+    nused: u32,
+    state: LwbState,
+    waiters: Vec<WaiterId>,
+    indirect: Vec<u32>,
+    pending: u32,
+    flush_pending: bool,
+    /// Devices written whose flush this lwb owes (its own plus deferred ones).
+    owe_slog: bool,
+    owe_pool: bool,
+    issued_ns: u64,
+}
+
+impl Lwb {
+    fn new(id: u64, size: u32) -> Lwb {
+        Lwb {
+            id,
+            size,
+            nused: ZIL_CHAIN_BYTES,
+            state: LwbState::Opened,
+            waiters: Vec::new(),
+            indirect: Vec::new(),
+            pending: 0,
+            flush_pending: false,
+            owe_slog: false,
+            owe_pool: false,
+            issued_ns: 0,
+        }
+    }
+    fn space(&self) -> u32 {
+        self.size - self.nused
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Tok {
+    Io(u64),
+    Flush(u64),
+    Timer(u64),
+    LegacyIo,
+    LegacyFlush,
+}
+
+/// Counters for reports and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ZilStats {
+    pub commits: u64,
+    pub lwb_writes: u64,
+    pub lwb_bytes: u64,
+    pub indirect_writes: u64,
+    pub indirect_bytes: u64,
+    pub flushes: u64,
+    /// Legacy writer batches or pipeline commit bursts that did I/O.
+    pub batches: u64,
+}
+
+/// The intent log of one dataset.
+pub struct Zil {
+    release: Release,
+    era: Era,
+    cfg: ZilConfig,
+    disabled: bool,
+    imm_bytes: u32,
+    max_copied: u32,
+    max_block: u32,
+    slog_limit: Option<u64>,
+    slog_bulk: Option<u64>,
+    timeout_pct: u64,
+    min_commit_timeout_ns: u64,
+    no_flush: bool,
+    slim: bool,
+    // records
+    sync_list: VecDeque<Itx>,
+    async_by_foid: BTreeMap<u64, Vec<Itx>>,
+    synced_txg: u64,
+    // lwbs
+    lwbs: VecDeque<Lwb>,
+    next_lwb_id: u64,
+    next_size: u32,
+    prev_sizes: [u32; ZIL_PREV_BLKS],
+    prev_rotor: usize,
+    bursts: [u64; ZIL_BURSTS],
+    burst_rotor: usize,
+    parallel: u32,
+    cur_used: u64,
+    itx_list_bytes: u64,
+    last_latency_ns: u64,
+    // tokens
+    next_token: Token,
+    tokens: BTreeMap<Token, Tok>,
+    // legacy group commit
+    writer_busy: bool,
+    next_batch: u64,
+    com_batch: u64,
+    writer_batch: u64,
+    legacy_waiters: Vec<(u64, WaiterId)>,
+    legacy_pending: u32,
+    legacy_owe_slog: bool,
+    legacy_owe_pool: bool,
+    stats: ZilStats,
+}
+
+impl Zil {
+    pub fn new(release: Release, tun: &Tunables, cfg: ZilConfig) -> Zil {
+        let era = if release >= Release::Zfs23 {
+            Era::Pipeline23
+        } else if release >= Release::Zfs22 {
+            Era::Pipeline22
+        } else if release >= Release::Zfs08 {
+            Era::Pipeline
+        } else {
+            Era::Legacy
+        };
+        let flag = |t| tun.try_get(t).unwrap_or(0) != 0;
+        let zil_disable = cfg.zil_disable || flag(T::zil_disable);
+        let max_block = tun.try_get(T::zil_maxblocksize).map(|v| v as u32).unwrap_or(SPA_OLD_MAXBLOCKSIZE);
+        Zil {
+            release,
+            era,
+            cfg,
+            disabled: cfg.sync == SyncMode::Disabled || (zil_disable && release == Release::Solaris2009),
+            imm_bytes: tun.get(T::zfs_immediate_write_sz) as u32,
+            // ZIL_MAX_COPIED_DATA before 2.2: whatever fits one max-size block.
+            max_copied: tun
+                .try_get(T::zil_maxcopied)
+                .map(|v| v as u32)
+                .unwrap_or(SPA_OLD_MAXBLOCKSIZE - ZIL_CHAIN_BYTES - LR_WRITE_BYTES),
+            max_block,
+            slog_limit: tun.try_get(T::zil_slog_limit).map(|v| v as u64),
+            slog_bulk: tun.try_get(T::zil_slog_bulk).map(|v| v as u64),
+            timeout_pct: tun.try_get(T::zfs_commit_timeout_pct).unwrap_or(0) as u64,
+            min_commit_timeout_ns: tun.try_get(T::zil_min_commit_timeout).unwrap_or(0) as u64,
+            no_flush: flag(T::zfs_nocacheflush) || flag(T::zil_nocacheflush),
+            slim: release > Release::Solaris2009,
+            sync_list: VecDeque::new(),
+            async_by_foid: BTreeMap::new(),
+            synced_txg: 0,
+            lwbs: VecDeque::new(),
+            next_lwb_id: 0,
+            next_size: ZIL_MIN_BLKSZ,
+            prev_sizes: [0; ZIL_PREV_BLKS],
+            prev_rotor: 0,
+            bursts: [0; ZIL_BURSTS],
+            burst_rotor: 0,
+            parallel: 0,
+            cur_used: 0,
+            itx_list_bytes: 0,
+            last_latency_ns: 0,
+            next_token: 0,
+            tokens: BTreeMap::new(),
+            writer_busy: false,
+            next_batch: 1,
+            com_batch: 0,
+            writer_batch: 0,
+            legacy_waiters: Vec::new(),
+            legacy_pending: 0,
+            legacy_owe_slog: false,
+            legacy_owe_pool: false,
+            stats: ZilStats::default(),
+        }
+    }
+
+    // ------------------------------------------------------------ records
+
+    /// `zfs_log_write` for a write of `len` bytes at `offset` of file `foid`, assigned to
+    /// `txg`. Returns true if the caller must now `commit(foid, ..)` before acknowledging
+    /// the write (O_DSYNC or `sync=always`); with `sync=disabled` an O_DSYNC write is
+    /// acknowledged at once and its bytes reported `AtRisk`.
+    pub fn write(
+        &mut self,
+        txg: u64,
+        foid: u64,
+        offset: u64,
+        len: u32,
+        o_dsync: bool,
+        out: &mut Vec<ZilAction>,
+    ) -> bool {
+        let state = self.write_state(len, o_dsync);
+        let sync = o_dsync;
+        let bs = self.cfg.recordsize_bytes.max(512) as u64;
+        let push = |z: &mut Zil, itx: Itx| {
+            if sync {
+                z.sync_list.push_back(itx);
+            } else {
+                z.async_by_foid.entry(foid).or_default().push(itx);
+            }
+        };
+        if state == WriteState::Indirect {
+            // One record per file block touched.
+            let (mut off, end) = (offset, offset + len as u64);
+            while off < end {
+                let n = (bs - off % bs).min(end - off);
+                push(self, Itx { txg, state, data: 0, header: LR_WRITE_BYTES, user: n });
+                off += n;
+            }
+        } else {
+            push(self, Itx { txg, state, data: len, header: LR_WRITE_BYTES, user: len as u64 });
+        }
+        if o_dsync && self.disabled {
+            self.promise(foid, out);
+            return false;
+        }
+        o_dsync || self.cfg.sync == SyncMode::Always
+    }
+
+    /// A metadata record (create, remove, setattr, …) of `record_bytes` for `foid`:
+    /// always on the sync list (`zil_itx_create` sets `itx_sync`), so the next commit of
+    /// anything carries it. With `sync=always` the caller commits after it (foid 0).
+    pub fn log_meta(&mut self, txg: u64, _foid: u64, record_bytes: u32) {
+        let itx = Itx { txg, state: WriteState::Copied, data: 0, header: record_bytes.max(64), user: 0 };
+        self.sync_list.push_back(itx);
+    }
+
+    /// The write state `zfs_log_write` picks for a write of `len` (§6.2).
+    pub fn write_state(&self, len: u32, o_dsync: bool) -> WriteState {
+        let throughput = self.cfg.logbias == Logbias::Throughput;
+        if self.release <= Release::Zfs065 {
+            let imm = if throughput { 0 } else { self.imm_bytes };
+            let slogging = self.cfg.slog && !throughput;
+            if len > imm && !slogging && len <= self.cfg.recordsize_bytes {
+                return WriteState::Indirect;
+            }
+        } else if throughput || (!self.cfg.slog && len >= self.imm_bytes) {
+            return WriteState::Indirect;
+        }
+        if o_dsync && len <= self.max_copied {
+            WriteState::Copied
+        } else {
+            WriteState::NeedCopy
+        }
+    }
+
+    /// `zil_clean`: records of txgs up to `txg` are on disk through the txg and need no
+    /// log (forward `TxgAction::Synced`).
+    pub fn on_txg_synced(&mut self, txg: u64) {
+        self.synced_txg = self.synced_txg.max(txg);
+        self.sync_list.retain(|i| i.txg > txg);
+        for v in self.async_by_foid.values_mut() {
+            v.retain(|i| i.txg > txg);
+        }
+        self.async_by_foid.retain(|_, v| !v.is_empty());
+    }
+
+    /// `zil_async_to_sync(foid)`: foid 0 moves every file's records.
+    fn async_to_sync(&mut self, foid: u64) {
+        if foid == 0 {
+            let all = std::mem::take(&mut self.async_by_foid);
+            let mut v: Vec<Itx> = all.into_values().flatten().collect();
+            v.sort_by_key(|i| i.txg);
+            self.sync_list.extend(v);
+        } else if let Some(v) = self.async_by_foid.remove(&foid) {
+            self.sync_list.extend(v);
+        }
+    }
+
+    /// sync=disabled / zil_disable: the records a commit would have written are promised.
+    fn promise(&mut self, foid: u64, out: &mut Vec<ZilAction>) {
+        self.async_to_sync(foid);
+        let mut by_txg: BTreeMap<u64, u64> = BTreeMap::new();
+        for i in self.sync_list.drain(..) {
+            *by_txg.entry(i.txg).or_default() += i.user;
+        }
+        for (txg, bytes) in by_txg {
+            if bytes > 0 && txg > self.synced_txg {
+                out.push(ZilAction::AtRisk { txg, bytes });
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ commit
+
+    /// `zil_commit(zilog, foid)` on behalf of `waiter` (foid 0 = all files). The waiter
+    /// gets exactly one `Wake`, possibly in this call.
+    pub fn commit(&mut self, now_ns: u64, foid: u64, waiter: WaiterId, out: &mut Vec<ZilAction>) {
+        self.stats.commits += 1;
+        if self.disabled {
+            self.promise(foid, out);
+            out.push(ZilAction::Wake { waiter });
+            return;
+        }
+        self.async_to_sync(foid);
+        match self.era {
+            Era::Legacy => self.legacy_commit(now_ns, waiter, out),
+            _ => self.pipeline_commit(now_ns, waiter, out),
+        }
+    }
+
+    /// `zil_get_commit_list`: every sync record of an unsynced txg, in order.
+    fn take_commit_list(&mut self) -> Vec<Itx> {
+        let synced = self.synced_txg;
+        let list: Vec<Itx> = self.sync_list.drain(..).filter(|i| i.txg > synced).collect();
+        self.itx_list_bytes = list.iter().map(|i| (i.header + i.data) as u64).sum();
+        list
+    }
+
+    fn pipeline_commit(&mut self, now_ns: u64, waiter: WaiterId, out: &mut Vec<ZilAction>) {
+        let list = self.take_commit_list();
+        let open_before = self.open_lwb().is_some();
+        if list.is_empty() {
+            // zil_prune_commit_list: wait for the last lwb opened unless it is stable.
+            match self.lwbs.back_mut() {
+                None => out.push(ZilAction::Wake { waiter }),
+                Some(l) => {
+                    l.waiters.push(waiter);
+                    let id = l.id;
+                    self.arm_waiter(now_ns, id, out);
+                }
+            }
+            return;
+        }
+        // 2.2 "first": no open lwb and every earlier lwb stable.
+        let first = !open_before && self.lwbs.is_empty();
+        if self.era == Era::Pipeline23 {
+            if open_before {
+                self.parallel = ZIL_BURSTS as u32;
+            } else {
+                self.parallel = self.parallel.saturating_sub(1);
+            }
+        }
+        for itx in list {
+            self.assign(now_ns, itx, out);
+        }
+        if self.open_lwb().is_none() {
+            self.open_new();
+        }
+        let l = self.lwbs.back_mut().expect("open lwb");
+        l.waiters.push(waiter);
+        let (id, space, size) = (l.id, l.space(), l.size);
+        let issue_now = match self.era {
+            Era::Pipeline22 => first && (self.sleep_ns() < self.min_commit_timeout_ns || space < size / 8),
+            Era::Pipeline23 => self.parallel == 0,
+            _ => false,
+        };
+        if issue_now {
+            self.close_burst_and_issue(now_ns, id, out);
+        } else {
+            self.arm_waiter(now_ns, id, out);
+        }
+    }
+
+    fn sleep_ns(&self) -> u64 {
+        let pct = if self.era >= Era::Pipeline22 { self.timeout_pct.max(1) } else { self.timeout_pct };
+        self.last_latency_ns * pct / 100
+    }
+
+    /// `zil_commit_waiter`: if the waiter's lwb is still open, sleep up to the timeout.
+    fn arm_waiter(&mut self, now_ns: u64, lwb_id: u64, out: &mut Vec<ZilAction>) {
+        let open = self.lwbs.iter().any(|l| l.id == lwb_id && l.state == LwbState::Opened);
+        if open {
+            let token = self.token(Tok::Timer(lwb_id));
+            out.push(ZilAction::Timer { token, at_ns: now_ns + self.sleep_ns() });
+        }
+    }
+
+    /// A timer token came back (`zil_commit_waiter_timeout`).
+    pub fn on_timer(&mut self, now_ns: u64, token: Token, out: &mut Vec<ZilAction>) {
+        let Some(Tok::Timer(id)) = self.tokens.remove(&token) else {
+            panic!("on_timer: token {token} is not a ZIL timer");
+        };
+        if self.lwbs.iter().any(|l| l.id == id && l.state == LwbState::Opened) {
+            self.close_burst_and_issue(now_ns, id, out);
+        }
+    }
+
+    /// Issue the open lwb at the end of a commit burst; `zl_cur_used` restarts.
+    fn close_burst_and_issue(&mut self, now_ns: u64, id: u64, out: &mut Vec<ZilAction>) {
+        debug_assert_eq!(self.open_lwb(), Some(id));
+        self.issue_open(now_ns, out);
+        self.end_burst();
+        if self.era == Era::Pipeline23 {
+            // The next burst's first block is planned for the predicted burst size.
+            let predicted = self.bursts.iter().copied().max().unwrap_or(0).max(1);
+            self.next_size = lwb_plan_2_3(predicted, self.max_block);
+        }
+    }
+
+    fn end_burst(&mut self) {
+        self.bursts[self.burst_rotor] = self.cur_used;
+        self.burst_rotor = (self.burst_rotor + 1) % ZIL_BURSTS;
+        self.cur_used = 0;
+        self.stats.batches += 1;
+    }
+
+    fn open_lwb(&self) -> Option<u64> {
+        self.lwbs.back().filter(|l| l.state == LwbState::Opened).map(|l| l.id)
+    }
+
+    fn open_new(&mut self) {
+        let id = self.next_lwb_id;
+        self.next_lwb_id += 1;
+        self.lwbs.push_back(Lwb::new(id, self.next_size));
+    }
+
+    /// `zil_lwb_commit`/`zil_lwb_assign`: put one record into the open lwb, issuing full
+    /// lwbs (they go out at once in every era).
+    fn assign(&mut self, now_ns: u64, itx: Itx, out: &mut Vec<ZilAction>) {
+        if self.open_lwb().is_none() {
+            self.open_new();
+        }
+        let rec = itx.header + round8(itx.data);
+        match itx.state {
+            WriteState::NeedCopy if itx.data > 0 => {
+                let mut left = itx.data;
+                while left > 0 {
+                    let space = self.lwbs.back().unwrap().space();
+                    let size = self.lwbs.back().unwrap().size;
+                    // Do not start a chunk in a nearly full block (zil_max_waste_space).
+                    if space < itx.header + 8 || (space < size / 8 && itx.header + round8(left) > space) {
+                        self.issue_open_and_reopen(now_ns, 0, out);
+                        continue;
+                    }
+                    let chunk = left.min((space - itx.header) & !7);
+                    self.lwbs.back_mut().unwrap().nused += itx.header + round8(chunk);
+                    self.cur_used += (itx.header + round8(chunk)) as u64;
+                    left -= chunk;
+                }
+            }
+            _ => {
+                let l = self.lwbs.back_mut().unwrap();
+                if l.space() < rec {
+                    if l.nused == ZIL_CHAIN_BYTES {
+                        // Nothing in it yet: take a block the record fits in instead.
+                        l.size = round_up(rec + ZIL_CHAIN_BYTES, ZIL_MIN_BLKSZ).min(self.max_block).max(l.size);
+                    } else {
+                        self.issue_open_and_reopen(now_ns, rec, out);
+                    }
+                }
+                let l = self.lwbs.back_mut().unwrap();
+                l.nused += rec.min(l.space());
+                if itx.state == WriteState::Indirect {
+                    l.indirect.push(self.cfg.recordsize_bytes);
+                }
+                self.cur_used += rec as u64;
+            }
+        }
+    }
+
+    fn issue_open_and_reopen(&mut self, now_ns: u64, need: u32, out: &mut Vec<ZilAction>) {
+        self.issue_open(now_ns, out);
+        self.open_new();
+        // A record larger than the planned block gets a block it fits in.
+        let l = self.lwbs.back_mut().unwrap();
+        if l.space() < need.min(self.max_block - ZIL_CHAIN_BYTES) {
+            l.size = round_up(need + ZIL_CHAIN_BYTES, ZIL_MIN_BLKSZ).min(self.max_block);
+        }
+    }
+
+    /// Issue the open lwb (`zil_lwb_write_issue`): its writes, then plan the next size.
+    fn issue_open(&mut self, now_ns: u64, out: &mut Vec<ZilAction>) {
+        let on_slog = self.lwb_on_slog();
+        let class = self.lwb_class(on_slog);
+        let legacy = self.era == Era::Legacy;
+        let idx = self.lwbs.len() - 1;
+        let (id, bytes, indirect) = {
+            let l = &mut self.lwbs[idx];
+            debug_assert_eq!(l.state, LwbState::Opened);
+            l.state = LwbState::Issued;
+            l.issued_ns = now_ns;
+            let bytes = if self.slim { round_up(l.nused, ZIL_MIN_BLKSZ).min(l.size) } else { l.size };
+            l.pending = 1 + l.indirect.len() as u32;
+            l.owe_slog |= on_slog;
+            l.owe_pool |= !on_slog || !l.indirect.is_empty();
+            (l.id, bytes, std::mem::take(&mut l.indirect))
+        };
+        for b in indirect {
+            let token = self.token(if legacy { Tok::LegacyIo } else { Tok::Io(id) });
+            self.stats.indirect_writes += 1;
+            self.stats.indirect_bytes += b as u64;
+            out.push(ZilAction::IndirectWrite { token, bytes: b });
+        }
+        let token = self.token(if legacy { Tok::LegacyIo } else { Tok::Io(id) });
+        self.stats.lwb_writes += 1;
+        self.stats.lwb_bytes += bytes as u64;
+        out.push(ZilAction::LwbWrite { token, bytes, on_slog, class });
+        if legacy {
+            let l = &self.lwbs[idx];
+            self.legacy_pending += l.pending;
+            self.legacy_owe_slog |= l.owe_slog;
+            self.legacy_owe_pool |= l.owe_pool;
+            self.lwbs.pop_back();
+        }
+        self.next_size = self.plan_next_size();
+    }
+
+    fn lwb_on_slog(&self) -> bool {
+        if !self.cfg.slog {
+            return false;
+        }
+        match self.slog_limit {
+            // ≤ 0.6.5 USE_SLOG.
+            Some(lim) => self.cfg.logbias == Logbias::Latency && (self.cur_used < lim || self.itx_list_bytes < 2 * lim),
+            None => true,
+        }
+    }
+
+    fn lwb_class(&self, on_slog: bool) -> IoClass {
+        match self.slog_bulk {
+            Some(bulk) if on_slog && self.cur_used > bulk => IoClass::AsyncWrite,
+            _ => IoClass::SyncWrite,
+        }
+    }
+
+    /// Size of the next lwb, from the bytes of the current burst (§6.5).
+    fn plan_next_size(&mut self) -> u32 {
+        if self.era == Era::Pipeline23 {
+            let predicted = self.bursts.iter().copied().max().unwrap_or(0).max(self.cur_used);
+            let left = predicted.saturating_sub(self.cur_used).max(1);
+            return lwb_plan_2_3(left, self.max_block);
+        }
+        let sz = lwb_bucket(self.release, self.cur_used, self.max_block);
+        self.prev_sizes[self.prev_rotor] = sz;
+        self.prev_rotor = (self.prev_rotor + 1) % ZIL_PREV_BLKS;
+        self.prev_sizes.iter().copied().max().unwrap_or(sz).min(self.max_block)
+    }
+
+    // ------------------------------------------------------------ completions
+
+    /// A write or flush token came back.
+    pub fn on_io_done(&mut self, now_ns: u64, token: Token, out: &mut Vec<ZilAction>) {
+        let tok = self.tokens.remove(&token).unwrap_or_else(|| panic!("on_io_done: unknown ZIL token {token}"));
+        match tok {
+            Tok::Io(id) => {
+                let l = self.lwb_mut(id);
+                l.pending -= 1;
+                if l.pending == 0 {
+                    self.write_done(id, out);
+                }
+            }
+            Tok::Flush(id) => self.lwb_mut(id).flush_pending = false,
+            Tok::Timer(_) => panic!("on_io_done: token {token} is a timer"),
+            Tok::LegacyIo => {
+                self.legacy_pending -= 1;
+                if self.legacy_pending == 0 {
+                    self.legacy_writes_done(now_ns, out);
+                }
+                return;
+            }
+            Tok::LegacyFlush => {
+                self.legacy_finish(now_ns, out);
+                return;
+            }
+        }
+        self.complete_in_order(now_ns, out);
+    }
+
+    fn lwb_mut(&mut self, id: u64) -> &mut Lwb {
+        self.lwbs.iter_mut().find(|l| l.id == id).expect("live lwb")
+    }
+
+    /// `zil_lwb_write_done`: flush now or defer the flush to the next lwb.
+    fn write_done(&mut self, id: u64, out: &mut Vec<ZilAction>) {
+        let i = self.lwbs.iter().position(|l| l.id == id).unwrap();
+        self.lwbs[i].state = LwbState::WriteDone;
+        let next_writing = self.lwbs.get(i + 1).is_some_and(|n| matches!(n.state, LwbState::Opened | LwbState::Issued));
+        let (slog, pool) = (self.lwbs[i].owe_slog, self.lwbs[i].owe_pool);
+        self.lwbs[i].owe_slog = false;
+        self.lwbs[i].owe_pool = false;
+        if self.lwbs[i].waiters.is_empty() && next_writing {
+            let n = &mut self.lwbs[i + 1];
+            n.owe_slog |= slog;
+            n.owe_pool |= pool;
+        } else if (slog || pool) && !self.no_flush {
+            let token = self.token(Tok::Flush(id));
+            self.stats.flushes += 1;
+            self.lwbs[i].flush_pending = true;
+            out.push(ZilAction::Flush { token, slog, pool });
+        }
+    }
+
+    /// Chained completion: lwbs become stable strictly in order.
+    fn complete_in_order(&mut self, now_ns: u64, out: &mut Vec<ZilAction>) {
+        while let Some(l) = self.lwbs.front() {
+            if l.state != LwbState::WriteDone || l.flush_pending {
+                break;
+            }
+            let mut l = self.lwbs.pop_front().unwrap();
+            l.state = LwbState::FlushDone;
+            let lat = now_ns - l.issued_ns;
+            self.last_latency_ns = if self.era >= Era::Pipeline22 { (self.last_latency_ns * 7 + lat) / 8 } else { lat };
+            for w in l.waiters.drain(..) {
+                out.push(ZilAction::Wake { waiter: w });
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ legacy
+
+    fn legacy_commit(&mut self, now_ns: u64, waiter: WaiterId, out: &mut Vec<ZilAction>) {
+        let mybatch = self.next_batch;
+        self.legacy_waiters.push((mybatch, waiter));
+        if !self.writer_busy {
+            self.legacy_start_writer(now_ns, mybatch, out);
+        }
+    }
+
+    /// `zil_commit_writer` (≤ 0.7): everything on the sync list, all lwbs at once.
+    fn legacy_start_writer(&mut self, now_ns: u64, batch: u64, out: &mut Vec<ZilAction>) {
+        self.next_batch = batch + 1;
+        self.writer_batch = batch;
+        self.writer_busy = true;
+        self.cur_used = 0;
+        let list = self.take_commit_list();
+        if list.is_empty() {
+            self.legacy_finish(now_ns, out);
+            return;
+        }
+        self.stats.batches += 1;
+        for itx in list {
+            self.assign(now_ns, itx, out);
+        }
+        if self.open_lwb().is_some() {
+            self.issue_open(now_ns, out);
+        }
+    }
+
+    fn legacy_writes_done(&mut self, now_ns: u64, out: &mut Vec<ZilAction>) {
+        let (slog, pool) = (self.legacy_owe_slog, self.legacy_owe_pool);
+        self.legacy_owe_slog = false;
+        self.legacy_owe_pool = false;
+        if (slog || pool) && !self.no_flush {
+            let token = self.token(Tok::LegacyFlush);
+            self.stats.flushes += 1;
+            out.push(ZilAction::Flush { token, slog, pool });
+        } else {
+            self.legacy_finish(now_ns, out);
+        }
+    }
+
+    /// Batch done: wake it (and any older), hand the writer role to the next batch.
+    fn legacy_finish(&mut self, now_ns: u64, out: &mut Vec<ZilAction>) {
+        self.com_batch = self.writer_batch;
+        self.writer_busy = false;
+        let com = self.com_batch;
+        self.legacy_waiters.retain(|&(b, w)| {
+            if b <= com {
+                out.push(ZilAction::Wake { waiter: w });
+                false
+            } else {
+                true
+            }
+        });
+        if let Some(&(b, _)) = self.legacy_waiters.first() {
+            self.legacy_start_writer(now_ns, b, out);
+        }
+    }
+
+    // ------------------------------------------------------------ misc
+
+    fn token(&mut self, t: Tok) -> Token {
+        let token = self.next_token;
+        self.next_token = self.next_token.wrapping_add(1);
+        self.tokens.insert(token, t);
+        token
+    }
+
+    pub fn stats(&self) -> ZilStats {
+        self.stats
+    }
+    /// Last lwb latency (issue → stable) the commit timeout is computed from, ns.
+    pub fn last_lwb_latency_ns(&self) -> u64 {
+        self.last_latency_ns
+    }
+    /// True if commits return at once without log I/O (sync=disabled or zil_disable).
+    pub fn is_disabled(&self) -> bool {
+        self.disabled
+    }
+}
+
+fn round8(x: u32) -> u32 {
+    (x + 7) & !7
+}
+
+fn round_up(x: u32, to: u32) -> u32 {
+    x.div_ceil(to) * to
+}
+
+/// ≤ 2.2 lwb size bucket for a burst of `cur_used` bytes (before the max-of-16 rule).
+pub fn lwb_bucket(release: Release, cur_used: u64, max_block: u32) -> u32 {
+    let need = cur_used + ZIL_CHAIN_BYTES as u64;
+    if release < Release::Zfs20 {
+        // zil_block_buckets {4K, 8K+4K, 32K+4K, UINT64_MAX → ZIL_MAX_BLKSZ}.
+        for b in [4 * KIB, 12 * KIB, 36 * KIB] {
+            if need <= b as u64 {
+                return b;
+            }
+        }
+        return SPA_OLD_MAXBLOCKSIZE;
+    }
+    // f15d6a5457: {limit, size} pairs; the 132K row avoids a 128K block plus a tiny one.
+    const TABLE: [(u64, u32); 6] = [
+        (4096, 4 * KIB),
+        (8192 + 4096, 12 * KIB),
+        (32768 + 4096, 36 * KIB),
+        (65536 + 4096, 68 * KIB),
+        (131072, 128 * KIB),
+        (131072 + 4096, 68 * KIB),
+    ];
+    let sz = TABLE.iter().find(|(lim, _)| need <= *lim).map_or(SPA_OLD_MAXBLOCKSIZE, |e| e.1);
+    sz.min(max_block)
+}
+
+/// 2.3 `zil_lwb_plan` (approximation, see module doc): the block for `left` bytes.
+pub fn lwb_plan_2_3(left: u64, max_block: u32) -> u32 {
+    let usable = (max_block - ZIL_CHAIN_BYTES) as u64;
+    let round =
+        |b: u64| round_up((b + ZIL_CHAIN_BYTES as u64).min(max_block as u64) as u32, ZIL_MIN_BLKSZ).min(max_block);
+    if left <= usable {
+        return round(left);
+    }
+    let n = left.div_ceil(usable);
+    if n > ZIL_BURSTS as u64 {
+        return max_block;
+    }
+    round(left.div_ceil(n))
+}
+
+#[cfg(test)]
+mod tests;

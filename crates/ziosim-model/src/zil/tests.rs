@@ -1,0 +1,569 @@
+//! Unit tests of the ZIL model, driven by a tiny deterministic harness: fixed latencies
+//! per action kind, closed-loop committer threads, an event heap keyed (time, seq).
+
+use super::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+const US: u64 = 1_000;
+const MS: u64 = 1_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Done(Token),
+    Timer(Token),
+    /// Thread starts its next write + commit.
+    Go(u32),
+}
+
+struct H {
+    z: Zil,
+    now: u64,
+    seq: u64,
+    q: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// (time, action) of everything the ZIL asked for.
+    log: Vec<(u64, ZilAction)>,
+    lwb_ns: u64,
+    flush_ns: u64,
+    indirect_ns: u64,
+    /// Per thread: commits left, bytes per write, commit start time.
+    left: Vec<u32>,
+    write_bytes: u32,
+    o_dsync: bool,
+    started: Vec<u64>,
+    /// Commit latencies (Wake − commit).
+    lat: Vec<u64>,
+}
+
+fn tun(r: Release, set: &[(&str, i64)]) -> Tunables {
+    let mut t = Tunables::defaults(r, 16 << 30);
+    for (k, v) in set {
+        t.set(k, *v).unwrap();
+    }
+    t
+}
+
+fn cfg(slog: bool) -> ZilConfig {
+    ZilConfig {
+        slog,
+        logbias: Logbias::Latency,
+        sync: SyncMode::Standard,
+        zil_disable: false,
+        recordsize_bytes: 128 * 1024,
+    }
+}
+
+impl H {
+    fn new(r: Release, set: &[(&str, i64)], c: ZilConfig) -> H {
+        H {
+            z: Zil::new(r, &tun(r, set), c),
+            now: 0,
+            seq: 0,
+            q: BinaryHeap::new(),
+            log: vec![],
+            lwb_ns: MS,
+            flush_ns: 500 * US,
+            indirect_ns: 2 * MS,
+            left: vec![],
+            write_bytes: 4096,
+            o_dsync: false,
+            started: vec![],
+            lat: vec![],
+        }
+    }
+    fn at(&mut self, t: u64, e: Ev) {
+        self.seq += 1;
+        self.q.push(Reverse((t, self.seq, e)));
+    }
+    fn exec(&mut self, out: Vec<ZilAction>) {
+        for a in out {
+            self.log.push((self.now, a));
+            match a {
+                ZilAction::LwbWrite { token, .. } => self.at(self.now + self.lwb_ns, Ev::Done(token)),
+                ZilAction::IndirectWrite { token, .. } => self.at(self.now + self.indirect_ns, Ev::Done(token)),
+                ZilAction::Flush { token, .. } => self.at(self.now + self.flush_ns, Ev::Done(token)),
+                ZilAction::Timer { token, at_ns } => self.at(at_ns, Ev::Timer(token)),
+                ZilAction::Wake { waiter } => {
+                    let w = waiter as usize;
+                    if w < self.started.len() {
+                        self.lat.push(self.now - self.started[w]);
+                        if self.left[w] > 0 {
+                            self.at(self.now, Ev::Go(waiter));
+                        }
+                    }
+                }
+                ZilAction::AtRisk { .. } => {}
+            }
+        }
+    }
+    /// `threads` closed-loop writers, `n` write+fsync each, thread i starting at i × `stagger`.
+    fn fsync_loop(&mut self, threads: u32, n: u32, stagger: u64) {
+        self.left = vec![n; threads as usize];
+        self.started = vec![0; threads as usize];
+        for i in 0..threads {
+            self.at(i as u64 * stagger, Ev::Go(i));
+        }
+        self.run();
+    }
+    fn run(&mut self) {
+        while let Some(Reverse((t, _, e))) = self.q.pop() {
+            self.now = t;
+            let mut out = vec![];
+            match e {
+                Ev::Done(tok) => self.z.on_io_done(t, tok, &mut out),
+                Ev::Timer(tok) => self.z.on_timer(t, tok, &mut out),
+                Ev::Go(th) => {
+                    self.left[th as usize] -= 1;
+                    self.started[th as usize] = t;
+                    let foid = th as u64 + 1;
+                    let need = self.z.write(1, foid, 0, self.write_bytes, self.o_dsync, &mut out);
+                    if need || !self.o_dsync {
+                        self.z.commit(t, foid, th, &mut out);
+                    } else {
+                        // sync=disabled / zil_disable: the O_DSYNC write is acknowledged at once.
+                        out.push(ZilAction::Wake { waiter: th });
+                    }
+                }
+            }
+            self.exec(out);
+        }
+    }
+    fn count(&self, f: impl Fn(&ZilAction) -> bool) -> usize {
+        self.log.iter().filter(|(_, a)| f(a)).count()
+    }
+    fn lwbs(&self) -> Vec<(u32, bool, IoClass)> {
+        self.log
+            .iter()
+            .filter_map(|(_, a)| match a {
+                ZilAction::LwbWrite { bytes, on_slog, class, .. } => Some((*bytes, *on_slog, *class)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn is_lwb(a: &ZilAction) -> bool {
+    matches!(a, ZilAction::LwbWrite { .. })
+}
+fn is_flush(a: &ZilAction) -> bool {
+    matches!(a, ZilAction::Flush { .. })
+}
+fn is_ind(a: &ZilAction) -> bool {
+    matches!(a, ZilAction::IndirectWrite { .. })
+}
+
+#[test]
+fn legacy_three_overlapping_commits_make_two_batches() {
+    let mut h = H::new(Release::Zfs07, &[], cfg(false));
+    h.write_bytes = 1024; // two records fit the 4 KiB lwbs
+                          // A at 0 starts batch 1; B and C arrive while it is in flight: both join batch 2.
+    h.fsync_loop(3, 1, 100 * US);
+    assert_eq!(h.z.stats().batches, 2);
+    assert_eq!(h.count(is_flush), 2);
+    assert_eq!(h.count(is_lwb), 2, "batch 2 packs B's and C's records into one lwb");
+    // A: write + flush; B and C wait for batch 1 and then their own.
+    let (w, f) = (h.lwb_ns, h.flush_ns);
+    assert_eq!(h.lat, vec![w + f, 2 * (w + f) - 100 * US, 2 * (w + f) - 200 * US]);
+}
+
+#[test]
+fn legacy_commit_with_nothing_to_log_returns_at_once() {
+    let mut h = H::new(Release::Illumos2014, &[], cfg(false));
+    let mut out = vec![];
+    h.z.commit(0, 5, 9, &mut out);
+    assert_eq!(out, vec![ZilAction::Wake { waiter: 9 }]);
+}
+
+#[test]
+fn pipeline_single_thread_one_lwb_and_one_flush_per_commit() {
+    for r in [Release::Zfs08, Release::Zfs21, Release::Zfs22, Release::Zfs23] {
+        let mut h = H::new(r, &[], cfg(false));
+        h.fsync_loop(1, 20, 0);
+        // The first commit overflows the initial 4 KiB block (2 lwbs); then one each.
+        assert_eq!(h.count(is_lwb), 21, "{r:?}");
+        assert_eq!(h.count(is_flush), 20, "{r:?}");
+        assert_eq!(h.lat.len(), 20);
+    }
+}
+
+#[test]
+fn pipeline_group_commit_shares_lwbs_and_flushes() {
+    let mut h = H::new(Release::Zfs08, &[], cfg(false));
+    h.fsync_loop(16, 20, 10 * US);
+    let commits = h.z.stats().commits as usize;
+    assert_eq!(commits, 16 * 20);
+    let flushes = h.count(is_flush);
+    assert!(commits >= 4 * flushes, "{commits} commits, {flushes} flushes");
+    assert!(h.count(is_lwb) < commits / 4);
+    // Same workload on the legacy two-batch path also groups, but every batch waits
+    // for the previous one.
+    let mut l = H::new(Release::Zfs07, &[], cfg(false));
+    l.fsync_loop(16, 20, 10 * US);
+    assert!(l.z.stats().commits as usize >= 4 * l.count(is_flush));
+}
+
+#[test]
+fn commit_timeout_wait_is_pct_of_last_latency() {
+    let mut h = H::new(Release::Zfs08, &[], cfg(false));
+    h.write_bytes = 2048;
+    h.fsync_loop(1, 2, 0);
+    // First commit: no latency known → issued at once. Second: waits 5 % of 1.5 ms.
+    let issue: Vec<u64> = h.log.iter().filter(|(_, a)| is_lwb(a)).map(|(t, _)| *t).collect();
+    let l1 = h.lwb_ns + h.flush_ns;
+    assert_eq!(issue, vec![0, l1 + l1 * 5 / 100]);
+    assert_eq!(h.lat, vec![l1, l1 + l1 * 5 / 100]);
+    // 2.3: pct 10, but a single thread is not parallel → issued at once.
+    let mut h = H::new(Release::Zfs23, &[], cfg(false));
+    h.write_bytes = 2048;
+    h.fsync_loop(1, 2, 0);
+    assert_eq!(h.lat, vec![l1, l1]);
+    // 2.2: the EWMA latency (1.5 ms / 8) × 5 % > 5 µs: still waits...
+    let mut h = H::new(Release::Zfs22, &[], cfg(false));
+    h.write_bytes = 2048;
+    h.fsync_loop(1, 2, 0);
+    assert_eq!(h.lat[1], l1 + (l1 / 8) * 5 / 100);
+    // ...but on a fast log device (sleep < zil_min_commit_timeout) issues at once.
+    let mut h = H::new(Release::Zfs22, &[], cfg(true));
+    h.lwb_ns = 40 * US;
+    h.flush_ns = 20 * US;
+    h.fsync_loop(1, 3, 0);
+    assert_eq!(h.lat, vec![60 * US; 3]);
+}
+
+#[test]
+fn lwb_size_tables_per_era() {
+    use Release::*;
+    let k = 1024u64;
+    let b = |r, used| lwb_bucket(r, used, 128 * 1024) / 1024;
+    assert_eq!([b(Zfs08, 1000), b(Zfs08, 5 * k), b(Zfs08, 20 * k), b(Zfs08, 60 * k)], [4, 12, 36, 128]);
+    assert_eq!([b(Zfs20, 60 * k), b(Zfs20, 100 * k), b(Zfs20, 130 * k), b(Zfs20, 200 * k)], [68, 128, 68, 128]);
+    assert_eq!(lwb_bucket(Zfs22, 100 * k, 64 * 1024), 64 * 1024, "capped by zil_maxblocksize");
+    // 2.3 plan: one block for a small burst, an even split for a medium one.
+    assert_eq!(lwb_plan_2_3(10 * k, 128 * 1024), 12 * 1024);
+    assert_eq!(lwb_plan_2_3(200 * k, 128 * 1024), 104 * 1024);
+    assert_eq!(lwb_plan_2_3(2000 * k, 128 * 1024), 128 * 1024);
+}
+
+#[test]
+fn lwb_sizes_follow_commit_sizes() {
+    // Single thread, 20 KiB writes + fsync. First commit: the initial 4 KiB block, then
+    // blocks sized by the bucket rule; from the second commit on, one 36 KiB-bucket block
+    // per commit (max over the last 16), of which only the used part is written.
+    let used = round_up(40 + 192 + 20 * 1024, 4096);
+    for r in [Release::Zfs08, Release::Zfs21] {
+        let mut h = H::new(r, &[], cfg(true));
+        h.write_bytes = 20 * 1024;
+        h.fsync_loop(1, 5, 0);
+        let sizes: Vec<u32> = h.lwbs().iter().map(|l| l.0).collect();
+        assert_eq!(sizes[0], 4096, "{r:?}");
+        assert_eq!(sizes[sizes.len() - 4..], [used; 4], "{r:?}: {sizes:?}");
+    }
+    // solaris-2009 writes whole blocks (no slim ZIL): the 36 KiB bucket block itself.
+    let mut h = H::new(Release::Solaris2009, &[], cfg(true));
+    h.write_bytes = 20 * 1024;
+    h.fsync_loop(1, 5, 0);
+    let sizes: Vec<u32> = h.lwbs().iter().map(|l| l.0).collect();
+    assert_eq!(sizes[sizes.len() - 4..], [36 * 1024; 4], "{sizes:?}");
+    // 2.3 predicts the burst: after the first commit one block of just the right size.
+    let mut h = H::new(Release::Zfs23, &[], cfg(true));
+    h.write_bytes = 20 * 1024;
+    h.fsync_loop(1, 5, 0);
+    let sizes: Vec<u32> = h.lwbs().iter().map(|l| l.0).collect();
+    assert_eq!(sizes[sizes.len() - 4..], [used; 4], "{sizes:?}");
+}
+
+#[test]
+fn logbias_throughput_logs_indirectly() {
+    let mut c = cfg(true);
+    c.logbias = Logbias::Throughput;
+    let mut h = H::new(Release::Zfs21, &[], c);
+    h.write_bytes = 8192;
+    h.fsync_loop(1, 3, 0);
+    assert_eq!(h.count(is_ind), 3);
+    assert!(h.lwbs().iter().all(|l| l.0 == 4096), "only block pointers in the log");
+    assert!(h.log.iter().any(|(_, a)| matches!(a, ZilAction::Flush { slog: true, pool: true, .. })));
+}
+
+#[test]
+fn slog_keeps_large_writes_in_the_log() {
+    for r in [Release::Zfs07, Release::Zfs21, Release::Zfs23] {
+        let mut h = H::new(r, &[], cfg(false));
+        h.write_bytes = 128 * 1024;
+        h.fsync_loop(1, 2, 0);
+        assert_eq!(h.count(is_ind), 2, "{r:?}: no SLOG → dmu_sync the block");
+        let mut h = H::new(r, &[], cfg(true));
+        h.write_bytes = 128 * 1024;
+        h.fsync_loop(1, 2, 0);
+        assert_eq!(h.count(is_ind), 0, "{r:?}: SLOG → data in lwbs");
+        assert!(h.lwbs().iter().all(|l| l.1), "{r:?}: on the SLOG");
+        assert!(h.lwbs().iter().map(|l| l.0 as u64).sum::<u64>() > 256 * 1024);
+    }
+}
+
+#[test]
+fn zfs_065_slog_limit_and_logbias() {
+    // ≤ 0.6.5: logbias=throughput sends lwbs to the main pool even with a SLOG.
+    let mut c = cfg(true);
+    c.logbias = Logbias::Throughput;
+    let mut h = H::new(Release::Zfs065, &[], c);
+    h.fsync_loop(1, 2, 0);
+    assert!(h.lwbs().iter().all(|l| !l.1));
+    // A 4 MiB commit: past zil_slog_limit with a list over 2 MiB → main pool.
+    let mut h = H::new(Release::Zfs065, &[], cfg(true));
+    h.write_bytes = 4 << 20;
+    h.fsync_loop(1, 1, 0);
+    let l = h.lwbs();
+    assert!(l[0].1 && !l.last().unwrap().1, "first lwbs on the SLOG, later ones not");
+}
+
+#[test]
+fn slog_bulk_demotes_big_commits_to_async_write() {
+    let mut h = H::new(Release::Zfs07, &[], cfg(true));
+    h.write_bytes = 2 << 20;
+    h.fsync_loop(1, 1, 0);
+    let l = h.lwbs();
+    assert_eq!(l[0].2, IoClass::SyncWrite);
+    assert_eq!(l.last().unwrap().2, IoClass::AsyncWrite, "past 768 KiB of this commit");
+    let k = l.iter().position(|x| x.2 == IoClass::AsyncWrite).unwrap();
+    // Demoted from the first lwb that takes this commit past zil_slog_bulk (768 KiB).
+    let sum = |n: usize| l[..n].iter().map(|x| x.0 as u64).sum::<u64>();
+    assert!(sum(k) <= 768 * 1024 + 4096 * k as u64 && sum(k + 1) > 768 * 1024, "lwb {k}: {l:?}");
+    // 2.3: 64 MiB threshold → all SYNC_WRITE.
+    let mut h = H::new(Release::Zfs23, &[], cfg(true));
+    h.write_bytes = 2 << 20;
+    h.fsync_loop(1, 1, 0);
+    assert!(h.lwbs().iter().all(|x| x.2 == IoClass::SyncWrite));
+    // No SLOG: never demoted.
+    let mut h = H::new(Release::Zfs07, &[], cfg(false));
+    h.write_bytes = 2 << 20;
+    h.o_dsync = true;
+    h.fsync_loop(1, 1, 0);
+    assert!(h.lwbs().iter().all(|x| x.2 == IoClass::SyncWrite));
+}
+
+#[test]
+fn nocacheflush_means_no_flush() {
+    for (r, t) in [
+        (Release::Zfs08, "zil_nocacheflush"),
+        (Release::Zfs22, "zfs_nocacheflush"),
+        (Release::Zfs07, "zfs_nocacheflush"),
+    ] {
+        let mut h = H::new(r, &[(t, 1)], cfg(false));
+        h.fsync_loop(4, 5, 10 * US);
+        assert_eq!(h.count(is_flush), 0, "{r:?} {t}");
+        assert!(h.count(is_lwb) > 0);
+        assert_eq!(h.lat.len(), 20);
+    }
+}
+
+#[test]
+fn sync_disabled_does_no_io_and_reports_data_at_risk() {
+    let mut c = cfg(false);
+    c.sync = SyncMode::Disabled;
+    let mut h = H::new(Release::Zfs22, &[], c);
+    h.fsync_loop(2, 3, 0);
+    assert_eq!(h.count(is_lwb) + h.count(is_flush) + h.count(is_ind), 0);
+    assert_eq!(h.lat, vec![0; 6]);
+    let risk: u64 = h
+        .log
+        .iter()
+        .filter_map(|(_, a)| match a {
+            ZilAction::AtRisk { bytes, .. } => Some(*bytes),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(risk, 6 * 4096, "each promised byte counted once");
+    // Once the txg synced, nothing is promised at risk.
+    let mut out = vec![];
+    h.z.write(1, 9, 0, 4096, false, &mut out);
+    h.z.on_txg_synced(1);
+    h.z.commit(0, 9, 99, &mut out);
+    assert_eq!(out, vec![ZilAction::Wake { waiter: 99 }]);
+}
+
+#[test]
+fn zil_disable_on_solaris_2009_likewise() {
+    let mut h = H::new(Release::Solaris2009, &[("zil_disable", 1)], cfg(false));
+    h.o_dsync = true;
+    h.fsync_loop(1, 4, 0);
+    assert_eq!(h.count(is_lwb) + h.count(is_flush), 0);
+    assert_eq!(h.count(|a| matches!(a, ZilAction::AtRisk { txg: 1, bytes: 4096 })), 4);
+    // Without it the same workload logs.
+    let mut h = H::new(Release::Solaris2009, &[], cfg(false));
+    h.o_dsync = true;
+    h.fsync_loop(1, 4, 0);
+    assert_eq!(h.count(is_lwb), 4);
+}
+
+#[test]
+fn sync_always_needs_a_commit_per_write() {
+    let mut c = cfg(false);
+    c.sync = SyncMode::Always;
+    let mut z = Zil::new(Release::Zfs22, &tun(Release::Zfs22, &[]), c);
+    let mut out = vec![];
+    assert!(z.write(1, 1, 0, 4096, false, &mut out));
+    let mut z = Zil::new(Release::Zfs22, &tun(Release::Zfs22, &[]), cfg(false));
+    assert!(!z.write(1, 1, 0, 4096, false, &mut out));
+    assert!(z.write(1, 1, 0, 4096, true, &mut out));
+}
+
+#[test]
+fn fsync_commits_only_its_file_but_carries_earlier_sync_records() {
+    let mut z = Zil::new(Release::Zfs21, &tun(Release::Zfs21, &[]), cfg(true));
+    let mut out = vec![];
+    z.write(1, 1, 0, 8192, false, &mut out); // file 1, async
+    z.write(1, 2, 0, 100_000, false, &mut out); // file 2, async: not in file 1's commit
+    z.commit(0, 1, 0, &mut out);
+    // First commit: no latency yet → timer at 0; fire it.
+    let t = out.iter().find_map(|a| if let ZilAction::Timer { token, .. } = a { Some(*token) } else { None }).unwrap();
+    out.clear();
+    z.on_timer(0, t, &mut out);
+    let bytes: u32 =
+        out.iter().filter_map(|a| if let ZilAction::LwbWrite { bytes, .. } = a { Some(*bytes) } else { None }).sum();
+    assert!(bytes < 16 * 1024, "only file 1's 8 KiB went to the log: {bytes}");
+}
+
+#[test]
+fn chained_completion_wakes_in_order() {
+    // Two lwbs in flight; the second finishes writing first but wakes only after the first.
+    let mut z = Zil::new(Release::Zfs21, &tun(Release::Zfs21, &[]), cfg(true));
+    let mut out = vec![];
+    z.write(1, 1, 0, 2048, false, &mut out);
+    z.commit(0, 1, 1, &mut out);
+    let timer = |out: &Vec<ZilAction>| {
+        out.iter().find_map(|a| if let ZilAction::Timer { token, .. } = a { Some(*token) } else { None }).unwrap()
+    };
+    let lwb = |out: &Vec<ZilAction>| {
+        out.iter().find_map(|a| if let ZilAction::LwbWrite { token, .. } = a { Some(*token) } else { None }).unwrap()
+    };
+    let t1 = timer(&out);
+    out.clear();
+    z.on_timer(0, t1, &mut out);
+    let w1 = lwb(&out);
+    out.clear();
+    z.write(1, 2, 0, 2048, false, &mut out);
+    z.commit(10, 2, 2, &mut out);
+    let t2 = timer(&out);
+    out.clear();
+    z.on_timer(10, t2, &mut out);
+    let w2 = lwb(&out);
+    out.clear();
+    z.on_io_done(20, w2, &mut out);
+    let f2 = out.iter().find_map(|a| if let ZilAction::Flush { token, .. } = a { Some(*token) } else { None }).unwrap();
+    out.clear();
+    z.on_io_done(30, f2, &mut out);
+    assert!(out.is_empty(), "lwb 2 is stable but lwb 1 is not: {out:?}");
+    z.on_io_done(40, w1, &mut out);
+    let f1 = out.iter().find_map(|a| if let ZilAction::Flush { token, .. } = a { Some(*token) } else { None }).unwrap();
+    out.clear();
+    z.on_io_done(50, f1, &mut out);
+    assert_eq!(out, vec![ZilAction::Wake { waiter: 1 }, ZilAction::Wake { waiter: 2 }]);
+}
+
+#[test]
+fn big_commit_defers_flushes_to_the_last_lwb() {
+    for r in [Release::Zfs07, Release::Zfs08, Release::Zfs22, Release::Zfs23] {
+        let mut h = H::new(r, &[], cfg(true));
+        h.write_bytes = 1 << 20;
+        h.fsync_loop(1, 1, 0);
+        assert!(h.count(is_lwb) >= 8, "{r:?}");
+        assert_eq!(h.count(is_flush), 1, "{r:?}: earlier lwbs have no waiters → one flush at the end");
+        assert_eq!(h.lat.len(), 1);
+    }
+}
+
+/// Zil and Txg driven together the way the simulator will: writes assigned by the txg,
+/// `AtRisk` forwarded to it, `Synced` forwarded back.
+fn risk_after(sync: SyncMode, r: Release, set: &[(&str, i64)]) -> crate::txg::RiskStats {
+    use crate::txg::{Txg, TxgConfig};
+    let t = tun(r, set);
+    let mut txg = Txg::new(r, &t, TxgConfig { ram_bytes: 16 << 30, hz: 100 });
+    let mut c = cfg(true);
+    c.sync = sync;
+    let mut z = Zil::new(r, &t, c);
+    let (mut zo, mut to) = (vec![], vec![]);
+    txg.start(0, &mut to);
+    // One 8 KiB write + fsync every 100 ms for 8 s; log I/O and txg syncs are instant.
+    for i in 0..80u32 {
+        let now = i as u64 * 100 * MS;
+        for phase in 0..2 {
+            if phase == 0 {
+                txg.on_timer(now, &mut to);
+            } else {
+                let crate::txg::TxDecision::Admit { txg: g } = txg.assign(now, i, 8192, now, false, &mut to) else {
+                    panic!("throttled")
+                };
+                z.write(g, 1, 0, 8192, false, &mut zo);
+                z.commit(now, 1, i, &mut zo);
+            }
+            drain(&mut z, &mut txg, &mut zo, &mut to, now);
+        }
+    }
+    txg.risk(8000 * MS)
+}
+
+fn drain(
+    z: &mut Zil,
+    txg: &mut crate::txg::Txg,
+    zo: &mut Vec<ZilAction>,
+    to: &mut Vec<crate::txg::TxgAction>,
+    now: u64,
+) {
+    use crate::txg::TxgAction;
+    while !zo.is_empty() || !to.is_empty() {
+        for a in std::mem::take(zo) {
+            match a {
+                ZilAction::LwbWrite { token, .. }
+                | ZilAction::IndirectWrite { token, .. }
+                | ZilAction::Flush { token, .. } => z.on_io_done(now, token, zo),
+                ZilAction::Timer { token, .. } => z.on_timer(now, token, zo),
+                ZilAction::AtRisk { txg: g, bytes } => txg.add_at_risk(now, g, bytes),
+                ZilAction::Wake { .. } => {}
+            }
+        }
+        for a in std::mem::take(to) {
+            match a {
+                TxgAction::StartSync { txg: g, .. } => txg.on_sync_done(now, g, to),
+                TxgAction::Synced { txg: g } => z.on_txg_synced(g),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn data_at_risk_only_without_the_log() {
+    let r = risk_after(SyncMode::Disabled, Release::Zfs22, &[]);
+    // Every fsynced write of a 5 s txg interval is at risk until the timeout sync.
+    assert_eq!(r.at_risk_bytes_max, 8192 * 50, "{r:?}");
+    assert_eq!(r.at_risk_window_ns_max, 5000 * MS, "{r:?}");
+    assert!(r.at_risk_byte_ns > 0);
+    let r = risk_after(SyncMode::Standard, Release::Zfs22, &[]);
+    assert_eq!((r.at_risk_bytes_max, r.at_risk_byte_ns), (0, 0), "the ZIL made every fsync stable");
+    assert!(r.unsynced_bytes_max > 0, "async exposure is still reported");
+    let r = risk_after(SyncMode::Standard, Release::Solaris2009, &[("zil_disable", 1)]);
+    assert!(r.at_risk_bytes_max > 0);
+}
+
+#[test]
+fn zil_and_throttle_tunables_follow_the_source_per_release() {
+    use crate::tunables::T;
+    let t = |r| Tunables::defaults(r, 16 << 30);
+    assert_eq!(t(Release::Zfs22).get(T::zil_slog_bulk), 768 * 1024);
+    assert_eq!(t(Release::Zfs23).get(T::zil_slog_bulk), 64 << 20);
+    assert!(t(Release::Zfs065).try_get(T::zil_slog_bulk).is_none());
+    assert_eq!(t(Release::Zfs065).get(T::zil_slog_limit), 1 << 20);
+    assert_eq!(t(Release::Zfs08).get(T::zfs_commit_timeout_pct), 5);
+    assert_eq!(t(Release::Zfs23).get(T::zfs_commit_timeout_pct), 10);
+    assert_eq!(t(Release::Zfs22).get(T::zil_min_commit_timeout), 5000);
+    assert!(t(Release::Zfs23).try_get(T::zil_min_commit_timeout).is_none());
+    assert!(t(Release::Zfs07).try_get(T::zil_nocacheflush).is_none());
+    assert_eq!(t(Release::Solaris2009).get(T::zil_disable), 0);
+    assert!(t(Release::Freebsd9).try_get(T::zil_disable).is_none());
+    assert_eq!(t(Release::Zfs07).get(T::zfs_dirty_data_sync), 64 << 20);
+    assert_eq!(t(Release::Zfs08).get(T::zfs_dirty_data_sync_percent), 20);
+    assert!(t(Release::Zfs22).try_get(T::zfs_delay_max_ns).is_none(), "static const in 2.2");
+    assert_eq!(t(Release::Zfs22).get(T::zfs_wrlog_data_max), 2 * t(Release::Zfs22).get(T::zfs_dirty_data_max));
+    assert_eq!(t(Release::Illumos2012).get(T::zfs_write_limit_shift), 3);
+    assert!(t(Release::Illumos2014).try_get(T::zfs_write_limit_min).is_none());
+}
