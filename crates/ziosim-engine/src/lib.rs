@@ -241,28 +241,35 @@ impl<M: Model> Sim<M> {
             if self.ctx.stop_requested {
                 return End::Stopped;
             }
-            if self.events >= self.limits.events_max {
-                return End::Limit(format!(
-                    "event limit reached: {} events handled at t={} ns (limits.events_max)",
-                    self.events, self.ctx.now_ns
-                ));
-            }
             match self.peek_time() {
                 None => return End::Drained,
                 Some(nt) if nt > t => {
                     self.ctx.now_ns = self.ctx.now_ns.max(t);
                     return End::Reached(t);
                 }
-                Some(nt) if nt > self.limits.time_ns_max => {
-                    return End::Limit(format!(
-                        "simulated-time limit reached: next event at {} ns > limits.time_ns_max {} ns",
-                        nt, self.limits.time_ns_max
-                    ));
-                }
-                Some(_) => {
-                    self.step();
-                }
+                Some(_) => {}
             }
+            if let Some(e) = self.limit_hit() {
+                return e;
+            }
+            self.step();
+        }
+    }
+
+    /// The limit the next event would break, if any, as the run's end with a diagnostic.
+    fn limit_hit(&self) -> Option<End> {
+        if self.events >= self.limits.events_max {
+            return Some(End::Limit(format!(
+                "event limit reached: {} events handled at t={} ns (limits.events_max)",
+                self.events, self.ctx.now_ns
+            )));
+        }
+        match self.peek_time() {
+            Some(nt) if nt > self.limits.time_ns_max => Some(End::Limit(format!(
+                "simulated-time limit reached: next event at {} ns > limits.time_ns_max {} ns",
+                nt, self.limits.time_ns_max
+            ))),
+            _ => None,
         }
     }
 
@@ -273,23 +280,11 @@ impl<M: Model> Sim<M> {
             if self.ctx.stop_requested {
                 return End::Stopped;
             }
-            if self.events >= self.limits.events_max {
-                return End::Limit(format!(
-                    "event limit reached: {} events handled at t={} ns (limits.events_max)",
-                    self.events, self.ctx.now_ns
-                ));
+            if let Some(e) = self.limit_hit() {
+                return e;
             }
-            match self.peek_time() {
-                None => return End::Drained,
-                Some(nt) if nt > self.limits.time_ns_max => {
-                    return End::Limit(format!(
-                        "simulated-time limit reached: next event at {} ns > limits.time_ns_max {} ns",
-                        nt, self.limits.time_ns_max
-                    ));
-                }
-                Some(_) => {
-                    self.step();
-                }
+            if !self.step() {
+                return End::Drained;
             }
         }
         if self.ctx.stop_requested {
