@@ -120,9 +120,14 @@ fn sorted_scrub_reads_everything_once_and_streams() {
 
 #[test]
 fn sorted_scrub_with_little_ram_alternates_phases_within_the_memory_limit() {
-    // 1 GiB RAM: hard limit max(1 GiB/20, 16 MiB) = 51 MiB; 40 GiB of 128 KiB blocks need
-    // ≈ 44 MiB of sios... use 80 GiB so the queues must be cleared while traversing.
-    let res = run(&raidz2_scrub("zfs-2.2", 1 << 30, 80 << 30));
+    // 1 GiB RAM: hard limit max(1 GiB/20, 16 MiB) = 51 MiB; 80 GiB of 128 KiB blocks need
+    // ≈ 89 MiB of sios. The pool is fully aged so that its indirect blocks are scattered: a txg
+    // of traversal then covers part of the pool (on a fresh pool the metadata sits together
+    // and the whole tree is walked in one txg), and the queues must be cleared while
+    // traversing.
+    let mut cfg = raidz2_scrub("zfs-2.2", 1 << 30, 80 << 30);
+    cfg["pool"]["layout"] = json!({"fragmentation": 1.0});
+    let res = run(&cfg);
     let sc = &res["scan"];
     assert_eq!(sc["state"], "finished");
     assert_eq!(sc["issued_bytes"], sc["to_examine_bytes"]);
