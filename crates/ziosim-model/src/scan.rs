@@ -469,10 +469,11 @@ impl Model_ {
 
     /// The traversal reads a metadata block (indirect, dnode, objset) before it can visit
     /// what the block points to: `arc_read` with ARC_FLAG_WAIT, ASYNC_READ priority before
-    /// 0.8, SCRUB priority in the sorted scan (§5.1, §5.2), from the first DVA.
+    /// 0.8, SCRUB priority from 0.8 (sorted, and legacy with zfs_scan_legacy; §5.1, §5.2),
+    /// from the first DVA.
     fn scan_meta_read(&mut self, blk: &Block, ctx: &mut Ctx<Ev>) {
+        let class = if self.cfg.release >= Release::Zfs08 { IoClass::Scrub } else { IoClass::AsyncRead };
         let s = self.scan.as_mut().unwrap();
-        let class = if s.sorted.is_some() { IoClass::Scrub } else { IoClass::AsyncRead };
         s.wait = Wait::Meta;
         s.meta_read = true;
         let d = blk.dvas[0];
