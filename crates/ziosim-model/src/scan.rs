@@ -3,21 +3,33 @@
 //! Theory of operation (`dsl_scan.c`, DS@zfs-0.7.13 and il:44ecc5327a; spec §5.0–§5.1)
 //! ---------------------------------------------------------------------------------
 //! A scan is a series of back-to-back txgs. In each, after the txg's dirty data is
-//! written, `dsl_scan_sync` walks the block tree from a saved bookmark in logical order:
+//! written, `dsl_scan_sync` walks the pool's block tree (`layout.traverse_from(cursor)`,
+//! the same layout the foreground workloads read) from a saved bookmark in logical order:
 //!
 //! ```text
 //! for each block (traversal order):
 //!     if level 0 and check_pause(): save bookmark, stop
+//!     if metadata (objset, dnode, indirect): read it from its first DVA and wait
+//!         (arc_read WAIT: ASYNC_READ priority before 0.8, SCRUB from 0.8)
 //!     examined += Σ DVA asize
-//!     if needs I/O (scrub: always; resilver: a DVA touches a child being resilvered):
+//!     for each DVA that needs I/O (scrub: every copy; resilver: on a top-level vdev with
+//!     a replacing child and, raidz 0.7+, a column on it):
+//!         legacy:
 //!         wait while zios in flight ≥ zfs_top_maxinflight × #top-level vdevs
 //!         if ticks since the last user I/O ≤ zfs_scan_idle: sleep zfs_scrub_delay (or
 //!             zfs_resilver_delay) ticks — in the one sync thread, so a pool-wide cap
 //!         issue the read (SCRUB priority; a scrub reads every column and every mirror
 //!             child; a resilver reads the surviving columns / one healthy child and then
 //!             writes the missing column / the block to the new disk at ASYNC_WRITE)
+//!         sorted (0.8+, phase A): queue one sio for the DVA on its vdev, by offset
 //! wait until every scan zio of this txg completed     (the drain, inside spa_sync)
 //! ```
+//!
+//! Simplification: the block's own scrub read follows its metadata read at once (ZFS
+//! calls `scrub_cb` after the subtree, `dsl_scan_visitbp`); legacy counts one zio per DVA
+//! against the in-flight limit (ZFS one per block). `to_examine` is Σ DVA asize of the
+//! layout, so `examined` reaches it exactly when the traversal ends; `issued` counts the
+//! asize of each DVA read (legacy at visit, sorted at issue).
 //!
 //! `check_pause` (era rules, spec §5.1 table): before illumos 5351/5352 (freebsd-9,
 //! illumos-2012, solaris-2009) the txg ends when its integer elapsed seconds exceed
@@ -31,8 +43,8 @@
 //! that reaches a top-level vdev (demand reads, prefetch); txg writes of dirty data and
 //! metadata do not stamp it (spec §5.1).
 //!
-//! Releases from zfs-0.8 sort the scan (§5.2); until that engine lands they run this one
-//! with the 0.8 per-vdev byte limit instead of the delay (the delay code was removed in 0.8).
+//! Releases from zfs-0.8 sort the scan (§5.2, `Sorted` below) unless `zfs_scan_legacy`
+//! is set; then they run this loop with no delay (its code was removed in 0.8).
 //!
 //! solaris-2009 predates `dsl_scan.c` (its scrub had no delay throttle; spec §11 q4 notes its
 //! in-flight limit was not read): it runs this engine with no delay and the same zio limit.
@@ -76,7 +88,7 @@ enum Wait {
     Delay,
     /// Paused or done for this txg; waiting for in-flight zios to complete.
     Drain,
-    /// Reading an indirect block, synchronously (`arc_read` with ARC_FLAG_WAIT).
+    /// Reading a metadata block, synchronously (`arc_read` with ARC_FLAG_WAIT).
     Meta,
 }
 

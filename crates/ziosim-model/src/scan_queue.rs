@@ -3,7 +3,7 @@
 //!
 //! Theory of operation
 //! -------------------
-//! During the metadata phase every level-0 block that needs I/O becomes a "sio" queued on
+//! During the metadata phase every DVA that needs I/O becomes a "sio" (offset, asize, psize) queued on
 //! its top-level vdev, ordered by offset. Sios closer than `zfs_scan_max_ext_gap` form one
 //! extent (a `range_tree` with gap merging). The issue phase takes whole extents: the
 //! lowest-offset extent while checkpointing, the best-scored extent while clearing memory,
