@@ -193,3 +193,28 @@ fn the_traversal_reads_metadata_at_the_eras_priority() {
     let issued = sorted["scan"]["issued_bytes"].as_u64().unwrap();
     assert!(class_bytes(&sorted, "scrub") >= issued + 160 * (64 << 10) * 4 / 6, "{}", sorted["classes"]);
 }
+
+#[test]
+fn resilver_of_one_mirror_reads_only_its_copies_and_skips_the_rest() {
+    // Two mirrors, aged contents; one disk of mirror-0 is replaced. Ditto metadata copies
+    // land on both vdevs: only the DVAs on mirror-0 need I/O, the rest are skipped.
+    for release in ["zfs-0.7", "zfs-2.2"] {
+        let m = |a: &str, b: &str| json!({"type": "mirror", "disks": [{"name": a, "device": "d"}, {"name": b, "device": "d"}]});
+        let mut cfg = config(release, hdd(), json!([m("sda", "sdb"), m("sdc", "sdd")]), json!([]), 3600);
+        cfg["pool"]["recordsize_bytes"] = json!(131072);
+        cfg["pool"]["allocated_bytes"] = json!(2u64 << 30);
+        cfg["pool"]["layout"] = json!({"fragmentation": 0.6});
+        cfg["stop_on_scan_done"] = json!(true);
+        cfg["actions"] = json!([{"at_ns": 0, "do": "replace", "old": "sdb", "new": "sde"}]);
+        let res = run(&cfg);
+        let sc = &res["scan"];
+        assert_eq!((sc["func"].as_str(), sc["state"].as_str()), (Some("resilver"), Some("finished")), "{release}");
+        let (exam, issued, skipped) = (sc["examined_bytes"].as_u64().unwrap(), sc["issued_bytes"].as_u64().unwrap(), sc["skipped_bytes"].as_u64().unwrap());
+        assert_eq!(exam, sc["to_examine_bytes"].as_u64().unwrap(), "{release}");
+        assert_eq!(issued + skipped, exam, "{release}");
+        let top0 = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+        assert_eq!(issued, top0, "{release}: issued = what mirror-0 holds");
+        // The new disk receives exactly the copies on mirror-0.
+        assert_eq!(sc["processed_bytes"].as_u64().unwrap(), top0, "{release}");
+    }
+}
