@@ -89,8 +89,13 @@ ACTION_KEYS = {
 # 2023-10-14 00:00:01 UTC, the date of the spec's zfs-2.2 zpool status example.
 DEFAULT_EPOCH_S = 1_697_241_601
 ZFS_KEYS = ("release", "hz", "ram", "tunables")
-POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache")
-POOL_KEYS_LATER = ("layout",)
+POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "layout")
+POOL_KEYS_LATER: tuple[str, ...] = ()
+LAYOUT_KEYS = ("fragmentation", "files", "compression", "seed")
+# Named layouts: a fresh sequential fill, or a pool aged by rewrites and deletes.
+LAYOUT_PRESETS = {"fresh": 0.0, "aged": 0.6}
+LAYOUT_FILE_CLASSES_MAX = 64
+COMPRESSION_MAX = 100.0
 VDEV_KEYS = ("type", "disks", "device", "link", "names")
 CACHE_KEYS = ("device", "count", "link", "names")
 LINK_FIELDS = ("kind", "rate_bytes_per_s", "per_command_overhead_ns", "latency_ns", "host_slots")
@@ -766,8 +771,57 @@ class _Normaliser:
                 {"name": n, "device": cache_spec["device"], "link": cache_spec["link"]} for n in names_for(cache_spec)
             ]
         p["allocated_bytes"] = self.allocated(t, usable, p["ashift"])
+        keys = ["name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache"]
+        if "layout" in t:
+            p["layout"] = self.layout(t["layout"], "pool.layout")
+            keys.append("layout")
         # Key order as docs/internals.md shows it (canonical JSON sorts anyway).
-        return {k: p[k] for k in ("name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache")}
+        return {k: p[k] for k in keys}
+
+    @staticmethod
+    def layout(v: Any, path: str) -> dict[str, Any]:
+        """`"fresh"`, `"aged"` (fragmentation 0.6) or a table; absent keys take the fresh values."""
+        if isinstance(v, str):
+            if v not in LAYOUT_PRESETS:
+                raise ScenarioError(
+                    f"{path}: {show(v)} — allowed: " + ", ".join(f'"{k}"' for k in LAYOUT_PRESETS) + " or a table",
+                    hint=_hint(v, LAYOUT_PRESETS),
+                )
+            return {"fragmentation": LAYOUT_PRESETS[v], "files": [], "compression_ratio": 1.0}
+        if not isinstance(v, dict):
+            raise ScenarioError(
+                f'{path}: {show(v)} — allowed: "fresh", "aged" or a table such as '
+                '{ fragmentation = 0.4, files = [["16K", 0.2], ["1M", 0.8]], compression = 1.5 }'
+            )
+        _check_keys(v, path, LAYOUT_KEYS)
+        out: dict[str, Any] = {"fragmentation": _ratio(v.get("fragmentation", 0.0), f"{path}.fragmentation")}
+        out["files"] = _Normaliser.layout_files(v["files"], f"{path}.files") if "files" in v else []
+        c = v.get("compression", 1.0)
+        if not _is_num(c) or not 1 <= c <= COMPRESSION_MAX:
+            raise ScenarioError(f"{path}.compression: {show(c)} — allowed: a ratio 1..{COMPRESSION_MAX:g} (lsize / psize)")
+        out["compression_ratio"] = float(c)
+        if "seed" in v:
+            out["seed"] = _int(v["seed"], f"{path}.seed", 0, SEED_MAX)
+        return out
+
+    @staticmethod
+    def layout_files(raw: Any, path: str) -> list[list[Any]]:
+        example = 'an array of [size, weight] pairs, e.g. [["16K", 0.2], ["1M", 0.8]]'
+        if not isinstance(raw, list) or not raw or len(raw) > LAYOUT_FILE_CLASSES_MAX:
+            raise ScenarioError(f"{path}: {show(raw)} — allowed: {example} (1..{LAYOUT_FILE_CLASSES_MAX} classes)")
+        out: list[list[Any]] = []
+        for j, pair in enumerate(raw):
+            pp = f"{path}[{j}]"
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise ScenarioError(f'{pp}: {show(pair)} — allowed: a [size, weight] pair such as ["16K", 0.2]')
+            size = parse_size(pair[0], pp + "[0]")
+            if not 1 <= size <= 1 << 50:
+                raise ScenarioError(f"{pp}[0]: {show(pair[0])} — allowed: a file size from 1 byte to 1P")
+            wt = pair[1]
+            if not _is_num(wt) or wt <= 0:
+                raise ScenarioError(f"{pp}[1]: {show(wt)} — allowed: a weight greater than 0")
+            out.append([size, float(wt)])
+        return out
 
     def allocated(self, t: Mapping[str, Any], usable: int, ashift: int) -> int:
         if "allocated" in t and "fill" in t:

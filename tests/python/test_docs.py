@@ -31,6 +31,8 @@ def schema_paths(node=SCHEMA, prefix=""):
     extra = node.get("additionalProperties")
     if isinstance(extra, dict) and "properties" in _resolve(extra):
         yield from schema_paths(extra, prefix + ".<name>")
+    for alt in node.get("oneOf", []):  # e.g. pool.layout: a preset name or a table
+        yield from schema_paths(alt, prefix)
 
 
 PATHS = dict(schema_paths())

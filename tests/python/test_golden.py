@@ -82,3 +82,19 @@ def test_default_runs_twice_byte_identical(tmp_path):
         )
         outs.append((out / "summary.json").read_bytes())
     assert outs[0] == outs[1]
+
+
+def test_an_aged_layout_with_small_files_runs_and_a_scrub_covers_every_copy():
+    from ziosim import runner, scenario
+
+    text = (
+        '[scenario]\nstop = "scan-done or 1h"\n[zfs]\nrelease = "zfs-2.2"\n'
+        '[pool]\nallocated = "2G"\nvdevs = [{ type = "mirror", disks = 2, device = "hdd-7200-sata-2014" }]\n'
+        'layout = { fragmentation = 0.8, files = [["16K", 0.3], ["1G", 0.7]], compression = 1.5 }\n'
+        '[[action]]\nat = "0s"\ndo = "scrub"\n'
+    )
+    s = runner.run(scenario.loads(text))["scan"]
+    assert s["state"] == "finished"
+    assert s["examined_bytes"] == s["issued_bytes"] == s["to_examine_bytes"]
+    # Ditto copies of the metadata and 16K files rounded to sectors: more than the data.
+    assert s["to_examine_bytes"] > 2 << 30

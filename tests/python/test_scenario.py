@@ -111,7 +111,7 @@ def test_one_disk_uses_a_preset_directly():
         {"type": "disk", "disks": [{"name": "sda", "device": "hdd-7200-sata-2014", "link": None}]}
     ]
     assert c["pool"]["recordsize_bytes"] == 4096
-    assert c["pool"]["allocated_bytes"] == c["devices"]["hdd-7200-sata-2014"]["capacity_bytes"] // 4096 * 4096
+    assert c["pool"]["allocated_bytes"] == int(c["devices"]["hdd-7200-sata-2014"]["capacity_bytes"] * 0.95) // 4096 * 4096
     w = c["workloads"][0]
     assert (w["sizes"], w["threads"], w["arc_hit_ratio"], w["region_length_bytes"]) == ([[4096, 1.0]], 1, 0.0, 0)
 
@@ -141,7 +141,7 @@ def test_hash_is_of_the_canonical_config_and_follows_the_seed():
 
 BAD_EXPECTED = {
     "unknown-key.toml": (
-        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache\n"
+        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, layout\n"
         "hint: did you mean vdevs?"
     ),
     "negative-size.toml": (
@@ -399,7 +399,15 @@ def test_allocated_xor_fill_and_bounds():
         ("ashift", "17", "pool.ashift: 17 — out of range; allowed: 9..16"),
         ("recordsize", '"96K"', 'pool.recordsize: "96K" — allowed: a power of two from 512 to 16M'),
         ("recordsize", '"32M"', 'pool.recordsize: "32M" — allowed: a power of two from 512 to 16M'),
-        ("layout", '"aged"', "pool.layout: not yet supported — remove it for now"),
+        ("layout", '"old"', 'pool.layout: "old" — allowed: "fresh", "aged" or a table'),
+        ("layout", "0.5", 'pool.layout: 0.5 — allowed: "fresh", "aged" or a table such as '
+         '{ fragmentation = 0.4, files = [["16K", 0.2], ["1M", 0.8]], compression = 1.5 }'),
+        ("layout", "{ fragmentation = 1.5 }", "pool.layout.fragmentation: 1.5 — out of range; allowed: a number 0..1"),
+        ("layout", "{ compression = 0.5 }", "pool.layout.compression: 0.5 — allowed: a ratio 1..100 (lsize / psize)"),
+        ("layout", '{ files = [["16K"]] }', 'pool.layout.files[0]: [array] — allowed: a [size, weight] pair such as ["16K", 0.2]'),
+        ("layout", '{ files = [["16K", 0]] }', "pool.layout.files[0][1]: 0 — allowed: a weight greater than 0"),
+        ("layout", "{ fragmentaton = 0.4 }", "pool.layout.fragmentaton: unknown key — allowed in pool.layout: "
+         "fragmentation, files, compression, seed\nhint: did you mean fragmentation?"),
     ],
 )
 def test_pool_fields(key, value, msg):
@@ -599,3 +607,24 @@ def test_pool_size_is_bounded():
     vdev = '{ type = "raidz3", disks = 255, device = "wd20efrx" }, '
     pool = "[pool]\nfill = 0.5\nvdevs = [" + vdev * 17 + "]\n"
     assert err(HEAD + pool) == "pool.vdevs: 4335 disks — too many; allowed: at most 4096 in a pool"
+
+
+def test_layout_absent_is_left_to_the_core_default():
+    assert "layout" not in ok(HEAD + POOL)["pool"]
+
+
+@pytest.mark.parametrize("name, frag", [("fresh", 0.0), ("aged", 0.6)])
+def test_layout_presets(name, frag):
+    c = ok(HEAD + POOL + f'layout = "{name}"\n')
+    assert c["pool"]["layout"] == {"fragmentation": frag, "files": [], "compression_ratio": 1.0}
+
+
+def test_layout_table_normalises_sizes_and_ratio():
+    c = ok(HEAD + POOL + 'layout = { fragmentation = 0.4, files = [["16K", 0.2], ["1M", 0.8]], compression = 1.5, seed = 3 }\n')
+    assert c["pool"]["layout"] == {
+        "fragmentation": 0.4,
+        "files": [[16384, 0.2], [1 << 20, 0.8]],
+        "compression_ratio": 1.5,
+        "seed": 3,
+    }
+

@@ -102,6 +102,32 @@ pub struct PoolConfig {
     pub vdevs: Vec<VdevConfig>,
     #[serde(default)]
     pub cache: Vec<DiskConfig>,
+    /// What the pool holds and how aged it is (default: a fresh fill of recordsize records).
+    #[serde(default)]
+    pub layout: Option<LayoutConfig>,
+}
+
+/// The scenario's `pool.layout`, normalised: it becomes `layout::LayoutParams` with the
+/// pool's allocated bytes, recordsize and ashift.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutConfig {
+    /// 0 = fresh sequential fill … 1 = every block placed independently.
+    #[serde(default)]
+    pub fragmentation: f64,
+    /// File-size mix as (size in bytes, share of the data bytes); empty: 1 GiB files.
+    #[serde(default)]
+    pub files: Vec<(u64, f64)>,
+    /// lsize / psize of file data, ≥ 1.
+    #[serde(default = "one")]
+    pub compression_ratio: f64,
+    /// Placement seed; default: the run's seed.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

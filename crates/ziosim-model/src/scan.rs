@@ -3,21 +3,33 @@
 //! Theory of operation (`dsl_scan.c`, DS@zfs-0.7.13 and il:44ecc5327a; spec §5.0–§5.1)
 //! ---------------------------------------------------------------------------------
 //! A scan is a series of back-to-back txgs. In each, after the txg's dirty data is
-//! written, `dsl_scan_sync` walks the block tree from a saved bookmark in logical order:
+//! written, `dsl_scan_sync` walks the pool's block tree (`layout.traverse_from(cursor)`,
+//! the same layout the foreground workloads read) from a saved bookmark in logical order:
 //!
 //! ```text
 //! for each block (traversal order):
 //!     if level 0 and check_pause(): save bookmark, stop
+//!     if metadata (objset, dnode, indirect): read it from its first DVA and wait
+//!         (arc_read WAIT: ASYNC_READ priority before 0.8, SCRUB from 0.8)
 //!     examined += Σ DVA asize
-//!     if needs I/O (scrub: always; resilver: a DVA touches a child being resilvered):
+//!     for each DVA that needs I/O (scrub: every copy; resilver: on a top-level vdev with
+//!     a replacing child and, raidz 0.7+, a column on it):
+//!         legacy:
 //!         wait while zios in flight ≥ zfs_top_maxinflight × #top-level vdevs
 //!         if ticks since the last user I/O ≤ zfs_scan_idle: sleep zfs_scrub_delay (or
 //!             zfs_resilver_delay) ticks — in the one sync thread, so a pool-wide cap
 //!         issue the read (SCRUB priority; a scrub reads every column and every mirror
 //!             child; a resilver reads the surviving columns / one healthy child and then
 //!             writes the missing column / the block to the new disk at ASYNC_WRITE)
+//!         sorted (0.8+, phase A): queue one sio for the DVA on its vdev, by offset
 //! wait until every scan zio of this txg completed     (the drain, inside spa_sync)
 //! ```
+//!
+//! Simplification: the block's own scrub read follows its metadata read at once (ZFS
+//! calls `scrub_cb` after the subtree, `dsl_scan_visitbp`); legacy counts one zio per DVA
+//! against the in-flight limit (ZFS one per block). `to_examine` is Σ DVA asize of the
+//! layout, so `examined` reaches it exactly when the traversal ends; `issued` counts the
+//! asize of each DVA read (legacy at visit, sorted at issue).
 //!
 //! `check_pause` (era rules, spec §5.1 table): before illumos 5351/5352 (freebsd-9,
 //! illumos-2012, solaris-2009) the txg ends when its integer elapsed seconds exceed
@@ -31,13 +43,14 @@
 //! that reaches a top-level vdev (demand reads, prefetch); txg writes of dirty data and
 //! metadata do not stamp it (spec §5.1).
 //!
-//! Releases from zfs-0.8 sort the scan (§5.2); until that engine lands they run this one
-//! with the 0.8 per-vdev byte limit instead of the delay (the delay code was removed in 0.8).
+//! Releases from zfs-0.8 sort the scan (§5.2, `Sorted` below) unless `zfs_scan_legacy`
+//! is set; then they run this loop with no delay (its code was removed in 0.8).
 //!
 //! solaris-2009 predates `dsl_scan.c` (its scrub had no delay throttle; spec §11 q4 notes its
 //! in-flight limit was not read): it runs this engine with no delay and the same zio limit.
 
 use crate::io::{flags, IoClass, Op};
+use crate::layout::{Block, BlockKind, Cursor};
 use crate::pool::{raidz_map, VdevType};
 use crate::release::Release;
 use crate::sim::{Ev, Model_};
@@ -48,11 +61,6 @@ use ziosim_engine::{Ctx, NS_PER_MS, NS_PER_S};
 
 /// Owner bit of scan leaf I/Os; the low bits index `Scan::zios`.
 pub(crate) const OWNER_SCAN: u32 = 1 << 30;
-/// Block pointers per indirect block: 128 KiB / 128 B (`DN_MAX_INDBLKSHIFT`, blkptr_t).
-const BPS_PER_INDIRECT: u64 = 1024;
-/// Physical size read for one indirect block (128 KiB logical, compressed): an
-/// engineering estimate until the layout generator supplies real metadata blocks.
-const INDIRECT_PSIZE: u64 = 32 << 10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScanFunc {
@@ -80,7 +88,7 @@ enum Wait {
     Delay,
     /// Paused or done for this txg; waiting for in-flight zios to complete.
     Drain,
-    /// Reading an indirect block, synchronously (`arc_read` with ARC_FLAG_WAIT).
+    /// Reading a metadata block, synchronously (`arc_read` with ARC_FLAG_WAIT).
     Meta,
 }
 
@@ -103,8 +111,10 @@ pub struct Scan {
     pub state: ScanState,
     pub start_ns: u64,
     pub end_ns: u64,
-    cursor: u64,
-    nblocks: u64,
+    /// Traversal bookmark: the next block to visit.
+    cursor: Cursor,
+    /// The block at `cursor` is metadata whose synchronous read has completed.
+    meta_read: bool,
     pub to_examine: u64,
     pub examined: u64,
     pub issued: u64,
@@ -127,8 +137,6 @@ pub struct Scan {
     pub txgs: u64,
     /// Per top-level vdev: is any child being resilvered (resilver scope).
     targets: Vec<bool>,
-    /// Level-0 blocks visited since the last indirect-block read of the traversal.
-    since_meta: u64,
     /// The sorted engine (0.8+ unless zfs_scan_legacy) and its state.
     pub sorted: Option<Sorted>,
 }
@@ -163,14 +171,14 @@ impl Sorted {
 }
 
 impl Scan {
-    fn new(func: ScanFunc, now: u64, nblocks: u64, to_examine: u64, max_inflight: u32, targets: Vec<bool>) -> Scan {
+    fn new(func: ScanFunc, now: u64, to_examine: u64, max_inflight: u32, targets: Vec<bool>) -> Scan {
         Scan {
             func,
             state: ScanState::Scanning,
             start_ns: now,
             end_ns: 0,
-            cursor: 0,
-            nblocks,
+            cursor: Cursor::START,
+            meta_read: false,
             to_examine,
             examined: 0,
             issued: 0,
@@ -192,7 +200,6 @@ impl Scan {
             zio_free: Vec::new(),
             txgs: 0,
             targets,
-            since_meta: 0,
             sorted: None,
         }
     }
@@ -247,8 +254,8 @@ impl Model_ {
         let ntops = self.tops.len() as u32;
         let per_top = self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32;
         let targets: Vec<bool> = (0..self.tops.len()).map(|t| self.replacing[t].iter().any(|r| r.is_some())).collect();
-        let to_examine = self.top_alloc_bytes.iter().sum();
-        let mut scan = Scan::new(func, ctx.now(), self.nblocks, to_examine, per_top * ntops, targets);
+        let to_examine = self.layout.examined_bytes();
+        let mut scan = Scan::new(func, ctx.now(), to_examine, per_top * ntops, targets);
         let sorted = self.cfg.release >= Release::Zfs08 && self.tun.get(T::zfs_scan_legacy) == 0;
         if sorted {
             scan.sorted = Some(self.sorted_setup(ctx.now()));
@@ -273,7 +280,7 @@ impl Model_ {
                 (limit * disks).max(1 << 20)
             })
             .collect();
-        let alloc: u64 = self.top_alloc_bytes.iter().sum();
+        let alloc: u64 = (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum();
         let hard = (self.cfg.ram_bytes / t.get(T::zfs_scan_mem_lim_fact) as u64).max(16 << 20).min(alloc / 20);
         let soft = hard - (hard / t.get(T::zfs_scan_mem_lim_soft_fact) as u64).min(128 << 20);
         Sorted {
@@ -428,7 +435,6 @@ impl Model_ {
             return;
         }
         let now = ctx.now();
-        let rs = self.recordsize;
         loop {
             let s = self.scan.as_mut().unwrap();
             if s.wait != Wait::Running {
@@ -438,7 +444,8 @@ impl Model_ {
                 s.wait = Wait::Drain;
                 break;
             }
-            if s.cursor >= s.nblocks {
+            let mut tr = self.layout.traverse_from(s.cursor);
+            let Some(blk) = tr.next() else {
                 s.traversal_done = true;
                 s.wait = Wait::Drain;
                 if s.sorted.is_some() {
@@ -448,78 +455,106 @@ impl Model_ {
                     s.pass_issued = 0;
                 }
                 break;
-            }
-            // Every block here is level 0: the pause check applies to each.
-            if self.scan_should_pause(now) {
+            };
+            let next = tr.cursor();
+            let meta_read = s.meta_read;
+            // check_pause only at level-0 bookmarks (data and dnode blocks, not objset
+            // roots), before the block's own metadata read.
+            let level0 = blk.level == 0 && blk.kind != BlockKind::Objset;
+            if !meta_read && level0 && self.scan_should_pause(now) {
                 self.scan.as_mut().unwrap().wait = Wait::Drain;
                 break;
             }
-            let b = self.scan.as_ref().unwrap().cursor;
-            let (t, voff) = self.locate(b);
-            // The traversal reads one indirect block per BPS_PER_INDIRECT level-0 blocks,
-            // synchronously, before visiting them (dsl_scan_visitbp → arc_read WAIT).
-            let s = self.scan.as_mut().unwrap();
-            if s.since_meta == 0 {
-                s.since_meta = BPS_PER_INDIRECT;
-                let class = if s.sorted.is_some() { IoClass::Scrub } else { IoClass::AsyncRead };
-                s.wait = Wait::Meta;
-                let zi = self.alloc_zio(ScanZio { top: t as u16, voff, psize: INDIRECT_PSIZE, meta: true, ..Default::default() });
-                let n = self.read_at(t, voff, INDIRECT_PSIZE, class, 0, OWNER_SCAN | zi, ctx);
-                self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
+            if blk.kind.is_metadata() && !meta_read {
+                self.scan_meta_read(&blk, ctx);
                 return;
             }
-            s.since_meta -= 1;
-            let asize = self.tops[t].asize(rs);
-            let needs_io = match s.func {
-                ScanFunc::Scrub => true,
-                ScanFunc::Resilver => s.targets[t] && self.block_touches_target(t, voff, rs),
-            };
-            let no_io = self.tun.get(T::zfs_no_scrub_io) != 0;
-            let s = self.scan.as_mut().unwrap();
-            if needs_io && !no_io {
-                if let Some(so) = s.sorted.as_mut() {
-                    // Phase A: queue the block, sorted by offset on its top-level vdev.
-                    so.queues[t].insert(voff, asize as u32);
-                    s.examined += asize;
-                    s.pass_exam += asize;
-                    s.cursor += 1;
-                    continue;
-                }
-                if s.inflight >= s.max_inflight {
-                    s.wait = Wait::Inflight;
-                    return;
-                }
-                let delay = self.scan_delay_ticks();
-                let idle_ticks = self.tun.try_get(T::zfs_scan_idle).unwrap_or(0) as u64;
-                let tick = self.tick_ns();
-                let busy = now / tick <= self.last_user_io_ns / tick + idle_ticks && self.last_user_io_ns > 0;
-                let s = self.scan.as_mut().unwrap();
-                if delay > 0 && busy && !s.delay_served {
-                    s.delay_served = true;
-                    s.wait = Wait::Delay;
-                    ctx.schedule_in(delay * tick, Ev::ScanResume);
-                    return;
-                }
-                s.delay_served = false;
-                s.examined += asize;
-                s.pass_exam += asize;
-                s.issued += asize;
-                s.pass_issued += asize;
-                s.cursor += 1;
-                self.scan_issue(t, voff, rs, asize, ctx);
-            } else {
-                s.examined += asize;
-                s.pass_exam += asize;
-                if s.func == ScanFunc::Resilver {
-                    s.skipped += asize;
-                }
-                s.cursor += 1;
+            if !self.scan_visit(&blk, next, now, ctx) {
+                return;
             }
         }
         if let Some(so) = self.scan.as_mut().unwrap().sorted.as_mut() {
             so.mem_peak_bytes = so.mem_peak_bytes.max(so.mem_used());
         }
         self.scan_check_drain(ctx);
+    }
+
+    /// The traversal reads a metadata block (indirect, dnode, objset) before it can visit
+    /// what the block points to: `arc_read` with ARC_FLAG_WAIT, ASYNC_READ priority before
+    /// 0.8, SCRUB priority from 0.8 (sorted, and legacy with zfs_scan_legacy; §5.1, §5.2),
+    /// from the first DVA.
+    fn scan_meta_read(&mut self, blk: &Block, ctx: &mut Ctx<Ev>) {
+        let class = if self.cfg.release >= Release::Zfs08 { IoClass::Scrub } else { IoClass::AsyncRead };
+        let s = self.scan.as_mut().unwrap();
+        s.wait = Wait::Meta;
+        s.meta_read = true;
+        let d = blk.dvas[0];
+        let zi = self.alloc_zio(ScanZio { top: d.vdev, voff: d.offset, psize: blk.psize, meta: true, ..Default::default() });
+        let n = self.read_at(d.vdev as usize, d.offset, blk.psize, class, 0, OWNER_SCAN | zi, ctx);
+        self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
+        if n == 0 {
+            self.scan_zio_done(zi, ctx);
+        }
+    }
+
+    /// `dsl_scan_scrub_cb` for one block: count it examined and read the DVAs that need
+    /// I/O (queued per DVA in the sorted scan, issued now in the legacy one). Returns
+    /// false when the scan loop must wait (zio limit or delay) before this block.
+    fn scan_visit(&mut self, blk: &Block, next: Cursor, now: u64, ctx: &mut Ctx<Ev>) -> bool {
+        let func = self.scan.as_ref().unwrap().func;
+        let no_io = self.tun.get(T::zfs_no_scrub_io) != 0;
+        let mut need = [false; 3];
+        for (i, d) in blk.dvas().iter().enumerate() {
+            let t = d.vdev as usize;
+            need[i] = !no_io
+                && match func {
+                    ScanFunc::Scrub => true,
+                    ScanFunc::Resilver => self.scan.as_ref().unwrap().targets[t] && self.block_touches_target(t, d.offset, blk.psize),
+                };
+        }
+        let total = blk.asize_total();
+        let io_bytes: u64 = blk.dvas().iter().zip(need).filter(|(_, n)| *n).map(|(d, _)| d.asize).sum();
+        let any_io = need.iter().any(|&n| n);
+        let s = self.scan.as_mut().unwrap();
+        if any_io && s.sorted.is_none() {
+            if s.inflight >= s.max_inflight {
+                s.wait = Wait::Inflight;
+                return false;
+            }
+            let delay = self.scan_delay_ticks();
+            let idle_ticks = self.tun.try_get(T::zfs_scan_idle).unwrap_or(0) as u64;
+            let tick = self.tick_ns();
+            let busy = now / tick <= self.last_user_io_ns / tick + idle_ticks && self.last_user_io_ns > 0;
+            let s = self.scan.as_mut().unwrap();
+            if delay > 0 && busy && !s.delay_served {
+                s.delay_served = true;
+                s.wait = Wait::Delay;
+                ctx.schedule_in(delay * tick, Ev::ScanResume);
+                return false;
+            }
+            s.delay_served = false;
+        }
+        let s = self.scan.as_mut().unwrap();
+        s.examined += total;
+        s.pass_exam += total;
+        if func == ScanFunc::Resilver {
+            s.skipped += total - io_bytes;
+        }
+        s.cursor = next;
+        s.meta_read = false;
+        if let Some(so) = s.sorted.as_mut() {
+            // Phase A: one sio per DVA, sorted by offset on its top-level vdev.
+            for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
+                so.queues[d.vdev as usize].insert(d.offset, d.asize as u32, blk.psize as u32);
+            }
+            return true;
+        }
+        s.issued += io_bytes;
+        s.pass_issued += io_bytes;
+        for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
+            self.scan_issue(d.vdev as usize, d.offset, blk.psize, d.asize, ctx);
+        }
+        true
     }
 
     /// Phase B of the sorted scan: issue queued extents, per top-level vdev, under its
@@ -548,13 +583,13 @@ impl Model_ {
                     _ if lowest => so.queues[t].lowest_extent().unwrap(),
                     _ => so.queues[t].best_extent().unwrap(),
                 };
-                let ((voff, asize), next) = so.queues[t].pop_from(start).unwrap();
+                let ((voff, asize, psize), next) = so.queues[t].pop_from(start).unwrap();
                 so.cur_ext[t] = next;
                 so.q_inflight[t] += asize as u64;
                 s.issued += asize as u64;
                 s.pass_issued += asize as u64;
                 progress = true;
-                self.scan_issue(t, voff, self.recordsize, asize as u64, ctx);
+                self.scan_issue(t, voff, psize as u64, asize as u64, ctx);
             }
             let s = self.scan.as_mut().unwrap();
             if !progress {

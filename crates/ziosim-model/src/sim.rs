@@ -10,10 +10,12 @@
 //!   device), else a read of every record it covers from the pool, at SYNC_READ priority
 //!   (`arc_read` → `zio_read`, ARC@zfs-2.2.0). A partial-record read reads the whole record.
 //!   Once every record is in memory the copy to the caller (`arc_hit_ns`) ends the read.
-//! * Where blocks live: the logical space of `allocated_bytes` is cut into records; records
-//!   are placed in runs of 1 MiB on successive top-level vdevs (the metaslab allocator's
-//!   rotation, `metaslab_aliquot`), contiguously inside a vdev. Pool contents of richer
-//!   shape (aging, block-size mix) belong to the layout module of the scan work.
+//! * Where blocks live: the pool's contents come from the layout generator (`layout.rs`,
+//!   `pool.layout`; default a fresh fill of recordsize records). Logical record `b` of a
+//!   workload is the layout's `b`-th file data block in traversal order, read from its
+//!   first DVA at its psize; a sequential stream walks data blocks in that order (on an
+//!   aged pool, physically scattered). Txg writes go to free space after each vdev's used
+//!   end.
 //! * A record read on a mirror goes to one child (`MirrorPenalty`), on raidz to its data
 //!   columns, on a disk to the disk. Each leaf I/O enters its leaf's queue policy; the
 //!   policy is asked for work on every enqueue and completion, and what it issues waits
@@ -34,6 +36,7 @@
 use crate::config::{RunConfig, WorkloadKind};
 use crate::device::link::Link;
 use crate::device::{AnyDevice, Cmd, Device};
+use crate::layout::{FileClass, Layout, LayoutParams};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
 use crate::pool::{raidz_map, Column, MirrorPenalty, TopVdev, VdevType};
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
@@ -274,7 +277,11 @@ pub struct Model_ {
     pub(crate) issues: Vec<Issue>,
     pub(crate) leaves: Vec<Leaf>,
     pub(crate) tops: Vec<TopVdev>,
+    /// Per top-level vdev: end of the space the layout's contents use (holes included);
+    /// txg writes allocate after it.
     pub(crate) top_alloc_bytes: Vec<u64>,
+    /// Where every pre-existing block lives and the order a traversal meets it.
+    pub(crate) layout: Layout,
     pub(crate) cache_leaves: Vec<u16>,
     pub(crate) links: Vec<Link>,
     pub(crate) link_ports: Vec<Vec<u16>>,
@@ -286,6 +293,7 @@ pub struct Model_ {
     pub(crate) pf_free: Vec<u32>,
     pub(crate) wls: Vec<Workload>,
     pub(crate) txg: Txg,
+    /// File data blocks of the layout: the records foreground workloads address.
     pub(crate) nblocks: u64,
     pub(crate) blocks_per_run: u64,
     pub(crate) recordsize: u64,
@@ -312,6 +320,24 @@ pub type StorageModel = Model_;
 
 fn err<T>(s: String) -> Result<T, String> {
     Err(s)
+}
+
+/// The pool's contents from `pool.layout` (default: `LayoutParams::fresh`). The rotor's
+/// aliquot is 1 MiB (`metaslab_aliquot` of recent OpenZFS) for every release.
+fn build_layout(cfg: &RunConfig, tops: &[TopVdev]) -> Result<Layout, String> {
+    let p = &cfg.pool;
+    let mut params = LayoutParams::fresh(p.allocated_bytes, p.recordsize_bytes, p.ashift);
+    params.seed = cfg.seed;
+    if let Some(l) = &p.layout {
+        params.fragmentation = l.fragmentation;
+        params.compression_ratio = l.compression_ratio;
+        params.seed = l.seed.unwrap_or(cfg.seed);
+        if !l.files.is_empty() {
+            params.files = l.files.iter().map(|&(size_bytes, weight)| FileClass { size_bytes, weight }).collect();
+        }
+    }
+    params.validate().map_err(|e| format!("pool.{e}"))?;
+    Layout::new(&params, tops).map_err(|e| format!("pool.layout: {e}"))
 }
 
 impl Model_ {
@@ -395,17 +421,14 @@ impl Model_ {
             links.push(Link::new(cfg.links[name].clone(), link_ports[li].len()));
         }
 
-        // Layout: records in 1 MiB runs rotating over top-level vdevs.
+        // Pool contents: the layout generator places every block (fresh fill by default).
         let rs = cfg.pool.recordsize_bytes;
-        let nblocks = cfg.pool.allocated_bytes / rs;
+        let layout = build_layout(&cfg, &tops)?;
+        let nblocks = layout.data_blocks();
         let blocks_per_run = ((1u64 << 20) / rs).max(1);
-        let ntops = tops.len() as u64;
-        let runs = nblocks.div_ceil(blocks_per_run);
-        let mut top_alloc_bytes = vec![0u64; tops.len()];
+        // New txg writes go to free space after the pre-existing contents of each vdev.
+        let top_alloc_bytes: Vec<u64> = (0..tops.len()).map(|t| layout.used_end_bytes(t)).collect();
         for (t, top) in tops.iter().enumerate() {
-            let runs_here = runs / ntops + u64::from((t as u64) < runs % ntops);
-            let blocks_here = (runs_here * blocks_per_run).min(nblocks);
-            top_alloc_bytes[t] = blocks_here * top.asize(rs);
             if top_alloc_bytes[t] > top.size_bytes {
                 return err(format!(
                     "pool.allocated: {} bytes — does not fit: vdev {} would need {} of its {} bytes",
@@ -491,6 +514,7 @@ impl Model_ {
             leaves,
             tops,
             top_alloc_bytes,
+            layout,
             cache_leaves,
             links,
             link_ports,
@@ -749,21 +773,13 @@ impl Model_ {
 
     // ---------------------------------------------------------------- pool
 
-    /// (top vdev, vdev offset) of logical record `b`.
-    pub(crate) fn locate(&self, b: u64) -> (usize, u64) {
-        let ntops = self.tops.len() as u64;
-        let run = b / self.blocks_per_run;
-        let top = (run % ntops) as usize;
-        let local = (run / ntops) * self.blocks_per_run + b % self.blocks_per_run;
-        (top, local * self.tops[top].asize(self.recordsize))
-    }
-
-    /// Issue the leaf reads of logical record `b` for `owner`; returns how many.
+    /// Issue the leaf reads of logical record `b` (the layout's `b`-th file data block,
+    /// from its first DVA) for `owner`; returns how many.
     fn read_block(&mut self, b: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
-        let b = b % self.nblocks.max(1);
-        let (t, voff) = self.locate(b);
+        let blk = self.layout.data_block(b % self.nblocks.max(1));
+        let d = blk.dvas[0];
         self.last_user_io_ns = ctx.now();
-        self.read_at(t, voff, self.recordsize, class, 0, owner, ctx)
+        self.read_at(d.vdev as usize, d.offset, blk.psize, class, 0, owner, ctx)
     }
 
     /// Normal (non-scan) read of a block at `voff` on top-level vdev `t`: a healthy
@@ -1370,7 +1386,7 @@ impl Model_ {
             .enumerate()
             .map(|(i, t)| {
                 json!({"name": t.name, "type": t.kind.label(), "leaves": t.leaves,
-                       "alloc_bytes": self.top_alloc_bytes[i], "size_bytes": t.size_bytes})
+                       "alloc_bytes": self.layout.alloc_bytes(i), "size_bytes": t.size_bytes})
             })
             .collect();
         let scan = self.scan.as_ref().map(|sc| {
@@ -1399,7 +1415,7 @@ impl Model_ {
             "scan": scan, "status": status,
             "digest": format!("{digest:016x}"), "events": events, "sim_time_ns": sim_time_ns, "end": end,
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
-            "pool": {"name": self.cfg.pool.name, "alloc_bytes": self.top_alloc_bytes.iter().sum::<u64>(),
+            "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
                      "vdevs": vdevs, "cache": self.cache_leaves},
             "leaves": leaves, "classes": pool_classes, "workloads": wls,

@@ -49,6 +49,12 @@ fn derive(seed: u64) -> Value {
     cfg["pool"]["recordsize_bytes"] = json!(rs);
     cfg["pool"]["allocated_bytes"] = json!(8u64 << 30);
     cfg["seed"] = json!(seed);
+    // Pool contents: half fresh, half aged with a random file mix and compression (drawn
+    // last, so the draws above stay what they were).
+    if r.chance(0.5) {
+        let files: Vec<Value> = (0..1 + r.below(3)).map(|_| json!([512u64 << r.below(22), 0.1 + r.f64()])).collect();
+        cfg["pool"]["layout"] = json!({"fragmentation": r.f64(), "files": files, "compression_ratio": 1.0 + 2.0 * r.f64()});
+    }
     cfg
 }
 
