@@ -18,12 +18,12 @@
 //!   columns, on a disk to the disk. Each leaf I/O enters its leaf's queue policy; the
 //!   policy is asked for work on every enqueue and completion, and what it issues waits
 //!   in the leaf's block-layer FIFO for a device tag (and the link's permission).
-//! * Writes are buffered as dirty data and acknowledged after a memory copy; a txg sync
-//!   writes the dirty records to fresh space at ASYNC_WRITE priority every
-//!   `zfs_txg_timeout` seconds or once dirty data passes the sync threshold; writers block
-//!   at `zfs_dirty_data_max`. The write throttle's delay curve, quiesce pipeline and the
-//!   ZIL are the sync-write issue's work; async-write concurrency already follows dirty
-//!   data through the queue policy (§2.5).
+//! * Writes are buffered as dirty data: `txg.rs` decides admission (`dmu_tx_assign`: the
+//!   2013+ delay curve or the pre-2013 per-txg write limit), when a txg syncs, and holds
+//!   the data-at-risk books. A sync writes the txg's dirty records to fresh space at
+//!   ASYNC_WRITE priority; dirty data falls as those writes land, so async-write
+//!   concurrency (§2.5, via the queue policy) and the throttle follow it. While a scan is
+//!   active (or requested) the engine syncs back to back.
 //! * Latency: leaf total = completion − enqueue; disk = completion − issue; queue = the
 //!   rest (`vdev_stat_update`, VD@zfs-2.2.0, spec §3). Workload latency = operation
 //!   completion − arrival.
@@ -37,12 +37,12 @@ use crate::device::{AnyDevice, Cmd, Device};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
 use crate::pool::{raidz_map, Column, MirrorPenalty, TopVdev, VdevType};
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
-use crate::release::Release;
 use crate::stats::{FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
+use crate::txg::TxgAction;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
-use ziosim_engine::{stream_seed, Ctx, End, Limits, Model, Rng, Sim, NS_PER_S};
+use ziosim_engine::{stream_seed, Ctx, End, Limits, Model, Rng, Sim};
 
 /// Events of the model. Small and `Copy`.
 #[derive(Clone, Copy, Debug)]
@@ -59,8 +59,10 @@ pub enum Ev {
     OpDone { op: u32 },
     /// Sample per-leaf counters (the report interval).
     Sample,
-    /// The txg timer fired.
+    /// The txg engine's timer fired.
     TxgTimer,
+    /// A throttled write retries `dmu_tx_assign` (after its delay or when unblocked).
+    TxRetry { op: u32 },
     /// The legacy scan's delay (`zfs_scrub_delay` ticks) elapsed.
     ScanResume,
     /// Scenario action number `idx` is due.
@@ -251,20 +253,31 @@ pub(crate) enum SyncPhase {
     Uberblock,
 }
 
+/// The simulator's side of the txg engine (`txg.rs`): the engine decides admission,
+/// throttle delays and when a sync starts; this struct carries out spa_sync's phases and
+/// mirrors the engine's numbers the queue policy and the scan read.
 pub(crate) struct Txg {
+    pub(crate) eng: crate::txg::Txg,
     pub(crate) phase: SyncPhase,
+    /// Mirrors of the engine (refreshed after every call): dirty data of all txgs, its max.
     pub(crate) dirty: u64,
     pub(crate) dirty_max: u64,
-    pub(crate) sync_threshold: u64,
-    pub(crate) timeout_ns: u64,
     pub(crate) syncing: bool,
+    /// The txg being synced.
+    pub(crate) sync_txg: u64,
     pub(crate) sync_pending_ios: u64,
+    /// Data-phase leaf writes issued and completed (dirty bytes fall in proportion).
+    pub(crate) sync_data_ios: u64,
+    pub(crate) sync_data_done: u64,
     pub(crate) sync_bytes: u64,
+    pub(crate) sync_reported_bytes: u64,
     pub(crate) last_sync_start_ns: u64,
-    pub(crate) blocked: VecDeque<u32>,
     pub(crate) write_cursor: Vec<u64>,
-    pub(crate) syncs: u64,
     pub(crate) sync_ns_hist: FineHist,
+    /// Writes the throttle delayed (`dmu_tx_delay`) or blocked (at dirty max / write limit).
+    pub(crate) delayed_writes: u64,
+    pub(crate) blocked_writes: u64,
+    pub(crate) throttle_ns_sum: u64,
 }
 
 pub struct Model_ {
@@ -469,10 +482,7 @@ impl Model_ {
                 inflight_since_ns: 0,
             });
         }
-        let dirty_max = tun.try_get(T::zfs_dirty_data_max).unwrap_or(cfg.ram_bytes as i64 / 8) as u64;
-        // Sync threshold: zfs_dirty_data_sync 64 MiB (<= 0.7) or 20 % of dirty_max (0.8+).
-        let sync_threshold = if cfg.release >= Release::Zfs08 { dirty_max / 5 } else { 64 << 20 };
-        let timeout_ns = tun.get(T::zfs_txg_timeout) as u64 * NS_PER_S;
+        let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
         let write_cursor = top_alloc_bytes.clone();
         let mirror_pen = MirrorPenalty {
             rotating_inc: tun.get(T::zfs_vdev_mirror_rotating_inc),
@@ -502,17 +512,21 @@ impl Model_ {
             txg: Txg {
                 phase: SyncPhase::Data,
                 dirty: 0,
-                dirty_max,
-                sync_threshold,
-                timeout_ns,
+                dirty_max: eng.dirty_max_bytes(),
+                eng,
                 syncing: false,
+                sync_txg: 0,
                 sync_pending_ios: 0,
+                sync_data_ios: 0,
+                sync_data_done: 0,
                 sync_bytes: 0,
+                sync_reported_bytes: 0,
                 last_sync_start_ns: 0,
-                blocked: VecDeque::new(),
                 write_cursor,
-                syncs: 0,
                 sync_ns_hist: FineHist::default(),
+                delayed_writes: 0,
+                blocked_writes: 0,
+                throttle_ns_sum: 0,
             },
             nblocks,
             blocks_per_run,
@@ -545,7 +559,9 @@ impl Model_ {
             }
         }
         ctx.schedule_at(self.cfg.report_interval_ns, Ev::Sample);
-        ctx.schedule_at(self.txg.timeout_ns, Ev::TxgTimer);
+        let mut out = Vec::new();
+        self.txg.eng.start(ctx.now(), &mut out);
+        self.txg_actions(out, ctx);
         ctx.schedule_at(self.cfg.stop_ns, Ev::Stop);
         for (i, a) in self.cfg.actions.iter().enumerate() {
             ctx.schedule_at(a.at_ns, Ev::Action { idx: i as u32 });
@@ -660,13 +676,7 @@ impl Model_ {
             let last = (off + size - 1) / rs;
             let dirty = (last - first + 1) * rs;
             let id = self.alloc_op(LogicalOp { dirty, ..op });
-            if self.txg.dirty + dirty > self.txg.dirty_max && self.txg.dirty > 0 {
-                // dmu_tx_assign waits for dirty data to drop below zfs_dirty_data_max.
-                self.txg.blocked.push_back(id);
-                self.maybe_sync(ctx);
-            } else {
-                self.admit_write(id, ctx);
-            }
+            self.assign_write(id, false, ctx);
             return;
         }
         let arc_hit = w.rng.chance(w.arc_hit);
@@ -704,12 +714,33 @@ impl Model_ {
         }
     }
 
-    fn admit_write(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+    /// `dmu_tx_assign` of write op `id` (`delayed`: the retry after a throttle sleep).
+    fn assign_write(&mut self, id: u32, delayed: bool, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
         let op = &self.ops[id as usize];
-        self.txg.dirty += op.dirty;
-        let t = self.wls[op.wl as usize].arc_hit_ns;
+        let (dirty, start_ns) = (op.dirty, op.start_ns);
+        let mut out = Vec::new();
+        let d = self.txg.eng.assign(now, id, dirty, start_ns, delayed, &mut out);
+        match d {
+            crate::txg::TxDecision::Admit { txg } => {
+                if delayed {
+                    self.txg.throttle_ns_sum += now - start_ns;
+                }
+                self.admit_write(id, txg, ctx);
+            }
+            crate::txg::TxDecision::DelayUntil(t) => {
+                self.txg.delayed_writes += 1;
+                ctx.schedule_at(t, Ev::TxRetry { op: id });
+            }
+            crate::txg::TxDecision::Wait => self.txg.blocked_writes += 1,
+        }
+        self.txg_actions(out, ctx);
+    }
+
+    /// The write is dirty data of `txg`: acknowledged after the memory copy.
+    fn admit_write(&mut self, id: u32, _txg: u64, ctx: &mut Ctx<Ev>) {
+        let t = self.wls[self.ops[id as usize].wl as usize].arc_hit_ns;
         ctx.schedule_in(t, Ev::OpDone { op: id });
-        self.maybe_sync(ctx);
     }
 
     /// Every record an operation needs is in memory: the copy to the caller's buffer
@@ -939,24 +970,47 @@ impl Model_ {
 
     // ---------------------------------------------------------------- txg
 
-    fn maybe_sync(&mut self, ctx: &mut Ctx<Ev>) {
-        if !self.txg.syncing && (self.txg.dirty >= self.txg.sync_threshold || !self.txg.blocked.is_empty()) && self.txg.dirty > 0 {
-            self.start_sync(ctx);
+    /// Carry out what the txg engine asked for (in order; nested calls use their own buffer).
+    pub(crate) fn txg_actions(&mut self, out: Vec<TxgAction>, ctx: &mut Ctx<Ev>) {
+        self.txg_mirror();
+        for a in out {
+            match a {
+                TxgAction::StartSync { txg, dirty_bytes } => self.begin_sync(txg, dirty_bytes, ctx),
+                TxgAction::Timer { at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxgTimer),
+                TxgAction::Resume { tx_id, at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxRetry { op: tx_id }),
+                TxgAction::Synced { .. } | TxgAction::WaitDone { .. } => {}
+            }
         }
+        self.txg_mirror();
+    }
+
+    fn txg_mirror(&mut self) {
+        self.txg.dirty = self.txg.eng.dirty_bytes();
+    }
+
+    /// Tell the engine whether a scan wants back-to-back syncs (a requested scan starts at
+    /// the next txg boundary, so a pending request counts too), and act on its answer.
+    /// The scan code calls this when it needs a txg boundary.
+    pub(crate) fn start_sync(&mut self, ctx: &mut Ctx<Ev>) {
+        let active = self.scan_pending.is_some() || self.scan_active();
+        let mut out = Vec::new();
+        self.txg.eng.set_scan_active(ctx.now(), active, &mut out);
+        self.txg_actions(out, ctx);
     }
 
     /// spa_sync of one txg: write the dirty data (dsl_pool_sync, waited for), then the
     /// scan's share of the txg (dsl_scan_sync) when a scan is active, then the uberblock
     /// (one small SYNC_WRITE per leaf, `vdev_uberblock_sync`). While a scan is active the
-    /// next txg starts as soon as this one ends (§4.1: the sync thread does not wait).
-    pub(crate) fn start_sync(&mut self, ctx: &mut Ctx<Ev>) {
+    /// engine starts the next txg as soon as this one ends (§4.1: the sync thread does not wait).
+    fn begin_sync(&mut self, txg: u64, bytes: u64, ctx: &mut Ctx<Ev>) {
         let rs = self.recordsize;
-        let bytes = self.txg.dirty;
         self.txg.syncing = true;
+        self.txg.sync_txg = txg;
         self.txg.phase = SyncPhase::Data;
         self.txg.sync_bytes = bytes;
+        self.txg.sync_reported_bytes = 0;
+        self.txg.sync_data_done = 0;
         self.txg.last_sync_start_ns = ctx.now();
-        self.txg.syncs += 1;
         let nrec = bytes.div_ceil(rs);
         let ntops = self.tops.len();
         let mut pending = 0;
@@ -973,8 +1027,22 @@ impl Model_ {
             self.txg.write_cursor[t] = off + asize;
             pending += self.write_block(t, off, IoClass::AsyncWrite, ctx);
         }
+        self.txg.sync_data_ios = pending;
         self.txg.sync_pending_ios += pending;
         self.sync_advance(ctx);
+    }
+
+    /// A data-phase write of the syncing txg landed: dirty data falls in proportion
+    /// (`dsl_pool_undirty_space`), which may release throttled writers.
+    fn sync_data_progress(&mut self, ctx: &mut Ctx<Ev>) {
+        let t = &mut self.txg;
+        t.sync_data_done += 1;
+        let landed = (t.sync_bytes as u128 * t.sync_data_done as u128 / t.sync_data_ios.max(1) as u128) as u64;
+        let delta = landed - t.sync_reported_bytes;
+        t.sync_reported_bytes = landed;
+        let mut out = Vec::new();
+        self.txg.eng.on_sync_progress(ctx.now(), delta, &mut out);
+        self.txg_actions(out, ctx);
     }
 
     /// Move the sync thread on once what it waits for is done.
@@ -1017,23 +1085,17 @@ impl Model_ {
     }
 
     fn end_sync(&mut self, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
         self.txg.syncing = false;
-        self.txg.dirty -= self.txg.sync_bytes.min(self.txg.dirty);
-        self.txg.sync_ns_hist.add(ctx.now() - self.txg.last_sync_start_ns);
-        while let Some(&id) = self.txg.blocked.front() {
-            let d = self.ops[id as usize].dirty;
-            if self.txg.dirty + d > self.txg.dirty_max && self.txg.dirty > 0 {
-                break;
-            }
-            self.txg.blocked.pop_front();
-            self.admit_write(id, ctx);
-        }
+        self.txg.sync_ns_hist.add(now - self.txg.last_sync_start_ns);
         self.scan_txg_end(ctx);
-        if self.scan_active() {
-            self.start_sync(ctx);
-        } else {
-            self.maybe_sync(ctx);
-        }
+        let mut out = Vec::new();
+        let active = self.scan_pending.is_some() || self.scan_active();
+        // Before the engine's own poll in on_sync_done decides on the next sync.
+        self.txg.eng.set_scan_active(now, active, &mut out);
+        debug_assert!(out.is_empty(), "the engine started a sync while one is running");
+        self.txg.eng.on_sync_done(now, self.txg.sync_txg, &mut out);
+        self.txg_actions(out, ctx);
     }
 
     // ---------------------------------------------------------------- leaves
@@ -1228,6 +1290,9 @@ impl Model_ {
         if owner == NO_IO {
         } else if owner == OWNER_TXG {
             self.txg.sync_pending_ios -= 1;
+            if self.txg.phase == SyncPhase::Data {
+                self.sync_data_progress(ctx);
+            }
             self.sync_advance(ctx);
         } else if owner & OWNER_PF != 0 {
             self.prefetch_done(owner & !OWNER_PF, ctx);
@@ -1403,7 +1468,9 @@ impl Model_ {
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
                      "vdevs": vdevs, "cache": self.cache_leaves},
             "leaves": leaves, "classes": pool_classes, "workloads": wls,
-            "txg": {"syncs": self.txg.syncs, "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max},
+            "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max,
+                    "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
+                    "throttle_ns_sum": self.txg.throttle_ns_sum},
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
                        "leaves": series_leaves, "workloads": series_wls},
         })
@@ -1470,11 +1537,11 @@ impl Model for Model_ {
             Ev::OpDone { op } => self.finish_op(op, ctx),
             Ev::Sample => self.sample(ctx),
             Ev::TxgTimer => {
-                if !self.txg.syncing && self.txg.dirty > 0 {
-                    self.start_sync(ctx);
-                }
-                ctx.schedule_in(self.txg.timeout_ns, Ev::TxgTimer);
+                let mut out = Vec::new();
+                self.txg.eng.on_timer(ctx.now(), &mut out);
+                self.txg_actions(out, ctx);
             }
+            Ev::TxRetry { op } => self.assign_write(op, true, ctx),
             Ev::ScanResume => self.scan_resume(ctx),
             Ev::Action { idx } => self.do_action(idx as usize, ctx),
             Ev::Stop => {
@@ -1501,6 +1568,7 @@ impl Model for Model_ {
             Ev::Stop => 8 << 56,
             Ev::ScanResume => 9 << 56,
             Ev::Action { idx } => 10 << 56 | idx as u64,
+            Ev::TxRetry { op } => 11 << 56 | op as u64,
         }
     }
 }
