@@ -67,8 +67,10 @@ VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
 VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
 VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
-WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write")
-WORKLOAD_KINDS_LATER = ("fsync-write", "nfs-copy", "trace")
+WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write")
+WORKLOAD_KINDS_LATER = ("nfs-copy", "trace")
+SYNC_MODES = ("standard", "always", "disabled")
+LOGBIAS_MODES = ("latency", "throughput")
 LINK_KINDS = ("shared", "pm-cbs", "pm-fbs")
 LINK_KINDS_LATER: tuple[str, ...] = ()
 NOT_YET = "not yet supported"
@@ -88,8 +90,9 @@ ACTION_KEYS = {
 }
 # 2023-10-14 00:00:01 UTC, the date of the spec's zfs-2.2 zpool status example.
 DEFAULT_EPOCH_S = 1_697_241_601
-ZFS_KEYS = ("release", "hz", "ram", "tunables")
-POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache")
+ZFS_KEYS = ("release", "hz", "ram", "tunables", "sync", "logbias")
+POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "log")
+LOG_KEYS = ("device", "count", "mirror", "link", "names")
 POOL_KEYS_LATER = ("layout",)
 VDEV_KEYS = ("type", "disks", "device", "link", "names")
 CACHE_KEYS = ("device", "count", "link", "names")
@@ -108,6 +111,7 @@ WORKLOAD_KEYS = (
     "l2arc_hit",
     "start",
     "stop",
+    "o_dsync",
 )
 REGION_KEYS = ("offset", "length")
 
@@ -553,6 +557,12 @@ class _Normaliser:
             raise ScenarioError(f'zfs.ram: {show(t.get("ram"))} — too small; allowed: at least "64M"')
         c["ram_bytes"] = ram
         c["tunables"] = self.tunables(_table(t.get("tunables", {}), "zfs.tunables"), release)
+        # Dataset properties; written to the run config only when given (the defaults
+        # are the core's), so scenarios without them keep their hash.
+        if "sync" in t:
+            c["sync"] = _choice(t["sync"], "zfs.sync", SYNC_MODES)
+        if "logbias" in t:
+            c["logbias"] = _choice(t["logbias"], "zfs.logbias", LOGBIAS_MODES)
 
     def tunables(self, t: dict[str, Any], release: str) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -733,7 +743,14 @@ class _Normaliser:
         cache_spec = None
         if "cache" in t:
             cache_spec = self.cache_spec(_table(t["cache"], "pool.cache"), "pool.cache")
+        log_specs = []
+        if "log" in t:
+            raw_log = t["log"]
+            if not isinstance(raw_log, list):
+                raise ScenarioError(f"pool.log: {show(raw_log)} — allowed: an array such as [{{ device = \"s3700\" }}]")
+            log_specs = [self.log_spec(_table(v, f"pool.log[{i}]"), f"pool.log[{i}]") for i, v in enumerate(raw_log)]
         total = sum(sp["count"] for sp in specs) + (cache_spec["count"] if cache_spec else 0)
+        total += sum(sp["count"] for sp in log_specs)
         if total > POOL_DISKS_MAX:
             raise ScenarioError(f"pool.vdevs: {total} disks — too many; allowed: at most {POOL_DISKS_MAX} in a pool")
         # Names: explicit ones first (they are reserved), then sda, sdb, … in pool order.
@@ -766,8 +783,19 @@ class _Normaliser:
                 {"name": n, "device": cache_spec["device"], "link": cache_spec["link"]} for n in names_for(cache_spec)
             ]
         p["allocated_bytes"] = self.allocated(t, usable, p["ashift"])
+        keys = ["name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache"]
+        if log_specs:
+            # A mirror is one log vdev; otherwise each device is its own log vdev.
+            p["log"] = []
+            for sp in log_specs:
+                disks = [{"name": n, "device": sp["device"], "link": sp["link"]} for n in names_for(sp)]
+                if sp["mirror"]:
+                    p["log"].append({"type": "mirror", "disks": disks})
+                else:
+                    p["log"].extend({"type": "disk", "disks": [d]} for d in disks)
+            keys.append("log")
         # Key order as docs/internals.md shows it (canonical JSON sorts anyway).
-        return {k: p[k] for k in ("name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache")}
+        return {k: p[k] for k in keys}
 
     def allocated(self, t: Mapping[str, Any], usable: int, ashift: int) -> int:
         if "allocated" in t and "fill" in t:
@@ -817,6 +845,20 @@ class _Normaliser:
         link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
         names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
         return {"type": vtype, "count": count, "device": device, "link": link, "names": names}
+
+    def log_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
+        """A separate intent log (SLOG): `count` devices, one log vdev each or one mirror."""
+        _check_keys(v, path, LOG_KEYS)
+        device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
+        count = _int(v.get("count", 1), f"{path}.count", 1, 16)
+        mirror = v.get("mirror", False)
+        if not isinstance(mirror, bool):
+            raise ScenarioError(f"{path}.mirror: {show(mirror)} — allowed: true or false")
+        if mirror and count < 2:
+            raise ScenarioError(f"{path}.count: {count} — a mirror needs at least 2; allowed: 2..16")
+        link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
+        names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
+        return {"device": device, "count": count, "mirror": mirror, "link": link, "names": names}
 
     def cache_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
         _check_keys(v, path, CACHE_KEYS)
@@ -898,7 +940,14 @@ class _Normaliser:
                 raise ScenarioError(
                     f"{path}.stop: {show(w['stop'])} — not after start; allowed: later than {path}.start"
                 )
+        o_dsync = w.get("o_dsync", False)
+        if not isinstance(o_dsync, bool):
+            raise ScenarioError(f"{path}.o_dsync: {show(o_dsync)} — allowed: true or false")
+        if o_dsync and kind != "fsync-write":
+            raise ScenarioError(f"{path}.o_dsync: true — applies to fsync-write only; allowed for {kind}: false")
+        extra = {"o_dsync": True} if o_dsync else {}
         return {
+            **extra,
             "name": name,
             "kind": kind,
             "sizes": sizes,

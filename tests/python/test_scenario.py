@@ -141,7 +141,7 @@ def test_hash_is_of_the_canonical_config_and_follows_the_seed():
 
 BAD_EXPECTED = {
     "unknown-key.toml": (
-        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache\n"
+        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, log\n"
         "hint: did you mean vdevs?"
     ),
     "negative-size.toml": (
@@ -229,7 +229,7 @@ def test_scan_done_syntax_is_still_checked():
 
 def test_later_workload_kinds_are_named_as_not_yet_supported():
     assert err(wl('kind = "nfs-copy"\nthreads = 1\n')) == (
-        'workload[0].kind: "nfs-copy" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write'
+        'workload[0].kind: "nfs-copy" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write, fsync-write'
     )
 
 

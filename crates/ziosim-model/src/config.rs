@@ -40,6 +40,20 @@ pub struct RunConfig {
     /// Wall-clock time of simulated t = 0, seconds since the Unix epoch (dates in output).
     #[serde(default = "default_epoch")]
     pub epoch_s: u64,
+    /// The dataset's `sync` property (`standard`, `always`, `disabled`).
+    #[serde(default = "default_sync")]
+    pub sync: String,
+    /// The dataset's `logbias` property (`latency`, `throughput`).
+    #[serde(default = "default_logbias")]
+    pub logbias: String,
+}
+
+fn default_sync() -> String {
+    "standard".into()
+}
+
+fn default_logbias() -> String {
+    "latency".into()
 }
 
 /// 2023-10-14 00:00:01 UTC: the date of the zfs-2.2 `zpool status` example in the spec.
@@ -102,6 +116,9 @@ pub struct PoolConfig {
     pub vdevs: Vec<VdevConfig>,
     #[serde(default)]
     pub cache: Vec<DiskConfig>,
+    /// Separate log devices (SLOG): each a disk or a mirror.
+    #[serde(default)]
+    pub log: Vec<VdevConfig>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -128,6 +145,9 @@ pub enum WorkloadKind {
     RandomWrite,
     SeqRead,
     SeqWrite,
+    /// Each thread writes to its own file and makes every write durable (`fsync` after it,
+    /// or O_DSYNC) before the next.
+    FsyncWrite,
 }
 
 impl WorkloadKind {
@@ -137,6 +157,7 @@ impl WorkloadKind {
             WorkloadKind::RandomWrite => "random-write",
             WorkloadKind::SeqRead => "seq-read",
             WorkloadKind::SeqWrite => "seq-write",
+            WorkloadKind::FsyncWrite => "fsync-write",
         }
     }
     pub fn is_read(self) -> bool {
@@ -176,6 +197,9 @@ pub struct WorkloadConfig {
     pub start_ns: u64,
     #[serde(default)]
     pub stop_ns: Option<u64>,
+    /// fsync-write: open the file O_DSYNC (the write itself commits) instead of fsync.
+    #[serde(default)]
+    pub o_dsync: bool,
 }
 
 fn default_arc_hit_ns() -> u64 {
@@ -232,6 +256,20 @@ impl RunConfig {
         }
         for (j, d) in self.pool.cache.iter().enumerate() {
             self.check_disk(&format!("pool.cache[{j}]"), d)?;
+        }
+        for (i, v) in self.pool.log.iter().enumerate() {
+            if !matches!(v.kind, VdevType::Disk | VdevType::Mirror) || v.disks.len() < v.kind.min_children() {
+                return Err(field_err(&format!("pool.log[{i}].type"), v.kind.label(), "allowed: disk or mirror (2+ disks)"));
+            }
+            for (j, d) in v.disks.iter().enumerate() {
+                self.check_disk(&format!("pool.log[{i}].disks[{j}]"), d)?;
+            }
+        }
+        if !["standard", "always", "disabled"].contains(&self.sync.as_str()) {
+            return Err(field_err("zfs.sync", &self.sync, "allowed: standard, always, disabled"));
+        }
+        if !["latency", "throughput"].contains(&self.logbias.as_str()) {
+            return Err(field_err("zfs.logbias", &self.logbias, "allowed: latency, throughput"));
         }
         let disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
         let mut last = 0;

@@ -40,6 +40,7 @@ use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
 use crate::stats::{FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
 use crate::txg::TxgAction;
+use crate::zil::ZilAction;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use ziosim_engine::{stream_seed, Ctx, End, Limits, Model, Rng, Sim};
@@ -63,6 +64,8 @@ pub enum Ev {
     TxgTimer,
     /// A throttled write retries `dmu_tx_assign` (after its delay or when unblocked).
     TxRetry { op: u32 },
+    /// A ZIL timer (commit-waiter timeout) is due.
+    ZilTimer { token: u32 },
     /// The legacy scan's delay (`zfs_scrub_delay` ticks) elapsed.
     ScanResume,
     /// Scenario action number `idx` is due.
@@ -72,6 +75,8 @@ pub enum Ev {
 }
 
 const OWNER_TXG: u32 = u32::MAX - 1;
+/// Owner bits of ZIL I/O (lwb, indirect and flush); the low bits index `zil_ios`.
+const OWNER_ZIL: u32 = 3 << 29;
 /// Owner bit of prefetch reads; the low bits index `pf_recs`.
 const OWNER_PF: u32 = 1 << 31;
 
@@ -205,6 +210,10 @@ pub(crate) struct LogicalOp {
     /// Dirty bytes this write adds once admitted (writes only).
     pub(crate) dirty: u64,
     pub(crate) live: bool,
+    /// Write: file and offset (the ZIL logs them); when its commit was asked for.
+    pub(crate) foid: u64,
+    pub(crate) offset: u64,
+    pub(crate) commit_ns: u64,
 }
 
 pub(crate) struct Workload {
@@ -242,6 +251,8 @@ pub(crate) struct Workload {
     pub(crate) inflight: u64,
     pub(crate) inflight_ns: u128,
     pub(crate) inflight_since_ns: u64,
+    /// fsync-write: O_DSYNC instead of an fsync after each write.
+    pub(crate) o_dsync: bool,
 }
 
 /// The minimal txg writer (see module doc).
@@ -318,6 +329,24 @@ pub struct Model_ {
     /// `zpool status` snapshots taken at each sample.
     pub(crate) status_snaps: Vec<serde_json::Value>,
     pub(crate) seed: u64,
+    /// The dataset's intent log and the separate log vdevs (leaf indexes per log vdev).
+    pub(crate) zil: crate::zil::Zil,
+    pub(crate) log_tops: Vec<Vec<u16>>,
+    pub(crate) zil_slog_rotor: usize,
+    pub(crate) zil_slog_cursor: Vec<u64>,
+    pub(crate) zil_pool_rotor: usize,
+    /// Per leaf: the ZIL wrote it since its last flush of it.
+    pub(crate) zil_flush_owed: Vec<bool>,
+    /// ZIL I/O in flight: (token, leaf I/Os outstanding), by slot.
+    pub(crate) zil_ios: Vec<(u32, u32)>,
+    pub(crate) zil_ios_free: Vec<u32>,
+    /// Commit latency: zil_commit call → waiter woken.
+    pub(crate) zil_commit_hist: FineHist,
+    /// Cache flushes completed and their latency (submit → done).
+    pub(crate) flushes: u64,
+    pub(crate) flush_hist: FineHist,
+    /// Data at risk as of the last sample or the stop.
+    pub(crate) risk: crate::txg::RiskStats,
 }
 
 /// The public model type.
@@ -404,6 +433,14 @@ impl Model_ {
         for d in &cfg.pool.cache {
             cache_leaves.push(add_leaf(&mut leaves, d, "cache")?);
         }
+        let mut log_tops = Vec::new();
+        for v in &cfg.pool.log {
+            let mut idxs = Vec::new();
+            for d in &v.disks {
+                idxs.push(add_leaf(&mut leaves, d, "log")?);
+            }
+            log_tops.push(idxs);
+        }
         for (li, name) in link_names.iter().enumerate() {
             links.push(Link::new(cfg.links[name].clone(), link_ports[li].len()));
         }
@@ -480,6 +517,7 @@ impl Model_ {
                 inflight: 0,
                 inflight_ns: 0,
                 inflight_since_ns: 0,
+                o_dsync: w.o_dsync,
             });
         }
         let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
@@ -492,6 +530,19 @@ impl Model_ {
             non_rotating_seek_inc: tun.get(T::zfs_vdev_mirror_non_rotating_seek_inc),
         };
         let replacing = tops.iter().map(|t| vec![None; t.leaves.len()]).collect();
+        let sync = match cfg.sync.as_str() {
+            "always" => crate::zil::SyncMode::Always,
+            "disabled" => crate::zil::SyncMode::Disabled,
+            _ => crate::zil::SyncMode::Standard,
+        };
+        let logbias = if cfg.logbias == "throughput" { crate::zil::Logbias::Throughput } else { crate::zil::Logbias::Latency };
+        let zil_disable = tun.try_get(T::zil_disable).unwrap_or(0) != 0;
+        let zil = crate::zil::Zil::new(
+            cfg.release,
+            &tun,
+            crate::zil::ZilConfig { slog: !log_tops.is_empty(), logbias, sync, zil_disable, recordsize_bytes: rs as u32 },
+        );
+        let nleaves = leaves.len();
         Ok(Model_ {
             tun,
             mirror_rng: Rng::stream(seed, "mirror"),
@@ -542,6 +593,18 @@ impl Model_ {
             scan_pending: None,
             status_snaps: Vec::new(),
             seed,
+            zil,
+            zil_slog_cursor: vec![0; log_tops.len()],
+            log_tops,
+            zil_slog_rotor: 0,
+            zil_pool_rotor: 0,
+            zil_flush_owed: vec![false; nleaves],
+            zil_ios: Vec::new(),
+            zil_ios_free: Vec::new(),
+            zil_commit_hist: FineHist::default(),
+            flushes: 0,
+            flush_hist: FineHist::default(),
+            risk: crate::txg::RiskStats::default(),
             cfg,
         })
     }
@@ -633,6 +696,7 @@ impl Model_ {
             resilvering: false,
             detached: false,
         });
+        self.zil_flush_owed.push(false);
         (self.leaves.len() - 1) as u16
     }
 
@@ -670,7 +734,9 @@ impl Model_ {
         w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
         w.inflight_since_ns = now;
         w.inflight += 1;
-        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true };
+        // A writer thread of an fsync workload writes its own file.
+        let foid = ((wl as u64) << 32 | thread as u64) + 1;
+        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off, commit_ns: 0 };
         if !is_read {
             let first = off / rs;
             let last = (off + size - 1) / rs;
@@ -737,10 +803,157 @@ impl Model_ {
         self.txg_actions(out, ctx);
     }
 
-    /// The write is dirty data of `txg`: acknowledged after the memory copy.
-    fn admit_write(&mut self, id: u32, _txg: u64, ctx: &mut Ctx<Ev>) {
-        let t = self.wls[self.ops[id as usize].wl as usize].arc_hit_ns;
-        ctx.schedule_in(t, Ev::OpDone { op: id });
+    /// The write is dirty data of `txg`; the ZIL logs it (`zfs_log_write`). A plain write
+    /// is acknowledged after the memory copy; an fsync-write (O_DSYNC, `sync=always`, or
+    /// the fsync that follows it) once its commit wakes it.
+    fn admit_write(&mut self, id: u32, txg: u64, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let op = &self.ops[id as usize];
+        let w = &self.wls[op.wl as usize];
+        let (foid, off, len, fsync, o_dsync) = (op.foid, op.offset, op.bytes, w.kind == WorkloadKind::FsyncWrite, w.o_dsync);
+        let mut out = Vec::new();
+        let need = self.zil.write(txg, foid, off, len as u32, fsync && o_dsync, &mut out);
+        self.txg.eng.log_written(txg, len);
+        if need || fsync {
+            // zil_commit(foid) for O_DSYNC/sync=always, or the fsync(2) after the write.
+            self.ops[id as usize].commit_ns = now;
+            self.zil.commit(now, foid, id, &mut out);
+        } else {
+            let t = self.wls[self.ops[id as usize].wl as usize].arc_hit_ns;
+            ctx.schedule_in(t, Ev::OpDone { op: id });
+        }
+        self.zil_actions(out, ctx);
+    }
+
+    /// Carry out what the ZIL asked for (see docs/sync-writes.md).
+    fn zil_actions(&mut self, out: Vec<ZilAction>, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        for a in out {
+            match a {
+                ZilAction::LwbWrite { token, bytes, on_slog, class } => {
+                    if on_slog && !self.log_tops.is_empty() {
+                        self.zil_slog_write(token, bytes, class, ctx);
+                    } else {
+                        self.zil_pool_write(token, bytes, class, ctx);
+                    }
+                }
+                ZilAction::IndirectWrite { token, bytes } => self.zil_pool_write(token, bytes, IoClass::SyncWrite, ctx),
+                ZilAction::Flush { token, slog, pool } => self.zil_flush(token, slog, pool, ctx),
+                ZilAction::Timer { token, at_ns } => ctx.schedule_at(at_ns.max(now), Ev::ZilTimer { token }),
+                ZilAction::Wake { waiter } => {
+                    let op = &self.ops[waiter as usize];
+                    self.zil_commit_hist.add((now - op.commit_ns).max(1));
+                    let t = self.wls[op.wl as usize].arc_hit_ns;
+                    ctx.schedule_in(t, Ev::OpDone { op: waiter });
+                }
+                ZilAction::AtRisk { txg, bytes } => self.txg.eng.add_at_risk(now, txg, bytes),
+            }
+        }
+    }
+
+    fn zil_slot(&mut self, token: u32, pending: u32) -> u32 {
+        let e = (token, pending);
+        match self.zil_ios_free.pop() {
+            Some(i) => {
+                self.zil_ios[i as usize] = e;
+                i
+            }
+            None => {
+                self.zil_ios.push(e);
+                (self.zil_ios.len() - 1) as u32
+            }
+        }
+    }
+
+    /// An lwb on the separate log: the log vdevs take turns; a mirror writes every child.
+    fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
+        let t = self.zil_slog_rotor % self.log_tops.len();
+        self.zil_slog_rotor += 1;
+        let leaves = self.log_tops[t].clone();
+        let cap = leaves.iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap();
+        let mut off = self.zil_slog_cursor[t];
+        if off + bytes as u64 > cap {
+            off = 0;
+        }
+        self.zil_slog_cursor[t] = off + (bytes as u64).next_multiple_of(4096);
+        let slot = self.zil_slot(token, leaves.len() as u32);
+        for l in leaves {
+            self.zil_flush_owed[l as usize] = true;
+            self.submit_leaf(l, Op::Write, class, 0, off, bytes, OWNER_ZIL | slot, ctx);
+        }
+    }
+
+    /// An lwb in the main pool or a `dmu_sync` block: allocated from free space like txg
+    /// data (successive top-level vdevs), at `class`.
+    fn zil_pool_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
+        let t = self.zil_pool_rotor % self.tops.len();
+        self.zil_pool_rotor += 1;
+        let psize = (bytes as u64).next_multiple_of(1 << self.tops[t].ashift);
+        let asize = self.tops[t].asize(psize);
+        let lo = self.top_alloc_bytes[t];
+        let mut off = self.txg.write_cursor[t];
+        if off + asize > self.tops[t].size_bytes || off < lo {
+            off = lo;
+        }
+        self.txg.write_cursor[t] = off + asize;
+        let slot = self.zil_slot(token, 0);
+        let n = self.write_block(t, off, psize, class, OWNER_ZIL | slot, ctx);
+        self.zil_ios[slot as usize].1 += n as u32;
+        for &l in &self.tops[t].leaves {
+            self.zil_flush_owed[l as usize] = true;
+        }
+        if n == 0 {
+            self.zil_io_done(slot, ctx);
+        }
+    }
+
+    /// `zil_flush_vdevs`: a cache flush to every leaf the ZIL wrote since its last flush
+    /// of that kind. ZFS flushes bypass the vdev queue: straight to the block-layer FIFO.
+    fn zil_flush(&mut self, token: u32, slog: bool, pool: bool, ctx: &mut Ctx<Ev>) {
+        let slot = self.zil_slot(token, 0);
+        let mut targets = Vec::new();
+        for l in 0..self.leaves.len() {
+            let is_log = self.leaves[l].vdev_name == "log";
+            if self.zil_flush_owed[l] && ((is_log && slog) || (!is_log && pool)) && !self.leaves[l].failed {
+                self.zil_flush_owed[l] = false;
+                targets.push(l as u16);
+            }
+        }
+        self.zil_ios[slot as usize].1 = targets.len() as u32 + 1;
+        for l in targets {
+            self.submit_flush(l, OWNER_ZIL | slot, ctx);
+        }
+        self.zil_io_done(slot, ctx);
+    }
+
+    /// A flush command into leaf `leaf`'s block-layer FIFO (bypassing the queue policy).
+    fn submit_flush(&mut self, leaf: u16, owner: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let mut io = LeafIo::new(leaf, Op::Flush, IoClass::SyncWrite, 0, 0);
+        io.owner = owner;
+        io.enqueue_ns = now;
+        io.issue_ns = now;
+        let id = self.ios.alloc(io);
+        let iss = Issue { head: id, offset: 0, size: 0, op: Op::Flush, class: IoClass::SyncWrite, members: 1 };
+        if self.issues.len() <= id as usize {
+            self.issues.resize(id as usize + 1 + 64, iss);
+        }
+        self.issues[id as usize] = iss;
+        self.leaves[leaf as usize].blk.push_back(id);
+        self.drain_blk(leaf, ctx);
+    }
+
+    fn zil_io_done(&mut self, slot: u32, ctx: &mut Ctx<Ev>) {
+        let e = &mut self.zil_ios[slot as usize];
+        e.1 -= 1;
+        if e.1 > 0 {
+            return;
+        }
+        let token = e.0;
+        self.zil_ios_free.push(slot);
+        let mut out = Vec::new();
+        self.zil.on_io_done(ctx.now(), token, &mut out);
+        self.zil_actions(out, ctx);
     }
 
     /// Every record an operation needs is in memory: the copy to the caller's buffer
@@ -920,14 +1133,13 @@ impl Model_ {
         }
     }
 
-    fn write_block(&mut self, t: usize, voff: u64, class: IoClass, ctx: &mut Ctx<Ev>) -> u64 {
-        let rs = self.recordsize;
+    fn write_block(&mut self, t: usize, voff: u64, rs: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) -> u64 {
         let mut n = 0;
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
                 for c in 0..self.tops[t].leaves.len() {
                     for leaf in self.child_write_leaves(t, c).into_iter().flatten() {
-                        self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, OWNER_TXG, ctx);
+                        self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, owner, ctx);
                         n += 1;
                     }
                 }
@@ -938,7 +1150,7 @@ impl Model_ {
                 for c in cols.iter().filter(|c| c.size > 0) {
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
                     for leaf in self.child_write_leaves(t, c.child as usize).into_iter().flatten() {
-                        self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, OWNER_TXG, ctx);
+                        self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
                     }
                 }
@@ -978,7 +1190,8 @@ impl Model_ {
                 TxgAction::StartSync { txg, dirty_bytes } => self.begin_sync(txg, dirty_bytes, ctx),
                 TxgAction::Timer { at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxgTimer),
                 TxgAction::Resume { tx_id, at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxRetry { op: tx_id }),
-                TxgAction::Synced { .. } | TxgAction::WaitDone { .. } => {}
+                TxgAction::Synced { txg } => self.zil.on_txg_synced(txg),
+                TxgAction::WaitDone { .. } => {}
             }
         }
         self.txg_mirror();
@@ -1025,7 +1238,7 @@ impl Model_ {
                 off = lo;
             }
             self.txg.write_cursor[t] = off + asize;
-            pending += self.write_block(t, off, IoClass::AsyncWrite, ctx);
+            pending += self.write_block(t, off, rs, IoClass::AsyncWrite, OWNER_TXG, ctx);
         }
         self.txg.sync_data_ios = pending;
         self.txg.sync_pending_ios += pending;
@@ -1234,6 +1447,15 @@ impl Model_ {
         let now = ctx.now();
         let li = leaf as usize;
         let iss = self.issues[head as usize];
+        if iss.op == Op::Flush {
+            // A flush never entered the queue policy (see `submit_flush`).
+            let io = *self.ios.get(head);
+            self.ios.free(head);
+            self.flushes += 1;
+            self.flush_hist.add((now - io.enqueue_ns).max(1));
+            self.resolve_owner(io.owner, ctx);
+            return;
+        }
         self.leaves[li].policy.complete(&iss, &self.ios, now);
         self.leaves[li].active -= 1;
         self.leaf_ios_done += 1;
@@ -1294,6 +1516,8 @@ impl Model_ {
                 self.sync_data_progress(ctx);
             }
             self.sync_advance(ctx);
+        } else if owner >> 29 == OWNER_ZIL >> 29 {
+            self.zil_io_done(owner & !OWNER_ZIL, ctx);
         } else if owner & OWNER_PF != 0 {
             self.prefetch_done(owner & !OWNER_PF, ctx);
         } else if owner & crate::scan::OWNER_SCAN != 0 {
@@ -1309,6 +1533,7 @@ impl Model_ {
 
     fn sample(&mut self, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
+        self.risk = self.txg.eng.risk(now);
         self.sample_t.push(now);
         for l in &mut self.leaves {
             Self::account_outstanding(l, now);
@@ -1471,9 +1696,36 @@ impl Model_ {
             "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max,
                     "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
                     "throttle_ns_sum": self.txg.throttle_ns_sum},
+            "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
                        "leaves": series_leaves, "workloads": series_wls},
         })
+    }
+
+    /// ZIL activity, cache flushes and data at risk (`spec` §4.3, §6).
+    fn zil_results(&self) -> Value {
+        let z = self.zil.stats();
+        let r = &self.risk;
+        let secs = (self.risk_time_ns().max(1)) as f64;
+        json!({
+            "commits": z.commits, "lwb_writes": z.lwb_writes, "lwb_bytes": z.lwb_bytes,
+            "indirect_writes": z.indirect_writes, "indirect_bytes": z.indirect_bytes,
+            "flush_requests": z.flushes, "batches": z.batches, "disabled": self.zil.is_disabled(),
+            "slog": !self.log_tops.is_empty(),
+            "commit_latency_ns": serde_json::to_value(self.zil_commit_hist.pcts()).unwrap(),
+            "leaf_flushes": self.flushes,
+            "flush_latency_ns": serde_json::to_value(self.flush_hist.pcts()).unwrap(),
+            "at_risk": {
+                "bytes_max": r.at_risk_bytes_max, "bytes_mean": r.at_risk_byte_ns as f64 / secs,
+                "window_ns_max": r.at_risk_window_ns_max,
+                "unsynced_bytes_max": r.unsynced_bytes_max, "unsynced_bytes_mean": r.unsynced_byte_ns as f64 / secs,
+            },
+        })
+    }
+
+    /// The time up to which `self.risk` was integrated (the last sample or the stop).
+    fn risk_time_ns(&self) -> u64 {
+        self.sample_t.last().copied().unwrap_or(0)
     }
 
     fn leaf_series(&self, l: &Leaf) -> Value {
@@ -1542,6 +1794,11 @@ impl Model for Model_ {
                 self.txg_actions(out, ctx);
             }
             Ev::TxRetry { op } => self.assign_write(op, true, ctx),
+            Ev::ZilTimer { token } => {
+                let mut out = Vec::new();
+                self.zil.on_timer(ctx.now(), token, &mut out);
+                self.zil_actions(out, ctx);
+            }
             Ev::ScanResume => self.scan_resume(ctx),
             Ev::Action { idx } => self.do_action(idx as usize, ctx),
             Ev::Stop => {
@@ -1569,6 +1826,7 @@ impl Model for Model_ {
             Ev::ScanResume => 9 << 56,
             Ev::Action { idx } => 10 << 56 | idx as u64,
             Ev::TxRetry { op } => 11 << 56 | op as u64,
+            Ev::ZilTimer { token } => 12 << 56 | token as u64,
         }
     }
 }

@@ -1,0 +1,86 @@
+//! Sync writes through the whole model: txg engine, ZIL, cache flushes (issue "Sync writes").
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use ziosim_model::device::presets;
+
+fn preset(name: &str) -> Value {
+    serde_json::to_value(presets::get(name).unwrap()).unwrap()
+}
+
+/// One 7200 rpm disk, a 4 KiB fsync loop with `threads` writers.
+fn fsync_loop(release: &str, threads: u32, stop_s: u64) -> Value {
+    let mut cfg = config(
+        release,
+        preset("hdd-7200-sata-2014"),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "db", "kind": "fsync-write", "sizes": [[4096, 1.0]], "threads": threads}]),
+        stop_s,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg
+}
+
+fn wl(res: &Value) -> &Value {
+    &res["workloads"][0]
+}
+
+#[test]
+fn single_thread_fsync_loop_is_one_write_and_one_flush_per_commit() {
+    let res = run(&fsync_loop("zfs-2.2", 1, 20));
+    let ops_per_s = wl(&res)["ops_per_s"].as_f64().unwrap();
+    let z = &res["zil"];
+    let commits = z["commits"].as_u64().unwrap();
+    let lwbs = z["lwb_writes"].as_u64().unwrap();
+    let flushes = z["leaf_flushes"].as_u64().unwrap();
+    eprintln!("1 thread: {ops_per_s:.1} ops/s, commits {commits}, lwbs {lwbs}, flushes {flushes}; zil {z}");
+    // Bounded by one write plus one flush per commit on a 7200 rpm disk: tens to low hundreds.
+    assert!((20.0..=300.0).contains(&ops_per_s), "{ops_per_s} ops/s");
+    // One lwb write and one flush per commit (within the run's edges).
+    let c = commits as f64;
+    assert!((lwbs as f64 - c).abs() <= 0.05 * c + 2.0, "lwbs {lwbs} vs commits {commits}");
+    assert!((flushes as f64 - c).abs() <= 0.05 * c + 2.0, "flushes {flushes} vs commits {commits}");
+    assert_eq!(z["at_risk"]["bytes_max"].as_u64().unwrap(), 0);
+}
+
+#[test]
+fn sixteen_threads_group_commit() {
+    let one = run(&fsync_loop("zfs-2.2", 1, 20));
+    let many = run(&fsync_loop("zfs-2.2", 16, 20));
+    let r1 = wl(&one)["ops_per_s"].as_f64().unwrap();
+    let r16 = wl(&many)["ops_per_s"].as_f64().unwrap();
+    let z = &many["zil"];
+    let commits = z["commits"].as_u64().unwrap() as f64;
+    let flushes = z["leaf_flushes"].as_u64().unwrap() as f64;
+    eprintln!("16 threads: {r16:.1} ops/s vs {r1:.1}; commits {commits}, flushes {flushes}");
+    // Many commits share one lwb write and one flush.
+    assert!(r16 > 3.0 * r1, "16 threads {r16} vs 1 thread {r1}");
+    assert!(flushes < commits / 3.0, "flushes {flushes} commits {commits}");
+}
+
+#[test]
+fn sync_disabled_puts_acknowledged_bytes_at_risk() {
+    let mut cfg = fsync_loop("zfs-2.2", 1, 20);
+    cfg["sync"] = json!("disabled");
+    // 100 writes/s: the txg timeout, not dirty data, decides when a txg syncs.
+    cfg["workloads"][0]["think_ns"] = json!(10_000_000u64);
+    let res = run(&cfg);
+    let z = &res["zil"];
+    assert_eq!(z["lwb_writes"].as_u64().unwrap(), 0);
+    assert!(z["at_risk"]["bytes_max"].as_u64().unwrap() > 0, "{z}");
+    // At most zfs_txg_timeout (5 s) plus one sync of exposure.
+    let w = z["at_risk"]["window_ns_max"].as_u64().unwrap();
+    assert!(w > 1_000_000_000 && w < 8_000_000_000, "{w}");
+    assert!(z["at_risk"]["bytes_mean"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn plp_slog_makes_commits_fast() {
+    let mut cfg = fsync_loop("zfs-2.2", 1, 10);
+    cfg["devices"]["slog"] = preset("intel-s3700");
+    cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "sdb", "device": "slog"}]}]);
+    let res = run(&cfg);
+    let r = wl(&res)["ops_per_s"].as_f64().unwrap();
+    eprintln!("S3700 SLOG: {r:.0} ops/s; zil {}", res["zil"]);
+    assert!(r > 1000.0, "{r}");
+}
