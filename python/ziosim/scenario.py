@@ -67,8 +67,9 @@ VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
 VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
 VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
-WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write")
-WORKLOAD_KINDS_LATER = ("nfs-copy", "trace")
+WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy")
+WORKLOAD_KINDS_LATER = ("trace",)
+NFS_KEYS = ("files", "wsize", "rtt", "net_rate")
 SYNC_MODES = ("standard", "always", "disabled")
 LOGBIAS_MODES = ("latency", "throughput")
 LINK_KINDS = ("shared", "pm-cbs", "pm-fbs")
@@ -112,6 +113,10 @@ WORKLOAD_KEYS = (
     "start",
     "stop",
     "o_dsync",
+    "files",
+    "wsize",
+    "rtt",
+    "net_rate",
 )
 REGION_KEYS = ("offset", "length")
 
@@ -945,7 +950,21 @@ class _Normaliser:
             raise ScenarioError(f"{path}.o_dsync: {show(o_dsync)} — allowed: true or false")
         if o_dsync and kind != "fsync-write":
             raise ScenarioError(f"{path}.o_dsync: true — applies to fsync-write only; allowed for {kind}: false")
-        extra = {"o_dsync": True} if o_dsync else {}
+        extra: dict[str, Any] = {"o_dsync": True} if o_dsync else {}
+        for k in NFS_KEYS:
+            if k in w and kind != "nfs-copy":
+                raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to nfs-copy only; remove it for {kind}")
+        if kind == "nfs-copy":
+            extra["files"] = _int(w.get("files", 0), f"{path}.files", 0, 1 << 40)
+            if "wsize" in w:
+                extra["wsize_bytes"] = self.io_size(w["wsize"], f"{path}.wsize")
+            if "rtt" in w:
+                extra["rtt_ns"] = parse_duration(w["rtt"], f"{path}.rtt")
+            if "net_rate" in w:
+                r = parse_rate(w["net_rate"], f"{path}.net_rate")
+                if r <= 0:
+                    raise ScenarioError(f"{path}.net_rate: {show(w['net_rate'])} — allowed: a rate above 0")
+                extra["net_bytes_per_s"] = r
         return {
             **extra,
             "name": name,

@@ -228,8 +228,9 @@ def test_scan_done_syntax_is_still_checked():
 
 
 def test_later_workload_kinds_are_named_as_not_yet_supported():
-    assert err(wl('kind = "nfs-copy"\nthreads = 1\n')) == (
-        'workload[0].kind: "nfs-copy" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write, fsync-write'
+    assert err(wl('kind = "trace"\nthreads = 1\n')) == (
+        'workload[0].kind: "trace" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write, '
+        "fsync-write, nfs-copy"
     )
 
 

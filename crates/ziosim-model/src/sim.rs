@@ -43,7 +43,7 @@ use crate::txg::TxgAction;
 use crate::zil::ZilAction;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
-use ziosim_engine::{stream_seed, Ctx, End, Limits, Model, Rng, Sim};
+use ziosim_engine::{stream_seed, Ctx, End, Limits, Model, Rng, Sim, NS_PER_S};
 
 /// Events of the model. Small and `Copy`.
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +66,8 @@ pub enum Ev {
     TxRetry { op: u32 },
     /// A ZIL timer (commit-waiter timeout) is due.
     ZilTimer { token: u32 },
+    /// An NFS request reached the server.
+    NfsServer { op: u32 },
     /// The legacy scan's delay (`zfs_scrub_delay` ticks) elapsed.
     ScanResume,
     /// Scenario action number `idx` is due.
@@ -214,6 +216,40 @@ pub(crate) struct LogicalOp {
     pub(crate) foid: u64,
     pub(crate) offset: u64,
     pub(crate) commit_ns: u64,
+    /// nfs-copy: which RPC this is.
+    pub(crate) rpc: NfsStep,
+}
+
+/// The RPCs an NFS client sends per file copied (`cp -r`): CREATE, WRITEs of up to wsize,
+/// COMMIT at close (close-to-open), SETATTR (mode/times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NfsStep {
+    Idle,
+    Create,
+    Write,
+    Commit,
+    Setattr,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct NfsThread {
+    foid: u64,
+    size: u64,
+    off: u64,
+    step: NfsStep,
+}
+
+/// An nfs-copy workload's client: files left, per-thread file state, the network.
+pub(crate) struct NfsClient {
+    files_left: u64,
+    files_done: u64,
+    next_foid: u64,
+    threads: Vec<NfsThread>,
+    busy_threads: u32,
+    finished_ns: Option<u64>,
+    wsize_bytes: u64,
+    rtt_ns: u64,
+    net_bytes_per_s: u64,
 }
 
 pub(crate) struct Workload {
@@ -253,6 +289,7 @@ pub(crate) struct Workload {
     pub(crate) inflight_since_ns: u64,
     /// fsync-write: O_DSYNC instead of an fsync after each write.
     pub(crate) o_dsync: bool,
+    pub(crate) nfs: Option<NfsClient>,
 }
 
 /// The minimal txg writer (see module doc).
@@ -466,7 +503,7 @@ impl Model_ {
         let prefetch_on = tun.get(T::zfs_prefetch_disable) == 0;
         let zfetch_max = tun.get(T::zfetch_max_distance) as u64;
         let mut wls = Vec::new();
-        for w in &cfg.workloads {
+        for (i, w) in cfg.workloads.iter().enumerate() {
             let total: f64 = w.sizes.iter().map(|(_, wt)| wt).sum();
             let mut acc = 0.0;
             let sizes_cdf = w
@@ -518,6 +555,17 @@ impl Model_ {
                 inflight_ns: 0,
                 inflight_since_ns: 0,
                 o_dsync: w.o_dsync,
+                nfs: (w.kind == WorkloadKind::NfsCopy).then(|| NfsClient {
+                    files_left: if w.files == 0 { u64::MAX } else { w.files },
+                    files_done: 0,
+                    next_foid: (i as u64 + 1) << 40,
+                    threads: vec![NfsThread { foid: 0, size: 0, off: 0, step: NfsStep::Idle }; threads as usize],
+                    busy_threads: threads,
+                    finished_ns: None,
+                    wsize_bytes: w.wsize_bytes.max(512),
+                    rtt_ns: w.rtt_ns,
+                    net_bytes_per_s: w.net_bytes_per_s,
+                }),
             });
         }
         let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
@@ -713,6 +761,10 @@ impl Model_ {
     }
 
     fn start_op(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
+        if self.wls[wl].nfs.is_some() {
+            self.nfs_start(wl, thread, ctx);
+            return;
+        }
         let now = ctx.now();
         let rs = self.recordsize;
         let w = &mut self.wls[wl];
@@ -736,7 +788,7 @@ impl Model_ {
         w.inflight += 1;
         // A writer thread of an fsync workload writes its own file.
         let foid = ((wl as u64) << 32 | thread as u64) + 1;
-        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off, commit_ns: 0 };
+        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off, commit_ns: 0, rpc: NfsStep::Idle };
         if !is_read {
             let first = off / rs;
             let last = (off + size - 1) / rs;
@@ -780,6 +832,86 @@ impl Model_ {
         }
     }
 
+    /// The next RPC of an nfs-copy thread: sent now, at the server after half a round trip
+    /// plus its bytes on the wire.
+    fn nfs_start(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let w = &mut self.wls[wl];
+        let u = w.rng.f64();
+        let n = w.nfs.as_mut().unwrap();
+        let t = &mut n.threads[thread as usize];
+        if t.step == NfsStep::Idle {
+            if n.files_left == 0 {
+                n.busy_threads -= 1;
+                if n.busy_threads == 0 {
+                    n.finished_ns = Some(now);
+                }
+                return;
+            }
+            n.files_left -= 1;
+            let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0;
+            *t = NfsThread { foid: n.next_foid, size, off: 0, step: NfsStep::Create };
+            n.next_foid += 1;
+        }
+        let (step, off) = (t.step, t.off);
+        let bytes = if step == NfsStep::Write { n.wsize_bytes.min(t.size - t.off) } else { 0 };
+        t.step = match step {
+            NfsStep::Create if t.size > 0 => NfsStep::Write,
+            NfsStep::Create => NfsStep::Commit,
+            NfsStep::Write => {
+                t.off += bytes;
+                if t.off >= t.size {
+                    NfsStep::Commit
+                } else {
+                    NfsStep::Write
+                }
+            }
+            NfsStep::Commit => NfsStep::Setattr,
+            NfsStep::Setattr | NfsStep::Idle => {
+                n.files_done += 1;
+                NfsStep::Idle
+            }
+        };
+        let foid = t.foid;
+        let wire_ns = n.rtt_ns / 2 + (bytes as u128 * NS_PER_S as u128 / n.net_bytes_per_s.max(1) as u128) as u64;
+        w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+        w.inflight_since_ns = now;
+        w.inflight += 1;
+        let op = LogicalOp {
+            wl: wl as u16, thread, start_ns: now, pending: 0, bytes, dirty: bytes.next_multiple_of(4096),
+            live: true, foid, offset: off, commit_ns: 0, rpc: step,
+        };
+        let id = self.alloc_op(op);
+        ctx.schedule_in(wire_ns.max(1), Ev::NfsServer { op: id });
+    }
+
+    /// The server handles an RPC: a WRITE is an unstable (async) write; CREATE and SETATTR
+    /// are logged metadata the server makes stable before replying, as COMMIT does.
+    fn nfs_server(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let op = &self.ops[id as usize];
+        let (rpc, foid) = (op.rpc, op.foid);
+        if rpc == NfsStep::Write {
+            self.assign_write(id, false, ctx);
+            return;
+        }
+        if rpc != NfsStep::Commit {
+            // TX_CREATE / TX_SETATTR records (lr_create_t + name, lr_setattr_t).
+            self.zil.log_meta(self.txg.eng.open_txg(), foid, if rpc == NfsStep::Create { 200 } else { 184 });
+        }
+        let mut out = Vec::new();
+        self.ops[id as usize].commit_ns = now;
+        self.zil.commit(now, foid, id, &mut out);
+        self.zil_actions(out, ctx);
+    }
+
+    /// From the server's (or the memory copy's) completion to the caller seeing it: the
+    /// memory copy, plus half a round trip for an NFS reply.
+    fn ack_ns(&self, wl: usize) -> u64 {
+        let w = &self.wls[wl];
+        w.arc_hit_ns + w.nfs.as_ref().map_or(0, |n| n.rtt_ns / 2)
+    }
+
     /// `dmu_tx_assign` of write op `id` (`delayed`: the retry after a throttle sleep).
     fn assign_write(&mut self, id: u32, delayed: bool, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
@@ -819,7 +951,7 @@ impl Model_ {
             self.ops[id as usize].commit_ns = now;
             self.zil.commit(now, foid, id, &mut out);
         } else {
-            let t = self.wls[self.ops[id as usize].wl as usize].arc_hit_ns;
+            let t = self.ack_ns(self.ops[id as usize].wl as usize);
             ctx.schedule_in(t, Ev::OpDone { op: id });
         }
         self.zil_actions(out, ctx);
@@ -843,7 +975,7 @@ impl Model_ {
                 ZilAction::Wake { waiter } => {
                     let op = &self.ops[waiter as usize];
                     self.zil_commit_hist.add((now - op.commit_ns).max(1));
-                    let t = self.wls[op.wl as usize].arc_hit_ns;
+                    let t = self.ack_ns(op.wl as usize);
                     ctx.schedule_in(t, Ev::OpDone { op: waiter });
                 }
                 ZilAction::AtRisk { txg, bytes } => self.txg.eng.add_at_risk(now, txg, bytes),
@@ -1650,6 +1782,9 @@ impl Model_ {
                     "prefetch_hits": w.pf.as_ref().map_or(0, |p| p.hits),
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
                     "ops_per_s": w.ops as f64 / secs, "bytes_per_s": w.bytes as f64 / secs,
+                    "files_done": w.nfs.as_ref().map(|n| n.files_done),
+                    "finished_ns": w.nfs.as_ref().map(|n| n.finished_ns.unwrap_or(sim_time_ns)),
+                    "finished": w.nfs.as_ref().map(|n| n.finished_ns.is_some()),
                     "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),
                 })
             })
@@ -1794,6 +1929,7 @@ impl Model for Model_ {
                 self.txg_actions(out, ctx);
             }
             Ev::TxRetry { op } => self.assign_write(op, true, ctx),
+            Ev::NfsServer { op } => self.nfs_server(op, ctx),
             Ev::ZilTimer { token } => {
                 let mut out = Vec::new();
                 self.zil.on_timer(ctx.now(), token, &mut out);
@@ -1827,6 +1963,7 @@ impl Model for Model_ {
             Ev::Action { idx } => 10 << 56 | idx as u64,
             Ev::TxRetry { op } => 11 << 56 | op as u64,
             Ev::ZilTimer { token } => 12 << 56 | token as u64,
+            Ev::NfsServer { op } => 13 << 56 | op as u64,
         }
     }
 }

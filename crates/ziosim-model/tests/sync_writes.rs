@@ -84,3 +84,34 @@ fn plp_slog_makes_commits_fast() {
     eprintln!("S3700 SLOG: {r:.0} ops/s; zil {}", res["zil"]);
     assert!(r > 1000.0, "{r}");
 }
+
+/// An NFS small-file copy on solaris-2009: every file waits for ZIL commits (CREATE,
+/// COMMIT, SETATTR); with zil_disable none, and the copied bytes are at risk instead.
+fn nfs_copy(zil_disable: bool) -> Value {
+    let mut cfg = config(
+        "solaris-2009",
+        preset("hdd-7200-desktop-2009"),
+        json!([{"type": "mirror", "disks": [{"name": "c0d0", "device": "d"}, {"name": "c0d1", "device": "d"}]}]),
+        json!([{"name": "cp", "kind": "nfs-copy", "sizes": [[4096, 0.5], [65536, 0.5]], "threads": 1, "files": 300}]),
+        120,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    if zil_disable {
+        cfg["tunables"] = json!({"zil_disable": 1});
+    }
+    cfg
+}
+
+#[test]
+fn nfs_copy_waits_for_the_zil_and_zil_disable_trades_it_for_risk() {
+    let on = run(&nfs_copy(false));
+    let off = run(&nfs_copy(true));
+    let t = |r: &Value| r["workloads"][0]["finished_ns"].as_f64().unwrap();
+    assert_eq!(on["workloads"][0]["finished"], json!(true));
+    assert_eq!(off["workloads"][0]["files_done"], json!(300));
+    // Three commits per file, each a log write plus flushes on a 7200 rpm mirror.
+    assert!(t(&on) > 5.0 * t(&off), "ZIL {} s vs zil_disable {} s", t(&on) / 1e9, t(&off) / 1e9);
+    assert_eq!(on["zil"]["at_risk"]["bytes_max"].as_u64().unwrap(), 0);
+    assert!(off["zil"]["at_risk"]["bytes_max"].as_u64().unwrap() > 0);
+    assert_eq!(off["zil"]["lwb_writes"].as_u64().unwrap(), 0);
+}
