@@ -115,3 +115,31 @@ fn nfs_copy_waits_for_the_zil_and_zil_disable_trades_it_for_risk() {
     assert!(off["zil"]["at_risk"]["bytes_max"].as_u64().unwrap() > 0);
     assert_eq!(off["zil"]["lwb_writes"].as_u64().unwrap(), 0);
 }
+
+/// Writers faster than one disk: the 2013+ delay curve delays them (dmu_tx_delay) and the
+/// pre-2013 write limit makes them wait for the next txg.
+fn flood(release: &str) -> Value {
+    let mut cfg = config(
+        release,
+        preset("hdd-7200-sata-2014"),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "w", "kind": "seq-write", "sizes": [[131072, 1.0]], "threads": 4}]),
+        30,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["ram_bytes"] = json!(2u64 << 30);
+    cfg
+}
+
+#[test]
+fn write_throttle_delays_writers_to_the_disks_pace() {
+    let res = run(&flood("zfs-2.2"));
+    let t = &res["txg"];
+    assert!(t["delayed_writes"].as_u64().unwrap() > 100, "{t}");
+    // Throughput settles at what the disk takes, not memory speed.
+    let bps = res["workloads"][0]["bytes_per_s"].as_f64().unwrap();
+    eprintln!("zfs-2.2 flood: {bps:.0} B/s, txg {t}");
+    assert!(bps < 400e6, "{bps}");
+    let old = run(&flood("solaris-2009"));
+    assert!(old["txg"]["blocked_writes"].as_u64().unwrap() > 0, "{}", old["txg"]);
+}
