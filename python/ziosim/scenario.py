@@ -954,6 +954,8 @@ class _Normaliser:
         for k in NFS_KEYS:
             if k in w and kind != "nfs-copy":
                 raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to nfs-copy only; remove it for {kind}")
+        if kind == "nfs-copy" and threads is None:
+            raise ScenarioError(f"{path}.rate: {show(rate)} — nfs-copy copies file after file; allowed: threads instead")
         if kind == "nfs-copy":
             extra["files"] = _int(w.get("files", 0), f"{path}.files", 0, 1 << 40)
             if "wsize" in w:

@@ -347,6 +347,9 @@ impl RunConfig {
                 (None, Some(t)) if t > 0 => {}
                 _ => return Err(field_err(&f("rate"), format!("{:?}/{:?}", w.rate_per_s, w.threads), "allowed: exactly one of rate > 0 or threads > 0")),
             }
+            if w.kind == WorkloadKind::NfsCopy && w.threads.is_none() {
+                return Err(field_err(&f("rate"), format!("{:?}", w.rate_per_s), "allowed for nfs-copy: threads (a client copies file after file)"));
+            }
             for (k, v) in [("arc_hit", w.arc_hit_ratio), ("l2arc_hit", w.l2arc_hit_ratio)] {
                 if !(0.0..=1.0).contains(&v) {
                     return Err(field_err(&f(k), v, "allowed: 0..=1"));
