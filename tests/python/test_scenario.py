@@ -600,3 +600,37 @@ def test_pool_size_is_bounded():
     vdev = '{ type = "raidz3", disks = 255, device = "wd20efrx" }, '
     pool = "[pool]\nfill = 0.5\nvdevs = [" + vdev * 17 + "]\n"
     assert err(HEAD + pool) == "pool.vdevs: 4335 disks — too many; allowed: at most 4096 in a pool"
+
+
+SLOG_POOL = POOL.replace(
+    'vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]',
+    'vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]\nlog = [{ device = "samsung-850pro", count = 2, mirror = true }]',
+)
+
+
+def test_sync_writes_normalise():
+    c = scenario.loads(
+        HEAD + 'sync = "always"\nlogbias = "throughput"\n' + SLOG_POOL
+        + '\n[[workload]]\nkind = "fsync-write"\nthreads = 2\no_dsync = true\n'
+    ).config
+    assert (c["sync"], c["logbias"]) == ("always", "throughput")
+    assert c["pool"]["log"] == [
+        {"type": "mirror", "disks": [{"name": "sdb", "device": "samsung-850pro", "link": None},
+                                     {"name": "sdc", "device": "samsung-850pro", "link": None}]}
+    ]
+    assert c["workloads"][0]["o_dsync"] is True
+
+
+def test_scenarios_without_sync_settings_keep_their_config():
+    c = scenario.loads(HEAD + POOL + '\n[[workload]]\nkind = "random-write"\nthreads = 1\n').config
+    assert "sync" not in c and "logbias" not in c and "log" not in c["pool"]
+    assert "o_dsync" not in c["workloads"][0] and "files" not in c["workloads"][0]
+
+
+def test_sync_write_mistakes():
+    assert err(HEAD.replace('"zfs-2.2"', '"zfs-2.2"\nsync = "sometimes"') + POOL).startswith('zfs.sync: "sometimes"')
+    assert err(wl('kind = "random-write"\nthreads = 1\no_dsync = true\n')).startswith(
+        "workload[0].o_dsync: true — applies to fsync-write only"
+    )
+    assert err(wl('kind = "nfs-copy"\nrate = 5\n')).startswith("workload[0].rate: 5.0 — nfs-copy copies file after file")
+    assert err(wl('kind = "random-read"\nthreads = 1\nfiles = 3\n')).startswith("workload[0].files: 3 — applies to nfs-copy")
