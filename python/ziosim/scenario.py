@@ -67,8 +67,11 @@ VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
 VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
 VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
-WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write")
-WORKLOAD_KINDS_LATER = ("fsync-write", "nfs-copy", "trace")
+WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy")
+WORKLOAD_KINDS_LATER = ("trace",)
+NFS_KEYS = ("files", "wsize", "rtt", "net_rate")
+SYNC_MODES = ("standard", "always", "disabled")
+LOGBIAS_MODES = ("latency", "throughput")
 LINK_KINDS = ("shared", "pm-cbs", "pm-fbs")
 LINK_KINDS_LATER: tuple[str, ...] = ()
 NOT_YET = "not yet supported"
@@ -88,8 +91,9 @@ ACTION_KEYS = {
 }
 # 2023-10-14 00:00:01 UTC, the date of the spec's zfs-2.2 zpool status example.
 DEFAULT_EPOCH_S = 1_697_241_601
-ZFS_KEYS = ("release", "hz", "ram", "tunables")
-POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "layout")
+ZFS_KEYS = ("release", "hz", "ram", "tunables", "sync", "logbias")
+POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "log", "layout")
+LOG_KEYS = ("device", "count", "mirror", "link", "names")
 POOL_KEYS_LATER: tuple[str, ...] = ()
 LAYOUT_KEYS = ("fragmentation", "files", "compression", "seed")
 # Named layouts: a fresh sequential fill, or a pool aged by rewrites and deletes.
@@ -113,6 +117,11 @@ WORKLOAD_KEYS = (
     "l2arc_hit",
     "start",
     "stop",
+    "o_dsync",
+    "files",
+    "wsize",
+    "rtt",
+    "net_rate",
 )
 REGION_KEYS = ("offset", "length")
 
@@ -558,6 +567,12 @@ class _Normaliser:
             raise ScenarioError(f'zfs.ram: {show(t.get("ram"))} — too small; allowed: at least "64M"')
         c["ram_bytes"] = ram
         c["tunables"] = self.tunables(_table(t.get("tunables", {}), "zfs.tunables"), release)
+        # Dataset properties; written to the run config only when given (the defaults
+        # are the core's), so scenarios without them keep their hash.
+        if "sync" in t:
+            c["sync"] = _choice(t["sync"], "zfs.sync", SYNC_MODES)
+        if "logbias" in t:
+            c["logbias"] = _choice(t["logbias"], "zfs.logbias", LOGBIAS_MODES)
 
     def tunables(self, t: dict[str, Any], release: str) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -738,7 +753,14 @@ class _Normaliser:
         cache_spec = None
         if "cache" in t:
             cache_spec = self.cache_spec(_table(t["cache"], "pool.cache"), "pool.cache")
+        log_specs = []
+        if "log" in t:
+            raw_log = t["log"]
+            if not isinstance(raw_log, list):
+                raise ScenarioError(f"pool.log: {show(raw_log)} — allowed: an array such as [{{ device = \"s3700\" }}]")
+            log_specs = [self.log_spec(_table(v, f"pool.log[{i}]"), f"pool.log[{i}]") for i, v in enumerate(raw_log)]
         total = sum(sp["count"] for sp in specs) + (cache_spec["count"] if cache_spec else 0)
+        total += sum(sp["count"] for sp in log_specs)
         if total > POOL_DISKS_MAX:
             raise ScenarioError(f"pool.vdevs: {total} disks — too many; allowed: at most {POOL_DISKS_MAX} in a pool")
         # Names: explicit ones first (they are reserved), then sda, sdb, … in pool order.
@@ -772,6 +794,16 @@ class _Normaliser:
             ]
         p["allocated_bytes"] = self.allocated(t, usable, p["ashift"])
         keys = ["name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache"]
+        if log_specs:
+            # A mirror is one log vdev; otherwise each device is its own log vdev.
+            p["log"] = []
+            for sp in log_specs:
+                disks = [{"name": n, "device": sp["device"], "link": sp["link"]} for n in names_for(sp)]
+                if sp["mirror"]:
+                    p["log"].append({"type": "mirror", "disks": disks})
+                else:
+                    p["log"].extend({"type": "disk", "disks": [d]} for d in disks)
+            keys.append("log")
         if "layout" in t:
             p["layout"] = self.layout(t["layout"], "pool.layout")
             keys.append("layout")
@@ -872,6 +904,20 @@ class _Normaliser:
         names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
         return {"type": vtype, "count": count, "device": device, "link": link, "names": names}
 
+    def log_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
+        """A separate intent log (SLOG): `count` devices, one log vdev each or one mirror."""
+        _check_keys(v, path, LOG_KEYS)
+        device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
+        count = _int(v.get("count", 1), f"{path}.count", 1, 16)
+        mirror = v.get("mirror", False)
+        if not isinstance(mirror, bool):
+            raise ScenarioError(f"{path}.mirror: {show(mirror)} — allowed: true or false")
+        if mirror and count < 2:
+            raise ScenarioError(f"{path}.count: {count} — a mirror needs at least 2; allowed: 2..16")
+        link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
+        names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
+        return {"device": device, "count": count, "mirror": mirror, "link": link, "names": names}
+
     def cache_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
         _check_keys(v, path, CACHE_KEYS)
         device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
@@ -952,7 +998,30 @@ class _Normaliser:
                 raise ScenarioError(
                     f"{path}.stop: {show(w['stop'])} — not after start; allowed: later than {path}.start"
                 )
+        o_dsync = w.get("o_dsync", False)
+        if not isinstance(o_dsync, bool):
+            raise ScenarioError(f"{path}.o_dsync: {show(o_dsync)} — allowed: true or false")
+        if o_dsync and kind != "fsync-write":
+            raise ScenarioError(f"{path}.o_dsync: true — applies to fsync-write only; allowed for {kind}: false")
+        extra: dict[str, Any] = {"o_dsync": True} if o_dsync else {}
+        for k in NFS_KEYS:
+            if k in w and kind != "nfs-copy":
+                raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to nfs-copy only; remove it for {kind}")
+        if kind == "nfs-copy" and threads is None:
+            raise ScenarioError(f"{path}.rate: {show(rate)} — nfs-copy copies file after file; allowed: threads instead")
+        if kind == "nfs-copy":
+            extra["files"] = _int(w.get("files", 0), f"{path}.files", 0, 1 << 40)
+            if "wsize" in w:
+                extra["wsize_bytes"] = self.io_size(w["wsize"], f"{path}.wsize")
+            if "rtt" in w:
+                extra["rtt_ns"] = parse_duration(w["rtt"], f"{path}.rtt")
+            if "net_rate" in w:
+                r = parse_rate(w["net_rate"], f"{path}.net_rate")
+                if r <= 0:
+                    raise ScenarioError(f"{path}.net_rate: {show(w['net_rate'])} — allowed: a rate above 0")
+                extra["net_bytes_per_s"] = r
         return {
+            **extra,
             "name": name,
             "kind": kind,
             "sizes": sizes,

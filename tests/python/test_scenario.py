@@ -141,7 +141,7 @@ def test_hash_is_of_the_canonical_config_and_follows_the_seed():
 
 BAD_EXPECTED = {
     "unknown-key.toml": (
-        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, layout\n"
+        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, log, layout\n"
         "hint: did you mean vdevs?"
     ),
     "negative-size.toml": (
@@ -228,8 +228,9 @@ def test_scan_done_syntax_is_still_checked():
 
 
 def test_later_workload_kinds_are_named_as_not_yet_supported():
-    assert err(wl('kind = "nfs-copy"\nthreads = 1\n')) == (
-        'workload[0].kind: "nfs-copy" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write'
+    assert err(wl('kind = "trace"\nthreads = 1\n')) == (
+        'workload[0].kind: "trace" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write, '
+        "fsync-write, nfs-copy"
     )
 
 
@@ -628,3 +629,36 @@ def test_layout_table_normalises_sizes_and_ratio():
         "seed": 3,
     }
 
+
+SLOG_POOL = POOL.replace(
+    'vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]',
+    'vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]\nlog = [{ device = "samsung-850pro", count = 2, mirror = true }]',
+)
+
+
+def test_sync_writes_normalise():
+    c = scenario.loads(
+        HEAD + 'sync = "always"\nlogbias = "throughput"\n' + SLOG_POOL
+        + '\n[[workload]]\nkind = "fsync-write"\nthreads = 2\no_dsync = true\n'
+    ).config
+    assert (c["sync"], c["logbias"]) == ("always", "throughput")
+    assert c["pool"]["log"] == [
+        {"type": "mirror", "disks": [{"name": "sdb", "device": "samsung-850pro", "link": None},
+                                     {"name": "sdc", "device": "samsung-850pro", "link": None}]}
+    ]
+    assert c["workloads"][0]["o_dsync"] is True
+
+
+def test_scenarios_without_sync_settings_keep_their_config():
+    c = scenario.loads(HEAD + POOL + '\n[[workload]]\nkind = "random-write"\nthreads = 1\n').config
+    assert "sync" not in c and "logbias" not in c and "log" not in c["pool"]
+    assert "o_dsync" not in c["workloads"][0] and "files" not in c["workloads"][0]
+
+
+def test_sync_write_mistakes():
+    assert err(HEAD.replace('"zfs-2.2"', '"zfs-2.2"\nsync = "sometimes"') + POOL).startswith('zfs.sync: "sometimes"')
+    assert err(wl('kind = "random-write"\nthreads = 1\no_dsync = true\n')).startswith(
+        "workload[0].o_dsync: true — applies to fsync-write only"
+    )
+    assert err(wl('kind = "nfs-copy"\nrate = 5\n')).startswith("workload[0].rate: 5.0 — nfs-copy copies file after file")
+    assert err(wl('kind = "random-read"\nthreads = 1\nfiles = 3\n')).startswith("workload[0].files: 3 — applies to nfs-copy")

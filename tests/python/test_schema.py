@@ -77,7 +77,7 @@ vdevs = [{ type = "disk", device = "wd20efrx" }]
     [
         '[[workload]]\nkind = "random-read"\nrate = 1\nthreads = 1\n',
         '[[workload]]\nkind = "random-read"\n',
-        '[[workload]]\nkind = "nfs-copy"\nthreads = 1\n',
+        '[[workload]]\nkind = "trace"\nthreads = 1\n',
         '[[workload]]\nkind = "random-read"\nthreads = 1\nsize = "4K"\nsizes = [["4K", 1]]\n',
         '[[workload]]\nkind = "random-read"\nthreads = 1\narc_hit = 1.5\n',
         '[[workload]]\nkind = "random-read"\nthreads = 1\nstart = 5\n',

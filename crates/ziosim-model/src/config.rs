@@ -40,6 +40,20 @@ pub struct RunConfig {
     /// Wall-clock time of simulated t = 0, seconds since the Unix epoch (dates in output).
     #[serde(default = "default_epoch")]
     pub epoch_s: u64,
+    /// The dataset's `sync` property (`standard`, `always`, `disabled`).
+    #[serde(default = "default_sync")]
+    pub sync: String,
+    /// The dataset's `logbias` property (`latency`, `throughput`).
+    #[serde(default = "default_logbias")]
+    pub logbias: String,
+}
+
+fn default_sync() -> String {
+    "standard".into()
+}
+
+fn default_logbias() -> String {
+    "latency".into()
 }
 
 /// 2023-10-14 00:00:01 UTC: the date of the zfs-2.2 `zpool status` example in the spec.
@@ -102,6 +116,9 @@ pub struct PoolConfig {
     pub vdevs: Vec<VdevConfig>,
     #[serde(default)]
     pub cache: Vec<DiskConfig>,
+    /// Separate log devices (SLOG): each a disk or a mirror.
+    #[serde(default)]
+    pub log: Vec<VdevConfig>,
     /// What the pool holds and how aged it is (default: a fresh fill of recordsize records).
     #[serde(default)]
     pub layout: Option<LayoutConfig>,
@@ -154,6 +171,12 @@ pub enum WorkloadKind {
     RandomWrite,
     SeqRead,
     SeqWrite,
+    /// Each thread writes to its own file and makes every write durable (`fsync` after it,
+    /// or O_DSYNC) before the next.
+    FsyncWrite,
+    /// An NFSv3 client copying a tree of small files (`cp -r`): per file CREATE, WRITEs,
+    /// COMMIT at close, SETATTR, one RPC at a time per thread.
+    NfsCopy,
 }
 
 impl WorkloadKind {
@@ -163,6 +186,8 @@ impl WorkloadKind {
             WorkloadKind::RandomWrite => "random-write",
             WorkloadKind::SeqRead => "seq-read",
             WorkloadKind::SeqWrite => "seq-write",
+            WorkloadKind::FsyncWrite => "fsync-write",
+            WorkloadKind::NfsCopy => "nfs-copy",
         }
     }
     pub fn is_read(self) -> bool {
@@ -202,6 +227,37 @@ pub struct WorkloadConfig {
     pub start_ns: u64,
     #[serde(default)]
     pub stop_ns: Option<u64>,
+    /// fsync-write: open the file O_DSYNC (the write itself commits) instead of fsync.
+    #[serde(default)]
+    pub o_dsync: bool,
+    /// nfs-copy: files to copy (sizes drawn from `sizes`); 0 = until stop.
+    #[serde(default)]
+    pub files: u64,
+    /// nfs-copy: largest WRITE RPC, bytes (the mount's wsize).
+    #[serde(default = "default_wsize")]
+    pub wsize_bytes: u64,
+    /// nfs-copy: network round trip, ns.
+    #[serde(default = "default_rtt")]
+    pub rtt_ns: u64,
+    /// nfs-copy: network bandwidth, bytes per second.
+    #[serde(default = "default_net_rate")]
+    pub net_bytes_per_s: u64,
+}
+
+/// Linux NFSv3 against a 2009 Solaris server: 32 KiB transfers (`nfs3_max_transfer_size`
+/// was raised to 1 MiB only later); a scenario sets its own.
+fn default_wsize() -> u64 {
+    32 << 10
+}
+
+/// A switched gigabit LAN's round trip (~0.2 ms).
+fn default_rtt() -> u64 {
+    200_000
+}
+
+/// Gigabit Ethernet payload rate.
+fn default_net_rate() -> u64 {
+    117_000_000
 }
 
 fn default_arc_hit_ns() -> u64 {
@@ -259,6 +315,20 @@ impl RunConfig {
         for (j, d) in self.pool.cache.iter().enumerate() {
             self.check_disk(&format!("pool.cache[{j}]"), d)?;
         }
+        for (i, v) in self.pool.log.iter().enumerate() {
+            if !matches!(v.kind, VdevType::Disk | VdevType::Mirror) || v.disks.len() < v.kind.min_children() {
+                return Err(field_err(&format!("pool.log[{i}].type"), v.kind.label(), "allowed: disk or mirror (2+ disks)"));
+            }
+            for (j, d) in v.disks.iter().enumerate() {
+                self.check_disk(&format!("pool.log[{i}].disks[{j}]"), d)?;
+            }
+        }
+        if !["standard", "always", "disabled"].contains(&self.sync.as_str()) {
+            return Err(field_err("zfs.sync", &self.sync, "allowed: standard, always, disabled"));
+        }
+        if !["latency", "throughput"].contains(&self.logbias.as_str()) {
+            return Err(field_err("zfs.logbias", &self.logbias, "allowed: latency, throughput"));
+        }
         let disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
         let mut last = 0;
         for (i, a) in self.actions.iter().enumerate() {
@@ -302,6 +372,9 @@ impl RunConfig {
                 (Some(r), None) if r > 0.0 && r.is_finite() => {}
                 (None, Some(t)) if t > 0 => {}
                 _ => return Err(field_err(&f("rate"), format!("{:?}/{:?}", w.rate_per_s, w.threads), "allowed: exactly one of rate > 0 or threads > 0")),
+            }
+            if w.kind == WorkloadKind::NfsCopy && w.threads.is_none() {
+                return Err(field_err(&f("rate"), format!("{:?}", w.rate_per_s), "allowed for nfs-copy: threads (a client copies file after file)"));
             }
             for (k, v) in [("arc_hit", w.arc_hit_ratio), ("l2arc_hit", w.l2arc_hit_ratio)] {
                 if !(0.0..=1.0).contains(&v) {

@@ -20,12 +20,12 @@
 //!   columns, on a disk to the disk. Each leaf I/O enters its leaf's queue policy; the
 //!   policy is asked for work on every enqueue and completion, and what it issues waits
 //!   in the leaf's block-layer FIFO for a device tag (and the link's permission).
-//! * Writes are buffered as dirty data and acknowledged after a memory copy; a txg sync
-//!   writes the dirty records to fresh space at ASYNC_WRITE priority every
-//!   `zfs_txg_timeout` seconds or once dirty data passes the sync threshold; writers block
-//!   at `zfs_dirty_data_max`. The write throttle's delay curve, quiesce pipeline and the
-//!   ZIL are the sync-write issue's work; async-write concurrency already follows dirty
-//!   data through the queue policy (§2.5).
+//! * Writes are buffered as dirty data: `txg.rs` decides admission (`dmu_tx_assign`: the
+//!   2013+ delay curve or the pre-2013 per-txg write limit), when a txg syncs, and holds
+//!   the data-at-risk books. A sync writes the txg's dirty records to fresh space at
+//!   ASYNC_WRITE priority; dirty data falls as those writes land, so async-write
+//!   concurrency (§2.5, via the queue policy) and the throttle follow it. While a scan is
+//!   active (or requested) the engine syncs back to back.
 //! * Latency: leaf total = completion − enqueue; disk = completion − issue; queue = the
 //!   rest (`vdev_stat_update`, VD@zfs-2.2.0, spec §3). Workload latency = operation
 //!   completion − arrival.
@@ -40,9 +40,10 @@ use crate::layout::{FileClass, Layout, LayoutParams};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
 use crate::pool::{raidz_map, Column, MirrorPenalty, TopVdev, VdevType};
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
-use crate::release::Release;
 use crate::stats::{FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
+use crate::txg::TxgAction;
+use crate::zil::ZilAction;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use ziosim_engine::{stream_seed, Ctx, End, Limits, Model, Rng, Sim, NS_PER_S};
@@ -62,8 +63,14 @@ pub enum Ev {
     OpDone { op: u32 },
     /// Sample per-leaf counters (the report interval).
     Sample,
-    /// The txg timer fired.
+    /// The txg engine's timer fired.
     TxgTimer,
+    /// A throttled write retries `dmu_tx_assign` (after its delay or when unblocked).
+    TxRetry { op: u32 },
+    /// A ZIL timer (commit-waiter timeout) is due.
+    ZilTimer { token: u32 },
+    /// An NFS request reached the server.
+    NfsServer { op: u32 },
     /// The legacy scan's delay (`zfs_scrub_delay` ticks) elapsed.
     ScanResume,
     /// Scenario action number `idx` is due.
@@ -73,6 +80,10 @@ pub enum Ev {
 }
 
 const OWNER_TXG: u32 = u32::MAX - 1;
+/// Held on a pending-I/O counter while its writes are being submitted (see `begin_sync`).
+const SUBMIT_GUARD: u64 = 1 << 30;
+/// Owner bits of ZIL I/O (lwb, indirect and flush); the low bits index `zil_ios`.
+const OWNER_ZIL: u32 = 3 << 29;
 /// Owner bit of prefetch reads; the low bits index `pf_recs`.
 const OWNER_PF: u32 = 1 << 31;
 
@@ -206,6 +217,44 @@ pub(crate) struct LogicalOp {
     /// Dirty bytes this write adds once admitted (writes only).
     pub(crate) dirty: u64,
     pub(crate) live: bool,
+    /// Write: file and offset (the ZIL logs them); when its commit was asked for.
+    pub(crate) foid: u64,
+    pub(crate) offset: u64,
+    pub(crate) commit_ns: u64,
+    /// nfs-copy: which RPC this is.
+    pub(crate) rpc: NfsStep,
+}
+
+/// The RPCs an NFS client sends per file copied (`cp -r`): CREATE, WRITEs of up to wsize,
+/// COMMIT at close (close-to-open), SETATTR (mode/times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NfsStep {
+    Idle,
+    Create,
+    Write,
+    Commit,
+    Setattr,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct NfsThread {
+    foid: u64,
+    size: u64,
+    off: u64,
+    step: NfsStep,
+}
+
+/// An nfs-copy workload's client: files left, per-thread file state, the network.
+pub(crate) struct NfsClient {
+    files_left: u64,
+    files_done: u64,
+    next_foid: u64,
+    threads: Vec<NfsThread>,
+    busy_threads: u32,
+    finished_ns: Option<u64>,
+    wsize_bytes: u64,
+    rtt_ns: u64,
+    net_bytes_per_s: u64,
 }
 
 pub(crate) struct Workload {
@@ -243,6 +292,9 @@ pub(crate) struct Workload {
     pub(crate) inflight: u64,
     pub(crate) inflight_ns: u128,
     pub(crate) inflight_since_ns: u64,
+    /// fsync-write: O_DSYNC instead of an fsync after each write.
+    pub(crate) o_dsync: bool,
+    pub(crate) nfs: Option<NfsClient>,
 }
 
 /// The minimal txg writer (see module doc).
@@ -254,20 +306,31 @@ pub(crate) enum SyncPhase {
     Uberblock,
 }
 
+/// The simulator's side of the txg engine (`txg.rs`): the engine decides admission,
+/// throttle delays and when a sync starts; this struct carries out spa_sync's phases and
+/// mirrors the engine's numbers the queue policy and the scan read.
 pub(crate) struct Txg {
+    pub(crate) eng: crate::txg::Txg,
     pub(crate) phase: SyncPhase,
+    /// Mirrors of the engine (refreshed after every call): dirty data of all txgs, its max.
     pub(crate) dirty: u64,
     pub(crate) dirty_max: u64,
-    pub(crate) sync_threshold: u64,
-    pub(crate) timeout_ns: u64,
     pub(crate) syncing: bool,
+    /// The txg being synced.
+    pub(crate) sync_txg: u64,
     pub(crate) sync_pending_ios: u64,
+    /// Data-phase leaf writes issued and completed (dirty bytes fall in proportion).
+    pub(crate) sync_data_ios: u64,
+    pub(crate) sync_data_done: u64,
     pub(crate) sync_bytes: u64,
+    pub(crate) sync_reported_bytes: u64,
     pub(crate) last_sync_start_ns: u64,
-    pub(crate) blocked: VecDeque<u32>,
     pub(crate) write_cursor: Vec<u64>,
-    pub(crate) syncs: u64,
     pub(crate) sync_ns_hist: FineHist,
+    /// Writes the throttle delayed (`dmu_tx_delay`) or blocked (at dirty max / write limit).
+    pub(crate) delayed_writes: u64,
+    pub(crate) blocked_writes: u64,
+    pub(crate) throttle_ns_sum: u64,
 }
 
 pub struct Model_ {
@@ -313,6 +376,24 @@ pub struct Model_ {
     /// `zpool status` snapshots taken at each sample.
     pub(crate) status_snaps: Vec<serde_json::Value>,
     pub(crate) seed: u64,
+    /// The dataset's intent log and the separate log vdevs (leaf indexes per log vdev).
+    pub(crate) zil: crate::zil::Zil,
+    pub(crate) log_tops: Vec<Vec<u16>>,
+    pub(crate) zil_slog_rotor: usize,
+    pub(crate) zil_slog_cursor: Vec<u64>,
+    pub(crate) zil_pool_rotor: usize,
+    /// Per leaf: the ZIL wrote it since its last flush of it.
+    pub(crate) zil_flush_owed: Vec<bool>,
+    /// ZIL I/O in flight: (token, leaf I/Os outstanding), by slot.
+    pub(crate) zil_ios: Vec<(u32, u32)>,
+    pub(crate) zil_ios_free: Vec<u32>,
+    /// Commit latency: zil_commit call → waiter woken.
+    pub(crate) zil_commit_hist: FineHist,
+    /// Cache flushes completed and their latency (submit → done).
+    pub(crate) flushes: u64,
+    pub(crate) flush_hist: FineHist,
+    /// Data at risk as of the last sample or the stop.
+    pub(crate) risk: crate::txg::RiskStats,
 }
 
 /// The public model type.
@@ -417,6 +498,14 @@ impl Model_ {
         for d in &cfg.pool.cache {
             cache_leaves.push(add_leaf(&mut leaves, d, "cache")?);
         }
+        let mut log_tops = Vec::new();
+        for v in &cfg.pool.log {
+            let mut idxs = Vec::new();
+            for d in &v.disks {
+                idxs.push(add_leaf(&mut leaves, d, "log")?);
+            }
+            log_tops.push(idxs);
+        }
         for (li, name) in link_names.iter().enumerate() {
             links.push(Link::new(cfg.links[name].clone(), link_ports[li].len()));
         }
@@ -439,7 +528,7 @@ impl Model_ {
         let prefetch_on = tun.get(T::zfs_prefetch_disable) == 0;
         let zfetch_max = tun.get(T::zfetch_max_distance) as u64;
         let mut wls = Vec::new();
-        for w in &cfg.workloads {
+        for (i, w) in cfg.workloads.iter().enumerate() {
             let total: f64 = w.sizes.iter().map(|(_, wt)| wt).sum();
             let mut acc = 0.0;
             let sizes_cdf = w
@@ -490,12 +579,21 @@ impl Model_ {
                 inflight: 0,
                 inflight_ns: 0,
                 inflight_since_ns: 0,
+                o_dsync: w.o_dsync,
+                nfs: (w.kind == WorkloadKind::NfsCopy).then(|| NfsClient {
+                    files_left: if w.files == 0 { u64::MAX } else { w.files },
+                    files_done: 0,
+                    next_foid: (i as u64 + 1) << 40,
+                    threads: vec![NfsThread { foid: 0, size: 0, off: 0, step: NfsStep::Idle }; threads as usize],
+                    busy_threads: threads,
+                    finished_ns: None,
+                    wsize_bytes: w.wsize_bytes.max(512),
+                    rtt_ns: w.rtt_ns,
+                    net_bytes_per_s: w.net_bytes_per_s,
+                }),
             });
         }
-        let dirty_max = tun.try_get(T::zfs_dirty_data_max).unwrap_or(cfg.ram_bytes as i64 / 8) as u64;
-        // Sync threshold: zfs_dirty_data_sync 64 MiB (<= 0.7) or 20 % of dirty_max (0.8+).
-        let sync_threshold = if cfg.release >= Release::Zfs08 { dirty_max / 5 } else { 64 << 20 };
-        let timeout_ns = tun.get(T::zfs_txg_timeout) as u64 * NS_PER_S;
+        let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
         let write_cursor = top_alloc_bytes.clone();
         let mirror_pen = MirrorPenalty {
             rotating_inc: tun.get(T::zfs_vdev_mirror_rotating_inc),
@@ -505,6 +603,19 @@ impl Model_ {
             non_rotating_seek_inc: tun.get(T::zfs_vdev_mirror_non_rotating_seek_inc),
         };
         let replacing = tops.iter().map(|t| vec![None; t.leaves.len()]).collect();
+        let sync = match cfg.sync.as_str() {
+            "always" => crate::zil::SyncMode::Always,
+            "disabled" => crate::zil::SyncMode::Disabled,
+            _ => crate::zil::SyncMode::Standard,
+        };
+        let logbias = if cfg.logbias == "throughput" { crate::zil::Logbias::Throughput } else { crate::zil::Logbias::Latency };
+        let zil_disable = tun.try_get(T::zil_disable).unwrap_or(0) != 0;
+        let zil = crate::zil::Zil::new(
+            cfg.release,
+            &tun,
+            crate::zil::ZilConfig { slog: !log_tops.is_empty(), logbias, sync, zil_disable, recordsize_bytes: rs as u32 },
+        );
+        let nleaves = leaves.len();
         Ok(Model_ {
             tun,
             mirror_rng: Rng::stream(seed, "mirror"),
@@ -526,17 +637,21 @@ impl Model_ {
             txg: Txg {
                 phase: SyncPhase::Data,
                 dirty: 0,
-                dirty_max,
-                sync_threshold,
-                timeout_ns,
+                dirty_max: eng.dirty_max_bytes(),
+                eng,
                 syncing: false,
+                sync_txg: 0,
                 sync_pending_ios: 0,
+                sync_data_ios: 0,
+                sync_data_done: 0,
                 sync_bytes: 0,
+                sync_reported_bytes: 0,
                 last_sync_start_ns: 0,
-                blocked: VecDeque::new(),
                 write_cursor,
-                syncs: 0,
                 sync_ns_hist: FineHist::default(),
+                delayed_writes: 0,
+                blocked_writes: 0,
+                throttle_ns_sum: 0,
             },
             nblocks,
             blocks_per_run,
@@ -552,6 +667,18 @@ impl Model_ {
             scan_pending: None,
             status_snaps: Vec::new(),
             seed,
+            zil,
+            zil_slog_cursor: vec![0; log_tops.len()],
+            log_tops,
+            zil_slog_rotor: 0,
+            zil_pool_rotor: 0,
+            zil_flush_owed: vec![false; nleaves],
+            zil_ios: Vec::new(),
+            zil_ios_free: Vec::new(),
+            zil_commit_hist: FineHist::default(),
+            flushes: 0,
+            flush_hist: FineHist::default(),
+            risk: crate::txg::RiskStats::default(),
             cfg,
         })
     }
@@ -569,7 +696,9 @@ impl Model_ {
             }
         }
         ctx.schedule_at(self.cfg.report_interval_ns, Ev::Sample);
-        ctx.schedule_at(self.txg.timeout_ns, Ev::TxgTimer);
+        let mut out = Vec::new();
+        self.txg.eng.start(ctx.now(), &mut out);
+        self.txg_actions(out, ctx);
         ctx.schedule_at(self.cfg.stop_ns, Ev::Stop);
         for (i, a) in self.cfg.actions.iter().enumerate() {
             ctx.schedule_at(a.at_ns, Ev::Action { idx: i as u32 });
@@ -641,6 +770,7 @@ impl Model_ {
             resilvering: false,
             detached: false,
         });
+        self.zil_flush_owed.push(false);
         (self.leaves.len() - 1) as u16
     }
 
@@ -657,6 +787,10 @@ impl Model_ {
     }
 
     fn start_op(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
+        if self.wls[wl].nfs.is_some() {
+            self.nfs_start(wl, thread, ctx);
+            return;
+        }
         let now = ctx.now();
         let rs = self.recordsize;
         let w = &mut self.wls[wl];
@@ -678,19 +812,15 @@ impl Model_ {
         w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
         w.inflight_since_ns = now;
         w.inflight += 1;
-        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true };
+        // A writer thread of an fsync workload writes its own file.
+        let foid = ((wl as u64) << 32 | thread as u64) + 1;
+        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off, commit_ns: 0, rpc: NfsStep::Idle };
         if !is_read {
             let first = off / rs;
             let last = (off + size - 1) / rs;
             let dirty = (last - first + 1) * rs;
             let id = self.alloc_op(LogicalOp { dirty, ..op });
-            if self.txg.dirty + dirty > self.txg.dirty_max && self.txg.dirty > 0 {
-                // dmu_tx_assign waits for dirty data to drop below zfs_dirty_data_max.
-                self.txg.blocked.push_back(id);
-                self.maybe_sync(ctx);
-            } else {
-                self.admit_write(id, ctx);
-            }
+            self.assign_write(id, false, ctx);
             return;
         }
         let arc_hit = w.rng.chance(w.arc_hit);
@@ -728,12 +858,260 @@ impl Model_ {
         }
     }
 
-    fn admit_write(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+    /// The next RPC of an nfs-copy thread: sent now, at the server after half a round trip
+    /// plus its bytes on the wire.
+    fn nfs_start(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let w = &mut self.wls[wl];
+        let u = w.rng.f64();
+        let n = w.nfs.as_mut().unwrap();
+        let t = &mut n.threads[thread as usize];
+        if t.step == NfsStep::Idle {
+            if n.files_left == 0 {
+                n.busy_threads -= 1;
+                if n.busy_threads == 0 {
+                    n.finished_ns = Some(now);
+                }
+                return;
+            }
+            n.files_left -= 1;
+            let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0;
+            *t = NfsThread { foid: n.next_foid, size, off: 0, step: NfsStep::Create };
+            n.next_foid += 1;
+        }
+        let (step, off) = (t.step, t.off);
+        let bytes = if step == NfsStep::Write { n.wsize_bytes.min(t.size - t.off) } else { 0 };
+        t.step = match step {
+            NfsStep::Create if t.size > 0 => NfsStep::Write,
+            NfsStep::Create => NfsStep::Commit,
+            NfsStep::Write => {
+                t.off += bytes;
+                if t.off >= t.size {
+                    NfsStep::Commit
+                } else {
+                    NfsStep::Write
+                }
+            }
+            NfsStep::Commit => NfsStep::Setattr,
+            NfsStep::Setattr | NfsStep::Idle => {
+                n.files_done += 1;
+                NfsStep::Idle
+            }
+        };
+        let foid = t.foid;
+        let wire_ns = n.rtt_ns / 2 + (bytes as u128 * NS_PER_S as u128 / n.net_bytes_per_s.max(1) as u128) as u64;
+        w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+        w.inflight_since_ns = now;
+        w.inflight += 1;
+        let op = LogicalOp {
+            wl: wl as u16, thread, start_ns: now, pending: 0, bytes, dirty: bytes.next_multiple_of(4096),
+            live: true, foid, offset: off, commit_ns: 0, rpc: step,
+        };
+        let id = self.alloc_op(op);
+        ctx.schedule_in(wire_ns.max(1), Ev::NfsServer { op: id });
+    }
+
+    /// The server handles an RPC: a WRITE is an unstable (async) write; CREATE and SETATTR
+    /// are logged metadata the server makes stable before replying, as COMMIT does.
+    fn nfs_server(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
         let op = &self.ops[id as usize];
-        self.txg.dirty += op.dirty;
-        let t = self.wls[op.wl as usize].arc_hit_ns;
-        ctx.schedule_in(t, Ev::OpDone { op: id });
-        self.maybe_sync(ctx);
+        let (rpc, foid) = (op.rpc, op.foid);
+        if rpc == NfsStep::Write {
+            self.assign_write(id, false, ctx);
+            return;
+        }
+        if rpc != NfsStep::Commit {
+            // TX_CREATE / TX_SETATTR records (lr_create_t + name, lr_setattr_t).
+            self.zil.log_meta(self.txg.eng.open_txg(), foid, if rpc == NfsStep::Create { 200 } else { 184 });
+        }
+        let mut out = Vec::new();
+        self.ops[id as usize].commit_ns = now;
+        self.zil.commit(now, foid, id, &mut out);
+        self.zil_actions(out, ctx);
+    }
+
+    /// From the server's (or the memory copy's) completion to the caller seeing it: the
+    /// memory copy, plus half a round trip for an NFS reply.
+    fn ack_ns(&self, wl: usize) -> u64 {
+        let w = &self.wls[wl];
+        w.arc_hit_ns + w.nfs.as_ref().map_or(0, |n| n.rtt_ns / 2)
+    }
+
+    /// `dmu_tx_assign` of write op `id` (`delayed`: the retry after a throttle sleep).
+    fn assign_write(&mut self, id: u32, delayed: bool, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let op = &self.ops[id as usize];
+        let (dirty, start_ns) = (op.dirty, op.start_ns);
+        let mut out = Vec::new();
+        let d = self.txg.eng.assign(now, id, dirty, start_ns, delayed, &mut out);
+        match d {
+            crate::txg::TxDecision::Admit { txg } => {
+                if delayed {
+                    self.txg.throttle_ns_sum += now - start_ns;
+                }
+                self.admit_write(id, txg, ctx);
+            }
+            crate::txg::TxDecision::DelayUntil(t) => {
+                self.txg.delayed_writes += 1;
+                ctx.schedule_at(t, Ev::TxRetry { op: id });
+            }
+            crate::txg::TxDecision::Wait => self.txg.blocked_writes += 1,
+        }
+        self.txg_actions(out, ctx);
+    }
+
+    /// The write is dirty data of `txg`; the ZIL logs it (`zfs_log_write`). A plain write
+    /// is acknowledged after the memory copy; an fsync-write (O_DSYNC, `sync=always`, or
+    /// the fsync that follows it) once its commit wakes it.
+    fn admit_write(&mut self, id: u32, txg: u64, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let op = &self.ops[id as usize];
+        let w = &self.wls[op.wl as usize];
+        let (foid, off, len, fsync, o_dsync) = (op.foid, op.offset, op.bytes, w.kind == WorkloadKind::FsyncWrite, w.o_dsync);
+        let mut out = Vec::new();
+        let need = self.zil.write(txg, foid, off, len as u32, fsync && o_dsync, &mut out);
+        self.txg.eng.log_written(txg, len);
+        if need || fsync {
+            // zil_commit(foid) for O_DSYNC/sync=always, or the fsync(2) after the write.
+            self.ops[id as usize].commit_ns = now;
+            self.zil.commit(now, foid, id, &mut out);
+        } else {
+            let t = self.ack_ns(self.ops[id as usize].wl as usize);
+            ctx.schedule_in(t, Ev::OpDone { op: id });
+        }
+        self.zil_actions(out, ctx);
+    }
+
+    /// Carry out what the ZIL asked for (see docs/sync-writes.md).
+    fn zil_actions(&mut self, out: Vec<ZilAction>, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        for a in out {
+            match a {
+                ZilAction::LwbWrite { token, bytes, on_slog, class } => {
+                    if on_slog && !self.log_tops.is_empty() {
+                        self.zil_slog_write(token, bytes, class, ctx);
+                    } else {
+                        self.zil_pool_write(token, bytes, class, ctx);
+                    }
+                }
+                ZilAction::IndirectWrite { token, bytes } => self.zil_pool_write(token, bytes, IoClass::SyncWrite, ctx),
+                ZilAction::Flush { token, slog, pool } => self.zil_flush(token, slog, pool, ctx),
+                ZilAction::Timer { token, at_ns } => ctx.schedule_at(at_ns.max(now), Ev::ZilTimer { token }),
+                ZilAction::Wake { waiter } => {
+                    let op = &self.ops[waiter as usize];
+                    self.zil_commit_hist.add((now - op.commit_ns).max(1));
+                    let t = self.ack_ns(op.wl as usize);
+                    ctx.schedule_in(t, Ev::OpDone { op: waiter });
+                }
+                ZilAction::AtRisk { txg, bytes } => self.txg.eng.add_at_risk(now, txg, bytes),
+            }
+        }
+    }
+
+    fn zil_slot(&mut self, token: u32, pending: u32) -> u32 {
+        let e = (token, pending);
+        match self.zil_ios_free.pop() {
+            Some(i) => {
+                self.zil_ios[i as usize] = e;
+                i
+            }
+            None => {
+                self.zil_ios.push(e);
+                (self.zil_ios.len() - 1) as u32
+            }
+        }
+    }
+
+    /// An lwb on the separate log: the log vdevs take turns; a mirror writes every child.
+    fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
+        let t = self.zil_slog_rotor % self.log_tops.len();
+        self.zil_slog_rotor += 1;
+        let leaves = self.log_tops[t].clone();
+        let cap = leaves.iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap();
+        let mut off = self.zil_slog_cursor[t];
+        if off + bytes as u64 > cap {
+            off = 0;
+        }
+        self.zil_slog_cursor[t] = off + (bytes as u64).next_multiple_of(4096);
+        let slot = self.zil_slot(token, leaves.len() as u32);
+        for l in leaves {
+            self.zil_flush_owed[l as usize] = true;
+            self.submit_leaf(l, Op::Write, class, 0, off, bytes, OWNER_ZIL | slot, ctx);
+        }
+    }
+
+    /// An lwb in the main pool or a `dmu_sync` block: allocated from free space like txg
+    /// data (successive top-level vdevs), at `class`.
+    fn zil_pool_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
+        let t = self.zil_pool_rotor % self.tops.len();
+        self.zil_pool_rotor += 1;
+        let psize = (bytes as u64).next_multiple_of(1 << self.tops[t].ashift);
+        let asize = self.tops[t].asize(psize);
+        let lo = self.top_alloc_bytes[t];
+        let mut off = self.txg.write_cursor[t];
+        if off + asize > self.tops[t].size_bytes || off < lo {
+            off = lo;
+        }
+        self.txg.write_cursor[t] = off + asize;
+        // Guarded like `begin_sync`: dropped skip-sector writes complete inside write_block.
+        let slot = self.zil_slot(token, SUBMIT_GUARD as u32);
+        let n = self.write_block(t, off, psize, class, OWNER_ZIL | slot, ctx);
+        for &l in &self.tops[t].leaves {
+            self.zil_flush_owed[l as usize] = true;
+        }
+        let e = &mut self.zil_ios[slot as usize];
+        e.1 = e.1 + n as u32 + 1 - SUBMIT_GUARD as u32;
+        self.zil_io_done(slot, ctx);
+    }
+
+    /// `zil_flush_vdevs`: a cache flush to every leaf the ZIL wrote since its last flush
+    /// of that kind. ZFS flushes bypass the vdev queue: straight to the block-layer FIFO.
+    fn zil_flush(&mut self, token: u32, slog: bool, pool: bool, ctx: &mut Ctx<Ev>) {
+        let slot = self.zil_slot(token, 0);
+        let mut targets = Vec::new();
+        for l in 0..self.leaves.len() {
+            let is_log = self.leaves[l].vdev_name == "log";
+            if self.zil_flush_owed[l] && ((is_log && slog) || (!is_log && pool)) && !self.leaves[l].failed {
+                self.zil_flush_owed[l] = false;
+                targets.push(l as u16);
+            }
+        }
+        self.zil_ios[slot as usize].1 = targets.len() as u32 + 1;
+        for l in targets {
+            self.submit_flush(l, OWNER_ZIL | slot, ctx);
+        }
+        self.zil_io_done(slot, ctx);
+    }
+
+    /// A flush command into leaf `leaf`'s block-layer FIFO (bypassing the queue policy).
+    fn submit_flush(&mut self, leaf: u16, owner: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let mut io = LeafIo::new(leaf, Op::Flush, IoClass::SyncWrite, 0, 0);
+        io.owner = owner;
+        io.enqueue_ns = now;
+        io.issue_ns = now;
+        let id = self.ios.alloc(io);
+        let iss = Issue { head: id, offset: 0, size: 0, op: Op::Flush, class: IoClass::SyncWrite, members: 1 };
+        if self.issues.len() <= id as usize {
+            self.issues.resize(id as usize + 1 + 64, iss);
+        }
+        self.issues[id as usize] = iss;
+        self.leaves[leaf as usize].blk.push_back(id);
+        self.drain_blk(leaf, ctx);
+    }
+
+    fn zil_io_done(&mut self, slot: u32, ctx: &mut Ctx<Ev>) {
+        let e = &mut self.zil_ios[slot as usize];
+        e.1 -= 1;
+        if e.1 > 0 {
+            return;
+        }
+        let token = e.0;
+        self.zil_ios_free.push(slot);
+        let mut out = Vec::new();
+        self.zil.on_io_done(ctx.now(), token, &mut out);
+        self.zil_actions(out, ctx);
     }
 
     /// Every record an operation needs is in memory: the copy to the caller's buffer
@@ -905,14 +1283,13 @@ impl Model_ {
         }
     }
 
-    fn write_block(&mut self, t: usize, voff: u64, class: IoClass, ctx: &mut Ctx<Ev>) -> u64 {
-        let rs = self.recordsize;
+    fn write_block(&mut self, t: usize, voff: u64, rs: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) -> u64 {
         let mut n = 0;
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
                 for c in 0..self.tops[t].leaves.len() {
                     for leaf in self.child_write_leaves(t, c).into_iter().flatten() {
-                        self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, OWNER_TXG, ctx);
+                        self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, owner, ctx);
                         n += 1;
                     }
                 }
@@ -923,7 +1300,7 @@ impl Model_ {
                 for c in cols.iter().filter(|c| c.size > 0) {
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
                     for leaf in self.child_write_leaves(t, c.child as usize).into_iter().flatten() {
-                        self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, OWNER_TXG, ctx);
+                        self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
                     }
                 }
@@ -955,27 +1332,55 @@ impl Model_ {
 
     // ---------------------------------------------------------------- txg
 
-    fn maybe_sync(&mut self, ctx: &mut Ctx<Ev>) {
-        if !self.txg.syncing && (self.txg.dirty >= self.txg.sync_threshold || !self.txg.blocked.is_empty()) && self.txg.dirty > 0 {
-            self.start_sync(ctx);
+    /// Carry out what the txg engine asked for (in order; nested calls use their own buffer).
+    pub(crate) fn txg_actions(&mut self, out: Vec<TxgAction>, ctx: &mut Ctx<Ev>) {
+        self.txg_mirror();
+        for a in out {
+            match a {
+                TxgAction::StartSync { txg, dirty_bytes } => self.begin_sync(txg, dirty_bytes, ctx),
+                TxgAction::Timer { at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxgTimer),
+                TxgAction::Resume { tx_id, at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxRetry { op: tx_id }),
+                TxgAction::Synced { txg } => self.zil.on_txg_synced(txg),
+                TxgAction::WaitDone { .. } => {}
+            }
         }
+        self.txg_mirror();
+    }
+
+    fn txg_mirror(&mut self) {
+        self.txg.dirty = self.txg.eng.dirty_bytes();
+    }
+
+    /// Tell the engine whether a scan wants back-to-back syncs (a requested scan starts at
+    /// the next txg boundary, so a pending request counts too), and act on its answer.
+    /// The scan code calls this when it needs a txg boundary.
+    pub(crate) fn start_sync(&mut self, ctx: &mut Ctx<Ev>) {
+        let active = self.scan_pending.is_some() || self.scan_active();
+        let mut out = Vec::new();
+        self.txg.eng.set_scan_active(ctx.now(), active, &mut out);
+        self.txg_actions(out, ctx);
     }
 
     /// spa_sync of one txg: write the dirty data (dsl_pool_sync, waited for), then the
     /// scan's share of the txg (dsl_scan_sync) when a scan is active, then the uberblock
     /// (one small SYNC_WRITE per leaf, `vdev_uberblock_sync`). While a scan is active the
-    /// next txg starts as soon as this one ends (§4.1: the sync thread does not wait).
-    pub(crate) fn start_sync(&mut self, ctx: &mut Ctx<Ev>) {
+    /// engine starts the next txg as soon as this one ends (§4.1: the sync thread does not wait).
+    fn begin_sync(&mut self, txg: u64, bytes: u64, ctx: &mut Ctx<Ev>) {
         let rs = self.recordsize;
-        let bytes = self.txg.dirty;
         self.txg.syncing = true;
+        self.txg.sync_txg = txg;
         self.txg.phase = SyncPhase::Data;
         self.txg.sync_bytes = bytes;
+        self.txg.sync_reported_bytes = 0;
+        self.txg.sync_data_done = 0;
         self.txg.last_sync_start_ns = ctx.now();
-        self.txg.syncs += 1;
         let nrec = bytes.div_ceil(rs);
         let ntops = self.tops.len();
         let mut pending = 0;
+        // Raidz skip-sector writes the policy drops complete inside `write_block`, before
+        // their count is known: hold the counters up until every write is submitted.
+        self.txg.sync_pending_ios += SUBMIT_GUARD;
+        self.txg.sync_data_ios = u64::MAX;
         for k in 0..nrec {
             let t = ((k / self.blocks_per_run) % ntops as u64) as usize;
             let asize = self.tops[t].asize(rs);
@@ -987,10 +1392,24 @@ impl Model_ {
                 off = lo;
             }
             self.txg.write_cursor[t] = off + asize;
-            pending += self.write_block(t, off, IoClass::AsyncWrite, ctx);
+            pending += self.write_block(t, off, rs, IoClass::AsyncWrite, OWNER_TXG, ctx);
         }
-        self.txg.sync_pending_ios += pending;
+        self.txg.sync_data_ios = pending;
+        self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
         self.sync_advance(ctx);
+    }
+
+    /// A data-phase write of the syncing txg landed: dirty data falls in proportion
+    /// (`dsl_pool_undirty_space`), which may release throttled writers.
+    fn sync_data_progress(&mut self, ctx: &mut Ctx<Ev>) {
+        let t = &mut self.txg;
+        t.sync_data_done += 1;
+        let landed = (t.sync_bytes as u128 * t.sync_data_done as u128 / t.sync_data_ios.max(1) as u128) as u64;
+        let delta = landed - t.sync_reported_bytes;
+        t.sync_reported_bytes = landed;
+        let mut out = Vec::new();
+        self.txg.eng.on_sync_progress(ctx.now(), delta, &mut out);
+        self.txg_actions(out, ctx);
     }
 
     /// Move the sync thread on once what it waits for is done.
@@ -1033,23 +1452,17 @@ impl Model_ {
     }
 
     fn end_sync(&mut self, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
         self.txg.syncing = false;
-        self.txg.dirty -= self.txg.sync_bytes.min(self.txg.dirty);
-        self.txg.sync_ns_hist.add(ctx.now() - self.txg.last_sync_start_ns);
-        while let Some(&id) = self.txg.blocked.front() {
-            let d = self.ops[id as usize].dirty;
-            if self.txg.dirty + d > self.txg.dirty_max && self.txg.dirty > 0 {
-                break;
-            }
-            self.txg.blocked.pop_front();
-            self.admit_write(id, ctx);
-        }
+        self.txg.sync_ns_hist.add(now - self.txg.last_sync_start_ns);
         self.scan_txg_end(ctx);
-        if self.scan_active() {
-            self.start_sync(ctx);
-        } else {
-            self.maybe_sync(ctx);
-        }
+        let mut out = Vec::new();
+        let active = self.scan_pending.is_some() || self.scan_active();
+        // Before the engine's own poll in on_sync_done decides on the next sync.
+        self.txg.eng.set_scan_active(now, active, &mut out);
+        debug_assert!(out.is_empty(), "the engine started a sync while one is running");
+        self.txg.eng.on_sync_done(now, self.txg.sync_txg, &mut out);
+        self.txg_actions(out, ctx);
     }
 
     // ---------------------------------------------------------------- leaves
@@ -1188,6 +1601,15 @@ impl Model_ {
         let now = ctx.now();
         let li = leaf as usize;
         let iss = self.issues[head as usize];
+        if iss.op == Op::Flush {
+            // A flush never entered the queue policy (see `submit_flush`).
+            let io = *self.ios.get(head);
+            self.ios.free(head);
+            self.flushes += 1;
+            self.flush_hist.add((now - io.enqueue_ns).max(1));
+            self.resolve_owner(io.owner, ctx);
+            return;
+        }
         self.leaves[li].policy.complete(&iss, &self.ios, now);
         self.leaves[li].active -= 1;
         self.leaf_ios_done += 1;
@@ -1244,7 +1666,12 @@ impl Model_ {
         if owner == NO_IO {
         } else if owner == OWNER_TXG {
             self.txg.sync_pending_ios -= 1;
+            if self.txg.phase == SyncPhase::Data {
+                self.sync_data_progress(ctx);
+            }
             self.sync_advance(ctx);
+        } else if owner >> 29 == OWNER_ZIL >> 29 {
+            self.zil_io_done(owner & !OWNER_ZIL, ctx);
         } else if owner & OWNER_PF != 0 {
             self.prefetch_done(owner & !OWNER_PF, ctx);
         } else if owner & crate::scan::OWNER_SCAN != 0 {
@@ -1260,6 +1687,7 @@ impl Model_ {
 
     fn sample(&mut self, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
+        self.risk = self.txg.eng.risk(now);
         self.sample_t.push(now);
         for l in &mut self.leaves {
             Self::account_outstanding(l, now);
@@ -1376,6 +1804,9 @@ impl Model_ {
                     "prefetch_hits": w.pf.as_ref().map_or(0, |p| p.hits),
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
                     "ops_per_s": w.ops as f64 / secs, "bytes_per_s": w.bytes as f64 / secs,
+                    "files_done": w.nfs.as_ref().map(|n| n.files_done),
+                    "finished_ns": w.nfs.as_ref().map(|n| n.finished_ns.unwrap_or(sim_time_ns)),
+                    "finished": w.nfs.as_ref().map(|n| n.finished_ns.is_some()),
                     "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),
                 })
             })
@@ -1419,10 +1850,39 @@ impl Model_ {
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
                      "vdevs": vdevs, "cache": self.cache_leaves},
             "leaves": leaves, "classes": pool_classes, "workloads": wls,
-            "txg": {"syncs": self.txg.syncs, "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max},
+            "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max,
+                    "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
+                    "throttle_ns_sum": self.txg.throttle_ns_sum},
+            "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
                        "leaves": series_leaves, "workloads": series_wls},
         })
+    }
+
+    /// ZIL activity, cache flushes and data at risk (`spec` §4.3, §6).
+    fn zil_results(&self) -> Value {
+        let z = self.zil.stats();
+        let r = &self.risk;
+        let secs = (self.risk_time_ns().max(1)) as f64;
+        json!({
+            "commits": z.commits, "lwb_writes": z.lwb_writes, "lwb_bytes": z.lwb_bytes,
+            "indirect_writes": z.indirect_writes, "indirect_bytes": z.indirect_bytes,
+            "flush_requests": z.flushes, "batches": z.batches, "disabled": self.zil.is_disabled(),
+            "slog": !self.log_tops.is_empty(),
+            "commit_latency_ns": serde_json::to_value(self.zil_commit_hist.pcts()).unwrap(),
+            "leaf_flushes": self.flushes,
+            "flush_latency_ns": serde_json::to_value(self.flush_hist.pcts()).unwrap(),
+            "at_risk": {
+                "bytes_max": r.at_risk_bytes_max, "bytes_mean": r.at_risk_byte_ns as f64 / secs,
+                "window_ns_max": r.at_risk_window_ns_max,
+                "unsynced_bytes_max": r.unsynced_bytes_max, "unsynced_bytes_mean": r.unsynced_byte_ns as f64 / secs,
+            },
+        })
+    }
+
+    /// The time up to which `self.risk` was integrated (the last sample or the stop).
+    fn risk_time_ns(&self) -> u64 {
+        self.sample_t.last().copied().unwrap_or(0)
     }
 
     fn leaf_series(&self, l: &Leaf) -> Value {
@@ -1486,10 +1946,16 @@ impl Model for Model_ {
             Ev::OpDone { op } => self.finish_op(op, ctx),
             Ev::Sample => self.sample(ctx),
             Ev::TxgTimer => {
-                if !self.txg.syncing && self.txg.dirty > 0 {
-                    self.start_sync(ctx);
-                }
-                ctx.schedule_in(self.txg.timeout_ns, Ev::TxgTimer);
+                let mut out = Vec::new();
+                self.txg.eng.on_timer(ctx.now(), &mut out);
+                self.txg_actions(out, ctx);
+            }
+            Ev::TxRetry { op } => self.assign_write(op, true, ctx),
+            Ev::NfsServer { op } => self.nfs_server(op, ctx),
+            Ev::ZilTimer { token } => {
+                let mut out = Vec::new();
+                self.zil.on_timer(ctx.now(), token, &mut out);
+                self.zil_actions(out, ctx);
             }
             Ev::ScanResume => self.scan_resume(ctx),
             Ev::Action { idx } => self.do_action(idx as usize, ctx),
@@ -1517,6 +1983,9 @@ impl Model for Model_ {
             Ev::Stop => 8 << 56,
             Ev::ScanResume => 9 << 56,
             Ev::Action { idx } => 10 << 56 | idx as u64,
+            Ev::TxRetry { op } => 11 << 56 | op as u64,
+            Ev::ZilTimer { token } => 12 << 56 | token as u64,
+            Ev::NfsServer { op } => 13 << 56 | op as u64,
         }
     }
 }

@@ -30,14 +30,14 @@ fn derive(seed: u64) -> Value {
         let disks: Vec<Value> = (0..n).map(|_| { k += 1; json!({"name": format!("d{k}"), "device": "d"}) }).collect();
         vdevs.push(json!({"type": kind, "disks": disks}));
     }
-    let kinds = ["random-read", "random-write", "seq-read", "seq-write"];
+    let kinds = ["random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy"];
     let nw = 1 + r.below(3);
     let mut wls = vec![];
     for i in 0..nw {
         let size = 512u64 << r.below(12);
         let mut w = json!({"name": format!("w{i}"), "kind": *pick(&mut r, &kinds), "sizes": [[size, 1.0]],
                            "arc_hit_ratio": r.f64() * 0.5});
-        if r.chance(0.5) {
+        if r.chance(0.5) || w["kind"] == "nfs-copy" {
             w["threads"] = json!(1 + r.below(16));
         } else {
             w["rate_per_s"] = json!(10.0 + r.f64() * 300.0);
@@ -54,6 +54,12 @@ fn derive(seed: u64) -> Value {
     if r.chance(0.5) {
         let files: Vec<Value> = (0..1 + r.below(3)).map(|_| json!([512u64 << r.below(22), 0.1 + r.f64()])).collect();
         cfg["pool"]["layout"] = json!({"fragmentation": r.f64(), "files": files, "compression_ratio": 1.0 + 2.0 * r.f64()});
+    }
+    cfg["sync"] = json!(*pick(&mut r, &["standard", "standard", "always", "disabled"]));
+    if r.chance(0.3) {
+        let slog = *pick(&mut r, &["intel-s3700", "samsung-850pro"]);
+        cfg["devices"]["slog"] = serde_json::to_value(presets::get(slog).unwrap()).unwrap();
+        cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "log0", "device": "slog"}]}]);
     }
     cfg
 }

@@ -102,6 +102,36 @@ def _leaves(results: dict) -> dict:
     return out
 
 
+def _txg(results: dict) -> dict:
+    t = results.get("txg") or {}
+    return {
+        "syncs": t.get("syncs", 0),
+        "sync_ns": _stats(t.get("sync_ns")),
+        "dirty_max_bytes": t.get("dirty_max_bytes", 0),
+        "delayed_writes": t.get("delayed_writes", 0),
+        "blocked_writes": t.get("blocked_writes", 0),
+    }
+
+
+def _zil(results: dict) -> dict:
+    z = results.get("zil") or {}
+    risk = z.get("at_risk") or {}
+    return {
+        "commits": z.get("commits", 0),
+        "lwb_writes": z.get("lwb_writes", 0),
+        "lwb_bytes": z.get("lwb_bytes", 0),
+        "indirect_writes": z.get("indirect_writes", 0),
+        "leaf_flushes": z.get("leaf_flushes", 0),
+        "slog": bool(z.get("slog", False)),
+        "disabled": bool(z.get("disabled", False)),
+        "commit_latency_ns": _stats(z.get("commit_latency_ns")),
+        "flush_latency_ns": _stats(z.get("flush_latency_ns")),
+        "at_risk_bytes_max": risk.get("bytes_max", 0),
+        "at_risk_bytes_mean": float(risk.get("bytes_mean", 0.0)),
+        "at_risk_window_ns_max": risk.get("window_ns_max", 0),
+    }
+
+
 def build_summary(results: dict, meta: dict) -> dict:
     """The ``summary.json`` document (a plain dict; see :func:`summary_json`)."""
     pool = results.get("pool", {})
@@ -126,6 +156,8 @@ def build_summary(results: dict, meta: dict) -> dict:
         "workloads": _workloads(results),
         "classes": {name: _class_summary(c) for name, c in results.get("classes", {}).items()},
         "leaves": _leaves(results),
+        "txg": _txg(results),
+        "zil": _zil(results),
     }
 
 
@@ -181,4 +213,16 @@ def summary_text(results: dict, meta: dict) -> str:
         lines.append(_lat_line("total_wait", c["total_wait_ns"]))
         lines.append(_lat_line("disk_wait", c["disk_wait_ns"]))
         lines.append(_lat_line("queue_wait", c["queue_wait_ns"]))
+    z = summary["zil"]
+    if z["commits"] or z["at_risk_bytes_max"]:
+        t = summary["txg"]
+        lines.append(f"txg: syncs={t['syncs']}, delayed_writes={t['delayed_writes']}, blocked_writes={t['blocked_writes']}")
+        lines.append(_lat_line("sync", t["sync_ns"]))
+        lines.append(
+            f"zil: commits={z['commits']}, lwb_writes={z['lwb_writes']}, flushes={z['leaf_flushes']}, "
+            f"slog={'yes' if z['slog'] else 'no'}")
+        lines.append(_lat_line("commit", z["commit_latency_ns"]))
+        lines.append(
+            f"at risk: max={zfs_nicebytes(z['at_risk_bytes_max'])}, mean={zfs_nicebytes(int(z['at_risk_bytes_mean']))}, "
+            f"window max={human_ns(z['at_risk_window_ns_max'])}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,145 @@
+//! Sync writes through the whole model: txg engine, ZIL, cache flushes (issue "Sync writes").
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use ziosim_model::device::presets;
+
+fn preset(name: &str) -> Value {
+    serde_json::to_value(presets::get(name).unwrap()).unwrap()
+}
+
+/// One 7200 rpm disk, a 4 KiB fsync loop with `threads` writers.
+fn fsync_loop(release: &str, threads: u32, stop_s: u64) -> Value {
+    let mut cfg = config(
+        release,
+        preset("hdd-7200-sata-2014"),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "db", "kind": "fsync-write", "sizes": [[4096, 1.0]], "threads": threads}]),
+        stop_s,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg
+}
+
+fn wl(res: &Value) -> &Value {
+    &res["workloads"][0]
+}
+
+#[test]
+fn single_thread_fsync_loop_is_one_write_and_one_flush_per_commit() {
+    let res = run(&fsync_loop("zfs-2.2", 1, 20));
+    let ops_per_s = wl(&res)["ops_per_s"].as_f64().unwrap();
+    let z = &res["zil"];
+    let commits = z["commits"].as_u64().unwrap();
+    let lwbs = z["lwb_writes"].as_u64().unwrap();
+    let flushes = z["leaf_flushes"].as_u64().unwrap();
+    eprintln!("1 thread: {ops_per_s:.1} ops/s, commits {commits}, lwbs {lwbs}, flushes {flushes}; zil {z}");
+    // Bounded by one write plus one flush per commit on a 7200 rpm disk: tens to low hundreds.
+    assert!((20.0..=300.0).contains(&ops_per_s), "{ops_per_s} ops/s");
+    // One lwb write and one flush per commit (within the run's edges).
+    let c = commits as f64;
+    assert!((lwbs as f64 - c).abs() <= 0.05 * c + 2.0, "lwbs {lwbs} vs commits {commits}");
+    assert!((flushes as f64 - c).abs() <= 0.05 * c + 2.0, "flushes {flushes} vs commits {commits}");
+    assert_eq!(z["at_risk"]["bytes_max"].as_u64().unwrap(), 0);
+}
+
+#[test]
+fn sixteen_threads_group_commit() {
+    let one = run(&fsync_loop("zfs-2.2", 1, 20));
+    let many = run(&fsync_loop("zfs-2.2", 16, 20));
+    let r1 = wl(&one)["ops_per_s"].as_f64().unwrap();
+    let r16 = wl(&many)["ops_per_s"].as_f64().unwrap();
+    let z = &many["zil"];
+    let commits = z["commits"].as_u64().unwrap() as f64;
+    let flushes = z["leaf_flushes"].as_u64().unwrap() as f64;
+    eprintln!("16 threads: {r16:.1} ops/s vs {r1:.1}; commits {commits}, flushes {flushes}");
+    // Many commits share one lwb write and one flush.
+    assert!(r16 > 3.0 * r1, "16 threads {r16} vs 1 thread {r1}");
+    assert!(flushes < commits / 3.0, "flushes {flushes} commits {commits}");
+}
+
+#[test]
+fn sync_disabled_puts_acknowledged_bytes_at_risk() {
+    let mut cfg = fsync_loop("zfs-2.2", 1, 20);
+    cfg["sync"] = json!("disabled");
+    // 100 writes/s: the txg timeout, not dirty data, decides when a txg syncs.
+    cfg["workloads"][0]["think_ns"] = json!(10_000_000u64);
+    let res = run(&cfg);
+    let z = &res["zil"];
+    assert_eq!(z["lwb_writes"].as_u64().unwrap(), 0);
+    assert!(z["at_risk"]["bytes_max"].as_u64().unwrap() > 0, "{z}");
+    // At most zfs_txg_timeout (5 s) plus one sync of exposure.
+    let w = z["at_risk"]["window_ns_max"].as_u64().unwrap();
+    assert!(w > 1_000_000_000 && w < 8_000_000_000, "{w}");
+    assert!(z["at_risk"]["bytes_mean"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn plp_slog_makes_commits_fast() {
+    let mut cfg = fsync_loop("zfs-2.2", 1, 10);
+    cfg["devices"]["slog"] = preset("intel-s3700");
+    cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "sdb", "device": "slog"}]}]);
+    let res = run(&cfg);
+    let r = wl(&res)["ops_per_s"].as_f64().unwrap();
+    eprintln!("S3700 SLOG: {r:.0} ops/s; zil {}", res["zil"]);
+    assert!(r > 1000.0, "{r}");
+}
+
+/// An NFS small-file copy on solaris-2009: every file waits for ZIL commits (CREATE,
+/// COMMIT, SETATTR); with zil_disable none, and the copied bytes are at risk instead.
+fn nfs_copy(zil_disable: bool) -> Value {
+    let mut cfg = config(
+        "solaris-2009",
+        preset("hdd-7200-desktop-2009"),
+        json!([{"type": "mirror", "disks": [{"name": "c0d0", "device": "d"}, {"name": "c0d1", "device": "d"}]}]),
+        json!([{"name": "cp", "kind": "nfs-copy", "sizes": [[4096, 0.5], [65536, 0.5]], "threads": 1, "files": 300}]),
+        120,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    if zil_disable {
+        cfg["tunables"] = json!({"zil_disable": 1});
+    }
+    cfg
+}
+
+#[test]
+fn nfs_copy_waits_for_the_zil_and_zil_disable_trades_it_for_risk() {
+    let on = run(&nfs_copy(false));
+    let off = run(&nfs_copy(true));
+    let t = |r: &Value| r["workloads"][0]["finished_ns"].as_f64().unwrap();
+    assert_eq!(on["workloads"][0]["finished"], json!(true));
+    assert_eq!(off["workloads"][0]["files_done"], json!(300));
+    // Three commits per file, each a log write plus flushes on a 7200 rpm mirror.
+    assert!(t(&on) > 5.0 * t(&off), "ZIL {} s vs zil_disable {} s", t(&on) / 1e9, t(&off) / 1e9);
+    assert_eq!(on["zil"]["at_risk"]["bytes_max"].as_u64().unwrap(), 0);
+    assert!(off["zil"]["at_risk"]["bytes_max"].as_u64().unwrap() > 0);
+    assert_eq!(off["zil"]["lwb_writes"].as_u64().unwrap(), 0);
+}
+
+/// Writers faster than one disk: the 2013+ delay curve delays them (dmu_tx_delay) and the
+/// pre-2013 write limit makes them wait for the next txg.
+fn flood(release: &str) -> Value {
+    let mut cfg = config(
+        release,
+        preset("hdd-7200-sata-2014"),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "w", "kind": "seq-write", "sizes": [[131072, 1.0]], "threads": 4}]),
+        30,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["ram_bytes"] = json!(2u64 << 30);
+    cfg
+}
+
+#[test]
+fn write_throttle_delays_writers_to_the_disks_pace() {
+    let res = run(&flood("zfs-2.2"));
+    let t = &res["txg"];
+    assert!(t["delayed_writes"].as_u64().unwrap() > 100, "{t}");
+    // Throughput settles at what the disk takes, not memory speed.
+    let bps = res["workloads"][0]["bytes_per_s"].as_f64().unwrap();
+    eprintln!("zfs-2.2 flood: {bps:.0} B/s, txg {t}");
+    assert!(bps < 400e6, "{bps}");
+    let old = run(&flood("solaris-2009"));
+    assert!(old["txg"]["blocked_writes"].as_u64().unwrap() > 0, "{}", old["txg"]);
+}
