@@ -132,6 +132,20 @@ def _zil(results: dict) -> dict:
     }
 
 
+def _scan(results: dict) -> dict | None:
+    """Scan (scrub/resilver) progress: duration, mean rates, bytes examined/issued/repaired."""
+    sc = results.get("scan")
+    if not sc:
+        return None
+    keys = (
+        "func", "state", "engine", "start_ns", "end_ns", "duration_ns", "txgs",
+        "to_examine_bytes", "examined_bytes", "issued_bytes", "skipped_bytes", "processed_bytes",
+        "leaf_read_bytes", "examined_bytes_per_s", "issued_bytes_per_s", "processed_bytes_per_s",
+        "leaf_read_bytes_per_s", "sort_mem_peak_bytes", "sort_mem_hard_bytes", "issue_phases",
+    )
+    return {k: (round(sc[k], 3) if isinstance(sc.get(k), float) else sc.get(k)) for k in keys if k in sc}
+
+
 def build_summary(results: dict, meta: dict) -> dict:
     """The ``summary.json`` document (a plain dict; see :func:`summary_json`)."""
     pool = results.get("pool", {})
@@ -158,6 +172,7 @@ def build_summary(results: dict, meta: dict) -> dict:
         "leaves": _leaves(results),
         "txg": _txg(results),
         "zil": _zil(results),
+        "scan": _scan(results),
     }
 
 
