@@ -208,6 +208,50 @@ pub(crate) struct Leaf {
     pub(crate) detached: bool,
 }
 
+impl Leaf {
+    /// A leaf built from its device spec with the release's queue policy. `samples` is how
+    /// many report intervals already passed (a disk added mid-run starts its series with zeros).
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        name: &str,
+        vdev_name: &str,
+        device_name: &str,
+        spec: &crate::device::DeviceSpec,
+        seed: u64,
+        release: crate::release::Release,
+        tun: &Tunables,
+        link: Option<(usize, usize)>,
+        samples: usize,
+    ) -> Leaf {
+        let dev = spec.build(stream_seed(seed, &format!("disk/{name}")));
+        let rotational = dev.rotational();
+        Leaf {
+            name: name.to_string(),
+            vdev_name: vdev_name.to_string(),
+            device_name: device_name.to_string(),
+            size_bytes: dev.capacity_bytes(),
+            policy: queue::build(release, tun, rotational),
+            dev,
+            blk: VecDeque::new(),
+            wake_gen: 0,
+            wake_at: None,
+            link,
+            last_offset: 0,
+            active: 0,
+            rotational,
+            classes: vec![ClassStats::default(); NUM_CLASSES],
+            cnt: LeafCounters::default(),
+            dev_outstanding: 0,
+            last_change_ns: 0,
+            series: vec![LeafCounters::default(); samples],
+            depth_series: vec![[(0, 0); NUM_CLASSES]; samples],
+            failed: false,
+            resilvering: false,
+            detached: false,
+        }
+    }
+}
+
 pub(crate) struct LogicalOp {
     pub(crate) wl: u16,
     pub(crate) thread: u32,
@@ -439,10 +483,6 @@ impl Model_ {
         let ashift = cfg.pool.ashift;
         let mut link_ports: Vec<Vec<u16>> = vec![Vec::new(); link_names.len()];
         let mut add_leaf = |leaves: &mut Vec<Leaf>, d: &crate::config::DiskConfig, vdev_name: &str| -> Result<u16, String> {
-            let spec = &cfg.devices[&d.device];
-            let dev = spec.build(stream_seed(seed, &format!("disk/{}", d.name)));
-            let rotational = dev.rotational();
-            let policy = queue::build(cfg.release, &tun, rotational);
             let idx = leaves.len() as u16;
             let link = match &d.link {
                 Some(l) => {
@@ -452,30 +492,7 @@ impl Model_ {
                 }
                 None => None,
             };
-            leaves.push(Leaf {
-                name: d.name.clone(),
-                vdev_name: vdev_name.to_string(),
-                device_name: d.device.clone(),
-                size_bytes: dev.capacity_bytes(),
-                dev,
-                policy,
-                blk: VecDeque::new(),
-                wake_gen: 0,
-                wake_at: None,
-                link,
-                last_offset: 0,
-                active: 0,
-                rotational,
-                classes: vec![ClassStats::default(); NUM_CLASSES],
-                cnt: LeafCounters::default(),
-                dev_outstanding: 0,
-                last_change_ns: 0,
-                series: Vec::new(),
-                depth_series: Vec::new(),
-                failed: false,
-                resilvering: false,
-                detached: false,
-            });
+            leaves.push(Leaf::new(&d.name, vdev_name, &d.device, &cfg.devices[&d.device], seed, cfg.release, &tun, link, 0));
             Ok(idx)
         };
         for (i, v) in cfg.pool.vdevs.iter().enumerate() {
@@ -742,34 +759,8 @@ impl Model_ {
     /// A disk added while running (`zpool replace` new disk); its series start with zeros.
     fn add_leaf_at_runtime(&mut self, name: &str, device: &str, vdev_name: &str) -> u16 {
         let spec = &self.cfg.devices[device];
-        let dev = spec.build(stream_seed(self.seed, &format!("disk/{name}")));
-        let rotational = dev.rotational();
-        let policy = queue::build(self.cfg.release, &self.tun, rotational);
-        let n = self.sample_t.len();
-        self.leaves.push(Leaf {
-            name: name.to_string(),
-            vdev_name: vdev_name.to_string(),
-            device_name: device.to_string(),
-            size_bytes: dev.capacity_bytes(),
-            dev,
-            policy,
-            blk: VecDeque::new(),
-            wake_gen: 0,
-            wake_at: None,
-            link: None,
-            last_offset: 0,
-            active: 0,
-            rotational,
-            classes: vec![ClassStats::default(); NUM_CLASSES],
-            cnt: LeafCounters::default(),
-            dev_outstanding: 0,
-            last_change_ns: 0,
-            series: vec![LeafCounters::default(); n],
-            depth_series: vec![[(0, 0); NUM_CLASSES]; n],
-            failed: false,
-            resilvering: false,
-            detached: false,
-        });
+        let leaf = Leaf::new(name, vdev_name, device, spec, self.seed, self.cfg.release, &self.tun, None, self.sample_t.len());
+        self.leaves.push(leaf);
         self.zil_flush_owed.push(false);
         (self.leaves.len() - 1) as u16
     }

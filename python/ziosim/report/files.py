@@ -27,7 +27,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .summary import SCHEMA_VERSION, canonical_json, summary_json
+from .summary import canonical_json, identity, summary_json
 
 __all__ = ["write_outputs", "series_table", "histograms_table", "run_document"]
 
@@ -45,19 +45,8 @@ CLASS_GROUPS = ("class_ops", "queued", "active")
 WORKLOAD_METRICS = ("ops", "bytes", "latency_ns_sum", "latency_ns_max")
 
 
-def _identity(meta: dict) -> dict:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "ziosim_version": meta.get("version"),
-        "release": meta.get("release"),
-        "seed": meta.get("seed"),
-        "scenario_hash": meta.get("scenario_hash"),
-        "scenario_name": meta.get("name"),
-    }
-
-
 def run_document(meta: dict) -> dict:
-    doc = _identity(meta)
+    doc = identity(meta)
     doc["scenario_path"] = str(meta["scenario_path"]) if meta.get("scenario_path") else None
     doc["platform"] = meta.get("platform")
     doc["config"] = meta.get("config")
@@ -65,7 +54,7 @@ def run_document(meta: dict) -> dict:
 
 
 def _parquet_metadata(meta: dict) -> dict[bytes, bytes]:
-    return {f"ziosim.{k}".encode(): str(v).encode() for k, v in _identity(meta).items()}
+    return {f"ziosim.{k}".encode(): str(v).encode() for k, v in identity(meta).items()}
 
 
 def series_table(results: dict, meta: dict):

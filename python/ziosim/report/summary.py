@@ -146,9 +146,8 @@ def _scan(results: dict) -> dict | None:
     return {k: (round(sc[k], 3) if isinstance(sc.get(k), float) else sc.get(k)) for k in keys if k in sc}
 
 
-def build_summary(results: dict, meta: dict) -> dict:
-    """The ``summary.json`` document (a plain dict; see :func:`summary_json`)."""
-    pool = results.get("pool", {})
+def identity(meta: dict) -> dict:
+    """What every output file carries: schema version, ziosim version, release, seed, scenario."""
     return {
         "schema_version": SCHEMA_VERSION,
         "ziosim_version": meta.get("version"),
@@ -156,6 +155,14 @@ def build_summary(results: dict, meta: dict) -> dict:
         "seed": meta.get("seed"),
         "scenario_hash": meta.get("scenario_hash"),
         "scenario_name": meta.get("name"),
+    }
+
+
+def build_summary(results: dict, meta: dict) -> dict:
+    """The ``summary.json`` document (a plain dict; see :func:`summary_json`)."""
+    pool = results.get("pool", {})
+    return {
+        **identity(meta),
         "digest": results.get("digest"),
         "end": results.get("end"),
         "sim_time_ns": results.get("sim_time_ns", 0),
