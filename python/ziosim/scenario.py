@@ -526,11 +526,16 @@ class _Normaliser:
         seed = t.get("seed", DEFAULTS["seed"])
         c["seed"] = _int(seed, "scenario.seed", 0, SEED_MAX)
         stop = t.get("stop", DEFAULTS["stop"])
-        scan = re.fullmatch(r"\s*scan-done(?:\s+or\s+(.*?))?\s*", stop) if isinstance(stop, str) else None
+        scan = (re.fullmatch(r"\s*scan-done(?:\s*\+\s*(\S+))?(?:\s+or\s+(.*?))?\s*", stop)
+                if isinstance(stop, str) else None)
         c["stop_on_scan_done"] = bool(scan)
+        c["stop_after_scan_done_ns"] = 0
         if scan:
+            # "scan-done + 20m": keep running 20 minutes after the scan (an "after" window).
+            if scan.group(1) is not None:
+                c["stop_after_scan_done_ns"] = parse_duration(scan.group(1), "scenario.stop")
             # "scan-done" alone still has a hard bound: 400 days of simulated time.
-            stop_ns = parse_duration(scan.group(1), "scenario.stop") if scan.group(1) is not None else TIME_NS_MAX
+            stop_ns = parse_duration(scan.group(2), "scenario.stop") if scan.group(2) is not None else TIME_NS_MAX
         else:
             stop_ns = parse_duration(stop, "scenario.stop")
         if not 0 < stop_ns <= TIME_NS_MAX:

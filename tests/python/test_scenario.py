@@ -27,6 +27,7 @@ RUN_CONFIG_KEYS = {
     "limits",
     "actions",
     "stop_on_scan_done",
+    "stop_after_scan_done_ns",
     "epoch_s",
 }
 WORKLOAD_KEYS = {
@@ -219,6 +220,18 @@ def test_scan_done_with_a_scrub_sets_the_stop_flag():
     assert c["stop_on_scan_done"] is True
     assert c["stop_ns"] == 48 * 3600 * 10**9
     assert c["actions"] == [{"at_ns": 5 * 10**9, "do": "scrub"}]
+
+
+def test_scan_done_plus_a_duration_keeps_an_after_window():
+    c = ok('[scenario]\nstop = "scan-done + 20m or 48h"\n' + HEAD + POOL + '[[action]]\nat = "5s"\ndo = "scrub"\n')
+    assert c["stop_on_scan_done"] is True
+    assert c["stop_after_scan_done_ns"] == 20 * 60 * 10**9
+    assert c["stop_ns"] == 48 * 3600 * 10**9
+    plain = ok('[scenario]\nstop = "scan-done"\n' + HEAD + POOL + '[[action]]\nat = "5s"\ndo = "scrub"\n')
+    assert plain["stop_after_scan_done_ns"] == 0
+    assert err('[scenario]\nstop = "scan-done + later"\n' + HEAD + POOL).startswith(
+        'scenario.stop: "later" — allowed: a duration'
+    )
 
 
 def test_scan_done_syntax_is_still_checked():

@@ -37,6 +37,10 @@ pub struct RunConfig {
     /// End the run when the last scan (scrub/resilver/rebuild) finishes.
     #[serde(default)]
     pub stop_on_scan_done: bool,
+    /// With `stop_on_scan_done`: keep running this long after the scan finishes (the
+    /// "after" window of a before/during/after comparison), ns.
+    #[serde(default)]
+    pub stop_after_scan_done_ns: u64,
     /// Wall-clock time of simulated t = 0, seconds since the Unix epoch (dates in output).
     #[serde(default = "default_epoch")]
     pub epoch_s: u64,

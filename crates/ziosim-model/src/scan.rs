@@ -224,6 +224,16 @@ impl Model_ {
         self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning && s.paused_since_ns.is_none())
     }
 
+    /// Which window of the before/during/after comparison the pool is in now.
+    pub(crate) fn scan_phase(&self) -> crate::sim::ScanPhase {
+        use crate::sim::ScanPhase;
+        match &self.scan {
+            None => ScanPhase::Before,
+            Some(_) if self.scan_active() => ScanPhase::During,
+            Some(_) => ScanPhase::After,
+        }
+    }
+
     /// True while the current txg's scan share still has work or zios in flight.
     pub(crate) fn scan_txg_busy(&self) -> bool {
         self.scan.as_ref().is_some_and(|s| s.wait != Wait::Outside)
@@ -379,7 +389,7 @@ impl Model_ {
                 self.resilver_done();
             }
             if self.cfg.stop_on_scan_done {
-                ctx.schedule_in(0, Ev::Stop);
+                ctx.schedule_in(self.cfg.stop_after_scan_done_ns, Ev::Stop);
             }
         }
     }

@@ -301,6 +301,31 @@ pub(crate) struct NfsClient {
     net_bytes_per_s: u64,
 }
 
+/// Where an operation ended relative to the pool's scans — the three windows of the
+/// classic before/during/after comparison (a DTrace `quantize()` per window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScanPhase {
+    /// No scan has started yet (a requested one starts at the next txg).
+    Before = 0,
+    /// A scrub, resilver or rebuild is issuing I/O (not paused).
+    During = 1,
+    /// A scan ran and none is issuing now (finished, cancelled or paused).
+    After = 2,
+}
+
+impl ScanPhase {
+    pub(crate) const KEYS: [&'static str; 3] = ["before", "during", "after"];
+}
+
+/// Operation count, bytes and latency of one [`ScanPhase`] window.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PhaseLat {
+    pub(crate) ops: u64,
+    pub(crate) bytes: u64,
+    pub(crate) lat: FineHist,
+    pub(crate) lat_log2: Log2Hist<64>,
+}
+
 pub(crate) struct Workload {
     pub(crate) name: String,
     pub(crate) kind: WorkloadKind,
@@ -325,6 +350,9 @@ pub(crate) struct Workload {
     pub(crate) l2_hits: u64,
     pub(crate) lat: FineHist,
     pub(crate) lat_log2: Log2Hist<64>,
+    /// The same latencies split by when the operation ended: before any scan, while a
+    /// scan was issuing, after it (see [`ScanPhase`]).
+    pub(crate) by_phase: [PhaseLat; 3],
     pub(crate) s_ops: u64,
     pub(crate) s_bytes: u64,
     pub(crate) s_lat_sum: u128,
@@ -417,6 +445,10 @@ pub struct Model_ {
     pub(crate) scan: Option<crate::scan::Scan>,
     /// A scan asked for, to start at the next txg boundary.
     pub(crate) scan_pending: Option<crate::scan::ScanFunc>,
+    /// The before/during/after window the pool is in, and since when; time spent in each
+    /// finished window (ns). Per-window rates divide by these.
+    pub(crate) phase_now: (ScanPhase, u64),
+    pub(crate) phase_ns: [u64; 3],
     /// `zpool status` snapshots taken at each sample.
     pub(crate) status_snaps: Vec<serde_json::Value>,
     pub(crate) seed: u64,
@@ -587,6 +619,7 @@ impl Model_ {
                 l2_hits: 0,
                 lat: FineHist::default(),
                 lat_log2: Log2Hist::default(),
+                by_phase: Default::default(),
                 s_ops: 0,
                 s_bytes: 0,
                 s_lat_sum: 0,
@@ -682,6 +715,8 @@ impl Model_ {
             last_user_io_ns: 0,
             scan: None,
             scan_pending: None,
+            phase_now: (ScanPhase::Before, 0),
+            phase_ns: [0; 3],
             status_snaps: Vec::new(),
             seed,
             zil,
@@ -1117,6 +1152,7 @@ impl Model_ {
         let op = &self.ops[id as usize];
         let (wl, thread, lat, bytes) = (op.wl as usize, op.thread, now - op.start_ns, op.bytes);
         debug_assert!(lat > 0, "zero-latency op {id} pending {} at {now}", op.pending);
+        let phase = self.scan_phase();
         self.ops[id as usize].live = false;
         self.ops_free.push(id);
         let w = &mut self.wls[wl];
@@ -1127,6 +1163,11 @@ impl Model_ {
         w.bytes += bytes;
         w.lat.add(lat);
         w.lat_log2.add(lat);
+        let ph = &mut w.by_phase[phase as usize];
+        ph.ops += 1;
+        ph.bytes += bytes;
+        ph.lat.add(lat);
+        ph.lat_log2.add(lat);
         w.s_ops += 1;
         w.s_bytes += bytes;
         w.s_lat_sum += lat as u128;
@@ -1794,6 +1835,20 @@ impl Model_ {
                     "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits,
                     "prefetch_hits": w.pf.as_ref().map_or(0, |p| p.hits),
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
+                    "by_scan_phase": self.scan.is_some().then(|| {
+                        let mut m = serde_json::Map::new();
+                        for (i, (k, ph)) in ScanPhase::KEYS.iter().zip(&w.by_phase).enumerate() {
+                            let mut span_ns = self.phase_ns[i];
+                            if self.phase_now.0 as usize == i {
+                                span_ns += sim_time_ns.saturating_sub(self.phase_now.1);
+                            }
+                            m.insert((*k).into(), json!({
+                                "ops": ph.ops, "bytes": ph.bytes, "window_ns": span_ns,
+                                "latency_log2": ph.lat_log2.counts.to_vec(), "latency_ns": pct(&ph.lat),
+                            }));
+                        }
+                        Value::Object(m)
+                    }),
                     "ops_per_s": w.ops as f64 / secs, "bytes_per_s": w.bytes as f64 / secs,
                     "files_done": w.nfs.as_ref().map(|n| n.files_done),
                     "finished_ns": w.nfs.as_ref().map(|n| n.finished_ns.unwrap_or(sim_time_ns)),
@@ -1959,6 +2014,13 @@ impl Model for Model_ {
                 self.stopped = true;
                 ctx.stop();
             }
+        }
+        // Scans start, pause and end inside many kinds of event; account the window here,
+        // once, at the exact time it changes.
+        let phase = self.scan_phase();
+        if phase != self.phase_now.0 {
+            self.phase_ns[self.phase_now.0 as usize] += ctx.now() - self.phase_now.1;
+            self.phase_now = (phase, ctx.now());
         }
     }
 

@@ -218,3 +218,47 @@ fn resilver_of_one_mirror_reads_only_its_copies_and_skips_the_rest() {
         assert_eq!(sc["processed_bytes"].as_u64().unwrap(), top0, "{release}");
     }
 }
+
+/// Users' latency split by scan window: every operation lands in exactly one window, the
+/// windows tile the run, the scrub (delay 0, disks saturated) slows the users while it
+/// runs, and `stop = "scan-done + D"` keeps an "after" window of D.
+#[test]
+fn workload_latency_is_split_before_during_and_after_the_scan() {
+    let mut cfg = busy_scrub(0, 3600);
+    cfg["pool"]["allocated_bytes"] = json!(4u64 << 30);
+    cfg["workloads"][0]["threads"] = json!(2);
+    cfg["workloads"][0]["think_ns"] = json!(20_000_000u64);
+    cfg["actions"] = json!([{"at_ns": 20_000_000_000u64, "do": "scrub"}]);
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["stop_after_scan_done_ns"] = json!(20_000_000_000u64);
+    let res = run(&cfg);
+    assert_eq!(res["scan"]["state"], "finished");
+    let w = &res["workloads"][0];
+    let ph = &w["by_scan_phase"];
+    let get = |k: &str, f: &str| ph[k][f].as_u64().unwrap();
+    assert_eq!(get("before", "ops") + get("during", "ops") + get("after", "ops"), w["ops"].as_u64().unwrap());
+    let sim = res["sim_time_ns"].as_u64().unwrap();
+    assert_eq!(get("before", "window_ns") + get("during", "window_ns") + get("after", "window_ns"), sim);
+    // The scan starts at the first txg boundary after the action, ends at end_ns; the run
+    // stops 20 s later.
+    let (start, end) = (res["scan"]["start_ns"].as_u64().unwrap(), res["scan"]["end_ns"].as_u64().unwrap());
+    assert_eq!(get("before", "window_ns"), start);
+    assert_eq!(get("during", "window_ns"), end - start);
+    assert_eq!(sim - end, 20_000_000_000);
+    for k in ["before", "during", "after"] {
+        assert!(get(k, "ops") > 50, "{k}: {}", ph[k]);
+    }
+    let mean = |k: &str| ph[k]["latency_ns"]["mean"].as_f64().unwrap();
+    assert!(mean("during") > 1.5 * mean("before"), "during {} before {}", mean("during"), mean("before"));
+    assert!(mean("after") < 1.2 * mean("before"), "after {} before {}", mean("after"), mean("before"));
+    let log2: u64 = ph["during"]["latency_log2"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(log2, get("during", "ops"));
+}
+
+#[test]
+fn a_run_without_a_scan_has_no_phase_split() {
+    let mut cfg = busy_scrub(0, 5);
+    cfg["actions"] = json!([]);
+    let res = run(&cfg);
+    assert!(res["workloads"][0]["by_scan_phase"].is_null());
+}

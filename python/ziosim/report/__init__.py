@@ -88,6 +88,23 @@ def _status_sections(results: dict, release: str, pool: str) -> list[str]:
             for snap in status["snapshots"]]
 
 
+def _phase_quantize(w: dict) -> list[str]:
+    """The same DTrace aggregation taken over each scan window (before, during, after the
+    scan) — the before/during/after comparison administrators make by hand — for windows
+    in which the workload completed operations."""
+    phases = w.get("by_scan_phase") or {}
+    out = []
+    for key in ("before", "during", "after"):
+        p = phases.get(key) or {}
+        if not p.get("ops"):
+            continue
+        secs = int(p.get("window_ns", 0)) / 1e9
+        out.append(_section(f"dtrace: @[\"{w['name']}\"] = quantize(latency_ns)   "
+                            f"# {key} the scan, {secs:g}s window",
+                            "\n" + quantize(p.get("latency_log2", []))))
+    return out
+
+
 def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
     """The text ``ziosim run`` prints: a header naming version, release, seed and scenario
     hash, then each requested view preceded by the command that would have shown it.
@@ -143,6 +160,7 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
             for w in results.get("workloads", []):
                 out.append(_section(f"dtrace: @[\"{w['name']}\"] = quantize(latency_ns)",
                                     "\n" + quantize(w.get("latency_log2", []))))
+                out.extend(_phase_quantize(w))
         elif view == "summary":
             out.append(_section("ziosim summary", summary_text(results, meta)))
     return "".join(out)

@@ -70,6 +70,33 @@ def _workloads(results: dict) -> dict:
             "l2arc_hits": w.get("l2arc_hits", 0),
             "latency_ns": _stats(w.get("latency_ns")),
             "latency_log2": list(w.get("latency_log2", [])),
+            "by_scan_phase": _by_scan_phase(w.get("by_scan_phase")),
+        }
+    return out
+
+
+SCAN_PHASES = ("before", "during", "after")
+
+
+def _by_scan_phase(phases: dict | None) -> dict | None:
+    """The workload's operations split by when they ended: before the first scan, while a
+    scan was issuing, after it. ``window_ns`` is the pool's time in that window (rates
+    divide by it); ``None`` when no scan ran."""
+    if not phases:
+        return None
+    out = {}
+    for key in SCAN_PHASES:
+        p = phases.get(key) or {}
+        window_ns = int(p.get("window_ns", 0))
+        secs = window_ns / 1e9
+        out[key] = {
+            "ops": p.get("ops", 0),
+            "bytes": p.get("bytes", 0),
+            "window_ns": window_ns,
+            "ops_per_s": float(p.get("ops", 0)) / secs if secs > 0 else 0.0,
+            "bytes_per_s": float(p.get("bytes", 0)) / secs if secs > 0 else 0.0,
+            "latency_ns": _stats(p.get("latency_ns")),
+            "latency_log2": list(p.get("latency_log2", [])),
         }
     return out
 
@@ -228,6 +255,10 @@ def summary_text(results: dict, meta: dict) -> str:
             f"bytes={zfs_nicebytes(w['bytes'])}, {nicerate(w['bytes_per_s'], release)}, "
             f"arc_hits={w['arc_hits']}, l2arc_hits={w['l2arc_hits']}")
         lines.append(_lat_line("lat", w["latency_ns"]))
+        for phase, p in (w.get("by_scan_phase") or {}).items():
+            if p["ops"]:
+                lines.append(_lat_line(f"lat {phase} scan ({p['ops']} ops, {_fmt(p['ops_per_s'])} ops/s)",
+                                       p["latency_ns"]))
     for name, c in summary["classes"].items():
         if not c["ops"]:
             continue

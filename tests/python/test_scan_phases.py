@@ -1,0 +1,47 @@
+"""Workload latency before, during and after a scan: the summary and the DTrace views."""
+
+from ziosim import runner, scenario
+from ziosim.report import render_text
+from ziosim.report.summary import build_summary
+
+TEXT = (
+    '[scenario]\nname = "phases"\nstop = "scan-done + 10s or 1h"\nreport_interval = "5s"\n'
+    '[zfs]\nrelease = "zfs-2.1"\n'
+    '[pool]\nallocated = "3G"\nvdevs = [{ type = "mirror", disks = 2, device = "hdd-7200-sata-2014" }]\n'
+    '[[workload]]\nname = "users"\nkind = "random-read"\nsize = "8K"\nthreads = 2\n'
+    '[[action]]\nat = "10s"\ndo = "scrub"\n'
+)
+
+
+def _run():
+    sc = scenario.loads(TEXT)
+    return runner.run(sc), sc
+
+
+def test_summary_splits_the_workload_by_scan_window():
+    results, sc = _run()
+    meta = {"release": "zfs-2.1", "name": "phases", "seed": 0, "version": "t", "scenario_hash": "h"}
+    w = build_summary(results, meta)["workloads"]["users"]
+    ph = w["by_scan_phase"]
+    assert list(ph) == ["before", "during", "after"]
+    assert sum(p["ops"] for p in ph.values()) == w["ops"]
+    assert sum(p["window_ns"] for p in ph.values()) == results["sim_time_ns"]
+    assert ph["after"]["window_ns"] == 10 * 10**9
+    for p in ph.values():
+        assert p["ops"] > 0
+        assert abs(p["ops_per_s"] - p["ops"] / (p["window_ns"] / 1e9)) < 1e-6
+        assert sum(p["latency_log2"]) == p["ops"]
+    # Two QD1 readers share the disks with the scrub: slower while it runs.
+    assert ph["during"]["latency_ns"]["mean"] > ph["before"]["latency_ns"]["mean"]
+
+
+def test_the_latency_view_prints_one_quantize_per_window():
+    results, _ = _run()
+    meta = {"release": "zfs-2.1", "name": "phases", "seed": 0, "version": "t", "scenario_hash": "h"}
+    text = render_text(results, meta, views=("latency",))
+    heads = [line for line in text.splitlines() if line.startswith("$ dtrace")]
+    assert len(heads) == 4
+    assert heads[0] == '$ dtrace: @["users"] = quantize(latency_ns)'
+    for head, key in zip(heads[1:], ("before", "during", "after")):
+        assert head.startswith(f'$ dtrace: @["users"] = quantize(latency_ns)   # {key} the scan, ')
+    assert heads[3].endswith("# after the scan, 10s window")
