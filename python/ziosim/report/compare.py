@@ -301,8 +301,12 @@ def render(
             brow = next((r for r in by_point.get(base_of[p["index"]], []) if r.get("workload") == wname), None)
             vals, rats = [], []
             for m in ms:
-                vals.append(_cell(m, prow) if prow else "-")
-                rats.append(_ratio(prow.get(m.column) if prow else None, brow.get(m.column) if brow else None))
+                cell = _cell(m, prow) if prow else "-"
+                vals.append(cell)
+                # A lower bound (">90.0s": still running) has no meaningful ratio.
+                bound = cell.startswith(">") or (brow is not None and _cell(m, brow).startswith(">"))
+                rats.append("—" if bound else _ratio(prow.get(m.column) if prow else None,
+                                                       brow.get(m.column) if brow else None))
             cells_v.append(vals)
             cells_r.append(rats)
             body.append([str(p["index"])] + list(p["labels"]) + ([str(base_of[p["index"]])] if matched else []))

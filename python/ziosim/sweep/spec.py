@@ -48,7 +48,7 @@ from typing import Any
 
 from .. import scenario as scenario_mod
 from ..errors import ScenarioError
-from ..units import show
+from ..units import show as _unit_show
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -118,6 +118,17 @@ class Sweep:
     baseline: dict[str, Any] | None = None
     metrics: tuple[str, ...] | None = None
     overrides: dict[str, Any] = field(default_factory=dict)  # --stop and the like, for the manifest
+
+
+def show(v: Any) -> str:
+    """A value as an error line quotes it: short arrays and tables in full."""
+    if isinstance(v, (list, dict)):
+        import json
+
+        text = json.dumps(v, ensure_ascii=False, default=str)
+        if len(text) <= 60:
+            return text
+    return _unit_show(v)
 
 
 # ----------------------------------------------------------------------------- paths
@@ -483,7 +494,7 @@ def _build(
         labels = tuple(a.labels[j] for a, j in zip(axes, combo))
         where = f"sweep point {k} (" + (" ".join(f"{a.name}={lab}" for a, lab in zip(axes, labels)) or "base") + ")"
         for a, v in zip(axes, values):
-            set_path(doc, a.field, v, f"{where}: {a.field}")
+            set_path(doc, a.field, v, where)
         try:
             sc = scenario_mod.from_dict(doc, default_name=default_name, path=str(scenario_path), stop=stop)
         except ScenarioError as e:
