@@ -60,7 +60,6 @@ __all__ = [
     "Point",
     "Sweep",
     "load",
-    "from_scenario_file",
     "parse_set_option",
     "parse_path",
     "set_path",
@@ -434,10 +433,6 @@ def load(
         name=name.strip(), path=str(p), scenario_path=base_path, base=base, fixed=fixed, axes=axes,
         baseline=baseline, metrics=metrics, sets=sets, stop=stop,
     )
-
-
-def from_scenario_file(path: str | Path, sets: Sequence[str] = (), stop: str | None = None) -> Sweep:
-    return load(path, sets=sets, stop=stop)
 
 
 def _build(
