@@ -237,6 +237,158 @@ def run(
             )
 
 
+# ----------------------------------------------------------------------------- sweep / compare
+
+
+class _PointProgress:
+    """A rich bar of finished points on stderr (a terminal only); a no-op otherwise."""
+
+    def __init__(self, enabled: bool, total: int) -> None:
+        self.bar = None
+        if not enabled or total == 0:
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(
+            TextColumn("points"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[last]}"),
+            TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True,
+        )
+        self.task = self.bar.add_task("points", total=total, last="")
+
+    def __enter__(self) -> "_PointProgress":
+        if self.bar is not None:
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+    def update(self, done: int, total: int, describe: str, reused: bool) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, last=describe + (" (reused)" if reused else ""))
+
+
+def _metrics_opt(metrics: Optional[str]) -> Optional[list[str]]:
+    if metrics is None:
+        return None
+    from .report.compare import check_metrics
+
+    return check_metrics([m for m in metrics.split(",") if m.strip()], "--metrics")
+
+
+@app.command()
+def sweep(
+    sweep_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SWEEP", help="Sweep file (TOML with a [sweep] table; see docs/sweep.md), or a scenario file."
+        ),
+    ],
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", help="Directory for sweep.json, sweep.parquet and points/. [default: out/sweep-<name>]"),
+    ] = None,
+    sets: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--set", metavar="FIELD=V1,V2", help="Add an axis (or replace the file's axis on FIELD); repeatable."
+        ),
+    ] = None,
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", min=1, help="Points run in parallel. [default: the CPUs available]")
+    ] = None,
+    backend: Annotated[
+        str, typer.Option("--backend", help="local (a process pool) or ray (Ray tasks; needs ziosim[ray]).")
+    ] = "local",
+    baseline: Annotated[
+        Optional[list[str]],
+        typer.Option("--baseline", metavar="AXIS=VALUE", help="Compare with this axis value (repeatable). [default: point 1]"),
+    ] = None,
+    metrics: Annotated[
+        Optional[str],
+        typer.Option("--metrics", help="Comma-separated metrics for the comparison view, or all. [default: by content]"),
+    ] = None,
+    stop: Annotated[
+        Optional[str], typer.Option("--stop", help='Simulated time for every point, e.g. "30s" (overrides scenario.stop).')
+    ] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Re-run points that are already finished in OUT.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Validate every point and list them; run nothing.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no log lines on stderr.")] = False,
+    no_progress: Annotated[
+        bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
+    ] = False,
+) -> None:
+    """Run a grid of scenario variants (resumable) and print a comparison of the results."""
+    from .report import compare as compare_mod
+    from .sweep import execute, spec
+
+    repro = f"ziosim sweep {shlex.quote(str(sweep_file))}"
+    with _errors(repro):
+        sw = spec.load(sweep_file, sets=list(sets or []), stop=stop)
+        metric_list = _metrics_opt(metrics)
+        base_spec = compare_mod.parse_baseline_options(baseline) if baseline else None
+        if base_spec:
+            compare_mod.resolve_baseline(base_spec, sw.axes, "--baseline")
+        if backend not in execute.BACKENDS:
+            raise ScenarioError(f"--backend: {json.dumps(backend)} — allowed: {', '.join(execute.BACKENDS)}")
+        if backend == "ray":
+            execute.ray_module()
+    outdir = out if out is not None else Path("out") / f"sweep-{_slug(sw.name)}"
+    if dry_run:
+        for p in sw.points:
+            print(f"{p.index}  {p.id}  {p.describe(sw.axes)}")
+        if not quiet:
+            _say(f"{len(sw.points)} point{'s' if len(sw.points) != 1 else ''} valid; nothing run")
+        return
+    with _errors(repro):
+        with _PointProgress(_progress_enabled(quiet, no_progress), len(sw.points)) as bar:
+            try:
+                res = execute.run_sweep(sw, outdir, jobs=jobs, backend=backend, fresh=fresh, on_point=bar.update)
+            except KeyboardInterrupt:
+                _say(f"interrupted; finished points are kept in {outdir}/points — run the same command to resume")
+                raise typer.Exit(EXIT_INTERRUPTED) from None
+        if res.failures:
+            for f in res.failures:
+                _say(f"error: point {f.index} ({f.describe}): {f.message}")
+            _say(f"{len(res.failures)} of {len(sw.points)} points failed; no {execute.TABLE} written"
+                 f" (reproduce: {res.failures[0].reproduce})")
+            raise typer.Exit(EXIT_CHECK)
+        rows = execute.read_table(outdir, res.manifest)
+        text = compare_mod.render(res.manifest, rows, base_spec, metric_list)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        if not quiet:
+            _say(f"wrote {outdir} — {len(sw.points)} points ({res.ran} run, {res.reused} reused), "
+                 f"{len(rows)} rows in {execute.TABLE}")
+
+
+@app.command()
+def compare(
+    out: Annotated[Path, typer.Argument(metavar="OUT", help="A directory `ziosim sweep` wrote.")],
+    baseline: Annotated[
+        Optional[list[str]],
+        typer.Option("--baseline", metavar="AXIS=VALUE", help="Compare with this axis value (repeatable). [default: point 1]"),
+    ] = None,
+    metrics: Annotated[
+        Optional[str],
+        typer.Option("--metrics", help="Comma-separated metrics, or all. [default: the sweep's own, or by content]"),
+    ] = None,
+) -> None:
+    """Print the comparison view of a finished sweep again (other baseline, other metrics)."""
+    from .report import compare as compare_mod
+    from .sweep import execute
+
+    with _errors(f"ziosim compare {shlex.quote(str(out))}"):
+        man = execute.read_manifest(out)
+        metric_list = _metrics_opt(metrics)
+        base_spec = compare_mod.parse_baseline_options(baseline) if baseline else None
+        rows = execute.read_table(out, man)
+        sys.stdout.write(compare_mod.render(man, rows, base_spec, metric_list))
+
+
 # ----------------------------------------------------------------------------- check-determinism
 
 

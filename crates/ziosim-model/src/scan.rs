@@ -818,7 +818,15 @@ impl Model_ {
                     ScanState::Canceled => "canceled",
                 };
                 let paused_now = s.paused_since_ns.map_or(0, |t| now - t);
+                // Not in pool_scan_stat_t: which part of the engine the current txg runs
+                // (legacy visits and issues in one walk; sorted alternates phase A and B).
+                let phase = match &s.sorted {
+                    None => "scan",
+                    Some(so) if so.issuing => "issue",
+                    Some(_) => "traverse",
+                };
                 json!({
+                    "phase": phase,
                     "func": match s.func { ScanFunc::Scrub => "scrub", ScanFunc::Resilver => "resilver" },
                     "state": state,
                     "start_s": secs(s.start_ns),

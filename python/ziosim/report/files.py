@@ -16,12 +16,17 @@ Files:
 * ``histograms.parquet`` — one row per (``leaf``, ``class``, ``stage``, ``bucket``) with
   ``stage`` in total/disk/queue, ``lo_ns`` inclusive and ``hi_ns`` exclusive
   (bucket 0 is ``[0, 2)`` because it also holds 0), ``count``.
+* ``scan.parquet`` — only for a run with actions (it has ``zpool status`` snapshots): one
+  row per snapshot for the scan, and one per snapshot and top-level vdev for a sequential
+  rebuild; the counters of ``pool_scan_stat_t`` and the rates, % done and ETA that the
+  release's ``zpool status`` computes from them (``status.scan_progress``).
 
 Every Parquet file carries the run identity as schema metadata (``ziosim.*`` keys).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -29,7 +34,7 @@ from pathlib import Path
 
 from .summary import canonical_json, identity, summary_json
 
-__all__ = ["write_outputs", "series_table", "histograms_table", "run_document"]
+__all__ = ["write_outputs", "series_table", "histograms_table", "scan_table", "run_document"]
 
 STAGES = (("total", "total_wait_log2"), ("disk", "disk_wait_log2"), ("queue", "queue_wait_log2"))
 LEAF_METRICS = (
@@ -131,6 +136,108 @@ def histograms_table(results: dict, meta: dict):
     return pa.Table.from_pydict(cols, schema=schema)
 
 
+SCAN_COLUMNS = (
+    ("t_ns", "int64"), ("time_s", "int64"), ("kind", "string"), ("vdev", "string"),
+    ("func", "string"), ("state", "string"), ("phase", "string"), ("paused", "bool"),
+    ("start_s", "int64"), ("end_s", "int64"),
+    ("to_examine_bytes", "int64"), ("examined_bytes", "int64"), ("issued_bytes", "int64"),
+    ("skipped_bytes", "int64"), ("processed_bytes", "int64"), ("errors", "int64"),
+    ("pass_examined_bytes", "int64"), ("pass_issued_bytes", "int64"),
+    ("scan_rate_bytes_per_s", "int64"), ("issue_rate_bytes_per_s", "int64"),
+    ("fraction_done", "float64"), ("eta_s", "int64"), ("eta", "string"),
+)
+_TEN_MIB = 10 * 1024 * 1024
+
+
+def _scan_row(snap: dict, ps: dict, release: str, now_s: int) -> dict:
+    """One scan row: the snapshot's counters, and what ``zpool status`` computes from them."""
+    from .status import scan_era, scan_progress
+
+    func, state = ps.get("func", "none"), ps.get("state", "none")
+    paused = bool(int(ps.get("pass_scrub_pause_s", 0) or 0))
+    row = {
+        "kind": "scan", "vdev": None, "func": func, "state": state, "paused": paused,
+        "phase": ("paused" if paused else ps.get("phase")) if state == "scanning" else None,
+        "start_s": ps.get("start_s"), "end_s": ps.get("end_s"),
+        "to_examine_bytes": ps.get("to_examine"), "examined_bytes": ps.get("examined"),
+        "issued_bytes": ps.get("issued"), "skipped_bytes": ps.get("skipped"),
+        "processed_bytes": ps.get("processed"), "errors": ps.get("errors"),
+        "pass_examined_bytes": ps.get("pass_exam"), "pass_issued_bytes": ps.get("pass_issued"),
+    }
+    if state == "finished":
+        row["fraction_done"] = 1.0
+    if state == "scanning" and func in ("scrub", "resilver"):
+        era = scan_era(release)
+        p = scan_progress(ps, release, now_s)
+        row["scan_rate_bytes_per_s"] = p.scan_rate if era != "2009" else None
+        row["issue_rate_bytes_per_s"] = p.issue_rate if era not in ("2009", "legacy", "0.7") else None
+        row["fraction_done"] = p.fraction_done if math.isfinite(p.fraction_done) else None
+        # A paused scrub prints no estimate.
+        row["eta_s"] = None if paused else p.secs_left
+        row["eta"] = None if paused else p.eta
+    return row
+
+
+def _rebuild_row(vrs: dict, release: str) -> dict:
+    """A sequential rebuild's row, with the arithmetic of ``print_rebuild_status_impl``
+    (as ``status._rebuild_status`` prints it)."""
+    from .releases import at_least
+    from .status import secs_to_dhms
+
+    state = vrs.get("state")
+    scanned, issued = int(vrs.get("scanned", 0)), int(vrs.get("issued", 0))
+    est = int(vrs.get("estimate", 0))
+    row = {
+        "kind": "rebuild", "vdev": vrs.get("vdev"), "func": "rebuild", "state": state, "paused": False,
+        "phase": "rebuild" if state == "active" else None,
+        "start_s": vrs.get("start_s"), "end_s": vrs.get("end_s"),
+        "to_examine_bytes": est, "examined_bytes": scanned, "issued_bytes": issued,
+        "skipped_bytes": vrs.get("pass_skipped"), "processed_bytes": vrs.get("rebuilt"),
+        "errors": vrs.get("errors"), "pass_examined_bytes": vrs.get("pass_scanned"),
+        "pass_issued_bytes": vrs.get("pass_issued"),
+    }
+    if state == "complete":
+        row["fraction_done"] = 1.0
+    if state == "active":
+        pass_ms = int(vrs.get("pass_time_ms", 0))
+        scan_rate = (int(vrs.get("pass_scanned", 0)) // (pass_ms + 1)) * 1000
+        row["scan_rate_bytes_per_s"] = scan_rate
+        row["issue_rate_bytes_per_s"] = (int(vrs.get("pass_issued", 0)) // (pass_ms + 1)) * 1000
+        row["fraction_done"] = min(scanned / (est + 1), 1.0)
+        if at_least(release, "zfs-2.2"):
+            secs = (est - scanned) // scan_rate if est >= scanned and scan_rate >= _TEN_MIB else None
+        else:
+            secs = max(est - scanned, 0) // max(scan_rate, 1) if scan_rate >= _TEN_MIB else None
+        row["eta_s"] = secs
+        row["eta"] = "no estimated completion time" if secs is None else secs_to_dhms(secs)
+    return row
+
+
+def scan_table(results: dict, meta: dict):
+    """Scan progress per ``zpool status`` snapshot as a ``pyarrow.Table``, or None when the
+    results have no snapshots (a run without actions)."""
+    import pyarrow as pa
+
+    status = results.get("status") or {}
+    snaps = status.get("snapshots") or []
+    if not snaps:
+        return None
+    release = meta["release"]
+    epoch_s = int(status.get("epoch_s", 0))
+    rows = []
+    for snap in snaps:
+        t_ns = int(snap["t_ns"])
+        now_s = epoch_s + t_ns // 1_000_000_000
+        base = {"t_ns": t_ns, "time_s": now_s}
+        rows.append({**base, **_scan_row(snap, snap.get("scan") or {}, release, now_s)})
+        for vrs in snap.get("rebuild") or []:
+            rows.append({**base, **_rebuild_row(vrs, release)})
+    types = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(), "bool": pa.bool_()}
+    fields = [pa.field(n, types[t]) for n, t in SCAN_COLUMNS]
+    arrays = [pa.array([r.get(n) for r in rows], types[t]) for n, t in SCAN_COLUMNS]
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_parquet_metadata(meta)))
+
+
 def _write_text(path: Path, text: str) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
@@ -145,7 +252,8 @@ def _write_parquet(path: Path, table) -> None:
 
 
 def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict) -> list[Path]:
-    """Write summary.json, run.json, series.parquet, histograms.parquet into ``outdir``.
+    """Write summary.json, run.json, series.parquet, histograms.parquet (and scan.parquet
+    for a run with status snapshots) into ``outdir``.
 
     Atomic: files go to a temporary sibling directory that replaces ``outdir`` only once
     all are written; on any error the temporary directory is removed and ``outdir`` is
@@ -161,6 +269,9 @@ def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict) -> list[
         _write_text(tmp / "run.json", canonical_json(run_document(meta)))
         _write_parquet(tmp / "series.parquet", series_table(results, meta))
         _write_parquet(tmp / "histograms.parquet", histograms_table(results, meta))
+        scan = scan_table(results, meta)
+        if scan is not None:
+            _write_parquet(tmp / "scan.parquet", scan)
         if outdir.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old-", dir=parent))
             os.rename(outdir, old / outdir.name)

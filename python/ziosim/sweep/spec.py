@@ -1,0 +1,513 @@
+"""Sweep files: a base scenario, fixed settings and axes → the grid of validated points.
+
+A sweep file is TOML with one ``[sweep]`` table (docs/sweep.md)::
+
+    [sweep]
+    name = "scrub-delay"                       # default: the file name without .toml
+    scenario = "../default.toml"               # the base scenario, relative to this file
+    baseline = { "zfs.tunables.zfs_scrub_delay" = 4 }   # optional (see compare.py)
+    metrics = ["ops_per_s", "p99", "scan"]    # optional: the comparison view's columns
+
+    [sweep.set]                                # optional: applied to every point
+    scenario.stop = "2m"
+    zfs.release = "illumos-2014"
+
+    [[sweep.axis]]
+    field = "zfs.tunables.zfs_scrub_delay"     # a path into the scenario document
+    values = [0, 1, 4]
+    # name = "delay"                           # column name (default: the field)
+    # labels = ["0", "1", "4"]                 # how the view prints each value
+
+A plain scenario file (no ``[sweep]`` table) is a sweep with no axes; ``--set`` adds them.
+
+Paths use dots for tables and ``[i]`` for array elements; ``workload[users]`` selects the
+array element whose ``name`` is ``users``. An axis value *replaces* what is at its path
+(a table value replaces the whole table); ``[sweep.set]`` is merged into the scenario as
+nested tables, and a key that contains a dot or a bracket is read as a path.
+
+The grid is the Cartesian product of the axes, the first axis varying slowest. Each point
+is the base document with the fixed settings and then its axis values applied, validated
+by the normal scenario validation (``scenario.from_dict``) before anything runs; a point
+that does not validate is one error line naming the point and the field. A point's id is
+its scenario hash (the SHA-256 of its normalised run config), so two points cannot be the
+same run and a point's outputs can be found again by any sweep that contains the same run.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import itertools
+import math
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import scenario as scenario_mod
+from ..errors import ScenarioError
+from ..units import show as _unit_show
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10 only
+    import tomli as tomllib
+
+__all__ = [
+    "Axis",
+    "Point",
+    "Sweep",
+    "load",
+    "parse_set_option",
+    "parse_path",
+    "set_path",
+    "value_label",
+    "POINTS_MAX",
+    "SWEEP_KEYS",
+    "AXIS_KEYS",
+]
+
+SWEEP_KEYS = ("name", "scenario", "set", "axis", "baseline", "metrics")
+AXIS_KEYS = ("field", "values", "name", "labels")
+POINTS_MAX = 10_000
+_PATH_TOKEN = re.compile(r"([^.\[\]]+)|\[([^\[\]]+)\]")
+_PATH_FULL = re.compile(r"[^.\[\]\s][^.\[\]]*(?:\.[^.\[\]]+|\[[^\[\]]*[^\[\]\s][^\[\]]*\])*")
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One dimension of the grid: a scenario path and the values it takes."""
+
+    field: str
+    values: tuple[Any, ...]
+    name: str
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of the grid: its place, its axis values and its validated scenario."""
+
+    index: int  # 1-based, grid order
+    values: tuple[Any, ...]  # one per axis
+    labels: tuple[str, ...]  # one per axis
+    scenario: scenario_mod.Scenario
+    doc: dict[str, Any]  # the scenario document the point was validated from
+
+    @property
+    def id(self) -> str:
+        return self.scenario.hash
+
+    def describe(self, axes: Sequence[Axis]) -> str:
+        """``zfs.sync=disabled pool.log=none``."""
+        return " ".join(f"{a.name}={lab}" for a, lab in zip(axes, self.labels)) or "(base)"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str
+    path: str | None  # the sweep file (None: a scenario file used as a sweep)
+    scenario_path: str  # the base scenario file
+    base: dict[str, Any]  # the base scenario document (parsed TOML, before settings)
+    fixed: dict[str, Any]  # [sweep.set], as given (nested tables or paths)
+    axes: tuple[Axis, ...]
+    points: tuple[Point, ...]
+    baseline: dict[str, Any] | None = None
+    metrics: tuple[str, ...] | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)  # --stop and the like, for the manifest
+
+
+def show(v: Any) -> str:
+    """A value as an error line quotes it: short arrays and tables in full."""
+    if isinstance(v, (list, dict)):
+        import json
+
+        text = json.dumps(v, ensure_ascii=False, default=str)
+        if len(text) <= 60:
+            return text
+    return _unit_show(v)
+
+
+# ----------------------------------------------------------------------------- paths
+
+
+def parse_path(path: str, where: str) -> list[str | int]:
+    """``workload[0].threads`` → ``["workload", 0, "threads"]``; a bracketed name stays a str
+    marked by a leading ``=`` (``workload[users]`` → ``["workload", "=users"]``)."""
+    if not isinstance(path, str) or not _PATH_FULL.fullmatch(path.strip()):
+        raise ScenarioError(
+            f"{where}: {show(path)} — not a path; allowed: keys joined by dots, [i] or [name] for array elements "
+            "(e.g. zfs.tunables.zfs_scrub_delay, workload[0].threads)"
+        )
+    parts: list[str | int] = []
+    for key, inner in _PATH_TOKEN.findall(path.strip()):
+        if key:
+            parts.append(key.strip())
+        else:
+            inner = inner.strip().strip("\"'")
+            parts.append(int(inner) if inner.isdigit() else "=" + inner)
+    return parts
+
+
+def _show_path(parts: Sequence[str | int]) -> str:
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif p.startswith("="):
+            out += f"[{p[1:]}]"
+        else:
+            out += ("." if out else "") + p
+    return out
+
+
+def set_path(doc: dict[str, Any], path: str, value: Any, where: str) -> None:
+    """Put ``value`` at ``path`` in ``doc``, creating missing tables on the way."""
+    parts = parse_path(path, where)
+    cur: Any = doc
+    for i, key in enumerate(parts):
+        last = i == len(parts) - 1
+        here = _show_path(parts[:i]) or "the scenario"
+        if isinstance(key, str) and not key.startswith("="):
+            if not isinstance(cur, dict):
+                raise ScenarioError(f"{where}: {path} — {here} is {show(cur)}, not a table; allowed: a path to a table key")
+            if last:
+                cur[key] = copy.deepcopy(value)
+                return
+            nxt = parts[i + 1]
+            if key not in cur:
+                if not (isinstance(nxt, str) and not nxt.startswith("=")):
+                    raise ScenarioError(f"{where}: {path} — the base scenario has no {_show_path(parts[: i + 1])} array")
+                cur[key] = {}
+            cur = cur[key]
+            continue
+        if not isinstance(cur, list):
+            raise ScenarioError(f"{where}: {path} — {here} is not an array; allowed: [i] only after an array")
+        if isinstance(key, int):
+            if key >= len(cur):
+                raise ScenarioError(
+                    f"{where}: {path} — {here} has {len(cur)} element(s); allowed: index 0..{max(len(cur) - 1, 0)}"
+                )
+            idx = key
+        else:
+            names = [e.get("name") if isinstance(e, dict) else None for e in cur]
+            if key[1:] not in names:
+                have = ", ".join(str(n) for n in names if n is not None) or "none named"
+                raise ScenarioError(f"{where}: {path} — no element of {here} is named {key[1:]}; allowed: {have}")
+            idx = names.index(key[1:])
+        if last:
+            cur[idx] = copy.deepcopy(value)
+            return
+        cur = cur[idx]
+
+
+def merge_settings(doc: dict[str, Any], settings: Mapping[str, Any], where: str, prefix: str = "") -> None:
+    """Apply ``[sweep.set]``: nested tables merge key by key; other values replace; a key
+    with a dot or bracket is a path."""
+    for k, v in settings.items():
+        path = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict) and v and not re.search(r"[.\[]", k):
+            target = _get_path(doc, path)
+            if isinstance(target, dict) or target is None:
+                merge_settings(doc, v, where, path)
+                continue
+        set_path(doc, path, v, f"{where}.{k}" if not prefix else f"{where}.{path}")
+
+
+def _get_path(doc: Any, path: str) -> Any:
+    cur = doc
+    for key in parse_path(path, "path"):
+        if isinstance(key, str) and not key.startswith("=") and isinstance(cur, dict):
+            cur = cur.get(key)
+        elif isinstance(key, int) and isinstance(cur, list) and key < len(cur):
+            cur = cur[key]
+        else:
+            return None
+    return cur
+
+
+# ----------------------------------------------------------------------------- values
+
+
+def value_label(v: Any) -> str:
+    """How the comparison view prints an axis value: scalars as written, ``[]``/``{}`` as
+    ``none``, a one-element array as its element, a table as ``k=v,k=v``."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, (int, str)):
+        return str(v)
+    if isinstance(v, (list, tuple)):
+        if not v:
+            return "none"
+        if len(v) == 1:
+            return value_label(v[0])
+        return "[" + ",".join(value_label(e) for e in v) + "]"
+    if isinstance(v, dict):
+        if not v:
+            return "none"
+        return ",".join(f"{k}={value_label(x)}" for k, x in v.items())
+    return str(v)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split ``a,"b,c",[1,2],{x=1}`` on commas outside quotes and brackets."""
+    items, depth, quote, cur = [], 0, "", ""
+    for ch in text:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+            continue
+        cur += ch
+    items.append(cur)
+    return [i.strip() for i in items]
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: TOML (``4``, ``1.5``, ``true``, ``"x"``, ``[]``,
+    ``[{device="s3700"}]``), else the bare text as a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_set_option(opt: str) -> tuple[str, list[Any]]:
+    """``--set field=v1,v2`` → (field, [v1, v2])."""
+    if "=" not in opt:
+        raise ScenarioError(f"--set: {show(opt)} — allowed: field=value[,value…], e.g. zfs.sync=standard,disabled")
+    path, _, rest = opt.partition("=")
+    path = path.strip()
+    parse_path(path, "--set")
+    if not rest.strip():
+        raise ScenarioError(f"--set {path}: no values — allowed: field=value[,value…]")
+    items = _split_top_level(rest)
+    if any(not i for i in items):
+        raise ScenarioError(f"--set {path}: {show(rest)} — an empty value; allowed: values separated by single commas")
+    return path, [parse_value(i) for i in items]
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def _read_toml(path: Path, what: str) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such file — allowed: a path to a {what} .toml file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"{path}: cannot read — {e}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML — {str(e).splitlines()[0]}") from None
+
+
+def _check_keys(t: Mapping[str, Any], path: str, allowed: Sequence[str]) -> None:
+    for k in t:
+        if k not in allowed:
+            raise ScenarioError(
+                f"{path}.{k}: unknown key — allowed in {path}: {', '.join(allowed)}",
+                hint=(lambda n: f"did you mean {n}?" if n else None)(scenario_mod.nearest(k, allowed)),
+            )
+
+
+def _axis(raw: Any, where: str) -> Axis:
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{where}: {show(raw)} — allowed: a table with field and values ([[sweep.axis]])")
+    _check_keys(raw, where, AXIS_KEYS)
+    if "field" not in raw:
+        raise ScenarioError(f"{where}.field: missing — allowed: a path into the scenario, e.g. zfs.sync")
+    fld = raw["field"]
+    parse_path(fld, f"{where}.field")
+    values = raw.get("values")
+    if not isinstance(values, list) or not values:
+        shown = "missing" if values is None else show(values)
+        raise ScenarioError(f"{where}.values: {shown} — allowed: a non-empty array of values for {fld}")
+    name = raw.get("name", fld)
+    if not isinstance(name, str) or not name.strip():
+        raise ScenarioError(f"{where}.name: {show(name)} — allowed: a non-empty string")
+    if "labels" in raw:
+        labels = raw["labels"]
+        if (not isinstance(labels, list) or len(labels) != len(values)
+                or not all(isinstance(x, str) and x.strip() for x in labels)):
+            raise ScenarioError(
+                f"{where}.labels: {show(labels)} — allowed: an array of {len(values)} non-empty strings, one per value"
+            )
+    else:
+        labels = [value_label(v) for v in values]
+    if len(set(labels)) != len(labels):
+        dup = next(x for x in labels if labels.count(x) > 1)
+        raise ScenarioError(f"{where}.labels: two values print as {show(dup)} — allowed: distinct labels (give labels)")
+    return Axis(field=fld.strip(), values=tuple(values), name=name.strip(), labels=tuple(labels))
+
+
+def _baseline(raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict) or not raw:
+        raise ScenarioError(f'{where}: {show(raw)} — allowed: a table such as {{ "zfs.sync" = "standard" }}')
+    flat: dict[str, Any] = {}
+
+    def walk(t: Mapping[str, Any], prefix: str) -> None:
+        for k, v in t.items():
+            p = f"{prefix}.{k}" if prefix else k
+            if isinstance(v, dict):
+                walk(v, p)
+            else:
+                flat[p] = v
+
+    walk(raw, "")
+    return flat
+
+
+def load(
+    path: str | Path,
+    *,
+    sets: Sequence[str] = (),
+    stop: str | None = None,
+) -> Sweep:
+    """Read a sweep file (or a scenario file), add ``--set`` axes, validate every point."""
+    p = Path(path)
+    doc = _read_toml(p, "sweep or scenario")
+    if "sweep" not in doc:
+        return _build(
+            name=p.stem, path=None, scenario_path=p, base=doc, fixed={}, axes=[], baseline=None,
+            metrics=None, sets=sets, stop=stop,
+        )
+    extra = [k for k in doc if k != "sweep"]
+    if extra:
+        raise ScenarioError(
+            f"{extra[0]}: not allowed in a sweep file — allowed: one [sweep] table; "
+            "the scenario goes in its own file (sweep.scenario)"
+        )
+    sw = doc["sweep"]
+    if not isinstance(sw, dict):
+        raise ScenarioError(f"sweep: {show(sw)} — allowed: a table")
+    _check_keys(sw, "sweep", SWEEP_KEYS)
+    name = sw.get("name", p.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise ScenarioError(f"sweep.name: {show(name)} — allowed: a non-empty string")
+    if "scenario" not in sw:
+        raise ScenarioError("sweep.scenario: missing — allowed: the base scenario's path, relative to the sweep file")
+    sc_path = sw["scenario"]
+    if not isinstance(sc_path, str) or not sc_path.strip():
+        raise ScenarioError(f"sweep.scenario: {show(sc_path)} — allowed: a path to a scenario .toml file")
+    base_path = Path(os.path.normpath(p.parent / sc_path))
+    if not base_path.is_file():
+        raise ScenarioError(
+            f"sweep.scenario: {show(sc_path)} — no such file ({base_path}); allowed: a path relative to {p}"
+        )
+    base = _read_toml(base_path, "scenario")
+    if "sweep" in base:
+        raise ScenarioError(f"sweep.scenario: {show(sc_path)} — is itself a sweep file; allowed: a scenario file")
+    fixed = sw.get("set", {})
+    if not isinstance(fixed, dict):
+        raise ScenarioError(f"sweep.set: {show(fixed)} — allowed: a table of scenario settings")
+    raw_axes = sw.get("axis", [])
+    if not isinstance(raw_axes, list):
+        raise ScenarioError(f"sweep.axis: {show(raw_axes)} — allowed: [[sweep.axis]] tables")
+    axes = [_axis(a, f"sweep.axis[{i}]") for i, a in enumerate(raw_axes)]
+    baseline = _baseline(sw["baseline"], "sweep.baseline") if "baseline" in sw else None
+    metrics = None
+    if "metrics" in sw:
+        m = sw["metrics"]
+        if not isinstance(m, list) or not m or not all(isinstance(x, str) for x in m):
+            raise ScenarioError(f"sweep.metrics: {show(m)} — allowed: a non-empty array of metric names")
+        from ..report.compare import check_metrics
+
+        metrics = tuple(check_metrics(m, "sweep.metrics"))
+    return _build(
+        name=name.strip(), path=str(p), scenario_path=base_path, base=base, fixed=fixed, axes=axes,
+        baseline=baseline, metrics=metrics, sets=sets, stop=stop,
+    )
+
+
+def _build(
+    *,
+    name: str,
+    path: str | None,
+    scenario_path: Path,
+    base: dict[str, Any],
+    fixed: dict[str, Any],
+    axes: list[Axis],
+    baseline: dict[str, Any] | None,
+    metrics: tuple[str, ...] | None,
+    sets: Sequence[str],
+    stop: str | None,
+) -> Sweep:
+    # --set: a new axis, or the replacement of the file's axis on the same field.
+    for opt in sets:
+        fld, values = parse_set_option(opt)
+        labels = [value_label(v) for v in values]
+        if len(set(labels)) != len(labels):
+            raise ScenarioError(f"--set {fld}: {show(values)} — a value is given twice; allowed: distinct values")
+        new = Axis(field=fld, values=tuple(values), name=fld, labels=tuple(labels))
+        same = [i for i, a in enumerate(axes) if a.field == fld]
+        if same:
+            axes[same[0]] = Axis(field=fld, values=new.values, name=axes[same[0]].name, labels=new.labels)
+        else:
+            axes.append(new)
+    seen: dict[str, int] = {}
+    for i, a in enumerate(axes):
+        for key in {a.field, a.name}:
+            if key in seen and seen[key] != i:
+                raise ScenarioError(f"sweep.axis[{i}].field: {show(a.field)} — already swept by sweep.axis[{seen[key]}]")
+            seen[key] = i
+    from .table import RESERVED_COLUMNS
+
+    for i, a in enumerate(axes):
+        if a.name in RESERVED_COLUMNS:
+            raise ScenarioError(
+                f"sweep.axis[{i}].name: {show(a.name)} — a result column has that name; allowed: another name"
+            )
+    n = math.prod(len(a.values) for a in axes)
+    if n > POINTS_MAX:
+        raise ScenarioError(f"sweep.axis: {n} points — too many; allowed: at most {POINTS_MAX}")
+    overrides: dict[str, Any] = {"stop": stop} if stop is not None else {}
+    if sets:
+        overrides["set"] = list(sets)
+    default_name = scenario_path.stem
+    points: list[Point] = []
+    by_id: dict[str, Point] = {}
+    for k, combo in enumerate(itertools.product(*[range(len(a.values)) for a in axes]), start=1):
+        doc = copy.deepcopy(base)
+        merge_settings(doc, fixed, "sweep.set")
+        values = tuple(a.values[j] for a, j in zip(axes, combo))
+        labels = tuple(a.labels[j] for a, j in zip(axes, combo))
+        where = f"sweep point {k} (" + (" ".join(f"{a.name}={lab}" for a, lab in zip(axes, labels)) or "base") + ")"
+        for a, v in zip(axes, values):
+            set_path(doc, a.field, v, where)
+        try:
+            sc = scenario_mod.from_dict(doc, default_name=default_name, path=str(scenario_path), stop=stop)
+        except ScenarioError as e:
+            raise ScenarioError(f"{where}: {e.line}", hint=e.hint) from None
+        pt = Point(index=k, values=values, labels=labels, scenario=sc, doc=doc)
+        if sc.hash in by_id:
+            other = by_id[sc.hash]
+            raise ScenarioError(
+                f"{where}: the same run as sweep point {other.index} ({other.describe(axes)}) — "
+                "allowed: axis values that change the normalised scenario"
+            )
+        by_id[sc.hash] = pt
+        points.append(pt)
+    if baseline is not None:
+        from ..report.compare import resolve_baseline
+
+        resolve_baseline(baseline, axes, "sweep.baseline")  # fail early on a bad baseline
+    return Sweep(
+        name=name, path=path, scenario_path=str(scenario_path), base=base, fixed=fixed, axes=tuple(axes),
+        points=tuple(points), baseline=baseline, metrics=metrics, overrides=overrides,
+    )
