@@ -62,6 +62,49 @@ fn mixed(release: &str, sim_s: u64) -> Value {
     })
 }
 
+/// The busy-scrub pool (cases/busy-scrub): 3 TB of 128K records on four mirrors of 1 TB disks
+/// behind one ~100 MB/s iSCSI path, a user reading every ~0.4 s, illumos-2014 legacy scrub
+/// with `zfs_scrub_delay` = 0 (the "fixed" setting of the case) run to the end.
+fn scrub_3t(quick: bool) -> Value {
+    let mut link = serde_json::to_value(
+        ziosim_model::device::link::presets().into_iter().find(|p| p.0 == "iscsi-1gbe").expect("link preset").2,
+    )
+    .unwrap();
+    link["rate_bytes_per_s"] = json!(100_000_000u64);
+    let mirror = |i: usize| {
+        json!({"type": "mirror", "disks": (0..2).map(|j| json!({"name": format!("c{i}t{j}d0"), "device": "hdd", "link": "iscsi"})).collect::<Vec<_>>()})
+    };
+    let alloc: u64 = if quick { 3 * TIB / 10 } else { 3 * TIB * 91 / 100 }; // 2.73 TiB = 3 TB
+    json!({
+        "name": "scrub-3t-legacy", "seed": 1, "release": "illumos-2014", "hz": 100, "ram_bytes": 16 * GIB,
+        "stop_ns": 30 * 86400 * NS_PER_S, "report_interval_ns": 3600 * NS_PER_S, "stop_on_scan_done": true,
+        "tunables": {"zfs_scrub_delay": 0, "zfs_scan_idle": 50},
+        "devices": {"hdd": hdd("hdd-7200-sata-2014", None)}, "links": {"iscsi": link},
+        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 131072, "allocated_bytes": alloc,
+                 "vdevs": (0..4).map(mirror).collect::<Vec<_>>()},
+        "workloads": [{"name": "users", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 1, "think_ns": 400_000_000u64}],
+        "actions": [{"at_ns": 10 * NS_PER_S, "do": "scrub"}]
+    })
+}
+
+/// A 100-disk, 1 PB-class pool: 10 × raidz2 of 10 × 14 TB nearline HDDs (Exos X14 preset),
+/// 1 MiB records filling `fill` of the space, zfs-2.2 (sorted scan). One disk fails at 1 s and
+/// is replaced at 2 s; the resilver runs to scan-done with no foreground load.
+/// `disk_bytes` scales the disks (the 1/10-size pool compares memory).
+fn resilver(disk_bytes: u64, fill: f64) -> Value {
+    let usable = 10.0 * 8.0 * disk_bytes as f64; // raidz2 of 10: 8 data columns
+    let alloc = (usable * fill) as u64 >> 20 << 20;
+    let vdevs: Vec<Value> = (0..10).map(|v| json!({"type": "raidz2", "disks": disks(&format!("d{v}."), 0, 10)})).collect();
+    json!({
+        "name": "resilver", "seed": 1, "release": "zfs-2.2", "hz": 250, "ram_bytes": 256 * GIB,
+        "stop_ns": 60 * 86400 * NS_PER_S, "report_interval_ns": 3600 * NS_PER_S, "stop_on_scan_done": true,
+        "devices": {"hdd": hdd("st14000nm0048", Some(disk_bytes))},
+        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 1 << 20, "allocated_bytes": alloc, "vdevs": vdevs},
+        "actions": [{"at_ns": NS_PER_S, "do": "fail", "disk": "d3.4"},
+                    {"at_ns": 2 * NS_PER_S, "do": "replace", "old": "d3.4", "new": "d3.new"}]
+    })
+}
+
 struct Scenario {
     name: &'static str,
     about: &'static str,
@@ -79,6 +122,12 @@ fn scenarios() -> Vec<Scenario> {
                    cfg: |q| mixed("zfs-0.7", if q { 60 } else { 600 }), scan: false },
         Scenario { name: "mixed-illumos-2012", about: "same, pre-2013 deadline queue",
                    cfg: |q| mixed("illumos-2012", if q { 60 } else { 600 }), scan: false },
+        Scenario { name: "scrub-3t-legacy", about: "busy-scrub pool: 3 TB on 4 iSCSI mirrors, illumos-2014 scrub (delay 0) to the end",
+                   cfg: scrub_3t, scan: true },
+        Scenario { name: "resilver-1pb", about: "10 x raidz2 of 10 x 14 TB, 1M records, 70 % full, zfs-2.2 resilver to the end",
+                   cfg: |q| resilver(if q { 1_400_000_000_000 } else { 14_000_000_000_000 }, 0.7), scan: true },
+        Scenario { name: "resilver-1pb-tenth", about: "the same pool with 1.4 TB disks (memory must not grow with size)",
+                   cfg: |q| resilver(if q { 140_000_000_000 } else { 1_400_000_000_000 }, 0.7), scan: true },
     ]
 }
 
