@@ -28,8 +28,10 @@ test-python: setup
 
 test: test-rust test-python
 
+# Fixed scenarios, release mode: leaf I/Os/s, events/s, peak RSS (bench/README.md).
+# BENCH_ARGS=--quick for the short versions, or scenario name prefixes.
 bench:
-	cargo run --release -p ziosim-model --example bench
+	bench/run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) target out

@@ -1,29 +1,59 @@
-//! Benchmark: simulated leaf I/Os per second of wall time on a mixed HDD scenario, with full
-//! HDD mechanics. `cargo run --release -p ziosim-model --example bench [-- SIM_SECONDS]`.
-//! Prints numbers; asserts nothing (speed is measured here, never in tests).
+//! Benchmark: fixed scenarios in release mode, printing simulated leaf I/Os per second of wall
+//! time, events per second and peak memory (design.md §8–§9). `bench/run` (and `make bench`)
+//! runs the whole set; compare against the previous result *in the same run* (or a run of
+//! the previous commit made minutes before), never against a number from another day.
+//!
+//! ```text
+//! cargo run --release -p ziosim-model --example bench -- [--list] [--quick] [NAME_PREFIX ...]
+//! ```
+//!
+//! Every scenario runs in a child process of its own (this binary, re-executed with
+//! `--child NAME`), so the peak RSS reported is that scenario's alone. Prints numbers;
+//! asserts nothing (speed is measured here, never in tests).
 
-use serde_json::json;
+use serde_json::{json, Value};
 use std::time::Instant;
 use ziosim_model::config::RunConfig;
 use ziosim_model::device::presets;
 use ziosim_model::sim::Run;
 
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap()))
-        .unwrap_or(0)
+const GIB: u64 = 1 << 30;
+const TIB: u64 = 1 << 40;
+const NS_PER_S: u64 = 1_000_000_000;
+
+/// (current RSS, peak RSS) of this process, KiB (`/proc/self/status`).
+fn rss_kib() -> (u64, u64) {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |k: &str| {
+        s.lines()
+            .find(|l| l.starts_with(k))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }
 
-fn scenario(name: &str, release: &str, sim_s: u64) -> serde_json::Value {
-    let spec = presets::get("hdd-7200-sata-2014").expect("preset");
-    let disks: Vec<_> = (0..6).map(|i| json!({"name": format!("sd{}", (b'a' + i) as char), "device": "hdd"})).collect();
+fn hdd(preset: &str, capacity: Option<u64>) -> Value {
+    let mut spec = serde_json::to_value(presets::get(preset).expect("preset")).unwrap();
+    if let Some(c) = capacity {
+        spec["capacity_bytes"] = json!(c);
+    }
+    spec
+}
+
+fn disks(prefix: &str, first: usize, n: usize) -> Vec<Value> {
+    (first..first + n).map(|i| json!({"name": format!("{prefix}{i}"), "device": "hdd"})).collect()
+}
+
+/// The mixed 6-disk raidz2 HDD scenario: OLTP-ish random reads, a backup stream, an ingest.
+fn mixed(release: &str, sim_s: u64) -> Value {
     json!({
-        "name": name, "seed": 1, "release": release, "hz": 100, "ram_bytes": 16u64 << 30,
-        "stop_ns": sim_s * 1_000_000_000, "report_interval_ns": 10_000_000_000u64,
-        "devices": {"hdd": spec},
-        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 131072, "allocated_bytes": 2u64 << 40,
-                 "vdevs": [{"type": "raidz2", "disks": disks}]},
+        "name": format!("mixed {release}"), "seed": 1, "release": release, "hz": 100, "ram_bytes": 16 * GIB,
+        "stop_ns": sim_s * NS_PER_S, "report_interval_ns": 10 * NS_PER_S,
+        "devices": {"hdd": hdd("hdd-7200-sata-2014", None)},
+        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 131072, "allocated_bytes": 2 * TIB,
+                 "vdevs": [{"type": "raidz2", "disks": disks("sd", 0, 6)}]},
         "workloads": [
             {"name": "oltp", "kind": "random-read", "sizes": [[4096, 0.5], [16384, 0.3], [131072, 0.2]], "threads": 32},
             {"name": "backup", "kind": "seq-read", "sizes": [[1048576, 1.0]], "threads": 2},
@@ -32,18 +62,162 @@ fn scenario(name: &str, release: &str, sim_s: u64) -> serde_json::Value {
     })
 }
 
-fn main() {
-    let sim_s: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(600);
-    println!("{:<28} {:>12} {:>12} {:>14} {:>14} {:>10}", "scenario", "leaf_ios", "events", "leaf_ios/s", "events/s", "wall_s");
-    for (name, rel) in [("mixed-hdd-raidz2 zfs-2.2", "zfs-2.2"), ("mixed-hdd-raidz2 zfs-0.7", "zfs-0.7"), ("mixed-hdd-raidz2 illumos-2012", "illumos-2012")] {
-        let cfg = RunConfig::from_json(&scenario(name, rel, sim_s).to_string()).unwrap();
-        let t0 = Instant::now();
-        let mut run = Run::new(cfg).unwrap();
-        run.run_to_end();
-        let wall = t0.elapsed().as_secs_f64();
-        let leaf = run.sim.model().leaf_ios();
-        let ev = run.sim.events_handled();
-        println!("{:<28} {:>12} {:>12} {:>14.0} {:>14.0} {:>10.2}", name, leaf, ev, leaf as f64 / wall, ev as f64 / wall, wall);
+/// The busy-scrub pool (cases/busy-scrub): 3 TB of 128K records on four mirrors of 1 TB disks
+/// behind one ~100 MB/s iSCSI path, a user reading every ~0.4 s, illumos-2014 legacy scrub
+/// with `zfs_scrub_delay` = 0 (the "fixed" setting of the case) run to the end.
+fn scrub_3t(quick: bool) -> Value {
+    let mut link = serde_json::to_value(
+        ziosim_model::device::link::presets().into_iter().find(|p| p.0 == "iscsi-1gbe").expect("link preset").2,
+    )
+    .unwrap();
+    link["rate_bytes_per_s"] = json!(100_000_000u64);
+    let mirror = |i: usize| {
+        json!({"type": "mirror", "disks": (0..2).map(|j| json!({"name": format!("c{i}t{j}d0"), "device": "hdd", "link": "iscsi"})).collect::<Vec<_>>()})
+    };
+    let alloc: u64 = if quick { 3 * TIB / 10 } else { 3 * TIB * 91 / 100 }; // 2.73 TiB = 3 TB
+    json!({
+        "name": "scrub-3t-legacy", "seed": 1, "release": "illumos-2014", "hz": 100, "ram_bytes": 16 * GIB,
+        "stop_ns": 30 * 86400 * NS_PER_S, "report_interval_ns": 3600 * NS_PER_S, "stop_on_scan_done": true,
+        "tunables": {"zfs_scrub_delay": 0, "zfs_scan_idle": 50},
+        "devices": {"hdd": hdd("hdd-7200-sata-2014", None)}, "links": {"iscsi": link},
+        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 131072, "allocated_bytes": alloc,
+                 "vdevs": (0..4).map(mirror).collect::<Vec<_>>()},
+        "workloads": [{"name": "users", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 1, "think_ns": 400_000_000u64}],
+        "actions": [{"at_ns": 10 * NS_PER_S, "do": "scrub"}]
+    })
+}
+
+/// A 100-disk, 1 PB-class pool: 10 × raidz2 of 10 × 14 TB nearline HDDs (Exos X14 preset),
+/// 1 MiB records filling `fill` of the space, zfs-2.2 (sorted scan). One disk fails at 1 s and
+/// is replaced at 2 s; the resilver runs to scan-done with no foreground load.
+/// `disk_bytes` scales the disks (the 1/10-size pool compares memory).
+fn resilver(disk_bytes: u64, fill: f64) -> Value {
+    let usable = 10.0 * 8.0 * disk_bytes as f64; // raidz2 of 10: 8 data columns
+    let alloc = (usable * fill) as u64 >> 20 << 20;
+    let vdevs: Vec<Value> = (0..10).map(|v| json!({"type": "raidz2", "disks": disks(&format!("d{v}."), 0, 10)})).collect();
+    json!({
+        "name": "resilver", "seed": 1, "release": "zfs-2.2", "hz": 250, "ram_bytes": 256 * GIB,
+        "stop_ns": 60 * 86400 * NS_PER_S, "report_interval_ns": 3600 * NS_PER_S, "stop_on_scan_done": true,
+        "devices": {"hdd": hdd("st14000nm0048", Some(disk_bytes))},
+        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 1 << 20, "allocated_bytes": alloc, "vdevs": vdevs},
+        "actions": [{"at_ns": NS_PER_S, "do": "fail", "disk": "d3.4"},
+                    {"at_ns": 2 * NS_PER_S, "do": "replace", "old": "d3.4", "new": "d3.new"}]
+    })
+}
+
+struct Scenario {
+    name: &'static str,
+    about: &'static str,
+    /// Config for full (`quick` = false) or quick runs.
+    cfg: fn(quick: bool) -> Value,
+    /// Sample RSS at these fractions of scan progress (examined / to_examine).
+    scan: bool,
+}
+
+fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario { name: "mixed-zfs-2.2", about: "6x1T raidz2, 32 random readers + 2 streams + ingest, 600 s",
+                   cfg: |q| mixed("zfs-2.2", if q { 60 } else { 600 }), scan: false },
+        Scenario { name: "mixed-zfs-0.7", about: "same, 2013 class queue",
+                   cfg: |q| mixed("zfs-0.7", if q { 60 } else { 600 }), scan: false },
+        Scenario { name: "mixed-illumos-2012", about: "same, pre-2013 deadline queue",
+                   cfg: |q| mixed("illumos-2012", if q { 60 } else { 600 }), scan: false },
+        Scenario { name: "scrub-3t-legacy", about: "busy-scrub pool: 3 TB on 4 iSCSI mirrors, illumos-2014 scrub (delay 0) to the end",
+                   cfg: scrub_3t, scan: true },
+        Scenario { name: "resilver-1pb", about: "10 x raidz2 of 10 x 14 TB, 1M records, 70 % full, zfs-2.2 resilver to the end",
+                   cfg: |q| resilver(if q { 1_400_000_000_000 } else { 14_000_000_000_000 }, 0.7), scan: true },
+        Scenario { name: "resilver-1pb-tenth", about: "the same pool with 1.4 TB disks (memory must not grow with size)",
+                   cfg: |q| resilver(if q { 140_000_000_000 } else { 1_400_000_000_000 }, 0.7), scan: true },
+    ]
+}
+
+/// Run one scenario in this process and print one JSON line of results.
+fn child(name: &str, quick: bool) {
+    let sc = scenarios().into_iter().find(|s| s.name == name).expect("scenario");
+    let cfg = RunConfig::from_json(&(sc.cfg)(quick).to_string()).unwrap();
+    let t0 = Instant::now();
+    let mut run = Run::new(cfg).unwrap();
+    let setup_s = t0.elapsed().as_secs_f64();
+    let mut rss_at: Vec<(f64, u64, f64)> = Vec::new();
+    let marks = [0.1, 0.5];
+    while !run.step_events(1 << 16) {
+        if sc.scan {
+            if let Some((done, total)) = run.sim.model().scan_progress() {
+                let f = done as f64 / total.max(1) as f64;
+                if rss_at.len() < marks.len() && f >= marks[rss_at.len()] {
+                    rss_at.push((marks[rss_at.len()], rss_kib().0, t0.elapsed().as_secs_f64()));
+                }
+            }
+        }
     }
-    println!("peak RSS: {} MiB (target: >= 2 M leaf I/Os/s on one core; design.md §8)", peak_rss_kib() / 1024);
+    let wall = t0.elapsed().as_secs_f64();
+    let (rss, hwm) = rss_kib();
+    if sc.scan {
+        rss_at.push((1.0, rss, wall));
+    }
+    let m = run.sim.model();
+    let res = run.results();
+    let out = json!({
+        "name": name, "leaf_ios": m.leaf_ios(), "events": run.sim.events_handled(), "wall_s": wall, "setup_s": setup_s,
+        "sim_s": run.sim.now() as f64 / 1e9, "peak_rss_kib": hwm, "end": run.end(),
+        "rss_at": rss_at, "scan": res["scan"], "digest": res["digest"],
+    });
+    println!("{out}");
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    if let Some(i) = args.iter().position(|a| a == "--child") {
+        return child(&args[i + 1], quick);
+    }
+    let all = scenarios();
+    if args.iter().any(|a| a == "--list") {
+        for s in &all {
+            println!("{:<24} {}", s.name, s.about);
+        }
+        return;
+    }
+    let wanted: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let exe = std::env::current_exe().unwrap();
+    println!(
+        "{:<22} {:>11} {:>11} {:>11} {:>11} {:>8} {:>9} {:>10}  {}",
+        "scenario", "leaf_ios", "events", "leaf_ios/s", "events/s", "wall_s", "sim_s", "peak_MiB", "digest"
+    );
+    for s in all.iter().filter(|s| wanted.is_empty() || wanted.iter().any(|w| s.name.starts_with(w.as_str()))) {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.arg("--child").arg(s.name);
+        if quick {
+            cmd.arg("--quick");
+        }
+        let out = cmd.output().expect("run child");
+        if !out.status.success() {
+            println!("{:<22} failed: {}", s.name, String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or(""));
+            continue;
+        }
+        let v: Value = serde_json::from_slice(&out.stdout).expect("child output");
+        let (leaf, ev, wall) = (v["leaf_ios"].as_u64().unwrap(), v["events"].as_u64().unwrap(), v["wall_s"].as_f64().unwrap());
+        println!(
+            "{:<22} {:>11} {:>11} {:>11.0} {:>11.0} {:>8.2} {:>9.0} {:>10.1}  {}",
+            s.name, leaf, ev, leaf as f64 / wall, ev as f64 / wall, wall, v["sim_s"].as_f64().unwrap(),
+            v["peak_rss_kib"].as_u64().unwrap() as f64 / 1024.0, v["digest"].as_str().unwrap_or("-")
+        );
+        if s.scan {
+            let sc = &v["scan"];
+            println!(
+                "{:<22} {} {}: simulated {:.1} h, examined {:.1} TiB, issued {:.1} TiB, end {}",
+                "", sc["func"].as_str().unwrap_or("-"), sc["state"].as_str().unwrap_or("-"),
+                sc["duration_ns"].as_f64().unwrap_or(0.0) / 3.6e12,
+                sc["examined_bytes"].as_f64().unwrap_or(0.0) / TIB as f64,
+                sc["issued_bytes"].as_f64().unwrap_or(0.0) / TIB as f64, v["end"].as_str().unwrap_or("-")
+            );
+            let marks: Vec<String> = v["rss_at"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| format!("{:.0}%: {:.1} MiB at {:.1} s", r[0].as_f64().unwrap() * 100.0, r[1].as_f64().unwrap() / 1024.0, r[2].as_f64().unwrap()))
+                .collect();
+            println!("{:<22} RSS by scan progress: {}", "", marks.join(", "));
+        }
+    }
 }

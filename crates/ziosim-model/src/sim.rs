@@ -1752,6 +1752,12 @@ impl Model_ {
         self.leaf_ios_done
     }
 
+    /// The scan's (examined, to_examine) bytes, if a scan was ever started (for progress
+    /// probes such as `examples/bench.rs`).
+    pub fn scan_progress(&self) -> Option<(u64, u64)> {
+        self.scan.as_ref().map(|s| (s.examined, s.to_examine))
+    }
+
     /// The results document (`docs/internals.md`).
     pub fn results(&self, digest: u64, events: u64, sim_time_ns: u64, end: &str) -> Value {
         let pct = |h: &FineHist| serde_json::to_value(h.pcts()).unwrap();

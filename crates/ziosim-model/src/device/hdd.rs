@@ -536,6 +536,19 @@ enum Flush {
     Destaging(u16, u64),
 }
 
+/// Which queued commands ride on another queued read (`follows_queued_read` of every entry
+/// of `queued`, by index), worked out at most once per SATF choice: sorting the queued reads
+/// by offset and keeping a running maximum of their reach gives all answers in O(n log n)
+/// where asking each command separately costs O(n²).
+#[derive(Debug, Default)]
+struct Followers {
+    valid: bool,
+    flags: Vec<bool>,
+    /// Queued reads as (offset, end + readahead_max_bytes), by offset; the reach becomes a
+    /// running maximum.
+    runs: Vec<(u64, u64)>,
+}
+
 /// A completion waiting to be reported by `advance`.
 #[derive(Clone, Copy, Debug)]
 struct Done {
@@ -596,6 +609,8 @@ pub struct Hdd {
     next_wake: u64,
     /// Latest instant processed (debug check that time never runs backwards).
     clock_ns: u64,
+    /// Scratch of `select` (kept to avoid allocating per choice).
+    followers: Followers,
 }
 
 impl Hdd {
@@ -687,6 +702,7 @@ impl Hdd {
             last_done_ns: 0,
             next_wake: NONE,
             clock_ns: 0,
+            followers: Followers { valid: false, flags: Vec::with_capacity(qd), runs: Vec::with_capacity(qd) },
             p,
             g,
             rng,
@@ -1123,10 +1139,13 @@ impl Hdd {
         // SATF with aging and sequential affinity. Reads riding on another queued read are
         // no candidates; checking that costs a scan of the queue per command, so the first
         // pass ignores it and a second pass runs only when the winner turns out to ride.
-        let mut best = self.satf_pick(t, false);
+        let mut fl = std::mem::take(&mut self.followers);
+        fl.valid = false;
+        let mut best = self.satf_pick(t, false, &mut fl);
         if best.is_some_and(|(i, _, _)| self.follows_queued_read(&self.slots[self.queued[i] as usize])) {
-            best = self.satf_pick(t, true);
+            best = self.satf_pick(t, true, &mut fl);
         }
+        self.followers = fl;
         let destage_now = (self.destage_hw || !self.bufwait.is_empty()) && !self.dirty.is_empty();
         if destage_now {
             if let Some((i, c)) = self.best_extent(t, NONE) {
@@ -1152,7 +1171,7 @@ impl Hdd {
 
     /// The SATF choice among queued commands at `t` (without runs' followers if
     /// `skip_followers`): (index in `queued`, cost, strict sequential).
-    fn satf_pick(&self, t: u64, skip_followers: bool) -> Option<(usize, f64, bool)> {
+    fn satf_pick(&self, t: u64, skip_followers: bool, fl: &mut Followers) -> Option<(usize, f64, bool)> {
         let th = self.g.theta(t);
         let head_off = self.head_off;
         let window = self.p.seq_window_bytes;
@@ -1167,14 +1186,15 @@ impl Hdd {
             let s = &self.slots[q as usize];
             let seq = is_seq(s);
             if seq || s.seq_cont {
+                // `queued` is in arrival order, so the oldest such command is the first one
+                // found; its follower test is O(n), the usual search O(n) in all.
                 let other = *oldest_other.get_or_insert_with(|| {
+                    debug_assert!(self.queued.windows(2).all(|w| self.slots[w[0] as usize].arrival_ns <= self.slots[w[1] as usize].arrival_ns));
                     self.queued
                         .iter()
                         .map(|&o| &self.slots[o as usize])
-                        .filter(|o| !o.seq_cont && !is_seq(o) && !self.follows_queued_read(o))
-                        .map(|o| o.arrival_ns)
-                        .min()
-                        .unwrap_or(NONE)
+                        .find(|o| !o.seq_cont && !is_seq(o) && !self.follows_queued_read(o))
+                        .map_or(NONE, |o| o.arrival_ns)
                 });
                 if s.arrival_ns >= other {
                     continue;
@@ -1190,7 +1210,7 @@ impl Hdd {
                 None => true,
                 Some((_, bc, bs)) => (strict && !bs) || (strict == bs && c < bc),
             };
-            if better && !(skip_followers && self.follows_queued_read(s)) {
+            if better && !(skip_followers && self.followers_of_queued(fl)[i]) {
                 best = Some((i, c, strict));
             }
         }
@@ -1204,6 +1224,7 @@ impl Hdd {
     /// would strand the earlier ones behind the head at a revolution or a seek each, and the
     /// stream would then keep arriving out of order.
     fn follows_queued_read(&self, s: &Slot) -> bool {
+        // `followers_of_queued` answers the same question for the whole queue at once.
         let reach = self.p.readahead_max_bytes;
         s.op == Op::Read
             && reach > 0
@@ -1211,6 +1232,41 @@ impl Hdd {
                 let o = &self.slots[q as usize];
                 o.op == Op::Read && o.off < s.off && s.off < o.end.saturating_add(reach)
             })
+    }
+
+    /// `follows_queued_read` of every entry of `queued` (same order), computed into `fl` on
+    /// first use after `fl.valid` was cleared. A read follows iff the largest reach
+    /// (`end + readahead_max_bytes`, saturating) among queued reads starting strictly before
+    /// it lies beyond its start.
+    fn followers_of_queued<'a>(&self, fl: &'a mut Followers) -> &'a [bool] {
+        if !fl.valid {
+            fl.valid = true;
+            fl.flags.clear();
+            fl.runs.clear();
+            let reach = self.p.readahead_max_bytes;
+            if reach == 0 {
+                fl.flags.resize(self.queued.len(), false);
+                return &fl.flags;
+            }
+            for &q in &self.queued {
+                let o = &self.slots[q as usize];
+                if o.op == Op::Read {
+                    fl.runs.push((o.off, o.end.saturating_add(reach)));
+                }
+            }
+            fl.runs.sort_unstable();
+            let mut m = 0;
+            for r in fl.runs.iter_mut() {
+                m = m.max(r.1);
+                r.1 = m;
+            }
+            for &q in &self.queued {
+                let s = &self.slots[q as usize];
+                let n = fl.runs.partition_point(|r| r.0 < s.off);
+                fl.flags.push(s.op == Op::Read && n > 0 && s.off < fl.runs[n - 1].1);
+            }
+        }
+        &fl.flags
     }
 
     fn check_sas_flushes(&mut self, t: u64) {

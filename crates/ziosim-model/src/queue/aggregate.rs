@@ -28,6 +28,7 @@
 //! Invariant: members are contiguous neighbours in the type set, in offset order, all with the
 //! same `AGG_INHERIT` bits and the same op.
 
+use super::order::key;
 use super::sorted::{Pos, SortedSet};
 
 use crate::io::{flags, IoClass, IoId, IoSlab, Op};
@@ -80,11 +81,12 @@ fn gap(a_end: u64, b_off: u64) -> u64 {
 }
 
 /// `plan` over a per-type offset set (zfs-0.6.5+, illumos 5313+, and the pre-2013 queue).
-pub fn plan_by_type(set: &SortedSet<(u64, IoId)>, ios: &mut IoSlab, z: IoId, p: &AggParams, out: &mut Vec<(u64, IoId)>) {
+/// The set holds `order::key::lba(offset, id)` keys.
+pub fn plan_by_type(set: &SortedSet<u128>, ios: &mut IoSlab, z: IoId, p: &AggParams, out: &mut Vec<(u64, IoId)>) {
     out.clear();
     let o = ios.get(z).offset;
-    if let Some(zpos) = set.find(&(o, z)) {
-        plan(set, zpos, |k| k.1, ios, p, out);
+    if let Some(zpos) = set.find(&key::lba(o, z)) {
+        plan(set, zpos, |&k| key::id(k), ios, p, out);
     }
 }
 

@@ -30,6 +30,7 @@ use std::collections::VecDeque;
 use super::sorted::SortedSet;
 
 use super::aggregate::{self, AggParams};
+use super::order::key;
 use super::{ClassDepth, Issue, QueueEnv, QueuePolicy};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, NUM_CLASSES};
 use crate::tunables::{Tunables, T};
@@ -51,7 +52,8 @@ type Key = (u64, u64, IoId);
 /// The pre-2013 queue of one leaf.
 pub struct DeadlinePolicy {
     deadline: SortedSet<Key>,
-    by_type: [SortedSet<(u64, IoId)>; 2],
+    /// Read and write offset sets (`order::key::lba` keys) that aggregation walks.
+    by_type: [SortedSet<u128>; 2],
     queued: [u32; NUM_CLASSES],
     active: [u32; NUM_CLASSES],
     pending: u32,
@@ -97,7 +99,7 @@ impl DeadlinePolicy {
         let removed = self.deadline.remove(&self.key(io, id));
         debug_assert!(removed, "io {id} not queued");
         if let Some(t) = aggregate::type_index(io.class, io.op) {
-            self.by_type[t].remove(&(io.offset, id));
+            self.by_type[t].remove(&key::lba(io.offset, id));
         }
         self.queued[io.class.idx()] -= 1;
     }
@@ -146,7 +148,7 @@ impl QueuePolicy for DeadlinePolicy {
         let io = *io;
         self.deadline.insert(self.key(&io, id));
         if let Some(t) = aggregate::type_index(io.class, io.op) {
-            self.by_type[t].insert((io.offset, id));
+            self.by_type[t].insert(key::lba(io.offset, id));
         }
         self.queued[io.class.idx()] += 1;
         self.attempts_enqueue = self.attempts_enqueue.saturating_add(1);
