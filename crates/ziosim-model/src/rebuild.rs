@@ -158,7 +158,7 @@ impl Model_ {
             state: RebuildState::Active,
             start_ns: now,
             end_ns: 0,
-            max_txg: self.open_txg(),
+            max_txg: self.resilver_needed_on(&[t]).map_or(self.open_txg(), |r| r.1),
             scanned: 0,
             issued: 0,
             rebuilt: 0,
@@ -245,6 +245,8 @@ impl Model_ {
         let now = ctx.now();
         loop {
             let (lim_bytes, lim_chunks) = self.rebuild_limit(t);
+            // vdev_rebuild_reset_sync: vrp_max_txg from vdev_resilver_needed.
+            let max_txg_now = self.resilver_needed_on(&[t]).map_or(self.open_txg(), |r| r.1);
             let est = self.rebuild_est(t);
             let Some(r) = self.admin.rebuilds[t].as_mut().filter(|r| r.active()) else { return };
             if r.reset_wanted {
@@ -253,7 +255,7 @@ impl Model_ {
                 }
                 // vdev_rebuild_reset_sync: from the start, counters cleared.
                 r.reset_wanted = false;
-                r.max_txg = self.layout.last_txg() + self.txg.sync_txg + 1;
+                r.max_txg = max_txg_now;
                 (r.scanned, r.issued, r.rebuilt) = (0, 0, 0);
                 (r.pass_start_ns, r.pass_scanned, r.pass_issued, r.pass_skipped) = (now, 0, 0, 0);
                 r.pos = RangesPos::default();

@@ -785,17 +785,21 @@ impl Model_ {
                 }
             }
             (VdevType::Mirror, ScanFunc::Resilver) => {
-                // One healthy child, chosen by load like a normal read.
-                let leaf = self.pick_mirror_child(t, voff);
-                self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
-                n += 1;
+                // One child holding the block's txg, chosen by load like a normal read.
+                if (0..self.tops[t].leaves.len()).any(|c| self.child_read_leaf(t, c).is_some_and(|l| !self.leaf_misses(l, birth))) {
+                    let leaf = self.pick_mirror_child_born(t, voff, birth);
+                    self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
+                    n += 1;
+                }
             }
             (k, _) => {
                 // Scrub and resilver read every available column, parity included.
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
-                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
+                    // A resilver skips columns on children that miss the block (ESTALE).
+                    let stale = |m: &Model_, l: u16| func == ScanFunc::Resilver && m.leaf_misses(l, birth);
+                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize).filter(|&l| !stale(self, l)) {
                         self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
                     }

@@ -1322,11 +1322,20 @@ impl Model_ {
     }
 
     pub(crate) fn pick_mirror_child(&mut self, t: usize, off: u64) -> u16 {
+        self.pick_mirror_child_born(t, off, 0)
+    }
+
+    /// `vdev_mirror_child_select` for a block born in `birth`: children whose DTL holds
+    /// that txg are skipped (0: a block older than any DTL).
+    pub(crate) fn pick_mirror_child_born(&mut self, t: usize, off: u64, birth: u64) -> u16 {
         let mut best = i64::MAX;
         let mut cands: [u16; 8] = [0; 8];
         let mut nc = 0;
         for c in 0..self.tops[t].leaves.len() {
             let Some(l) = self.child_read_leaf(t, c) else { continue };
+            if birth > 0 && self.leaf_misses(l, birth) {
+                continue;
+            }
             let leaf = &self.leaves[l as usize];
             let load = self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off);
             if load < best {
