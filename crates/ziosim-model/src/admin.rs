@@ -479,13 +479,18 @@ impl Model_ {
         }
     }
 
-    /// `scenario.stop = "scan-done"`: stop once no scan or rebuild runs or waits.
+    /// `scenario.stop = "scan-done"`: stop once no scan or rebuild runs or waits, and no
+    /// later action can start one.
     pub(crate) fn stop_if_scans_done(&mut self, ctx: &mut Ctx<Ev>) {
         if !self.cfg.stop_on_scan_done {
             return;
         }
+        let now = ctx.now();
+        let later = self.cfg.actions.iter().any(|a| {
+            a.at_ns > now && matches!(a.action, Action::Scrub | Action::Replace { .. } | Action::Attach { .. } | Action::Online { .. })
+        });
         let scanning = self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning);
-        if !scanning && self.scan_pending.is_none() && !self.rebuild_active_any() && !self.admin.resilver_waiting {
+        if !later && !scanning && self.scan_pending.is_none() && !self.rebuild_active_any() && !self.admin.resilver_waiting {
             ctx.schedule_in(0, Ev::Stop);
         }
     }
