@@ -19,6 +19,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A queued sio as the issue phase takes it: (offset, asize, psize, birth txg).
+pub type Sio = (u64, u32, u32, u64);
+
 /// ZFS's accounting for one single-DVA sio, bytes.
 pub const SIO_MEM_BYTES: u64 = 136;
 /// ZFS's accounting for one extent node, bytes.
@@ -133,7 +136,7 @@ impl SortedQueue {
 
     /// Remove and return the lowest sio of the extent starting at `start`; returns the
     /// extent's new start (None once it is empty) with it.
-    pub fn pop_from(&mut self, start: u64) -> Option<((u64, u32, u32, u64), Option<u64>)> {
+    pub fn pop_from(&mut self, start: u64) -> Option<(Sio, Option<u64>)> {
         let e = self.take_ext(start);
         let (&off, &(asize, psize, birth)) = self.sios.range(start..).next()?;
         self.sios.remove(&off);
