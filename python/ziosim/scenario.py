@@ -79,7 +79,8 @@ NOT_YET = "not yet supported"
 TOP_KEYS = ("scenario", "zfs", "devices", "links", "pool", "workload", "action")
 TOP_KEYS_LATER: tuple[str, ...] = ()
 SCENARIO_KEYS = ("name", "seed", "stop", "report_interval", "start_time")
-ACTIONS = ("scrub", "pause-scrub", "resume-scrub", "cancel", "fail", "replace", "set")
+ACTIONS = ("scrub", "pause-scrub", "resume-scrub", "cancel", "fail", "replace", "attach", "detach",
+           "offline", "online", "set")
 ACTION_KEYS = {
     "scrub": (),
     "pause-scrub": (),
@@ -87,8 +88,14 @@ ACTION_KEYS = {
     "cancel": (),
     "fail": ("disk",),
     "replace": ("old", "new", "device", "sequential"),
+    "attach": ("disk", "new", "device", "sequential"),
+    "detach": ("disk",),
+    "offline": ("disk",),
+    "online": ("disk",),
     "set": ("tunable", "value"),
 }
+# Actions after which a scan (or a rebuild) may run: what `stop = "scan-done"` waits for.
+SCAN_ACTIONS = ("scrub", "replace", "attach", "online")
 # 2023-10-14 00:00:01 UTC, the date of the spec's zfs-2.2 zpool status example.
 DEFAULT_EPOCH_S = 1_697_241_601
 ZFS_KEYS = ("release", "hz", "ram", "tunables", "sync", "logbias")
@@ -461,9 +468,10 @@ class _Normaliser:
         c["pool"] = pool
         c["workloads"] = self.workloads(doc.get("workload", []), pool, c)
         c["actions"] = self.actions(doc.get("action", []), c)
-        if c["stop_on_scan_done"] and not any(a["do"] in ("scrub", "replace") for a in c["actions"]):
+        if c["stop_on_scan_done"] and not any(a["do"] in SCAN_ACTIONS for a in c["actions"]):
             raise ScenarioError(
-                f"scenario.stop: {show(doc.get('scenario', {}).get('stop'))} — allowed only with a scrub or replace [[action]]"
+                f"scenario.stop: {show(doc.get('scenario', {}).get('stop'))} — allowed only with a scrub, replace, attach"
+                " or online [[action]]"
             )
         c["limits"] = {"events_max": EVENTS_MAX, "time_ns_max": TIME_NS_MAX}
         return c
@@ -473,6 +481,8 @@ class _Normaliser:
         if not isinstance(raw, list):
             raise ScenarioError("action: not an array of tables — allowed: [[action]] tables")
         disks = [d["name"] for v in c["pool"]["vdevs"] for d in v["disks"]]
+        # The type of each disk's top-level vdev; replace/attach add their new disks.
+        kinds = [v["type"] for v in c["pool"]["vdevs"] for _ in v["disks"]]
         out: list[dict[str, Any]] = []
         last = 0
         for i, a in enumerate(raw):
@@ -485,12 +495,15 @@ class _Normaliser:
                 raise ScenarioError(f"{path}.at: {show(a.get('at'))} — allowed: actions in time order (not before {last} ns)")
             last = at
             act: dict[str, Any] = {"at_ns": at, "do": do}
-            if do == "fail":
+            if do in ("fail", "detach", "offline", "online"):
                 act["disk"] = self.disk_ref(a, "disk", path, disks)
-            elif do == "replace":
-                act["old"] = self.disk_ref(a, "old", path, disks)
+            elif do in ("replace", "attach"):
+                key = "old" if do == "replace" else "disk"
+                target = self.disk_ref(a, key, path, disks)
+                act[key] = target
                 new = _str(_required(a, "new", path, "the new disk's name"), f"{path}.new")
-                if new in disks:
+                cache = [d["name"] for d in c["pool"].get("cache", [])]
+                if new in disks or new in cache:
                     raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has")
                 act["new"] = new
                 if "device" in a:
@@ -498,9 +511,21 @@ class _Normaliser:
                 seq = a.get("sequential", False)
                 if not isinstance(seq, bool):
                     raise ScenarioError(f"{path}.sequential: {show(seq)} — allowed: true or false")
-                if seq:
-                    raise ScenarioError(f"{path}.sequential: true — {NOT_YET} (zpool replace -s); allowed now: false")
-                act["sequential"] = False
+                if seq and self.releases.index(c["release"]) < self.releases.index("zfs-2.0"):
+                    raise ScenarioError(
+                        f"{path}.sequential: true — allowed: only from release zfs-2.0 (zpool {do} -s)")
+                kind = kinds[disks.index(target)]
+                if kind.startswith("raidz") and (seq or do == "attach"):
+                    # zpool_vdev_attach's messages (lib/libzfs/libzfs_pool.c@zfs-2.1.0).
+                    why = ("only mirror and dRAID vdevs support sequential reconstruction" if do == "replace"
+                           else "can only attach to mirrors and top-level disks")
+                    field, value = ("sequential", "true") if do == "replace" else ("disk", show(target))
+                    raise ScenarioError(
+                        f'{path}.{field}: {value} — {target} is in a {kind}: zpool says "{why}"; '
+                        f"allowed: {'false for a raidz disk' if do == 'replace' else 'a disk or mirror child'}")
+                act["sequential"] = seq
+                disks.append(new)
+                kinds.append("mirror" if do == "attach" and kind == "disk" else kind)
             elif do == "set":
                 name = _str(_required(a, "tunable", path, "a tunable name"), f"{path}.tunable")
                 vals = self.tunables({name: _required(a, "value", path, "a value")}, c["release"])

@@ -497,3 +497,49 @@ def test_render_text_prints_one_status_per_snapshot():
     # without scan results the status view is the configuration block, as before
     assert "\n$ zpool status tank\n  pool: tank\n state: ONLINE\nconfig:" in render_text(
         results, meta, views=("status",))
+
+
+# ----------------------------------------------------------------------------- offline, deferral
+
+
+TREE_OFFLINE = [row(0, "tank", "DEGRADED"), row(1, "mirror-0", "DEGRADED"), row(2, "sda"),
+                row(2, "sdb", "OFFLINE")]
+
+
+@pytest.mark.parametrize("release", ["zfs-0.6.5", "zfs-0.8", "zfs-2.2", "zfs-2.3"])
+def test_offline_device_has_the_offline_reason(release):
+    text = zpool_status(snap(None, state="DEGRADED", tree=TREE_OFFLINE), release, "tank", E)
+    assert text.splitlines()[2:7] == [
+        "status: One or more devices has been taken offline by the administrator.",
+        "\tSufficient replicas exist for the pool to continue functioning in a",
+        "\tdegraded state.",
+        "action: Online the device using 'zpool online' or replace the device with",
+        "\t'zpool replace'."]
+    assert "\t    sdb     OFFLINE      0     0     0\n" in text
+
+
+def test_resilvering_outranks_offline_and_deferred_disk_is_noted():
+    tree = [row(0, "tank", "DEGRADED"), row(1, "mirror-0", "DEGRADED"), row(2, "sda"),
+            row(2, "sdb", "OFFLINE"), row(2, "sdc", note="(resilvering)"),
+            row(2, "sdd", note="(awaiting resilver)")]
+    text = zpool_status(snap(scan("resilver", processed=GiB), state="DEGRADED", tree=tree),
+                        "zfs-2.2", "tank", E)
+    assert text.splitlines()[2] == (
+        "status: One or more devices is currently being resilvered.  The pool will")
+    assert text.splitlines()[-3:-2] == ["\t    sdd     ONLINE       0     0     0  (awaiting resilver)"]
+
+
+def test_refused_commands_print_before_the_status():
+    import json
+    from pathlib import Path
+
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    r = json.loads((fixtures / "results_raidz2.json").read_text())
+    meta = json.loads((fixtures / "meta_raidz2.json").read_text())
+    r["status"] = {"epoch_s": E, "snapshots": [snap(None, tree=TREE_ONLINE)]}
+    r["actions"] = [{"at_ns": 0, "command": "zpool detach tank sda", "error": None, "warning": None},
+                    {"at_ns": 1, "command": "zpool detach tank sdb",
+                     "error": "cannot detach sdb: no valid replicas", "warning": None}]
+    text = render_text(r, dict(meta, release="zfs-2.2"), views=("status",))
+    assert "\n$ zpool detach tank sdb\ncannot detach sdb: no valid replicas\n\n$ zpool status tank\n" in text
+    assert "zpool detach tank sda" not in text

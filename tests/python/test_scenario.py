@@ -55,6 +55,7 @@ def test_the_bundled_scenarios_exist():
         "one-disk-qd32.toml",
         "one-disk-seq.toml",
         "port-multiplier.toml",
+        "rebuild-mirror-zfs-2.1.toml",
         "resilver-raidz2-legacy.toml",
     ]
 
@@ -64,7 +65,7 @@ def test_bundled_scenarios_normalise_to_the_internals_shape(name):
     s = scenario.load(SCENARIOS / name)
     c = s.config
     assert set(c) == RUN_CONFIG_KEYS
-    assert set(c["pool"]) == {"name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache"}
+    assert set(c["pool"]) - {"layout"} == {"name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache"}
     assert set(c["limits"]) == {"events_max", "time_ns_max"}
     for v in c["pool"]["vdevs"]:
         assert set(v) == {"type", "disks"}
@@ -212,7 +213,7 @@ def wl(body, pool=POOL, head=HEAD):
 @pytest.mark.parametrize("stop", ["scan-done", "scan-done or 48h"])
 def test_scan_done_needs_a_scan_action(stop):
     msg = err(f'[scenario]\nstop = "{stop}"\n' + HEAD + POOL)
-    assert msg == f'scenario.stop: "{stop}" — allowed only with a scrub or replace [[action]]'
+    assert msg == f'scenario.stop: "{stop}" — allowed only with a scrub, replace, attach or online [[action]]'
 
 
 def test_scan_done_with_a_scrub_sets_the_stop_flag():
@@ -675,3 +676,53 @@ def test_sync_write_mistakes():
     )
     assert err(wl('kind = "nfs-copy"\nrate = 5\n')).startswith("workload[0].rate: 5.0 — nfs-copy copies file after file")
     assert err(wl('kind = "random-read"\nthreads = 1\nfiles = 3\n')).startswith("workload[0].files: 3 — applies to nfs-copy")
+
+
+MIRROR = (
+    '[devices.hdd]\nlike = "hdd-7200-sata-2014"\n'
+    '[pool]\nallocated = "10G"\nvdevs = [{ type = "mirror", disks = 2, device = "hdd", names = ["sda", "sdb"] },'
+    ' { type = "raidz1", disks = 3, device = "hdd", names = ["sdc", "sdd", "sde"] }]\n'
+)
+Z21 = '[zfs]\nrelease = "zfs-2.1"\n'
+
+
+def test_vdev_actions_normalise():
+    c = ok(Z21 + MIRROR + '[[action]]\ndo = "replace"\nold = "sdb"\nnew = "sdf"\nsequential = true\n'
+           '[[action]]\nat = "1h"\ndo = "attach"\ndisk = "sdf"\nnew = "sdg"\n'
+           '[[action]]\nat = "2h"\ndo = "detach"\ndisk = "sdg"\n'
+           '[[action]]\nat = "3h"\ndo = "offline"\ndisk = "sdc"\n'
+           '[[action]]\nat = "4h"\ndo = "online"\ndisk = "sdc"\n')
+    assert c["actions"][0] == {"at_ns": 0, "do": "replace", "old": "sdb", "new": "sdf", "sequential": True}
+    # A disk added by an earlier action can be named later.
+    assert c["actions"][1] == {"at_ns": 3600 * 10**9, "do": "attach", "disk": "sdf", "new": "sdg", "sequential": False}
+    assert [a["do"] for a in c["actions"][2:]] == ["detach", "offline", "online"]
+
+
+def test_sequential_needs_zfs_2_0_and_a_mirror():
+    old = '[zfs]\nrelease = "zfs-0.8"\n'
+    assert err(old + MIRROR + '[[action]]\ndo = "replace"\nold = "sdb"\nnew = "sdf"\nsequential = true\n') == (
+        "action[0].sequential: true — allowed: only from release zfs-2.0 (zpool replace -s)")
+    assert err(Z21 + MIRROR + '[[action]]\ndo = "replace"\nold = "sdd"\nnew = "sdf"\nsequential = true\n') == (
+        'action[0].sequential: true — sdd is in a raidz1: zpool says "only mirror and dRAID vdevs support '
+        'sequential reconstruction"; allowed: false for a raidz disk')
+    assert err(Z21 + MIRROR + '[[action]]\ndo = "attach"\ndisk = "sdd"\nnew = "sdf"\n') == (
+        'action[0].disk: "sdd" — sdd is in a raidz1: zpool says "can only attach to mirrors and top-level '
+        'disks"; allowed: a disk or mirror child')
+    assert err(Z21 + MIRROR + '[[action]]\ndo = "attach"\ndisk = "sda"\nnew = "sdf"\nsequential = 1\n') == (
+        "action[0].sequential: 1 — allowed: true or false")
+
+
+def test_vdev_action_names_are_checked():
+    assert err(Z21 + MIRROR + '[[action]]\ndo = "attach"\ndisk = "sda"\nnew = "sdb"\n') == (
+        'action[0].new: "sdb" — allowed: a name no disk of the pool has')
+    assert err(Z21 + MIRROR + '[[action]]\ndo = "detach"\ndisk = "sdq"\n').startswith(
+        'action[0].disk: "sdq" — allowed: one of sda, sdb, sdc, sdd, sde')
+    assert err(Z21 + MIRROR + '[[action]]\ndo = "online"\n').startswith("action[0].disk:")
+    assert err(Z21 + MIRROR + '[[action]]\ndo = "offline"\ndisk = "sda"\nnew = "x"\n').startswith(
+        "action[0].new: unknown key")
+
+
+def test_scan_done_accepts_attach_and_online():
+    for act in ('do = "attach"\ndisk = "sda"\nnew = "sdf"\n', 'do = "online"\ndisk = "sda"\n'):
+        c = ok('[scenario]\nstop = "scan-done"\n' + Z21 + MIRROR + "[[action]]\n" + act)
+        assert c["stop_on_scan_done"] is True

@@ -98,6 +98,22 @@ pub enum Action {
         #[serde(default)]
         sequential: bool,
     },
+    /// `zpool attach pool disk new` (optionally `-s`): a disk becomes a mirror, or a mirror
+    /// gains a child, and the new disk is resilvered (or rebuilt).
+    Attach {
+        disk: String,
+        new: String,
+        #[serde(default)]
+        device: Option<String>,
+        #[serde(default)]
+        sequential: bool,
+    },
+    /// `zpool detach pool disk`: remove a mirror child or one side of a replacing vdev.
+    Detach { disk: String },
+    /// `zpool offline pool disk`: stop using a disk; it misses every txg until onlined.
+    Offline { disk: String },
+    /// `zpool online pool disk`: use it again and resilver what it missed.
+    Online { disk: String },
     /// Change a tunable at run time (`echo v > /sys/module/zfs/parameters/name`).
     Set { tunable: String, value: i64 },
 }
@@ -333,7 +349,10 @@ impl RunConfig {
         if !["latency", "throughput"].contains(&self.logbias.as_str()) {
             return Err(field_err("zfs.logbias", &self.logbias, "allowed: latency, throughput"));
         }
-        let disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
+        // Disks a command may name: the pool's, then the new ones replace/attach add, each
+        // with the type of the top-level vdev it belongs to.
+        let mut disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
+        let mut kinds: Vec<VdevType> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|_| v.kind)).collect();
         let mut last = 0;
         for (i, a) in self.actions.iter().enumerate() {
             let f = |k: &str| format!("action[{i}].{k}");
@@ -342,13 +361,17 @@ impl RunConfig {
             }
             last = a.at_ns;
             match &a.action {
-                Action::Fail { disk } if !disks.contains(&disk.as_str()) => {
+                Action::Fail { disk } | Action::Detach { disk } | Action::Offline { disk } | Action::Online { disk }
+                    if !disks.contains(&disk.as_str()) =>
+                {
                     return Err(field_err(&f("disk"), disk, &format!("allowed: one of [{}]", disks.join(", "))));
                 }
-                Action::Replace { old, new, device, sequential } => {
-                    if !disks.contains(&old.as_str()) {
-                        return Err(field_err(&f("old"), old, &format!("allowed: one of [{}]", disks.join(", "))));
-                    }
+                Action::Replace { old: target, new, device, sequential } | Action::Attach { disk: target, new, device, sequential } => {
+                    let replacing = matches!(a.action, Action::Replace { .. });
+                    let key = if replacing { "old" } else { "disk" };
+                    let Some(k) = disks.iter().position(|d| d == target) else {
+                        return Err(field_err(&f(key), target, &format!("allowed: one of [{}]", disks.join(", "))));
+                    };
                     if disks.contains(&new.as_str()) || self.pool.cache.iter().any(|d| &d.name == new) {
                         return Err(field_err(&f("new"), new, "allowed: a name no disk of the pool has"));
                     }
@@ -360,6 +383,18 @@ impl RunConfig {
                     if *sequential && self.release < Release::Zfs20 {
                         return Err(field_err(&f("sequential"), true, "allowed: only from release zfs-2.0 (zpool replace -s)"));
                     }
+                    let kind = kinds[k];
+                    if kind.is_raidz() && (*sequential || !replacing) {
+                        let why = if replacing {
+                            "only mirror and dRAID vdevs support sequential reconstruction"
+                        } else {
+                            "can only attach to mirrors and top-level disks"
+                        };
+                        let (fk, v) = if replacing { ("sequential", "true".to_string()) } else { ("disk", target.clone()) };
+                        return Err(field_err(&f(fk), v, &format!("{} is in a {}: zpool says \"{why}\"", target, kind.label())));
+                    }
+                    disks.push(new.as_str());
+                    kinds.push(if kind == VdevType::Disk && !replacing { VdevType::Mirror } else { kind });
                 }
                 Action::PauseScrub | Action::ResumeScrub if self.release < Release::Zfs07 => {
                     return Err(field_err(&f("do"), "pause-scrub", "allowed: from release zfs-0.7 (zpool scrub -p)"));

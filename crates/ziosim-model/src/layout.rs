@@ -1038,6 +1038,30 @@ impl Layout {
     }
 }
 
+/// Where an [`AllocatedRanges`] walk stands, so that a long walk (a sequential rebuild) can
+/// be resumed later without holding a borrow of the layout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RangesPos {
+    cycle: u64,
+    i: usize,
+    pending: Option<(u64, u64)>,
+}
+
+impl Layout {
+    /// Resume an allocated-ranges walk of `top` at `pos` (from [`AllocatedRanges::position`];
+    /// `RangesPos::default()` is the start).
+    pub fn allocated_ranges_at(&self, top: usize, pos: RangesPos) -> AllocatedRanges<'_> {
+        AllocatedRanges { lo: self, top, cycle: pos.cycle, i: pos.i, pending: pos.pending }
+    }
+}
+
+impl AllocatedRanges<'_> {
+    /// The walk's state: `allocated_ranges_at` with it yields what this iterator yields next.
+    pub fn position(&self) -> RangesPos {
+        RangesPos { cycle: self.cycle, i: self.i, pending: self.pending }
+    }
+}
+
 /// Allocated (offset, length) ranges of one vdev in offset order.
 #[derive(Clone, Debug)]
 pub struct AllocatedRanges<'a> {

@@ -5,12 +5,14 @@
 //! vdev_queue policy of the scenario's release; devices serve commands. Statistics are
 //! fixed-size histograms and sampled counters. See `../shared/design.md` §2.
 
+pub mod admin;
 pub mod config;
 pub mod device;
 pub mod io;
 pub mod layout;
 pub mod pool;
 pub mod queue;
+pub mod rebuild;
 pub mod release;
 pub mod scan;
 pub mod scan_queue;

@@ -46,11 +46,23 @@
 //! Releases from zfs-0.8 sort the scan (§5.2, `Sorted` below) unless `zfs_scan_legacy`
 //! is set; then they run this loop with no delay (its code was removed in 0.8).
 //!
+//! Scope (DS@zfs-2.2.0 `dsl_scan_setup_sync`, `dsl_scan_visitbp`, `dsl_scan_need_resilver`;
+//! `admin.rs` for DTLs): a scrub covers blocks born before the txg it starts in; a resilver
+//! the range (min, max] of `vdev_resilver_needed`. Blocks born at or before min are pruned
+//! unvisited — when min is past the layout's newest txg (a disk offline only while the model
+//! ran) the layout is not walked at all. After the layout's blocks the scan visits the blocks
+//! txgs wrote while the model ran (`admin::Extent`), those that existed when it started. A
+//! block needs resilver I/O when a writeable leaf of its vdev (raidz 0.7+: one holding a
+//! column of it) has a DTL containing its birth; the repair write goes to those leaves only.
+//! A resilver that completes excises the DTLs, detaches replaced disks and starts the
+//! deferred resilver if one waits; a scan that is replaced (restart, or a resilver
+//! pre-empting a scrub) ends `canceled`. Every scan that ended is kept for the results.
+//!
 //! solaris-2009 predates `dsl_scan.c` (its scrub had no delay throttle; spec §11 q4 notes its
 //! in-flight limit was not read): it runs this engine with no delay and the same zio limit.
 
 use crate::io::{flags, IoClass, Op};
-use crate::layout::{Block, BlockKind, Cursor};
+use crate::layout::{Block, BlockKind, Cursor, Dva};
 use crate::pool::{raidz_map, VdevType};
 use crate::release::Release;
 use crate::sim::{Ev, Model_};
@@ -104,6 +116,16 @@ struct ScanZio {
     writing: bool,
     /// A traversal metadata read, not a block's scan read.
     meta: bool,
+    /// Birth txg of the block (which DTLs it falls in).
+    birth: u64,
+}
+
+/// Where the traversal goes on: a layout bookmark, or (extent, block) of the blocks written
+/// while the model ran.
+#[derive(Clone, Copy, Debug)]
+enum Pos {
+    Layout(Cursor),
+    Extent(usize, u64),
 }
 
 pub struct Scan {
@@ -135,8 +157,14 @@ pub struct Scan {
     zios: Vec<ScanZio>,
     zio_free: Vec<u32>,
     pub txgs: u64,
-    /// Per top-level vdev: is any child being resilvered (resilver scope).
-    targets: Vec<bool>,
+    /// Blocks born in (min_txg, max_txg] are in scope (pool txgs).
+    pub min_txg: u64,
+    pub max_txg: u64,
+    /// The layout's blocks are all visited (or pruned): walking the written extents.
+    layout_done: bool,
+    /// Next written extent and block in it; extents from `ext_end` on are newer than the scan.
+    ext_pos: (usize, u64),
+    ext_end: usize,
     /// The sorted engine (0.8+ unless zfs_scan_legacy) and its state.
     pub sorted: Option<Sorted>,
 }
@@ -171,7 +199,7 @@ impl Sorted {
 }
 
 impl Scan {
-    fn new(func: ScanFunc, now: u64, to_examine: u64, max_inflight: u32, targets: Vec<bool>) -> Scan {
+    fn new(func: ScanFunc, now: u64, to_examine: u64, max_inflight: u32, (min_txg, max_txg): (u64, u64)) -> Scan {
         Scan {
             func,
             state: ScanState::Scanning,
@@ -199,7 +227,11 @@ impl Scan {
             zios: Vec::new(),
             zio_free: Vec::new(),
             txgs: 0,
-            targets,
+            min_txg,
+            max_txg,
+            layout_done: false,
+            ext_pos: (0, 0),
+            ext_end: 0,
             sorted: None,
         }
     }
@@ -227,10 +259,13 @@ impl Model_ {
     /// Which window of the before/during/after comparison the pool is in now.
     pub(crate) fn scan_phase(&self) -> crate::sim::ScanPhase {
         use crate::sim::ScanPhase;
-        match &self.scan {
-            None => ScanPhase::Before,
-            Some(_) if self.scan_active() => ScanPhase::During,
-            Some(_) => ScanPhase::After,
+        let ran = self.scan.is_some() || self.rebuild_ran();
+        if self.scan_active() || self.rebuild_active_any() {
+            ScanPhase::During
+        } else if ran {
+            ScanPhase::After
+        } else {
+            ScanPhase::Before
         }
     }
 
@@ -241,14 +276,12 @@ impl Model_ {
 
     /// Ask for a scrub (`zpool scrub`) or a resilver. It starts at the next txg boundary,
     /// in syncing context, as `dsl_scan_setup_sync` does. A resilver pre-empts a running
-    /// scrub; a scrub cannot start while a resilver runs (EBUSY); before 0.8 a new
-    /// resilver need restarts a running resilver from the beginning (§5.6).
+    /// scrub; a scrub cannot start while a scan or a rebuild runs (EBUSY). Whether a new
+    /// resilver need restarts or waits for a running resilver is `admin::resilver_need`'s.
     pub(crate) fn scan_request(&mut self, func: ScanFunc, ctx: &mut Ctx<Ev>) {
-        if let Some(s) = &self.scan {
-            if s.state == ScanState::Scanning && s.func == ScanFunc::Resilver && func == ScanFunc::Scrub {
-                return;
-            }
-            if s.state == ScanState::Scanning && s.func == ScanFunc::Scrub && func == ScanFunc::Scrub {
+        if func == ScanFunc::Scrub {
+            let busy = self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning);
+            if busy || self.scan_pending.is_some() || self.rebuild_active_any() {
                 return;
             }
         }
@@ -258,17 +291,52 @@ impl Model_ {
         }
     }
 
-    /// At a txg boundary: set up the requested scan.
+    /// Restart the running resilver from the beginning at the next txg (`scn_restart_txg`).
+    pub(crate) fn scan_restart(&mut self, ctx: &mut Ctx<Ev>) {
+        self.scan_pending = Some(ScanFunc::Resilver);
+        if !self.txg.syncing {
+            self.start_sync(ctx);
+        }
+    }
+
+    /// At a txg boundary: set up the requested scan (`dsl_scan_setup_sync`), or restart the
+    /// running resilver early for a deferred one (0.8+, `dsl_scan_sync`; §5.6).
     pub(crate) fn scan_apply_pending(&mut self, ctx: &mut Ctx<Ev>) {
+        if self.scan_pending.is_none() && self.resilver_restart_early() {
+            self.scan_pending = Some(ScanFunc::Resilver);
+        }
         let Some(func) = self.scan_pending.take() else { return };
+        let now = ctx.now();
+        let scope = match func {
+            ScanFunc::Resilver => match self.resilver_needed() {
+                Some(r) => r,
+                None => return, // nothing misses data any more
+            },
+            ScanFunc::Scrub => (0, self.open_txg() - 1),
+        };
+        // The scan being replaced ends (dsl_scan_done with complete = false).
+        if let Some(mut old) = self.scan.take() {
+            if old.state == ScanState::Scanning {
+                old.state = ScanState::Canceled;
+                old.end_ns = now;
+            }
+            let v = self.scan_summary_json(&old, now);
+            self.scan_history.push(v);
+        }
+        // dsl_scan_done clears every resilver_deferred flag; vdev_scan_stat_init.
+        for l in &mut self.leaves {
+            l.deferred = false;
+            l.scan_processed = 0;
+        }
         let ntops = self.tops.len() as u32;
         let per_top = self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32;
-        let targets: Vec<bool> = (0..self.tops.len()).map(|t| self.replacing[t].iter().any(|r| r.is_some())).collect();
-        let to_examine = self.layout.examined_bytes();
-        let mut scan = Scan::new(func, ctx.now(), to_examine, per_top * ntops, targets);
+        let to_examine = self.layout.examined_bytes() + self.admin.extent_bytes();
+        let mut scan = Scan::new(func, now, to_examine, per_top * ntops, scope);
+        scan.layout_done = func == ScanFunc::Resilver && scope.0 >= self.layout.last_txg();
+        scan.ext_end = self.admin.extents.len();
         let sorted = self.cfg.release >= Release::Zfs08 && self.tun.get(T::zfs_scan_legacy) == 0;
         if sorted {
-            scan.sorted = Some(self.sorted_setup(ctx.now()));
+            scan.sorted = Some(self.sorted_setup(now));
         }
         self.scan = Some(scan);
     }
@@ -386,11 +454,10 @@ impl Model_ {
             s.state = ScanState::Finished;
             s.end_ns = now;
             if s.func == ScanFunc::Resilver {
-                self.resilver_done();
+                let max_txg = s.max_txg;
+                self.resilver_done(max_txg, ctx);
             }
-            if self.cfg.stop_on_scan_done {
-                ctx.schedule_in(self.cfg.stop_after_scan_done_ns, Ev::Stop);
-            }
+            self.stop_if_scans_done(ctx);
         }
     }
 
@@ -454,8 +521,8 @@ impl Model_ {
                 s.wait = Wait::Drain;
                 break;
             }
-            let mut tr = self.layout.traverse_from(s.cursor);
-            let Some(blk) = tr.next() else {
+            let Some((blk, next)) = self.scan_next_block() else {
+                let s = self.scan.as_mut().unwrap();
                 s.traversal_done = true;
                 s.wait = Wait::Drain;
                 if s.sorted.is_some() {
@@ -466,7 +533,7 @@ impl Model_ {
                 }
                 break;
             };
-            let next = tr.cursor();
+            let s = self.scan.as_mut().unwrap();
             let meta_read = s.meta_read;
             // check_pause only at level-0 bookmarks (data and dnode blocks, not objset
             // roots), before the block's own metadata read.
@@ -487,6 +554,41 @@ impl Model_ {
             so.mem_peak_bytes = so.mem_peak_bytes.max(so.mem_used());
         }
         self.scan_check_drain(ctx);
+    }
+
+    /// The next block of the traversal: the layout's (unless pruned), then the blocks txgs
+    /// wrote while the model ran and before the scan started.
+    fn scan_next_block(&mut self) -> Option<(Block, Pos)> {
+        let s = self.scan.as_mut().unwrap();
+        if !s.layout_done {
+            let mut tr = self.layout.traverse_from(s.cursor);
+            if let Some(b) = tr.next() {
+                return Some((b, Pos::Layout(tr.cursor())));
+            }
+            s.layout_done = true;
+        }
+        let (mut i, mut k) = s.ext_pos;
+        while i < s.ext_end {
+            let e = self.admin.extents[i];
+            if k < e.asize / e.block_asize {
+                let d = Dva { vdev: e.top, offset: e.offset + k * e.block_asize, asize: e.block_asize };
+                let blk = Block {
+                    index: u64::MAX,
+                    level: 0,
+                    kind: BlockKind::Data,
+                    psize: e.psize,
+                    lsize: e.psize,
+                    birth_txg: e.birth,
+                    ndvas: 1,
+                    dvas: [d, Dva::default(), Dva::default()],
+                };
+                return Some((blk, Pos::Extent(i, k + 1)));
+            }
+            i += 1;
+            k = 0;
+        }
+        s.ext_pos = (i, k);
+        None
     }
 
     /// The traversal reads a metadata block (indirect, dnode, objset) before it can visit
@@ -510,16 +612,21 @@ impl Model_ {
     /// `dsl_scan_scrub_cb` for one block: count it examined and read the DVAs that need
     /// I/O (queued per DVA in the sorted scan, issued now in the legacy one). Returns
     /// false when the scan loop must wait (zio limit or delay) before this block.
-    fn scan_visit(&mut self, blk: &Block, next: Cursor, now: u64, ctx: &mut Ctx<Ev>) -> bool {
-        let func = self.scan.as_ref().unwrap().func;
+    fn scan_visit(&mut self, blk: &Block, next: Pos, now: u64, ctx: &mut Ctx<Ev>) -> bool {
+        let (func, min_txg, max_txg) = {
+            let s = self.scan.as_ref().unwrap();
+            (s.func, s.min_txg, s.max_txg)
+        };
         let no_io = self.tun.get(T::zfs_no_scrub_io) != 0;
+        let in_scope = blk.birth_txg > min_txg && blk.birth_txg <= max_txg;
         let mut need = [false; 3];
         for (i, d) in blk.dvas().iter().enumerate() {
             let t = d.vdev as usize;
             need[i] = !no_io
+                && in_scope
                 && match func {
                     ScanFunc::Scrub => true,
-                    ScanFunc::Resilver => self.scan.as_ref().unwrap().targets[t] && self.block_touches_target(t, d.offset, blk.psize),
+                    ScanFunc::Resilver => self.block_needs_resilver(t, d.offset, blk.psize, blk.birth_txg),
                 };
         }
         let total = blk.asize_total();
@@ -550,19 +657,22 @@ impl Model_ {
         if func == ScanFunc::Resilver {
             s.skipped += total - io_bytes;
         }
-        s.cursor = next;
+        match next {
+            Pos::Layout(c) => s.cursor = c,
+            Pos::Extent(i, k) => s.ext_pos = (i, k),
+        }
         s.meta_read = false;
         if let Some(so) = s.sorted.as_mut() {
             // Phase A: one sio per DVA, sorted by offset on its top-level vdev.
             for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
-                so.queues[d.vdev as usize].insert(d.offset, d.asize as u32, blk.psize as u32);
+                so.queues[d.vdev as usize].insert(d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg);
             }
             return true;
         }
         s.issued += io_bytes;
         s.pass_issued += io_bytes;
         for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
-            self.scan_issue(d.vdev as usize, d.offset, blk.psize, d.asize, ctx);
+            self.scan_issue(d.vdev as usize, d.offset, blk.psize, d.asize, blk.birth_txg, ctx);
         }
         true
     }
@@ -593,13 +703,13 @@ impl Model_ {
                     _ if lowest => so.queues[t].lowest_extent().unwrap(),
                     _ => so.queues[t].best_extent().unwrap(),
                 };
-                let ((voff, asize, psize), next) = so.queues[t].pop_from(start).unwrap();
+                let ((voff, asize, psize, birth), next) = so.queues[t].pop_from(start).unwrap();
                 so.cur_ext[t] = next;
                 so.q_inflight[t] += asize as u64;
                 s.issued += asize as u64;
                 s.pass_issued += asize as u64;
                 progress = true;
-                self.scan_issue(t, voff, psize as u64, asize as u64, ctx);
+                self.scan_issue(t, voff, psize as u64, asize as u64, birth, ctx);
             }
             let s = self.scan.as_mut().unwrap();
             if !progress {
@@ -632,18 +742,22 @@ impl Model_ {
         }
     }
 
-    /// Does a block at `voff` on top-level vdev `t` have a column (or copy) on a child
-    /// being resilvered (`vdev_raidz_need_resilver`, 0.7.0+; before, every block of it)?
-    fn block_touches_target(&mut self, t: usize, voff: u64, psize: u64) -> bool {
+    /// Does the DVA of a block born in `birth` at `voff` on top-level vdev `t` need resilver
+    /// I/O (`dsl_scan_need_resilver`)? A writeable leaf of the vdev misses that txg — for
+    /// raidz 0.7.0+ one holding a column of the block (`vdev_raidz_need_resilver`).
+    fn block_needs_resilver(&mut self, t: usize, voff: u64, psize: u64, birth: u64) -> bool {
+        let child_misses = |m: &Model_, c: usize| {
+            [Some(m.tops[t].leaves[c]), m.replacing[t][c]].into_iter().flatten().any(|l| m.leaf_misses(l, birth))
+        };
         match self.tops[t].kind {
-            VdevType::Disk | VdevType::Mirror => true,
+            VdevType::Disk | VdevType::Mirror => (0..self.tops[t].leaves.len()).any(|c| child_misses(self, c)),
             k => {
                 if self.cfg.release < Release::Zfs07 {
-                    return true;
+                    return (0..self.tops[t].leaves.len()).any(|c| child_misses(self, c));
                 }
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
-                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && self.replacing[t][c.child as usize].is_some());
+                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && child_misses(self, c.child as usize));
                 self.cols = cols;
                 hit
             }
@@ -663,9 +777,10 @@ impl Model_ {
     }
 
     /// Issue the scan read of one block.
-    fn scan_issue(&mut self, t: usize, voff: u64, psize: u64, asize: u64, ctx: &mut Ctx<Ev>) {
+    #[allow(clippy::too_many_arguments)]
+    fn scan_issue(&mut self, t: usize, voff: u64, psize: u64, asize: u64, birth: u64, ctx: &mut Ctx<Ev>) {
         let func = self.scan.as_ref().unwrap().func;
-        let zi = self.alloc_zio(ScanZio { pending: 0, top: t as u16, voff, psize, asize, writing: false, meta: false });
+        let zi = self.alloc_zio(ScanZio { pending: 0, top: t as u16, voff, psize, asize, writing: false, meta: false, birth });
         let owner = OWNER_SCAN | zi;
         let fl = match func {
             ScanFunc::Scrub => flags::SCRUB,
@@ -683,17 +798,21 @@ impl Model_ {
                 }
             }
             (VdevType::Mirror, ScanFunc::Resilver) => {
-                // One healthy child, chosen by load like a normal read.
-                let leaf = self.pick_mirror_child(t, voff);
-                self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
-                n += 1;
+                // One child holding the block's txg, chosen by load like a normal read.
+                if (0..self.tops[t].leaves.len()).any(|c| self.child_read_leaf(t, c).is_some_and(|l| !self.leaf_misses(l, birth))) {
+                    let leaf = self.pick_mirror_child_born(t, voff, birth);
+                    self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
+                    n += 1;
+                }
             }
             (k, _) => {
                 // Scrub and resilver read every available column, parity included.
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
-                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
+                    // A resilver skips columns on children that miss the block (ESTALE).
+                    let stale = |m: &Model_, l: u16| func == ScanFunc::Resilver && m.leaf_misses(l, birth);
+                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize).filter(|&l| !stale(self, l)) {
                         self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
                     }
@@ -734,7 +853,7 @@ impl Model_ {
         }
         if s.func == ScanFunc::Resilver && !z.writing && s.state == ScanState::Scanning {
             // Repair: write what the new disks miss, at ASYNC_WRITE (IO_REPAIR), §5.5.
-            let n = self.repair_write(zi, z.top as usize, z.voff, z.psize, ctx);
+            let n = self.repair_write(zi, z.top as usize, z.voff, z.psize, z.birth, ctx);
             if n > 0 {
                 let s = self.scan.as_mut().unwrap();
                 s.zios[zi as usize].writing = true;
@@ -758,18 +877,20 @@ impl Model_ {
         }
     }
 
-    fn repair_write(&mut self, zi: u32, t: usize, voff: u64, psize: u64, ctx: &mut Ctx<Ev>) -> u32 {
+    /// The repair writes of a resilvered block: to every writeable leaf whose DTL holds the
+    /// block's birth (mirror: the block; raidz: that child's column) at ASYNC_WRITE, IO_REPAIR.
+    #[allow(clippy::too_many_arguments)]
+    fn repair_write(&mut self, zi: u32, t: usize, voff: u64, psize: u64, birth: u64, ctx: &mut Ctx<Ev>) -> u32 {
         let owner = OWNER_SCAN | zi;
         let fl = flags::REPAIR;
         let mut n = 0;
         let mut bytes = 0;
+        let mut writes: Vec<(u16, u64, u64)> = Vec::new();
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
-                for c in 0..self.tops[t].leaves.len() {
-                    if let Some(new) = self.replacing[t][c] {
-                        self.submit_leaf(new, Op::Write, IoClass::AsyncWrite, fl, voff, psize as u32, owner, ctx);
-                        n += 1;
-                        bytes += psize;
+                for l in self.top_leaves(t) {
+                    if self.leaf_misses(l, birth) {
+                        writes.push((l, voff, psize));
                     }
                 }
             }
@@ -777,32 +898,59 @@ impl Model_ {
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
-                    if let Some(new) = self.replacing[t][c.child as usize] {
-                        self.submit_leaf(new, Op::Write, IoClass::AsyncWrite, fl, c.offset, c.size as u32, owner, ctx);
-                        n += 1;
-                        bytes += c.size;
+                    let ch = c.child as usize;
+                    for l in [Some(self.tops[t].leaves[ch]), self.replacing[t][ch]].into_iter().flatten() {
+                        if self.leaf_misses(l, birth) {
+                            writes.push((l, c.offset, c.size));
+                        }
                     }
                 }
                 self.cols = cols;
             }
         }
+        for (l, off, size) in writes {
+            self.submit_leaf(l, Op::Write, IoClass::AsyncWrite, fl, off, size as u32, owner, ctx);
+            self.leaves[l as usize].scan_processed += size;
+            n += 1;
+            bytes += size;
+        }
         self.scan.as_mut().unwrap().processed += bytes;
         n
     }
 
-    /// A resilver finished: the old disks of `replacing` vdevs are detached and the new
-    /// ones take their place.
-    fn resilver_done(&mut self) {
-        for t in 0..self.tops.len() {
-            for c in 0..self.tops[t].leaves.len() {
-                if let Some(new) = self.replacing[t][c].take() {
-                    let old = self.tops[t].leaves[c];
-                    self.leaves[old as usize].detached = true;
-                    self.leaves[new as usize].resilvering = false;
-                    self.tops[t].leaves[c] = new;
-                }
-            }
+    /// A resilver completed (`dsl_scan_done`): DTLs up to its max txg are excised, replaced
+    /// disks detached, and a resilver that was deferred (or became needed) starts.
+    fn resilver_done(&mut self, max_txg: u64, ctx: &mut Ctx<Ev>) {
+        let all: Vec<usize> = (0..self.tops.len()).collect();
+        self.dtl_excise(&all, max_txg);
+        self.replacing_done();
+        for l in &mut self.leaves {
+            l.deferred = false;
         }
+        if self.resilver_needed().is_some() {
+            self.scan_request(ScanFunc::Resilver, ctx);
+        }
+    }
+
+    /// One scan's summary for the results (`scan`, `scans`).
+    pub(crate) fn scan_summary_json(&self, sc: &Scan, sim_time_ns: u64) -> Value {
+        let end = if sc.state == ScanState::Scanning { sim_time_ns } else { sc.end_ns };
+        let dur = end.saturating_sub(sc.start_ns);
+        let secs = (dur as f64 / 1e9).max(1e-9);
+        json!({
+            "func": match sc.func { ScanFunc::Scrub => "scrub", ScanFunc::Resilver => "resilver" },
+            "state": format!("{:?}", sc.state).to_lowercase(),
+            "start_ns": sc.start_ns, "end_ns": end, "duration_ns": dur,
+            "min_txg": sc.min_txg, "max_txg": sc.max_txg,
+            "to_examine_bytes": sc.to_examine, "examined_bytes": sc.examined, "issued_bytes": sc.issued,
+            "skipped_bytes": sc.skipped, "processed_bytes": sc.processed, "txgs": sc.txgs,
+            "examined_bytes_per_s": sc.examined as f64 / secs, "issued_bytes_per_s": sc.issued as f64 / secs,
+            "processed_bytes_per_s": sc.processed as f64 / secs,
+            "engine": if sc.sorted.is_some() { "sorted" } else { "legacy" },
+            "sort_mem_peak_bytes": sc.sorted.as_ref().map(|so| so.mem_peak_bytes),
+            "sort_mem_hard_bytes": sc.sorted.as_ref().map(|so| so.hard_bytes),
+            "issue_phases": sc.sorted.as_ref().map(|so| so.issue_phases),
+        })
     }
 
     /// `pool_scan_stat_t` as `zpool status` reads it (docs/internals.md).
@@ -840,67 +988,5 @@ impl Model_ {
                 })
             }
         }
-    }
-
-    /// One `zpool status` snapshot: the vdev tree with states, and the scan statistics.
-    pub(crate) fn status_snapshot(&self, now: u64) -> Value {
-        let row = |depth: u32, name: &str, state: &str, note: &str| {
-            json!({"depth": depth, "name": name, "state": state, "read": 0, "write": 0, "cksum": 0, "note": note})
-        };
-        let mut rows = Vec::new();
-        let mut pool_degraded = false;
-        let mut tops = Vec::new();
-        for (t, top) in self.tops.iter().enumerate() {
-            let mut children = Vec::new();
-            let mut degraded = false;
-            for c in 0..top.leaves.len() {
-                let old = &self.leaves[top.leaves[c] as usize];
-                let old_row = |d| {
-                    if old.failed {
-                        row(d, &old.name, "UNAVAIL", "cannot open")
-                    } else {
-                        row(d, &old.name, "ONLINE", "")
-                    }
-                };
-                match self.replacing[t][c] {
-                    Some(new) => {
-                        degraded = true;
-                        let n = &self.leaves[new as usize];
-                        let rstate = if old.failed { "DEGRADED" } else { "ONLINE" };
-                        children.push(row(3, &format!("replacing-{c}"), rstate, ""));
-                        children.push(old_row(4));
-                        children.push(row(4, &n.name, "ONLINE", "(resilvering)"));
-                    }
-                    None => {
-                        if old.failed {
-                            degraded = true;
-                        }
-                        children.push(old_row(3));
-                    }
-                }
-            }
-            pool_degraded |= degraded;
-            let state = if degraded { "DEGRADED" } else { "ONLINE" };
-            if top.kind == VdevType::Disk {
-                // A single-disk top-level vdev is printed as the disk itself.
-                let mut r = children.remove(0);
-                r["depth"] = json!(1);
-                tops.push(r);
-                for mut ch in children {
-                    ch["depth"] = json!(ch["depth"].as_u64().unwrap() - 1);
-                    tops.push(ch);
-                }
-            } else {
-                tops.push(row(1, &top.name, state, ""));
-                for mut ch in children {
-                    ch["depth"] = json!(ch["depth"].as_u64().unwrap() - 1);
-                    tops.push(ch);
-                }
-            }
-        }
-        let pstate = if pool_degraded { "DEGRADED" } else { "ONLINE" };
-        rows.push(row(0, &self.cfg.pool.name, pstate, ""));
-        rows.extend(tops);
-        json!({"t_ns": now, "state": pstate, "tree": rows, "scan": self.scan_stats_json(now), "rebuild": null})
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! Theory of operation
 //! -------------------
-//! During the metadata phase every DVA that needs I/O becomes a "sio" (offset, asize, psize) queued on
+//! During the metadata phase every DVA that needs I/O becomes a "sio" (offset, asize, psize,
+//! birth txg — `sio_phys_birth`, which the repair write's DTL test needs) queued on
 //! its top-level vdev, ordered by offset. Sios closer than `zfs_scan_max_ext_gap` form one
 //! extent (a `range_tree` with gap merging). The issue phase takes whole extents: the
 //! lowest-offset extent while checkpointing, the best-scored extent while clearing memory,
@@ -14,9 +15,12 @@
 //!
 //! Memory: what ZFS counts against `zfs_scan_mem_lim_*` — 120 B + 16 B per DVA per sio
 //! (`SIO_GET_MUSED`) and ≈ 72 B per extent ((sizeof(range_seg_gap_t) + 8) × 1.5). The
-//! simulator itself stores 12 B per sio and 40 B per extent.
+//! simulator itself stores 20 B per sio and 40 B per extent.
 
 use std::collections::{BTreeMap, BTreeSet};
+
+/// A queued sio as the issue phase takes it: (offset, asize, psize, birth txg).
+pub type Sio = (u64, u32, u32, u64);
 
 /// ZFS's accounting for one single-DVA sio, bytes.
 pub const SIO_MEM_BYTES: u64 = 136;
@@ -30,8 +34,8 @@ struct Ext {
 }
 
 pub struct SortedQueue {
-    /// offset → (asize, psize).
-    sios: BTreeMap<u64, (u32, u32)>,
+    /// offset → (asize, psize, birth txg).
+    sios: BTreeMap<u64, (u32, u32, u64)>,
     exts: BTreeMap<u64, Ext>,
     by_score: BTreeSet<(u64, u64)>,
     max_gap: u64,
@@ -86,9 +90,10 @@ impl SortedQueue {
         e
     }
 
-    /// Queue the read of one DVA at `offset` (`asize` bytes allocated, `psize` read).
-    pub fn insert(&mut self, offset: u64, asize: u32, psize: u32) {
-        if self.sios.insert(offset, (asize, psize)).is_some() {
+    /// Queue the read of one DVA at `offset` (`asize` bytes allocated, `psize` read) of a
+    /// block born in txg `birth`.
+    pub fn insert(&mut self, offset: u64, asize: u32, psize: u32, birth: u64) {
+        if self.sios.insert(offset, (asize, psize, birth)).is_some() {
             return; // the same DVA twice (cannot happen with a valid layout)
         }
         self.bytes += asize as u64;
@@ -131,9 +136,9 @@ impl SortedQueue {
 
     /// Remove and return the lowest sio of the extent starting at `start`; returns the
     /// extent's new start (None once it is empty) with it.
-    pub fn pop_from(&mut self, start: u64) -> Option<((u64, u32, u32), Option<u64>)> {
+    pub fn pop_from(&mut self, start: u64) -> Option<(Sio, Option<u64>)> {
         let e = self.take_ext(start);
-        let (&off, &(asize, psize)) = self.sios.range(start..).next()?;
+        let (&off, &(asize, psize, birth)) = self.sios.range(start..).next()?;
         self.sios.remove(&off);
         self.bytes -= asize as u64;
         let rest = Ext { end: e.end, fill: e.fill - asize as u64 };
@@ -141,9 +146,9 @@ impl SortedQueue {
         match next {
             Some(n) if rest.fill > 0 => {
                 self.put_ext(n, rest);
-                Some(((off, asize, psize), Some(n)))
+                Some(((off, asize, psize, birth), Some(n)))
             }
-            _ => Some(((off, asize, psize), None)),
+            _ => Some(((off, asize, psize, birth), None)),
         }
     }
 }
@@ -155,10 +160,10 @@ mod tests {
     #[test]
     fn sios_within_the_gap_form_one_extent() {
         let mut q = SortedQueue::new(2 << 20, 3, false);
-        q.insert(0, 131072, 131072);
-        q.insert(3 << 20, 131072, 131072); // gap 2.875 MiB > 2 MiB: new extent
+        q.insert(0, 131072, 131072, 1);
+        q.insert(3 << 20, 131072, 131072, 1); // gap 2.875 MiB > 2 MiB: new extent
         assert_eq!(q.extents(), 2);
-        q.insert(1 << 20, 131072, 131072); // bridges both (gaps < 2 MiB)
+        q.insert(1 << 20, 131072, 131072, 1); // bridges both (gaps < 2 MiB)
         assert_eq!(q.extents(), 1);
         assert_eq!(q.len(), 3);
         assert_eq!(q.mem_used(), 3 * SIO_MEM_BYTES + EXT_MEM_BYTES);
@@ -168,12 +173,12 @@ mod tests {
     fn pops_in_offset_order_and_shrinks_the_extent() {
         let mut q = SortedQueue::new(1 << 20, 3, false);
         for off in [5u64, 1, 3, 2, 4] {
-            q.insert(off << 17, 131072, 131072);
+            q.insert(off << 17, 131072, 131072, 1);
         }
         let mut start = q.lowest_extent().unwrap();
         let mut got = vec![];
         loop {
-            let ((off, _, _), next) = q.pop_from(start).unwrap();
+            let ((off, _, _, _), next) = q.pop_from(start).unwrap();
             got.push(off >> 17);
             match next {
                 Some(n) => start = n,
@@ -189,9 +194,9 @@ mod tests {
     fn best_extent_prefers_dense_large_fill() {
         let mut q = SortedQueue::new(1 << 20, 3, false);
         // Extent A: one block at 0. Extent B: 8 contiguous blocks at 100 MiB.
-        q.insert(0, 131072, 131072);
+        q.insert(0, 131072, 131072, 1);
         for k in 0..8u64 {
-            q.insert((100 << 20) + k * 131072, 131072, 131072);
+            q.insert((100 << 20) + k * 131072, 131072, 131072, 1);
         }
         assert_eq!(q.lowest_extent(), Some(0));
         assert_eq!(q.best_extent(), Some(100 << 20));
@@ -202,17 +207,17 @@ mod tests {
         let mut q = SortedQueue::new(1 << 20, 3, true);
         // Two extents whose scores fall in the same log2 bucket: the lower offset wins.
         for k in 0..5u64 {
-            q.insert((200 << 20) + k * 131072, 131072, 131072);
+            q.insert((200 << 20) + k * 131072, 131072, 131072, 1);
         }
         for k in 0..6u64 {
-            q.insert((400 << 20) + k * 131072, 131072, 131072);
+            q.insert((400 << 20) + k * 131072, 131072, 131072, 1);
         }
         let mut full = SortedQueue::new(1 << 20, 3, false);
         for k in 0..5u64 {
-            full.insert((200 << 20) + k * 131072, 131072, 131072);
+            full.insert((200 << 20) + k * 131072, 131072, 131072, 1);
         }
         for k in 0..6u64 {
-            full.insert((400 << 20) + k * 131072, 131072, 131072);
+            full.insert((400 << 20) + k * 131072, 131072, 131072, 1);
         }
         assert_eq!(full.best_extent(), Some(400 << 20));
         assert_eq!(q.best_extent(), Some(200 << 20));

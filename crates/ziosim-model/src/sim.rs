@@ -206,9 +206,28 @@ pub(crate) struct Leaf {
     pub(crate) resilvering: bool,
     /// Set when it replaced another disk that has now been detached.
     pub(crate) detached: bool,
+    /// `zpool offline`: not read or written until `zpool online` (state OFFLINE).
+    pub(crate) offline: bool,
+    /// DTL_MISSING as one inclusive range of pool txgs (`admin.rs`), if any.
+    pub(crate) dtl: Option<(u64, u64)>,
+    /// `vdev_resilver_deferred` (0.8+): waits for the running resilver to finish.
+    pub(crate) deferred: bool,
+    /// `vs_scan_processed` / `vs_rebuild_processed`: repair bytes written to it by the
+    /// current scan / its top-level vdev's rebuild (the `(resilvering)` note).
+    pub(crate) scan_processed: u64,
+    pub(crate) rebuild_processed: u64,
 }
 
 impl Leaf {
+    /// Can take writes (`vdev_writeable`): not failed, offline or detached.
+    pub(crate) fn writeable(&self) -> bool {
+        !self.failed && !self.offline && !self.detached
+    }
+    /// Writeable and not missing everything (a new disk's DTL starts at the first txg).
+    pub(crate) fn holds_data(&self) -> bool {
+        self.writeable() && self.dtl.is_none_or(|(lo, _)| lo > crate::admin::TXG_INITIAL)
+    }
+
     /// A leaf built from its device spec with the release's queue policy. `samples` is how
     /// many report intervals already passed (a disk added mid-run starts its series with zeros).
     #[allow(clippy::too_many_arguments)]
@@ -248,6 +267,11 @@ impl Leaf {
             failed: false,
             resilvering: false,
             detached: false,
+            offline: false,
+            dtl: None,
+            deferred: false,
+            scan_processed: 0,
+            rebuild_processed: 0,
         }
     }
 }
@@ -451,6 +475,10 @@ pub struct Model_ {
     pub(crate) phase_ns: [u64; 3],
     /// `zpool status` snapshots taken at each sample.
     pub(crate) status_snaps: Vec<serde_json::Value>,
+    /// Sequential rebuilds, vdev configuration changes, DTLs, blocks written while running.
+    pub(crate) admin: crate::admin::Admin,
+    /// Scans that ended (finished, or canceled by a restart or a newer scan).
+    pub(crate) scan_history: Vec<serde_json::Value>,
     pub(crate) seed: u64,
     /// The dataset's intent log and the separate log vdevs (leaf indexes per log vdev).
     pub(crate) zil: crate::zil::Zil,
@@ -666,6 +694,7 @@ impl Model_ {
             crate::zil::ZilConfig { slog: !log_tops.is_empty(), logbias, sync, zil_disable, recordsize_bytes: rs as u32 },
         );
         let nleaves = leaves.len();
+        let ntops_all = tops.len();
         Ok(Model_ {
             tun,
             mirror_rng: Rng::stream(seed, "mirror"),
@@ -718,6 +747,8 @@ impl Model_ {
             phase_now: (ScanPhase::Before, 0),
             phase_ns: [0; 3],
             status_snaps: Vec::new(),
+            admin: crate::admin::Admin::new(ntops_all),
+            scan_history: Vec::new(),
             seed,
             zil,
             zil_slog_cursor: vec![0; log_tops.len()],
@@ -766,24 +797,12 @@ impl Model_ {
             Action::PauseScrub => self.scan_pause(true, ctx),
             Action::ResumeScrub => self.scan_pause(false, ctx),
             Action::Cancel => self.scan_cancel(ctx),
-            Action::Fail { disk } => {
-                if let Some(l) = self.leaves.iter().position(|l| l.name == disk) {
-                    self.leaves[l].failed = true;
-                }
-            }
-            Action::Replace { old, new, device, sequential: _ } => {
-                let Some(old_idx) = self.leaves.iter().position(|l| l.name == old) else { return };
-                let dev = device.unwrap_or_else(|| self.leaves[old_idx].device_name.clone());
-                let vdev_name = self.leaves[old_idx].vdev_name.clone();
-                let new_idx = self.add_leaf_at_runtime(&new, &dev, &vdev_name);
-                for t in 0..self.tops.len() {
-                    if let Some(c) = self.tops[t].leaves.iter().position(|&l| l as usize == old_idx) {
-                        self.replacing[t][c] = Some(new_idx);
-                    }
-                }
-                self.leaves[new_idx as usize].resilvering = true;
-                self.scan_request(ScanFunc::Resilver, ctx);
-            }
+            Action::Fail { .. }
+            | Action::Replace { .. }
+            | Action::Attach { .. }
+            | Action::Detach { .. }
+            | Action::Offline { .. }
+            | Action::Online { .. } => self.admin_action(idx, ctx),
             Action::Set { tunable, value } => {
                 // Validated at load; a failure here would be a bug.
                 self.tun.set(&tunable, value).expect("tunable validated at load");
@@ -792,7 +811,7 @@ impl Model_ {
     }
 
     /// A disk added while running (`zpool replace` new disk); its series start with zeros.
-    fn add_leaf_at_runtime(&mut self, name: &str, device: &str, vdev_name: &str) -> u16 {
+    pub(crate) fn add_leaf_at_runtime(&mut self, name: &str, device: &str, vdev_name: &str) -> u16 {
         let spec = &self.cfg.devices[device];
         let leaf = Leaf::new(name, vdev_name, device, spec, self.seed, self.cfg.release, &self.tun, None, self.sample_t.len());
         self.leaves.push(leaf);
@@ -1098,7 +1117,7 @@ impl Model_ {
         let mut targets = Vec::new();
         for l in 0..self.leaves.len() {
             let is_log = self.leaves[l].vdev_name == "log";
-            if self.zil_flush_owed[l] && ((is_log && slog) || (!is_log && pool)) && !self.leaves[l].failed {
+            if self.zil_flush_owed[l] && ((is_log && slog) || (!is_log && pool)) && self.leaves[l].writeable() {
                 self.zil_flush_owed[l] = false;
                 targets.push(l as u16);
             }
@@ -1226,18 +1245,19 @@ impl Model_ {
     }
 
     /// The leaf that can serve reads for child `c` of top-level vdev `t`: the original disk
-    /// unless it failed; a disk being resilvered holds nothing yet (its DTL covers every
-    /// txg), so it never serves reads.
+    /// unless it failed or is offline; a disk being resilvered or rebuilt holds nothing yet
+    /// (its DTL covers every txg), so it never serves reads. (A disk back from `offline`
+    /// misses only blocks written meanwhile, which foreground reads never address.)
     pub(crate) fn child_read_leaf(&self, t: usize, c: usize) -> Option<u16> {
         let old = self.tops[t].leaves[c];
-        (!self.leaves[old as usize].failed).then_some(old)
+        self.leaves[old as usize].holds_data().then_some(old)
     }
 
-    /// The leaves a write to child `c` goes to: the original (unless failed) and the new
-    /// disk of a `replacing` vdev.
+    /// The leaves a write to child `c` goes to: the original (unless failed or offline) and
+    /// the new disk of a `replacing` vdev.
     pub(crate) fn child_write_leaves(&self, t: usize, c: usize) -> [Option<u16>; 2] {
         let old = self.tops[t].leaves[c];
-        [(!self.leaves[old as usize].failed).then_some(old), self.replacing[t][c]]
+        [self.leaves[old as usize].writeable().then_some(old), self.replacing[t][c]]
     }
 
     /// Demand read of record `b` for logical op `id`: served from a prefetched record if
@@ -1343,11 +1363,20 @@ impl Model_ {
     }
 
     pub(crate) fn pick_mirror_child(&mut self, t: usize, off: u64) -> u16 {
+        self.pick_mirror_child_born(t, off, 0)
+    }
+
+    /// `vdev_mirror_child_select` for a block born in `birth`: children whose DTL holds
+    /// that txg are skipped (0: a block older than any DTL).
+    pub(crate) fn pick_mirror_child_born(&mut self, t: usize, off: u64, birth: u64) -> u16 {
         let mut best = i64::MAX;
         let mut cands: [u16; 8] = [0; 8];
         let mut nc = 0;
         for c in 0..self.tops[t].leaves.len() {
             let Some(l) = self.child_read_leaf(t, c) else { continue };
+            if birth > 0 && self.leaf_misses(l, birth) {
+                continue;
+            }
             let leaf = &self.leaves[l as usize];
             let load = self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off);
             if load < best {
@@ -1408,6 +1437,7 @@ impl Model_ {
         self.txg.last_sync_start_ns = ctx.now();
         let nrec = bytes.div_ceil(rs);
         let ntops = self.tops.len();
+        self.dtl_note_sync(txg);
         let mut pending = 0;
         // Raidz skip-sector writes the policy drops complete inside `write_block`, before
         // their count is known: hold the counters up until every write is submitted.
@@ -1424,6 +1454,7 @@ impl Model_ {
                 off = lo;
             }
             self.txg.write_cursor[t] = off + asize;
+            self.admin.note_write(t, off, asize, rs, self.layout.last_txg() + txg);
             pending += self.write_block(t, off, rs, IoClass::AsyncWrite, OWNER_TXG, ctx);
         }
         self.txg.sync_data_ios = pending;
@@ -1467,7 +1498,7 @@ impl Model_ {
                 let mut n = 0;
                 for l in 0..self.leaves.len() {
                     let leaf = &self.leaves[l];
-                    if leaf.failed || leaf.detached || leaf.vdev_name == "cache" {
+                    if !leaf.writeable() || leaf.vdev_name == "cache" {
                         continue;
                     }
                     // Label 0's uberblock ring starts at 128 KiB (vdev_label.c).
@@ -1708,6 +1739,8 @@ impl Model_ {
             self.prefetch_done(owner & !OWNER_PF, ctx);
         } else if owner & crate::scan::OWNER_SCAN != 0 {
             self.scan_leaf_done(owner & !crate::scan::OWNER_SCAN, ctx);
+        } else if owner >> 29 == crate::rebuild::OWNER_REBUILD >> 29 {
+            self.rebuild_leaf_done(owner & !crate::rebuild::OWNER_REBUILD, ctx);
         } else {
             let op = &mut self.ops[owner as usize];
             op.pending -= 1;
@@ -1841,7 +1874,7 @@ impl Model_ {
                     "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits,
                     "prefetch_hits": w.pf.as_ref().map_or(0, |p| p.hits),
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
-                    "by_scan_phase": self.scan.is_some().then(|| {
+                    "by_scan_phase": (self.scan.is_some() || self.rebuild_ran()).then(|| {
                         let mut m = serde_json::Map::new();
                         for (i, (k, ph)) in ScanPhase::KEYS.iter().zip(&w.by_phase).enumerate() {
                             let mut span_ns = self.phase_ns[i];
@@ -1873,29 +1906,21 @@ impl Model_ {
             })
             .collect();
         let scan = self.scan.as_ref().map(|sc| {
-            let end = if sc.state == crate::scan::ScanState::Scanning { sim_time_ns } else { sc.end_ns };
-            let dur = end.saturating_sub(sc.start_ns);
-            let secs = (dur as f64 / 1e9).max(1e-9);
+            let mut v = self.scan_summary_json(sc, sim_time_ns);
+            let secs = (v["duration_ns"].as_u64().unwrap() as f64 / 1e9).max(1e-9);
             // What the disks (and links) carried for the scan: every SCRUB-class leaf read.
             let leaf_read: u64 = self.leaves.iter().map(|l| l.classes[IoClass::Scrub.idx()].bytes).sum();
-            json!({
-                "leaf_read_bytes": leaf_read, "leaf_read_bytes_per_s": leaf_read as f64 / secs,
-                "func": match sc.func { crate::scan::ScanFunc::Scrub => "scrub", crate::scan::ScanFunc::Resilver => "resilver" },
-                "state": format!("{:?}", sc.state).to_lowercase(),
-                "start_ns": sc.start_ns, "end_ns": end, "duration_ns": dur,
-                "to_examine_bytes": sc.to_examine, "examined_bytes": sc.examined, "issued_bytes": sc.issued,
-                "skipped_bytes": sc.skipped, "processed_bytes": sc.processed, "txgs": sc.txgs,
-                "examined_bytes_per_s": sc.examined as f64 / secs, "issued_bytes_per_s": sc.issued as f64 / secs,
-                "processed_bytes_per_s": sc.processed as f64 / secs,
-                "engine": if sc.sorted.is_some() { "sorted" } else { "legacy" },
-                "sort_mem_peak_bytes": sc.sorted.as_ref().map(|so| so.mem_peak_bytes),
-                "sort_mem_hard_bytes": sc.sorted.as_ref().map(|so| so.hard_bytes),
-                "issue_phases": sc.sorted.as_ref().map(|so| so.issue_phases),
-            })
+            v["leaf_read_bytes"] = json!(leaf_read);
+            v["leaf_read_bytes_per_s"] = json!(leaf_read as f64 / secs);
+            v
         });
+        let mut scans = self.scan_history.clone();
+        scans.extend(self.scan.as_ref().map(|sc| self.scan_summary_json(sc, sim_time_ns)));
+        let mut rebuilds = self.admin.rebuild_history.clone();
+        rebuilds.extend(self.admin.rebuilds.iter().flatten().map(|r| self.rebuild_summary(r, sim_time_ns)));
         let status = (!self.cfg.actions.is_empty()).then(|| json!({"epoch_s": self.cfg.epoch_s, "snapshots": self.status_snaps}));
         json!({
-            "scan": scan, "status": status,
+            "scan": scan, "scans": scans, "rebuilds": rebuilds, "actions": self.admin.log, "status": status,
             "digest": format!("{digest:016x}"), "events": events, "sim_time_ns": sim_time_ns, "end": end,
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
             "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),

@@ -248,6 +248,14 @@ tunables! {
         [(Freebsd9, 3000)], None,
         "Least time a resilver works in each txg before it yields; users raise it (e.g. 15000) to resilver faster under load.",
         "DS@zfs-0.7.13, DS@zfs-2.2.0";
+    zfs_resilver_disable_defer = "zfs_resilver_disable_defer", "bool", [0, 1],
+        [(Zfs08, 0)], None,
+        "1 restarts a running resilver from the start when another disk needs one, instead of deferring it to the end.",
+        "DS@zfs-0.8.0..2.3.0 (dsl_scan_sync)";
+    zfs_resilver_defer_percent = "zfs_resilver_defer_percent", "percent", [0, 100],
+        [(Zfs23, 10)], None,
+        "A resilver less than this far along restarts to include a newly needed disk rather than deferring it.",
+        "DS@zfs-2.3.0 (0d77e738e6)";
     zfs_no_scrub_io = "zfs_no_scrub_io", "bool", [0, 1],
         [(Freebsd9, 0)], None,
         "1 makes a scrub traverse without reading data: fast and useless (a known foot-gun).",

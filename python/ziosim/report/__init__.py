@@ -84,8 +84,14 @@ def _status_sections(results: dict, release: str, pool: str) -> list[str]:
     if not status or not status.get("snapshots"):
         return [_section(f"zpool status {pool}", zpool_status_config(results, release))]
     epoch_s = int(status.get("epoch_s", 0))
-    return [_section(f"zpool status {pool}", zpool_status(snap, release, pool, epoch_s))
-            for snap in status["snapshots"]]
+    out = []
+    # Administrative commands `zpool` refused or warned about, with its own words.
+    for entry in results.get("actions") or []:
+        said = entry.get("error") or entry.get("warning")
+        if said:
+            out.append(_section(entry["command"], said + "\n"))
+    return out + [_section(f"zpool status {pool}", zpool_status(snap, release, pool, epoch_s))
+                  for snap in status["snapshots"]]
 
 
 def _phase_quantize(w: dict) -> list[str]:

@@ -473,6 +473,13 @@ _REASONS = {
         "status: One or more devices have been sequentially resilvered, scrubbing\n"
         "\tthe pool is recommended.\n"
         "action: Use 'zpool scrub' to verify all data checksums.\n", None),
+    # ZPOOL_STATUS_OFFLINE_DEV: the same text in every release read (ZM@zfs-0.6.5 … @zfs-2.3.0).
+    "offline": (
+        "status: One or more devices has been taken offline by the administrator.\n"
+        "\tSufficient replicas exist for the pool to continue functioning in a\n"
+        "\tdegraded state.\n"
+        "action: Online the device using 'zpool online' or replace the device with\n"
+        "\t'zpool replace'.\n", None),
     "missing-dev-r": (
         "status: One or more devices could not be opened.  Sufficient replicas exist for\n"
         "\tthe pool to continue functioning in a degraded state.\n"
@@ -503,14 +510,16 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
 
     solaris-2009 checks missing devices before "resilvering" (il:0a586cea3c); every later
     release checks resilvering (and, 2.0+, rebuilding and rebuild-needs-scrub) first.
-    Devices inside a ``replacing`` vdev never count as missing.
+    Devices inside a ``replacing`` vdev never count as missing; an ``OFFLINE`` device
+    (``zpool offline``) is checked after every other reason (``check_status``).
     """
     ps = snapshot.get("scan") or {}
     resilvering = ps.get("func") == "resilver" and ps.get("state") == "scanning"
-    missing = any(r.get("state") == "UNAVAIL" for r in _leaves_outside_replacing(
-        snapshot.get("tree") or []))
+    leaves = _leaves_outside_replacing(snapshot.get("tree") or [])
+    missing = any(r.get("state") == "UNAVAIL" for r in leaves)
+    offline = "offline" if any(r.get("state") == "OFFLINE" for r in leaves) else None
     if release == "solaris-2009":
-        return "missing-dev-r" if missing else ("resilvering" if resilvering else None)
+        return "missing-dev-r" if missing else ("resilvering" if resilvering else offline)
     if resilvering:
         return "resilvering"
     if at_least(release, "zfs-2.0"):
@@ -521,7 +530,7 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
                         or (ps.get("func") == "scrub" and ps.get("state") == "finished"
                             and end > int(ps.get("end_s", 0)))):
             return "rebuild-scrub"
-    return "missing-dev-r" if missing else None
+    return "missing-dev-r" if missing else offline
 
 
 # ----------------------------------------------------------------------------- the whole

@@ -1,0 +1,590 @@
+//! Pool administration while the model runs: `zpool replace`, `attach`, `detach`,
+//! `offline`, `online`, a disk failing; the dirty time logs (DTLs) that say what each disk
+//! misses; and the vdev tree `zpool status` prints.
+//!
+//! Theory of operation (OpenZFS `module/zfs/spa.c` `spa_vdev_attach`/`spa_vdev_detach`,
+//! `vdev.c` `vdev_dtl_*`/`vdev_resilver_needed`/`vdev_offline`, `dsl_scan.c`
+//! `dsl_scan_assess_vdev`, `lib/libzfs/libzfs_pool.c` `zpool_vdev_attach`/`_detach`,
+//! read at zfs-2.1.0 and zfs-2.2.0; spec §5.0, §5.4, §5.6)
+//! ---------------------------------------------------------------------------------
+//! * **Txgs.** Pool txg numbers continue the layout's: the pool's contents were born in
+//!   txgs 1 ..= `layout.last_txg()`, and the engine's txg `n` is pool txg `last + n`.
+//! * **DTL.** Each leaf keeps DTL_MISSING as one inclusive range of txgs. A disk that
+//!   cannot be written (failed, offline) gains every txg that syncs meanwhile (the write
+//!   to it fails and `vdev_dtl_dirty` records the txg). A new disk (`replace`, `attach`)
+//!   starts with `[TXG_INITIAL, open txg + TXG_CONCURRENT_STATES]` (`spa_vdev_attach`).
+//!   `vdev_resilver_needed` spans the DTLs of *writeable* leaves; a block needs resilver
+//!   I/O if a writeable leaf of its top-level vdev (raidz: one holding a column of it,
+//!   0.7+) has a DTL containing its birth txg. A scan that completes excises every
+//!   non-deferred writeable leaf's DTL up to the scan's max txg (`vdev_dtl_reassess`).
+//! * **Blocks written while running.** Each txg's writes are contiguous per top-level
+//!   vdev, so they are kept as extents `(vdev, offset, asize, psize, birth)`, merged when
+//!   adjacent and of one txg — a few per txg. Scans visit them after the layout's blocks;
+//!   a sequential rebuild walks them after the layout's allocated ranges.
+//! * **Tree changes.** `attach` to a disk makes its top-level vdev a mirror (`mirror-N`,
+//!   N = its vdev id) and adds the child; `replace` puts a `replacing-C` vdev over child C;
+//!   when the new disk's DTL is empty after a resilver or rebuild the old disk is detached
+//!   (`spa_vdev_resilver_done`). `detach` removes a mirror or replacing child (a mirror of
+//!   one child collapses into the disk); it fails with ZFS's text when the disk holds the
+//!   only valid copy (`vdev_dtl_required`, EBUSY) or its parent is neither (ENOTSUP).
+//! * **Resilver requests** (§5.6): with no resilver running, a need starts one at the next
+//!   txg (a running scrub is cancelled); with one running, ≤0.7 restarts it, 0.8+ marks the
+//!   new disk `resilver_deferred` (`vdev_defer_resilver`) — restart instead with
+//!   `zfs_resilver_disable_defer` or, 2.3, below `zfs_resilver_defer_percent` of progress
+//!   (`dsl_scan_sync`). `online` follows `dsl_scan_assess_vdev`: nothing when the running
+//!   resilver's range already covers the disk's DTL.
+//! * Commands that ZFS would refuse at that moment are not errors of the scenario: they
+//!   are logged in the results with the message `zpool` prints (`cannot detach sdb: no
+//!   valid replicas`) and the run goes on, as a script would.
+//!
+//! Simplifications: one DTL range per leaf (ZFS keeps a range tree); a disk that cannot be
+//! written is never a resilver target (its repair writes would fail); a failed disk never
+//! comes back (`online` prints ZFS's "remains in faulted state" warning); dRAID, spares
+//! and raidz expansion (2.3 `attach` to raidz) are not modelled.
+
+use crate::config::Action;
+use crate::pool::VdevType;
+use crate::release::Release;
+use crate::scan::{ScanFunc, ScanState};
+use crate::sim::{Ev, Model_};
+use crate::tunables::T;
+use serde_json::{json, Value};
+use ziosim_engine::Ctx;
+
+/// First txg of the pool (`TXG_INITIAL`); a DTL starting here misses every block.
+pub const TXG_INITIAL: u64 = 1;
+/// `TXG_CONCURRENT_STATES`: a new disk's DTL reaches this far past the open txg.
+const TXG_CONCURRENT_STATES: u64 = 3;
+
+/// Blocks written by txgs while the model runs, on one top-level vdev.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extent {
+    pub top: u16,
+    pub offset: u64,
+    /// Allocated bytes (Σ asize of its blocks).
+    pub asize: u64,
+    /// Each block's psize and asize (one record size per txg write).
+    pub psize: u64,
+    pub block_asize: u64,
+    pub birth: u64,
+}
+
+/// State kept for administration: written extents, the action log, rebuilds.
+pub struct Admin {
+    pub extents: Vec<Extent>,
+    /// Per top-level vdev: index in `extents` of its last extent.
+    last_ext: Vec<Option<usize>>,
+    /// Per top-level vdev: highest end of runtime writes (sequential rebuild walks to it).
+    pub written_end: Vec<u64>,
+    /// What each action did: `{at_ns, do, command, error}`.
+    pub log: Vec<Value>,
+    /// Sequential rebuilds, one record per top-level vdev (the latest).
+    pub rebuilds: Vec<Option<crate::rebuild::Rebuild>>,
+    /// Finished rebuilds' summaries, in end order.
+    pub rebuild_history: Vec<Value>,
+    /// A resilver was requested while a rebuild ran (`spa_async_thread` waits for it).
+    pub resilver_waiting: bool,
+    /// Rebuild chunks in flight.
+    pub rb: crate::rebuild::RbIos,
+}
+
+impl Admin {
+    pub fn new(ntops: usize) -> Admin {
+        Admin {
+            extents: Vec::new(),
+            last_ext: vec![None; ntops],
+            written_end: vec![0; ntops],
+            log: Vec::new(),
+            rebuilds: (0..ntops).map(|_| None).collect(),
+            rebuild_history: Vec::new(),
+            resilver_waiting: false,
+            rb: Default::default(),
+        }
+    }
+
+    /// A txg wrote a `psize` record taking `asize` at `offset` of top-level vdev `t`.
+    pub fn note_write(&mut self, t: usize, offset: u64, asize: u64, psize: u64, birth: u64) {
+        self.written_end[t] = self.written_end[t].max(offset + asize);
+        if let Some(i) = self.last_ext[t] {
+            let e = &mut self.extents[i];
+            if e.birth == birth && e.psize == psize && e.offset + e.asize == offset {
+                e.asize += asize;
+                return;
+            }
+        }
+        self.extents.push(Extent { top: t as u16, offset, asize, psize, block_asize: asize, birth });
+        self.last_ext[t] = Some(self.extents.len() - 1);
+    }
+
+    /// Σ asize of the extents (they add to a scan's `to_examine`).
+    pub fn extent_bytes(&self) -> u64 {
+        self.extents.iter().map(|e| e.asize).sum()
+    }
+}
+
+/// Where a disk sits: top-level vdev, child index, and whether it is the new disk of a
+/// `replacing` child.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    t: usize,
+    c: usize,
+    new: bool,
+}
+
+impl Model_ {
+    /// The pool txg now open (the one a command's changes land in).
+    pub(crate) fn open_txg(&self) -> u64 {
+        self.layout.last_txg() + self.txg.sync_txg + 1
+    }
+
+    /// spa_sync of engine txg `txg` starts: a disk that cannot be written misses it.
+    pub(crate) fn dtl_note_sync(&mut self, txg: u64) {
+        let ptxg = self.layout.last_txg() + txg;
+        for t in 0..self.tops.len() {
+            for c in 0..self.tops[t].leaves.len() {
+                for l in [Some(self.tops[t].leaves[c]), self.replacing[t][c]].into_iter().flatten() {
+                    let leaf = &mut self.leaves[l as usize];
+                    if leaf.failed || leaf.offline {
+                        leaf.dtl = Some(match leaf.dtl {
+                            Some((lo, hi)) => (lo, hi.max(ptxg)),
+                            None => (ptxg, ptxg),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every leaf of top-level vdev `t`: its children and the new disks of replacing children.
+    pub(crate) fn top_leaves(&self, t: usize) -> Vec<u16> {
+        let mut v = self.tops[t].leaves.clone();
+        v.extend(self.replacing[t].iter().flatten());
+        v
+    }
+
+    /// Does writeable leaf `l` miss a block born in `birth`?
+    pub(crate) fn leaf_misses(&self, l: u16, birth: u64) -> bool {
+        let leaf = &self.leaves[l as usize];
+        leaf.writeable() && leaf.dtl.is_some_and(|(lo, hi)| lo <= birth && birth <= hi)
+    }
+
+    /// `vdev_resilver_needed` of the pool: (min, max) — blocks born in (min, max] — over the
+    /// DTLs of writeable leaves, or None.
+    pub(crate) fn resilver_needed(&self) -> Option<(u64, u64)> {
+        self.resilver_needed_on((0..self.tops.len()).collect::<Vec<_>>().as_slice())
+    }
+
+    pub(crate) fn resilver_needed_on(&self, tops: &[usize]) -> Option<(u64, u64)> {
+        let mut r: Option<(u64, u64)> = None;
+        for &t in tops {
+            for l in self.top_leaves(t) {
+                let leaf = &self.leaves[l as usize];
+                if let (true, Some((lo, hi))) = (leaf.writeable(), leaf.dtl) {
+                    r = Some(match r {
+                        Some((a, b)) => (a.min(lo - 1), b.max(hi)),
+                        None => (lo - 1, hi),
+                    });
+                }
+            }
+        }
+        r
+    }
+
+    /// Excise DTLs up to `max_txg` on the given top-level vdevs (`vdev_dtl_reassess` after a
+    /// completed scan or rebuild): writeable, non-deferred leaves only.
+    pub(crate) fn dtl_excise(&mut self, tops: &[usize], max_txg: u64) {
+        for &t in tops {
+            for l in self.top_leaves(t) {
+                let leaf = &mut self.leaves[l as usize];
+                if !leaf.writeable() || leaf.deferred {
+                    continue;
+                }
+                if let Some((lo, hi)) = leaf.dtl {
+                    leaf.dtl = if hi <= max_txg { None } else { Some((lo.max(max_txg + 1), hi)) };
+                }
+            }
+        }
+    }
+
+    /// `spa_vdev_resilver_done`: replacing children whose new disk misses nothing lose
+    /// their old disk.
+    pub(crate) fn replacing_done(&mut self) {
+        for t in 0..self.tops.len() {
+            for c in 0..self.tops[t].leaves.len() {
+                let Some(new) = self.replacing[t][c] else { continue };
+                if self.leaves[new as usize].dtl.is_some() || !self.leaves[new as usize].writeable() {
+                    continue;
+                }
+                let old = self.tops[t].leaves[c];
+                self.leaves[old as usize].detached = true;
+                self.leaves[new as usize].resilvering = false;
+                self.tops[t].leaves[c] = new;
+                self.replacing[t][c] = None;
+            }
+        }
+    }
+
+    fn find_disk(&self, name: &str) -> Option<(u16, Place)> {
+        for t in 0..self.tops.len() {
+            for c in 0..self.tops[t].leaves.len() {
+                let l = self.tops[t].leaves[c];
+                if self.leaves[l as usize].name == name && !self.leaves[l as usize].detached {
+                    return Some((l, Place { t, c, new: false }));
+                }
+                if let Some(n) = self.replacing[t][c] {
+                    if self.leaves[n as usize].name == name && !self.leaves[n as usize].detached {
+                        return Some((n, Place { t, c, new: true }));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// `vdev_dtl_required`: would the top-level vdev lose data without leaf `l`? A mirror
+    /// needs one other child that holds data; raidz tolerates `nparity` children missing.
+    fn dtl_required(&self, l: u16, p: Place) -> bool {
+        let top = &self.tops[p.t];
+        // Children that can still serve all old data once `l` is gone.
+        let mut good = 0;
+        let mut missing = 0;
+        for c in 0..top.leaves.len() {
+            let mut ok = false;
+            for x in [Some(top.leaves[c]), self.replacing[p.t][c]].into_iter().flatten() {
+                if x != l && self.leaves[x as usize].holds_data() {
+                    ok = true;
+                }
+            }
+            if ok {
+                good += 1;
+            } else {
+                missing += 1;
+            }
+        }
+        match top.kind {
+            VdevType::Disk | VdevType::Mirror => good == 0,
+            k => missing > k.nparity() as usize,
+        }
+    }
+
+    fn rename_top(&mut self, t: usize) {
+        let name = if self.tops[t].kind == VdevType::Disk {
+            self.leaves[self.tops[t].leaves[0] as usize].name.clone()
+        } else {
+            format!("{}-{}", self.tops[t].kind.label(), t)
+        };
+        self.tops[t].name = name.clone();
+        for l in self.top_leaves(t) {
+            self.leaves[l as usize].vdev_name = name.clone();
+        }
+    }
+
+    fn healing_resilver_running(&self) -> bool {
+        self.scan.as_ref().is_some_and(|s| s.func == ScanFunc::Resilver && s.state == ScanState::Scanning)
+            || self.scan_pending == Some(ScanFunc::Resilver)
+    }
+
+    /// Carry out vdev action `idx` and log what `zpool` would have said.
+    pub(crate) fn admin_action(&mut self, idx: usize, ctx: &mut Ctx<Ev>) {
+        let a = self.cfg.actions[idx].clone();
+        let pool = self.cfg.pool.name.clone();
+        let (command, result) = match &a.action {
+            Action::Fail { disk } => (format!("(disk {disk} stops answering)"), self.act_fail(disk)),
+            Action::Replace { old, new, device, sequential } => (
+                format!("zpool replace{} {pool} {old} {new}", if *sequential { " -s" } else { "" }),
+                self.act_attach(old, new, device.as_deref(), *sequential, true, ctx),
+            ),
+            Action::Attach { disk, new, device, sequential } => (
+                format!("zpool attach{} {pool} {disk} {new}", if *sequential { " -s" } else { "" }),
+                self.act_attach(disk, new, device.as_deref(), *sequential, false, ctx),
+            ),
+            Action::Detach { disk } => (format!("zpool detach {pool} {disk}"), self.act_detach(disk, ctx)),
+            Action::Offline { disk } => (format!("zpool offline {pool} {disk}"), self.act_offline(disk)),
+            Action::Online { disk } => (format!("zpool online {pool} {disk}"), self.act_online(disk, ctx)),
+            _ => return,
+        };
+        let (error, warning) = match result {
+            Ok(w) => (None, w),
+            Err(e) => (Some(e), None),
+        };
+        self.admin.log.push(json!({"at_ns": a.at_ns, "command": command, "error": error, "warning": warning}));
+    }
+
+    fn act_fail(&mut self, disk: &str) -> Result<Option<String>, String> {
+        let (l, _) = self.find_disk(disk).ok_or_else(|| format!("no disk {disk} in the pool"))?;
+        self.leaves[l as usize].failed = true;
+        Ok(None)
+    }
+
+    /// `zpool replace [-s]` (replacing) or `zpool attach [-s]`.
+    fn act_attach(&mut self, old: &str, new: &str, device: Option<&str>, seq: bool, replacing: bool, ctx: &mut Ctx<Ev>) -> Result<Option<String>, String> {
+        let msg = if replacing { format!("cannot replace {old} with {new}") } else { format!("cannot attach {new} to {old}") };
+        let Some((l, p)) = self.find_disk(old) else { return Err(format!("{msg}: no such device in pool")) };
+        if self.leaves.iter().any(|x| x.name == new && !x.detached) {
+            return Err(format!("{msg}: {new} is busy, or device removal is in progress"));
+        }
+        let rel = self.cfg.release;
+        if rel >= Release::Zfs20 {
+            if seq && self.healing_resilver_running() {
+                return Err(format!("{msg}: currently resilvering"));
+            }
+            if !seq && self.rebuild_active_any() {
+                return Err(format!("{msg}: currently sequentially resilvering"));
+            }
+        }
+        let kind = self.tops[p.t].kind;
+        if seq && kind.is_raidz() {
+            let why = if replacing { "only mirror and dRAID vdevs support sequential reconstruction" } else { "can only attach to mirrors and top-level disks" };
+            return Err(format!("{msg}: {why}"));
+        }
+        if replacing {
+            if p.new || self.replacing[p.t][p.c].is_some() {
+                return Err(format!("{msg}: already in replacing/spare config; wait for completion or use 'zpool detach'"));
+            }
+        } else if kind.is_raidz() || p.new || self.replacing[p.t][p.c].is_some() {
+            return Err(format!("{msg}: can only attach to mirrors and top-level disks"));
+        }
+        let dev = device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone());
+        if self.cfg.devices[&dev].capacity_bytes() < self.tops[p.t].size_bytes / if kind.is_raidz() { self.tops[p.t].leaves.len() as u64 } else { 1 } {
+            return Err(format!("{msg}: device is too small"));
+        }
+        let vname = self.tops[p.t].name.clone();
+        let n = self.add_leaf_at_runtime(new, &dev, &vname);
+        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.open_txg() + TXG_CONCURRENT_STATES));
+        self.leaves[n as usize].resilvering = true;
+        if replacing {
+            self.replacing[p.t][p.c] = Some(n);
+        } else {
+            self.tops[p.t].leaves.push(n);
+            self.replacing[p.t].push(None);
+            if kind == VdevType::Disk {
+                self.tops[p.t].kind = VdevType::Mirror;
+            }
+            self.rename_top(p.t);
+        }
+        if seq {
+            self.rebuild_start(p.t, ctx);
+        } else {
+            self.resilver_need(n, ctx);
+        }
+        Ok(None)
+    }
+
+    fn act_detach(&mut self, disk: &str, ctx: &mut Ctx<Ev>) -> Result<Option<String>, String> {
+        let msg = format!("cannot detach {disk}");
+        let Some((l, p)) = self.find_disk(disk) else { return Err(format!("{msg}: no such device in pool")) };
+        let in_replacing = p.new || self.replacing[p.t][p.c].is_some();
+        if !in_replacing && self.tops[p.t].kind != VdevType::Mirror {
+            return Err(format!("{msg}: only applicable to mirror and replacing vdevs"));
+        }
+        if self.dtl_required(l, p) {
+            return Err(format!("{msg}: no valid replicas"));
+        }
+        self.leaves[l as usize].detached = true;
+        self.leaves[l as usize].resilvering = false;
+        if p.new {
+            // Cancels the replacement.
+            self.replacing[p.t][p.c] = None;
+        } else if let Some(n) = self.replacing[p.t][p.c].take() {
+            // The original goes; the new disk takes its place (and keeps its DTL).
+            self.tops[p.t].leaves[p.c] = n;
+        } else {
+            self.tops[p.t].leaves.remove(p.c);
+            self.replacing[p.t].remove(p.c);
+            if self.tops[p.t].leaves.len() == 1 {
+                self.tops[p.t].kind = VdevType::Disk;
+            }
+        }
+        self.rename_top(p.t);
+        // A rebuild of this vdev with nothing left to rebuild is cancelled
+        // (`vdev_rebuild_should_cancel`).
+        if self.resilver_needed_on(&[p.t]).is_none() {
+            self.rebuild_cancel(p.t, ctx);
+        }
+        Ok(None)
+    }
+
+    fn act_offline(&mut self, disk: &str) -> Result<Option<String>, String> {
+        let msg = format!("cannot offline {disk}");
+        let Some((l, p)) = self.find_disk(disk) else { return Err(format!("{msg}: no such device in pool")) };
+        if self.leaves[l as usize].offline || self.leaves[l as usize].failed {
+            return Ok(None);
+        }
+        if self.dtl_required(l, p) {
+            return Err(format!("{msg}: no valid replicas"));
+        }
+        self.leaves[l as usize].offline = true;
+        Ok(None)
+    }
+
+    fn act_online(&mut self, disk: &str, ctx: &mut Ctx<Ev>) -> Result<Option<String>, String> {
+        let Some((l, _)) = self.find_disk(disk) else { return Err(format!("cannot online {disk}: no such device in pool")) };
+        let leaf = &mut self.leaves[l as usize];
+        if leaf.failed {
+            return Ok(Some(format!(
+                "warning: device '{disk}' onlined, but remains in faulted state\nuse 'zpool replace' to replace devices that are no longer present"
+            )));
+        }
+        if !leaf.offline {
+            return Ok(None);
+        }
+        leaf.offline = false;
+        if leaf.dtl.is_some() {
+            self.resilver_need(l, ctx);
+        }
+        Ok(None)
+    }
+
+    /// A healing resilver is needed for leaf `l` (attach, replace, online): start one, or
+    /// restart or defer the running one as the release does (§5.6).
+    pub(crate) fn resilver_need(&mut self, l: u16, ctx: &mut Ctx<Ev>) {
+        if self.rebuild_active_any() {
+            // spa_async_thread starts no resilver while a rebuild runs.
+            self.admin.resilver_waiting = true;
+            return;
+        }
+        let running = self.scan.as_ref().filter(|s| s.func == ScanFunc::Resilver && s.state == ScanState::Scanning);
+        match running {
+            None => self.scan_request(ScanFunc::Resilver, ctx),
+            Some(s) => {
+                let covered = self.leaves[l as usize].dtl.is_some_and(|(_, hi)| hi <= s.max_txg);
+                if covered && !self.leaves[l as usize].resilvering {
+                    return; // dsl_scan_assess_vdev: the running resilver covers it
+                }
+                if self.cfg.release >= Release::Zfs08 {
+                    self.leaves[l as usize].deferred = true;
+                } else {
+                    self.scan_restart(ctx);
+                }
+            }
+        }
+    }
+
+    /// 0.8+ `dsl_scan_sync`: restart instead of waiting for a deferred resilver when
+    /// `zfs_resilver_disable_defer` is set or (2.3) progress is under the defer percentage.
+    pub(crate) fn resilver_restart_early(&self) -> bool {
+        if !self.leaves.iter().any(|l| l.deferred) {
+            return false;
+        }
+        let Some(s) = self.scan.as_ref().filter(|s| s.state == ScanState::Scanning) else { return false };
+        if self.tun.try_get(T::zfs_resilver_disable_defer).unwrap_or(0) != 0 {
+            return true;
+        }
+        match self.tun.try_get(T::zfs_resilver_defer_percent) {
+            Some(pct) => {
+                let to_issue = s.to_examine.saturating_sub(s.skipped) as u128;
+                (s.issued as u128) < to_issue * pct as u128 / 100
+            }
+            None => false,
+        }
+    }
+
+    /// `scenario.stop = "scan-done"`: stop once no scan or rebuild runs or waits, and no
+    /// later action can start one.
+    pub(crate) fn stop_if_scans_done(&mut self, ctx: &mut Ctx<Ev>) {
+        if !self.cfg.stop_on_scan_done {
+            return;
+        }
+        let now = ctx.now();
+        let later = self.cfg.actions.iter().any(|a| {
+            a.at_ns > now && matches!(a.action, Action::Scrub | Action::Replace { .. } | Action::Attach { .. } | Action::Online { .. })
+        });
+        let scanning = self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning);
+        if !later && !scanning && self.scan_pending.is_none() && !self.rebuild_active_any() && !self.admin.resilver_waiting {
+            ctx.schedule_in(self.cfg.stop_after_scan_done_ns, Ev::Stop);
+        }
+    }
+
+    /// One `zpool status` snapshot: the vdev tree with states and notes, the scan
+    /// statistics and the rebuild statistics of each top-level vdev that has them.
+    pub(crate) fn status_snapshot(&self, now: u64) -> Value {
+        let row = |depth: u32, name: &str, state: &str, note: &str| {
+            json!({"depth": depth, "name": name, "state": state, "read": 0, "write": 0, "cksum": 0, "note": note})
+        };
+        let scan = self.scan.as_ref().filter(|s| s.state == ScanState::Scanning);
+        let leaf_row = |d: u32, l: u16, t: usize| {
+            let leaf = &self.leaves[l as usize];
+            let (state, mut note) = if leaf.failed {
+                ("UNAVAIL", "cannot open".to_string())
+            } else if leaf.offline {
+                ("OFFLINE", String::new())
+            } else {
+                ("ONLINE", String::new())
+            };
+            // print_status_config: scan note for leaves with repair bytes (or deferred),
+            // then the rebuild note when the top-level vdev's rebuild is active.
+            if let Some(s) = scan {
+                if leaf.scan_processed > 0 {
+                    note = if s.func == ScanFunc::Resilver { "(resilvering)" } else { "(repairing)" }.into();
+                } else if leaf.deferred {
+                    note = "(awaiting resilver)".into();
+                }
+            }
+            let rebuilding = self.admin.rebuilds[t].as_ref().is_some_and(|r| r.active());
+            if rebuilding && leaf.rebuild_processed > 0 {
+                note = if note.is_empty() { "(resilvering)".into() } else { format!("{note}  (resilvering)") };
+            }
+            row(d, &leaf.name, state, &note)
+        };
+        let dead = |l: u16| !self.leaves[l as usize].writeable();
+        let mut tops = Vec::new();
+        let mut pool_degraded = false;
+        for (t, top) in self.tops.iter().enumerate() {
+            let mut children = Vec::new();
+            let mut ndead = 0;
+            for c in 0..top.leaves.len() {
+                let old = top.leaves[c];
+                match self.replacing[t][c] {
+                    Some(new) => {
+                        let rdead = dead(old) && dead(new);
+                        if rdead {
+                            ndead += 1;
+                        }
+                        let rstate = if rdead { "UNAVAIL" } else if dead(old) || dead(new) { "DEGRADED" } else { "ONLINE" };
+                        if rstate != "ONLINE" {
+                            pool_degraded = true;
+                        }
+                        children.push(row(2, &format!("replacing-{c}"), rstate, ""));
+                        children.push(leaf_row(3, old, t));
+                        children.push(leaf_row(3, new, t));
+                    }
+                    None => {
+                        if dead(old) {
+                            ndead += 1;
+                        }
+                        children.push(leaf_row(2, old, t));
+                    }
+                }
+            }
+            let state = match top.kind {
+                _ if ndead == 0 => "ONLINE",
+                VdevType::Disk => "UNAVAIL",
+                VdevType::Mirror if ndead == top.leaves.len() => "UNAVAIL",
+                k if k.is_raidz() && ndead > k.nparity() as usize => "UNAVAIL",
+                _ => "DEGRADED",
+            };
+            if state != "ONLINE" {
+                pool_degraded = true;
+            }
+            if top.kind == VdevType::Disk {
+                // A single-disk top-level vdev is printed as the disk itself (or its
+                // replacing vdev).
+                for mut ch in children {
+                    ch["depth"] = json!(ch["depth"].as_u64().unwrap() - 1);
+                    tops.push(ch);
+                }
+            } else {
+                tops.push(row(1, &top.name, state, ""));
+                tops.extend(children);
+            }
+        }
+        let pstate = if pool_degraded { "DEGRADED" } else { "ONLINE" };
+        let mut rows = vec![row(0, &self.cfg.pool.name, pstate, "")];
+        rows.extend(tops);
+        let rebuild: Vec<Value> = (0..self.tops.len())
+            .filter_map(|t| self.admin.rebuilds[t].as_ref().map(|r| self.rebuild_stats_json(t, r, now)))
+            .collect();
+        json!({"t_ns": now, "state": pstate, "tree": rows, "scan": self.scan_stats_json(now),
+               "rebuild": if rebuild.is_empty() { Value::Null } else { Value::Array(rebuild) }})
+    }
+}

@@ -1,0 +1,306 @@
+//! Sequential rebuild, attach/detach, DTL-scoped resilvers, deferral and restart
+//! (spec §5.0, §5.4, §5.6) through the whole model.
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use ziosim_model::device::presets;
+
+const S: u64 = 1_000_000_000;
+
+fn hdd() -> Value {
+    serde_json::to_value(presets::get("hdd-7200-sata-2014").unwrap()).unwrap()
+}
+
+fn disk(n: &str) -> Value {
+    json!({"name": n, "device": "d"})
+}
+
+/// One HDD mirror (or a single disk) holding `gib` GiB of 128 KiB records, aged.
+fn pool(release: &str, vdevs: Value, gib: u64, actions: Value) -> Value {
+    let mut cfg = config(release, hdd(), vdevs, json!([]), 24 * 3600);
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(gib << 30);
+    cfg["pool"]["layout"] = json!({"fragmentation": 0.6});
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["report_interval_ns"] = json!(5 * S);
+    cfg["actions"] = actions;
+    cfg
+}
+
+fn mirror(a: &str, b: &str) -> Value {
+    json!([{"type": "mirror", "disks": [disk(a), disk(b)]}])
+}
+
+fn leaf(res: &Value, name: &str) -> Value {
+    res["leaves"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap().clone()
+}
+
+fn class_bytes(l: &Value, class: &str) -> u64 {
+    l["classes"].get(class).map_or(0, |c| c["bytes"].as_u64().unwrap())
+}
+
+fn tree_names(snap: &Value) -> Vec<(u64, String, String, String)> {
+    snap["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (r["depth"].as_u64().unwrap(), r["name"].as_str().unwrap().into(), r["state"].as_str().unwrap().into(), r["note"].as_str().unwrap().into())
+        })
+        .collect()
+}
+
+fn replace_failed(seq: bool) -> Value {
+    json!([{"at_ns": 0, "do": "fail", "disk": "sdb"},
+           {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdc", "sequential": seq}])
+}
+
+#[test]
+fn sequential_rebuild_copies_the_allocated_space_in_1m_chunks_then_scrubs() {
+    let res = run(&pool("zfs-2.1", mirror("sda", "sdb"), 4, replace_failed(true)));
+    let rb = &res["rebuilds"].as_array().unwrap()[0];
+    assert_eq!(rb["state"], "complete");
+    assert_eq!(rb["vdev"], "mirror-0");
+    let alloc = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+    // Every allocated byte is scanned and copied once, to the new disk only.
+    assert_eq!(rb["scanned_bytes"].as_u64().unwrap(), alloc);
+    assert_eq!(rb["rebuilt_bytes"].as_u64().unwrap(), alloc);
+    let sdc = leaf(&res, "sdc");
+    assert_eq!(class_bytes(&sdc, "rebuild"), alloc);
+    assert_eq!(class_bytes(&sdc, "async_write"), 0, "no healing repair writes");
+    let sda = leaf(&res, "sda");
+    let rd = &sda["classes"]["rebuild"];
+    assert_eq!(rd["bytes"].as_u64().unwrap(), alloc, "one healthy child reads each chunk");
+    // Chunks of zfs_rebuild_max_segment = 1 MiB (ranges end in smaller ones).
+    let mean = rd["bytes"].as_f64().unwrap() / rd["ops"].as_f64().unwrap();
+    assert!(mean > 900_000.0 && mean <= 1_048_576.0, "mean chunk {mean}");
+    // Then the automatic scrub (2.1: zfs_rebuild_scrub_enabled = 1), which reads both disks.
+    let scans = res["scans"].as_array().unwrap();
+    assert_eq!(scans.len(), 1, "{scans:?}");
+    assert_eq!(scans[0]["func"], "scrub");
+    assert_eq!(scans[0]["state"], "finished");
+    assert!(scans[0]["start_ns"].as_u64().unwrap() >= rb["end_ns"].as_u64().unwrap());
+    assert!(class_bytes(&leaf(&res, "sdc"), "scrub") > alloc / 2);
+    // The replaced disk is gone from the tree; the last snapshot shows both lines' sources.
+    let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    let names: Vec<String> = tree_names(&last).into_iter().map(|r| r.1).collect();
+    assert_eq!(names, vec!["tank", "mirror-0", "sda", "sdc"]);
+    assert_eq!(last["rebuild"][0]["state"], "complete");
+    assert_eq!(last["scan"]["func"], "scrub");
+}
+
+#[test]
+fn rebuild_marks_the_new_disk_resilvering_inside_replacing() {
+    let mut cfg = pool("zfs-2.2", mirror("sda", "sdb"), 4, replace_failed(true));
+    cfg["stop_on_scan_done"] = json!(false);
+    cfg["stop_ns"] = json!(6 * S);
+    cfg["report_interval_ns"] = json!(3 * S);
+    let res = run(&cfg);
+    let snap = res["status"]["snapshots"].as_array().unwrap()[1].clone();
+    let rows = tree_names(&snap);
+    assert_eq!(rows[3], (2, "replacing-1".into(), "DEGRADED".into(), "".into()), "{rows:?}");
+    assert_eq!(rows[4], (3, "sdb".into(), "UNAVAIL".into(), "cannot open".into()));
+    assert_eq!(rows[5], (3, "sdc".into(), "ONLINE".into(), "(resilvering)".into()));
+    let vrs = &snap["rebuild"][0];
+    assert_eq!(vrs["state"], "active");
+    assert!(vrs["scanned"].as_u64().unwrap() > 0 && vrs["scanned"].as_u64().unwrap() < vrs["estimate"].as_u64().unwrap());
+    assert_eq!(snap["scan"]["func"], "none");
+}
+
+#[test]
+fn sequential_rebuild_beats_a_healing_resilver_on_an_aged_hdd_mirror() {
+    // Small files on a fully aged pool: the healing resilver's sorted extents stay short,
+    // the rebuild still streams the allocated space.
+    let mk = |seq: bool| {
+        let mut c = pool("zfs-2.1", mirror("sda", "sdb"), 4, replace_failed(seq));
+        c["pool"]["layout"] = json!({"fragmentation": 1.0, "files": [[16384, 1.0]]});
+        c["ram_bytes"] = json!(2u64 << 30);
+        c
+    };
+    let seq = run(&mk(true));
+    let heal = run(&mk(false));
+    let t_seq = seq["rebuilds"][0]["duration_ns"].as_f64().unwrap();
+    let t_heal = heal["scan"]["duration_ns"].as_f64().unwrap();
+    assert_eq!(heal["scan"]["func"], "resilver");
+    assert!(t_seq * 1.5 < t_heal, "rebuild {t_seq} vs healing {t_heal}");
+    // Both restore the same data onto the new disk.
+    let a = seq["rebuilds"][0]["rebuilt_bytes"].as_f64().unwrap();
+    let b = heal["scan"]["processed_bytes"].as_f64().unwrap();
+    assert!((a / b - 1.0).abs() < 0.05, "{a} vs {b}");
+}
+
+#[test]
+fn scrub_after_rebuild_follows_the_release() {
+    // 2.0 scrubs unconditionally (spa_async_thread); 2.1 obeys zfs_rebuild_scrub_enabled.
+    let r20 = run(&pool("zfs-2.0", mirror("sda", "sdb"), 1, replace_failed(true)));
+    assert_eq!(r20["scans"][0]["func"], "scrub");
+    let mut cfg = pool("zfs-2.1", mirror("sda", "sdb"), 1, replace_failed(true));
+    cfg["tunables"] = json!({"zfs_rebuild_scrub_enabled": 0});
+    let r21 = run(&cfg);
+    assert_eq!(r21["scans"].as_array().unwrap().len(), 0);
+    assert_eq!(r21["rebuilds"][0]["state"], "complete");
+    assert_eq!(r21["sim_time_ns"], r21["rebuilds"][0]["end_ns"], "stop = scan-done stops at the rebuild's end");
+}
+
+#[test]
+fn attach_turns_a_disk_into_a_mirror_and_detach_undoes_it() {
+    let actions = json!([{"at_ns": S, "do": "attach", "disk": "sda", "new": "sdb"}]);
+    let res = run(&pool("zfs-2.2", json!([{"type": "disk", "disks": [disk("sda")]}]), 2, actions));
+    assert_eq!(res["scan"]["func"], "resilver");
+    assert_eq!(res["scan"]["state"], "finished");
+    let alloc = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+    assert_eq!(class_bytes(&leaf(&res, "sdb"), "async_write"), alloc);
+    assert_eq!(res["pool"]["vdevs"][0]["name"], "mirror-0");
+    let snaps = res["status"]["snapshots"].as_array().unwrap();
+    let first = tree_names(&snaps[0]);
+    assert_eq!(first[1], (1, "mirror-0".into(), "ONLINE".into(), "".into()), "{first:?}");
+    assert_eq!(first[3].1, "sdb");
+    assert_eq!(first[3].3, "(resilvering)");
+    assert!(tree_names(snaps.last().unwrap())[3].3.is_empty());
+
+    // Detach the original after the resilver: back to a single disk, sdb.
+    let actions = json!([{"at_ns": S, "do": "attach", "disk": "sda", "new": "sdb"},
+                         {"at_ns": 3600 * S, "do": "detach", "disk": "sda"},
+                         {"at_ns": 3601 * S, "do": "detach", "disk": "sdb"}]);
+    let mut cfg = pool("zfs-2.2", json!([{"type": "disk", "disks": [disk("sda")]}]), 2, actions);
+    cfg["stop_on_scan_done"] = json!(false);
+    cfg["stop_ns"] = json!(3605 * S);
+    cfg["report_interval_ns"] = json!(3602 * S);
+    let res = run(&cfg);
+    let log = res["actions"].as_array().unwrap();
+    assert_eq!(log[1]["command"], "zpool detach tank sda");
+    assert!(log[1]["error"].is_null(), "{log:?}");
+    assert_eq!(log[2]["error"], "cannot detach sdb: only applicable to mirror and replacing vdevs");
+    let rows = tree_names(&res["status"]["snapshots"][0]);
+    assert_eq!(rows, vec![(0, "tank".into(), "ONLINE".into(), "".into()), (1, "sdb".into(), "ONLINE".into(), "".into())]);
+}
+
+#[test]
+fn detaching_the_only_good_copy_is_refused() {
+    let actions = json!([{"at_ns": S, "do": "attach", "disk": "sda", "new": "sdb"},
+                         {"at_ns": 2 * S, "do": "detach", "disk": "sda"},
+                         {"at_ns": 2 * S, "do": "offline", "disk": "sda"}]);
+    let res = run(&pool("zfs-2.2", json!([{"type": "disk", "disks": [disk("sda")]}]), 2, actions));
+    let log = res["actions"].as_array().unwrap();
+    assert_eq!(log[1]["error"], "cannot detach sda: no valid replicas");
+    assert_eq!(log[2]["error"], "cannot offline sda: no valid replicas");
+    assert_eq!(res["scan"]["state"], "finished");
+}
+
+/// A random writer on a 2-way mirror; sdb goes offline for `secs` seconds.
+fn outage(release: &str, secs: u64) -> Value {
+    let mut cfg = pool(
+        release,
+        mirror("sda", "sdb"),
+        4,
+        json!([{"at_ns": S, "do": "offline", "disk": "sdb"}, {"at_ns": (1 + secs) * S, "do": "online", "disk": "sdb"}]),
+    );
+    cfg["workloads"] = json!([{"name": "w", "kind": "random-write", "sizes": [[131072, 1.0]], "rate_per_s": 50.0, "stop_ns": (2 + secs) * S}]);
+    cfg
+}
+
+#[test]
+fn a_short_outage_resilvers_only_what_was_written_meanwhile() {
+    let res = run(&outage("zfs-2.2", 20));
+    let sc = &res["scan"];
+    assert_eq!(sc["func"], "resilver");
+    assert_eq!(sc["state"], "finished");
+    // The layout (born before the run) is pruned: only the txgs synced while sdb was
+    // offline are visited, and what they wrote is copied to sdb.
+    let processed = sc["processed_bytes"].as_f64().unwrap();
+    let wrote = 50.0 * 20.0 * 131072.0;
+    assert!(processed > 0.6 * wrote && processed < 1.4 * wrote, "processed {processed}, written meanwhile ≈ {wrote}");
+    let examined = sc["examined_bytes"].as_u64().unwrap();
+    assert!(examined < sc["to_examine_bytes"].as_u64().unwrap() / 20, "examined {examined}");
+    assert!(sc["min_txg"].as_u64().unwrap() > 0);
+    let sdb = leaf(&res, "sdb");
+    assert_eq!(class_bytes(&sdb, "scrub"), 0, "the stale disk is not read");
+    // A longer outage resilvers more.
+    let longer = run(&outage("zfs-2.2", 40));
+    assert!(longer["scan"]["processed_bytes"].as_f64().unwrap() > 1.5 * processed);
+    // The offline disk shows OFFLINE while out.
+    let mut cfg = outage("zfs-2.2", 20);
+    cfg["stop_on_scan_done"] = json!(false);
+    cfg["stop_ns"] = json!(10 * S);
+    let mid = run(&cfg);
+    let rows = tree_names(&mid["status"]["snapshots"][0]);
+    assert_eq!(rows[0].2, "DEGRADED");
+    assert_eq!(rows[3], (2, "sdb".into(), "OFFLINE".into(), "".into()));
+}
+
+/// sdb is replaced at 1 s; sdc is attached to sda just before `at_s`.
+fn two_needs(release: &str, at_s: u64, tunables: Value) -> Value {
+    let mut cfg = pool(
+        release,
+        mirror("sda", "sdb"),
+        8,
+        json!([{"at_ns": S, "do": "replace", "old": "sdb", "new": "sdd"},
+               {"at_ns": at_s * S - 1, "do": "attach", "disk": "sda", "new": "sdc"}]),
+    );
+    cfg["tunables"] = tunables;
+    cfg
+}
+
+fn funcs_states(res: &Value) -> Vec<(String, String)> {
+    res["scans"].as_array().unwrap().iter().map(|s| (s["func"].as_str().unwrap().into(), s["state"].as_str().unwrap().into())).collect()
+}
+
+#[test]
+fn a_second_resilver_need_restarts_before_0_8_and_is_deferred_after() {
+    let r = |s: &str| (String::from("resilver"), String::from(s));
+    // zfs-0.7: the running resilver restarts from the beginning.
+    let old = run(&two_needs("zfs-0.7", 10, json!({})));
+    assert_eq!(funcs_states(&old), vec![r("canceled"), r("finished")]);
+    // zfs-0.8+: the new disk waits; a second resilver follows the first.
+    let mut cfg = two_needs("zfs-2.2", 10, json!({}));
+    cfg["report_interval_ns"] = json!(10 * S);
+    let new = run(&cfg);
+    assert_eq!(funcs_states(&new), vec![r("finished"), r("finished")]);
+    // Just after the attach, before the running resilver wrote to it.
+    let snap = &new["status"]["snapshots"][0];
+    let rows = tree_names(snap);
+    let sdc = rows.iter().find(|x| x.1 == "sdc").unwrap();
+    assert_eq!(sdc.3, "(awaiting resilver)", "{rows:?}");
+    // The first resilver wrote its blocks to the waiting disk too, so both new disks end
+    // up holding the vdev's data, and the second pass is not shorter for it.
+    let alloc = new["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+    assert!(class_bytes(&leaf(&new, "sdc"), "async_write") >= alloc);
+    // zfs_resilver_disable_defer = 1 restarts instead.
+    let dis = run(&two_needs("zfs-2.2", 10, json!({"zfs_resilver_disable_defer": 1})));
+    assert_eq!(funcs_states(&dis), vec![r("canceled"), r("finished")]);
+}
+
+#[test]
+fn zfs_2_3_restarts_a_resilver_that_has_barely_begun() {
+    let r = |s: &str| (String::from("resilver"), String::from(s));
+    // Right after the start (< 10 % issued): restart. Far along: defer.
+    let early = run(&two_needs("zfs-2.3", 2, json!({})));
+    assert_eq!(funcs_states(&early), vec![r("canceled"), r("finished")]);
+    let first_end = run(&two_needs("zfs-2.3", 10_000, json!({})))["scans"][0]["end_ns"].as_u64().unwrap();
+    let late = run(&two_needs("zfs-2.3", first_end / S * 3 / 4, json!({})));
+    assert_eq!(funcs_states(&late), vec![r("finished"), r("finished")]);
+    // The same late need in 2.2 is deferred too, and early it is also deferred.
+    let early22 = run(&two_needs("zfs-2.2", 2, json!({})));
+    assert_eq!(funcs_states(&early22), vec![r("finished"), r("finished")]);
+}
+
+#[test]
+fn rebuild_refuses_raidz_and_healing_refuses_a_running_rebuild() {
+    let disks: Vec<Value> = ["sda", "sdb", "sdc", "sdd"].iter().map(|n| disk(n)).collect();
+    let cfg = pool("zfs-2.2", json!([{"type": "raidz1", "disks": disks}]), 1, json!([{"at_ns": 0, "do": "replace", "old": "sdb", "new": "sde", "sequential": true}]));
+    let e = ziosim_model::config::RunConfig::from_json(&cfg.to_string()).err().unwrap();
+    assert!(e.starts_with("action[0].sequential: true"), "{e}");
+    assert!(e.contains("only mirror and dRAID vdevs support sequential reconstruction"), "{e}");
+    let actions = json!([{"at_ns": 0, "do": "replace", "old": "sdb", "new": "sdc", "sequential": true},
+                         {"at_ns": S, "do": "attach", "disk": "sda", "new": "sdd"}]);
+    let res = run(&pool("zfs-2.2", mirror("sda", "sdb"), 1, actions));
+    assert_eq!(res["actions"][1]["error"], "cannot attach sdd to sda: currently sequentially resilvering");
+}
+
+#[test]
+fn same_scenario_same_bytes() {
+    let a = run(&outage("zfs-2.1", 10));
+    let b = run(&outage("zfs-2.1", 10));
+    assert_eq!(a.to_string(), b.to_string());
+}
+
