@@ -58,6 +58,29 @@ fn sixteen_threads_group_commit() {
     assert!(flushes < commits / 3.0, "flushes {flushes} commits {commits}");
 }
 
+/// zfs-2.3.0: 16 fsync threads on one disk share lwbs through the parallel detection of
+/// `zil_process_commit_list` (a commit behind an unflushed lwb leaves its lwb open for
+/// 10 % of the lwb latency), as in 2.2, so commits outnumber flushes severalfold.
+#[test]
+fn zfs23_sixteen_threads_share_lwbs() {
+    let one = run(&fsync_loop("zfs-2.3", 1, 20));
+    let many = run(&fsync_loop("zfs-2.3", 16, 20));
+    let r1 = wl(&one)["ops_per_s"].as_f64().unwrap();
+    let r16 = wl(&many)["ops_per_s"].as_f64().unwrap();
+    let z = &many["zil"];
+    let commits = z["commits"].as_u64().unwrap() as f64;
+    let lwbs = z["lwb_writes"].as_u64().unwrap() as f64;
+    let flushes = z["leaf_flushes"].as_u64().unwrap() as f64;
+    eprintln!("zfs-2.3 16 threads: {r16:.1} ops/s vs {r1:.1}; commits {commits}, lwbs {lwbs}, flushes {flushes}");
+    assert!(r16 > 3.0 * r1, "16 threads {r16} vs 1 thread {r1}");
+    assert!(lwbs < commits / 3.0, "lwbs {lwbs} commits {commits}");
+    assert!(flushes < commits / 3.0, "flushes {flushes} commits {commits}");
+    // A lone thread is never parallel: one lwb and one flush per commit, no waiting.
+    let z1 = &one["zil"];
+    let c1 = z1["commits"].as_u64().unwrap() as f64;
+    assert!((z1["leaf_flushes"].as_u64().unwrap() as f64 - c1).abs() <= 0.05 * c1 + 2.0, "{z1}");
+}
+
 #[test]
 fn sync_disabled_puts_acknowledged_bytes_at_risk() {
     let mut cfg = fsync_loop("zfs-2.2", 1, 20);
