@@ -347,7 +347,13 @@ pub(crate) struct Workload {
 pub(crate) enum SyncPhase {
     Data,
     Scan,
+    /// `vdev_config_sync`: flush every leaf written in this txg before any uberblock.
+    FlushData,
+    /// `vdev_uberblock_sync_list`: the uberblock into the 4 labels of every leaf of up
+    /// to `SPA_SYNC_MIN_VDEVS` top-level vdevs...
     Uberblock,
+    /// ...then a flush of those leaves.
+    FlushUberblock,
 }
 
 /// The simulator's side of the txg engine (`txg.rs`): the engine decides admission,
@@ -371,6 +377,16 @@ pub(crate) struct Txg {
     pub(crate) last_sync_start_ns: u64,
     pub(crate) write_cursor: Vec<u64>,
     pub(crate) sync_ns_hist: FineHist,
+    /// Per leaf: written in the txg being built (data, ZIL, repair), so `vdev_config_sync`
+    /// flushes it; and the leaves the uberblock went to this sync.
+    pub(crate) flush_owed: Vec<bool>,
+    pub(crate) ub_leaves: Vec<u16>,
+    /// Cache flushes spa_sync issued (both kinds) and their share of the sync time.
+    pub(crate) sync_flushes: u64,
+    pub(crate) sync_flush_ns_sum: u64,
+    pub(crate) flush_phase_start_ns: u64,
+    /// Picks the uberblock's top-level vdevs (`random_in_range` in spa_sync).
+    pub(crate) ub_rng: Rng,
     /// Writes the throttle delayed (`dmu_tx_delay`) or blocked (at dirty max / write limit).
     pub(crate) delayed_writes: u64,
     pub(crate) blocked_writes: u64,
@@ -433,7 +449,7 @@ pub struct Model_ {
     pub(crate) zil_ios_free: Vec<u32>,
     /// Commit latency: zil_commit call → waiter woken.
     pub(crate) zil_commit_hist: FineHist,
-    /// Cache flushes completed and their latency (submit → done).
+    /// ZIL cache flushes completed (leaf flushes of `zil_flush_vdevs`) and their latency.
     pub(crate) flushes: u64,
     pub(crate) flush_hist: FineHist,
     /// Data at risk as of the last sample or the stop.
@@ -666,6 +682,12 @@ impl Model_ {
                 last_sync_start_ns: 0,
                 write_cursor,
                 sync_ns_hist: FineHist::default(),
+                flush_owed: vec![false; nleaves],
+                ub_leaves: Vec::new(),
+                sync_flushes: 0,
+                sync_flush_ns_sum: 0,
+                flush_phase_start_ns: 0,
+                ub_rng: Rng::stream(seed, "txg/uberblock"),
                 delayed_writes: 0,
                 blocked_writes: 0,
                 throttle_ns_sum: 0,
@@ -762,6 +784,7 @@ impl Model_ {
         let leaf = Leaf::new(name, vdev_name, device, spec, self.seed, self.cfg.release, &self.tun, None, self.sample_t.len());
         self.leaves.push(leaf);
         self.zil_flush_owed.push(false);
+        self.txg.flush_owed.push(false);
         (self.leaves.len() - 1) as u16
     }
 
@@ -1028,6 +1051,8 @@ impl Model_ {
         let slot = self.zil_slot(token, leaves.len() as u32);
         for l in leaves {
             self.zil_flush_owed[l as usize] = true;
+            // The lwb's allocation dirties the log vdev's metaslab in the open txg.
+            self.txg.flush_owed[l as usize] = true;
             self.submit_leaf(l, Op::Write, class, 0, off, bytes, OWNER_ZIL | slot, ctx);
         }
     }
@@ -1280,6 +1305,7 @@ impl Model_ {
             VdevType::Disk | VdevType::Mirror => {
                 for c in 0..self.tops[t].leaves.len() {
                     for leaf in self.child_write_leaves(t, c).into_iter().flatten() {
+                        self.txg.flush_owed[leaf as usize] = true;
                         self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, owner, ctx);
                         n += 1;
                     }
@@ -1291,6 +1317,7 @@ impl Model_ {
                 for c in cols.iter().filter(|c| c.size > 0) {
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
                     for leaf in self.child_write_leaves(t, c.child as usize).into_iter().flatten() {
+                        self.txg.flush_owed[leaf as usize] = true;
                         self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
                     }
@@ -1422,24 +1449,89 @@ impl Model_ {
                 if self.scan_txg_busy() {
                     return;
                 }
-                self.txg.phase = SyncPhase::Uberblock;
-                let mut n = 0;
-                for l in 0..self.leaves.len() {
-                    let leaf = &self.leaves[l];
-                    if leaf.failed || leaf.detached || leaf.vdev_name == "cache" {
-                        continue;
-                    }
-                    // Label 0's uberblock ring starts at 128 KiB (vdev_label.c).
-                    self.submit_leaf(l as u16, Op::Write, IoClass::SyncWrite, 0, 128 << 10, 4096, OWNER_TXG, ctx);
-                    n += 1;
+                // vdev_config_sync: flush every leaf written in this txg (data, ZIL blocks,
+                // repairs) so the blocks are stable before an uberblock points at them.
+                self.txg.phase = SyncPhase::FlushData;
+                self.txg.flush_phase_start_ns = ctx.now();
+                let owed = std::mem::replace(&mut self.txg.flush_owed, vec![false; self.leaves.len()]);
+                let targets: Vec<u16> = (0..owed.len() as u16).filter(|&l| owed[l as usize]).collect();
+                if self.sync_flush(&targets, ctx) == 0 {
+                    self.sync_advance(ctx);
                 }
-                self.txg.sync_pending_ios += n;
-                if n == 0 {
+            }
+            SyncPhase::FlushData => {
+                self.txg.sync_flush_ns_sum += ctx.now() - self.txg.flush_phase_start_ns;
+                self.txg.phase = SyncPhase::Uberblock;
+                // spa_sync picks up to SPA_SYNC_MIN_VDEVS (3) non-log top-level vdevs from a
+                // random start; vdev_uberblock_sync writes every leaf below them, in all
+                // four labels (L0/L1 at the front, L2/L3 in the last 512 KiB).
+                let ntops = self.tops.len();
+                let c0 = self.txg.ub_rng.below(ntops as u64) as usize;
+                let mut leaves = Vec::new();
+                for k in 0..ntops.min(3) {
+                    let t = (c0 + k) % ntops;
+                    for c in 0..self.tops[t].leaves.len() {
+                        for l in self.child_write_leaves(t, c).into_iter().flatten() {
+                            let leaf = &self.leaves[l as usize];
+                            if !leaf.failed && !leaf.detached {
+                                leaves.push(l);
+                            }
+                        }
+                    }
+                }
+                let ub_bytes = 1u64 << self.tops[0].ashift.clamp(10, 13);
+                let slot = self.txg.sync_txg % ((128 << 10) / ub_bytes);
+                self.txg.sync_pending_ios += 4 * leaves.len() as u64;
+                for &l in &leaves {
+                    let size = self.leaves[l as usize].size_bytes;
+                    for label in [0, 256 << 10, size - (512 << 10), size - (256 << 10)] {
+                        let off = label + (128 << 10) + slot * ub_bytes;
+                        self.submit_leaf(l, Op::Write, IoClass::SyncWrite, 0, off, ub_bytes as u32, OWNER_TXG, ctx);
+                    }
+                }
+                self.txg.ub_leaves = leaves;
+                if self.txg.ub_leaves.is_empty() {
                     self.end_sync(ctx);
                 }
             }
-            SyncPhase::Uberblock => self.end_sync(ctx),
+            SyncPhase::Uberblock => {
+                // vdev_uberblock_sync_list: flush the uberblocks before the odd labels may
+                // be overwritten (the label rewrites themselves only happen when the
+                // config changed; not modelled).
+                self.txg.phase = SyncPhase::FlushUberblock;
+                self.txg.flush_phase_start_ns = ctx.now();
+                let targets = std::mem::take(&mut self.txg.ub_leaves);
+                if self.sync_flush(&targets, ctx) == 0 {
+                    self.sync_advance(ctx);
+                }
+            }
+            SyncPhase::FlushUberblock => {
+                self.txg.sync_flush_ns_sum += ctx.now() - self.txg.flush_phase_start_ns;
+                self.end_sync(ctx)
+            }
         }
+    }
+
+    /// `zio_flush` of `targets` for spa_sync (nothing with `zfs_nocacheflush`, which
+    /// vdev_disk honours for every flush in all releases); returns how many were sent.
+    fn sync_flush(&mut self, targets: &[u16], ctx: &mut Ctx<Ev>) -> u64 {
+        if self.tun.try_get(T::zfs_nocacheflush).unwrap_or(0) != 0 {
+            return 0;
+        }
+        let live: Vec<u16> = targets
+            .iter()
+            .copied()
+            .filter(|&l| {
+                let leaf = &self.leaves[l as usize];
+                !leaf.failed && !leaf.detached && leaf.vdev_name != "cache"
+            })
+            .collect();
+        self.txg.sync_pending_ios += live.len() as u64;
+        self.txg.sync_flushes += live.len() as u64;
+        for l in &live {
+            self.submit_flush(*l, OWNER_TXG, ctx);
+        }
+        live.len() as u64
     }
 
     fn end_sync(&mut self, ctx: &mut Ctx<Ev>) {
@@ -1596,8 +1688,10 @@ impl Model_ {
             // A flush never entered the queue policy (see `submit_flush`).
             let io = *self.ios.get(head);
             self.ios.free(head);
-            self.flushes += 1;
-            self.flush_hist.add((now - io.enqueue_ns).max(1));
+            if io.owner != OWNER_TXG {
+                self.flushes += 1;
+                self.flush_hist.add((now - io.enqueue_ns).max(1));
+            }
             self.resolve_owner(io.owner, ctx);
             return;
         }
@@ -1843,7 +1937,8 @@ impl Model_ {
             "leaves": leaves, "classes": pool_classes, "workloads": wls,
             "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max,
                     "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
-                    "throttle_ns_sum": self.txg.throttle_ns_sum},
+                    "throttle_ns_sum": self.txg.throttle_ns_sum,
+                    "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum},
             "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
                        "leaves": series_leaves, "workloads": series_wls},

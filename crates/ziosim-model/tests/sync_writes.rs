@@ -166,3 +166,48 @@ fn write_throttle_delays_writers_to_the_disks_pace() {
     let old = run(&flood("solaris-2009"));
     assert!(old["txg"]["blocked_writes"].as_u64().unwrap() > 0, "{}", old["txg"]);
 }
+
+/// spa_sync's `vdev_config_sync`: after a txg's data, a cache flush of every leaf written,
+/// the uberblock into 4 labels per leaf, then a flush of those leaves. On a disk with a
+/// write-back cache the first flush destages what the txg left in the cache (ms), on a
+/// PLP SSD it is an acknowledgement (µs); `zfs_nocacheflush` drops both.
+fn txg_writer(device: &str, nocacheflush: bool) -> Value {
+    let mut cfg = config(
+        "zfs-2.2",
+        preset(device),
+        json!([{"type": "mirror", "disks": [{"name": "a", "device": "d"}, {"name": "b", "device": "d"}]}]),
+        json!([{"name": "w", "kind": "random-write", "sizes": [[131072, 1.0]], "rate_per_s": 50.0}]),
+        30,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    if nocacheflush {
+        cfg["tunables"] = json!({"zfs_nocacheflush": 1});
+    }
+    cfg
+}
+
+#[test]
+fn txg_sync_flushes_written_leaves_around_the_uberblock() {
+    let hdd = run(&txg_writer("hdd-7200-sata-2014", false));
+    let t = &hdd["txg"];
+    let syncs = t["syncs"].as_u64().unwrap();
+    let flushes = t["leaf_flushes"].as_u64().unwrap();
+    eprintln!("hdd txg: {t}");
+    assert!(syncs >= 4, "{t}");
+    // Two leaves, two flushes each per sync (data, then uberblock).
+    assert_eq!(flushes, 4 * syncs, "{t}");
+    // No ZIL activity: the ZIL's own flush count stays zero.
+    assert_eq!(hdd["zil"]["leaf_flushes"].as_u64().unwrap(), 0);
+    let hdd_flush_ns = t["flush_ns_sum"].as_u64().unwrap() / syncs;
+    assert!(hdd_flush_ns > 1_000_000, "HDD flush phases {hdd_flush_ns} ns per sync");
+    let off = run(&txg_writer("hdd-7200-sata-2014", true));
+    assert_eq!(off["txg"]["leaf_flushes"].as_u64().unwrap(), 0);
+    assert_eq!(off["txg"]["flush_ns_sum"].as_u64().unwrap(), 0);
+    let mean = |r: &Value| r["txg"]["sync_ns"]["mean"].as_f64().unwrap();
+    assert!(mean(&off) < mean(&hdd), "nocacheflush {} vs {}", mean(&off), mean(&hdd));
+    let ssd = run(&txg_writer("intel-s3700", false));
+    let s = &ssd["txg"];
+    let ssd_flush_ns = s["flush_ns_sum"].as_u64().unwrap() / s["syncs"].as_u64().unwrap();
+    eprintln!("ssd txg: {s}");
+    assert!(ssd_flush_ns < hdd_flush_ns / 10, "PLP {ssd_flush_ns} vs HDD {hdd_flush_ns}");
+}
