@@ -71,6 +71,10 @@ pub enum Ev {
     ZilTimer { token: u32 },
     /// An NFS request reached the server.
     NfsServer { op: u32 },
+    /// A database workload's checkpoint is due (`checkpoint_timeout`).
+    DbCheckpoint { wl: u16 },
+    /// The checkpointer wakes to write the pages due by now (it naps 100 ms between).
+    DbTick { wl: u16 },
     /// The legacy scan's delay (`zfs_scrub_delay` ticks) elapsed.
     ScanResume,
     /// Scenario action number `idx` is due.
@@ -267,17 +271,77 @@ pub(crate) struct LogicalOp {
     pub(crate) commit_ns: u64,
     /// nfs-copy: which RPC this is.
     pub(crate) rpc: NfsStep,
+    /// database: which part of a transaction or checkpoint this is.
+    pub(crate) db: DbOp,
 }
 
-/// The RPCs an NFS client sends per file copied (`cp -r`): CREATE, WRITEs of up to wsize,
-/// COMMIT at close (close-to-open), SETATTR (mode/times).
+/// A database workload's operations (`WorkloadKind::Database`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DbOp {
+    None,
+    /// A random page read of a transaction.
+    Read,
+    /// The commit: the WAL append and its fdatasync (or an O_DSYNC write).
+    Wal,
+    /// A checkpoint's buffered page write.
+    CkptWrite,
+    /// The checkpoint's fsync of the data files.
+    CkptSync,
+}
+
+/// Checkpointer ops are not a session's.
+const DB_CKPT_THREAD: u32 = u32::MAX;
+/// The checkpointer's nap between write bursts (PostgreSQL `CheckpointWriteDelay`: 100 ms).
+const DB_TICK_NS: u64 = 100_000_000;
+
+#[derive(Clone, Copy, Default)]
+pub(crate) struct DbSession {
+    reads_done: u32,
+    in_txn: bool,
+    txn_start_ns: u64,
+}
+
+/// A database workload's sessions, WAL, dirty pages and checkpointer.
+pub(crate) struct Db {
+    sessions: Vec<DbSession>,
+    reads_per_txn: u32,
+    wal_bytes: u64,
+    dirty_per_txn: u32,
+    checkpoint_ns: u64,
+    spread: f64,
+    wal_foid: u64,
+    data_foid: u64,
+    wal_off: u64,
+    /// Pages dirtied since the last checkpoint began.
+    dirty_pages: u64,
+    ckpt_active: bool,
+    ckpt_pages: u64,
+    ckpt_written: u64,
+    ckpt_acked: u64,
+    ckpt_syncing: bool,
+    ckpt_start_ns: u64,
+    checkpoints: u64,
+    ckpt_pages_total: u64,
+    ckpt_hist: FineHist,
+    reads: FineHist,
+    reads_log2: Log2Hist<64>,
+    commits: FineHist,
+    commits_log2: Log2Hist<64>,
+}
+
+/// The RPCs a 2009 Linux NFSv3 client sends for GNU `cp -r` (see `nfs_start`): per
+/// directory MKDIR then ACCESS; per file CREATE (EXCLUSIVE, as `open(O_CREAT|O_EXCL)`)
+/// and the SETATTR that follows an exclusive create, WRITEs of up to wsize, COMMIT at
+/// close (close-to-open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NfsStep {
     Idle,
+    Mkdir,
+    Access,
     Create,
+    Setattr,
     Write,
     Commit,
-    Setattr,
 }
 
 #[derive(Clone, Copy)]
@@ -299,6 +363,10 @@ pub(crate) struct NfsClient {
     wsize_bytes: u64,
     rtt_ns: u64,
     net_bytes_per_s: u64,
+    /// Directories of the tree, how many are made, how many files the tree has.
+    dirs: u64,
+    dirs_made: u64,
+    files_total: u64,
 }
 
 pub(crate) struct Workload {
@@ -339,6 +407,7 @@ pub(crate) struct Workload {
     /// fsync-write: O_DSYNC instead of an fsync after each write.
     pub(crate) o_dsync: bool,
     pub(crate) nfs: Option<NfsClient>,
+    pub(crate) db: Option<Db>,
 }
 
 /// The minimal txg writer (see module doc).
@@ -623,6 +692,34 @@ impl Model_ {
                     wsize_bytes: w.wsize_bytes.max(512),
                     rtt_ns: w.rtt_ns,
                     net_bytes_per_s: w.net_bytes_per_s,
+                    dirs: w.dirs,
+                    dirs_made: 0,
+                    files_total: w.files,
+                }),
+                db: (w.kind == WorkloadKind::Database).then(|| Db {
+                    sessions: vec![DbSession::default(); threads as usize],
+                    reads_per_txn: w.reads_per_txn,
+                    wal_bytes: w.wal_bytes,
+                    dirty_per_txn: w.dirty_pages_per_txn,
+                    checkpoint_ns: w.checkpoint_ns,
+                    spread: w.checkpoint_spread,
+                    wal_foid: (i as u64 + 1) << 40,
+                    data_foid: ((i as u64 + 1) << 40) + 1,
+                    wal_off: 0,
+                    dirty_pages: 0,
+                    ckpt_active: false,
+                    ckpt_pages: 0,
+                    ckpt_written: 0,
+                    ckpt_acked: 0,
+                    ckpt_syncing: false,
+                    ckpt_start_ns: 0,
+                    checkpoints: 0,
+                    ckpt_pages_total: 0,
+                    ckpt_hist: FineHist::default(),
+                    reads: FineHist::default(),
+                    reads_log2: Log2Hist::default(),
+                    commits: FineHist::default(),
+                    commits_log2: Log2Hist::default(),
                 }),
             });
         }
@@ -733,6 +830,9 @@ impl Model_ {
                     ctx.schedule_at(w.start_ns, Ev::ThreadGo { wl: i as u16, thread: t });
                 }
             }
+            if let Some(db) = &w.db {
+                ctx.schedule_at(w.start_ns + db.checkpoint_ns, Ev::DbCheckpoint { wl: i as u16 });
+            }
         }
         ctx.schedule_at(self.cfg.report_interval_ns, Ev::Sample);
         let mut out = Vec::new();
@@ -805,6 +905,10 @@ impl Model_ {
             self.nfs_start(wl, thread, ctx);
             return;
         }
+        if self.wls[wl].db.is_some() {
+            self.db_start(wl, thread, ctx);
+            return;
+        }
         let now = ctx.now();
         let rs = self.recordsize;
         let w = &mut self.wls[wl];
@@ -828,7 +932,10 @@ impl Model_ {
         w.inflight += 1;
         // A writer thread of an fsync workload writes its own file.
         let foid = ((wl as u64) << 32 | thread as u64) + 1;
-        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off, commit_ns: 0, rpc: NfsStep::Idle };
+        let op = LogicalOp {
+            wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off,
+            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None,
+        };
         if !is_read {
             let first = off / rs;
             let last = (off + size - 1) / rs;
@@ -837,9 +944,17 @@ impl Model_ {
             self.assign_write(id, false, ctx);
             return;
         }
+        let id = self.alloc_op(op);
+        self.start_read(wl, id, off, size, ctx);
+    }
+
+    /// Read op `id` (`size` bytes at `off` of workload `wl`'s region): an ARC hit, an
+    /// L2ARC hit, or demand reads of every record it covers (plus prefetch).
+    fn start_read(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+        let rs = self.recordsize;
+        let w = &mut self.wls[wl];
         let arc_hit = w.rng.chance(w.arc_hit);
         let l2_hit = !arc_hit && w.rng.chance(w.l2_hit);
-        let id = self.alloc_op(op);
         if arc_hit {
             self.wls[wl].arc_hits += 1;
             let t = self.wls[wl].arc_hit_ns;
@@ -888,16 +1003,28 @@ impl Model_ {
                 }
                 return;
             }
+            // File k of the tree lives in directory k·dirs/files (cp -r walks depth
+            // first: a directory is made just before its first file).
+            let k = n.files_total.saturating_sub(n.files_left);
             n.files_left -= 1;
             let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0;
-            *t = NfsThread { foid: n.next_foid, size, off: 0, step: NfsStep::Create };
+            let dir = if n.files_total > 0 { (k as u128 * n.dirs as u128 / n.files_total as u128) as u64 } else { 0 };
+            let step = if n.dirs > 0 && dir >= n.dirs_made {
+                n.dirs_made = dir + 1;
+                NfsStep::Mkdir
+            } else {
+                NfsStep::Create
+            };
+            *t = NfsThread { foid: n.next_foid, size, off: 0, step };
             n.next_foid += 1;
         }
         let (step, off) = (t.step, t.off);
         let bytes = if step == NfsStep::Write { n.wsize_bytes.min(t.size - t.off) } else { 0 };
         t.step = match step {
-            NfsStep::Create if t.size > 0 => NfsStep::Write,
-            NfsStep::Create => NfsStep::Commit,
+            NfsStep::Mkdir => NfsStep::Access,
+            NfsStep::Access => NfsStep::Create,
+            NfsStep::Create => NfsStep::Setattr,
+            NfsStep::Setattr if t.size > 0 => NfsStep::Write,
             NfsStep::Write => {
                 t.off += bytes;
                 if t.off >= t.size {
@@ -906,8 +1033,8 @@ impl Model_ {
                     NfsStep::Write
                 }
             }
-            NfsStep::Commit => NfsStep::Setattr,
-            NfsStep::Setattr | NfsStep::Idle => {
+            // An empty file has nothing to flush at close: no COMMIT.
+            NfsStep::Setattr | NfsStep::Commit | NfsStep::Idle => {
                 n.files_done += 1;
                 NfsStep::Idle
             }
@@ -919,25 +1046,32 @@ impl Model_ {
         w.inflight += 1;
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes, dirty: bytes.next_multiple_of(4096),
-            live: true, foid, offset: off, commit_ns: 0, rpc: step,
+            live: true, foid, offset: off, commit_ns: 0, rpc: step, db: DbOp::None,
         };
         let id = self.alloc_op(op);
         ctx.schedule_in(wire_ns.max(1), Ev::NfsServer { op: id });
     }
 
-    /// The server handles an RPC: a WRITE is an unstable (async) write; CREATE and SETATTR
-    /// are logged metadata the server makes stable before replying, as COMMIT does.
+    /// The server handles an RPC: a WRITE is an unstable (async) write; ACCESS only reads
+    /// attributes; CREATE, MKDIR and SETATTR are logged metadata the server makes stable
+    /// before replying (`rfs3_create`/`rfs3_mkdir`/`rfs3_setattr` call VOP_FSYNC, the
+    /// second fsync of a create finds nothing new), as COMMIT does.
     fn nfs_server(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         let op = &self.ops[id as usize];
-        let (rpc, foid) = (op.rpc, op.foid);
+        let (rpc, foid, wl) = (op.rpc, op.foid, op.wl as usize);
         if rpc == NfsStep::Write {
             self.assign_write(id, false, ctx);
             return;
         }
+        if rpc == NfsStep::Access {
+            let t = self.ack_ns(wl);
+            ctx.schedule_in(t, Ev::OpDone { op: id });
+            return;
+        }
         if rpc != NfsStep::Commit {
-            // TX_CREATE / TX_SETATTR records (lr_create_t + name, lr_setattr_t).
-            self.zil.log_meta(self.txg.eng.open_txg(), foid, if rpc == NfsStep::Create { 200 } else { 184 });
+            // TX_CREATE / TX_MKDIR (lr_create_t + name) / TX_SETATTR (lr_setattr_t).
+            self.zil.log_meta(self.txg.eng.open_txg(), foid, if rpc == NfsStep::Setattr { 184 } else { 200 });
         }
         let mut out = Vec::new();
         self.ops[id as usize].commit_ns = now;
@@ -982,7 +1116,8 @@ impl Model_ {
         let now = ctx.now();
         let op = &self.ops[id as usize];
         let w = &self.wls[op.wl as usize];
-        let (foid, off, len, fsync, o_dsync) = (op.foid, op.offset, op.bytes, w.kind == WorkloadKind::FsyncWrite, w.o_dsync);
+        let fsync = w.kind == WorkloadKind::FsyncWrite || op.db == DbOp::Wal;
+        let (foid, off, len, o_dsync) = (op.foid, op.offset, op.bytes, w.o_dsync);
         let mut out = Vec::new();
         let need = self.zil.write(txg, foid, off, len as u32, fsync && o_dsync, &mut out);
         self.txg.eng.log_written(txg, len);
@@ -1130,6 +1265,191 @@ impl Model_ {
         self.zil_actions(out, ctx);
     }
 
+    // ---------------------------------------------------------------- database
+
+    /// A session's next step: the transaction's page reads one after another, then its
+    /// commit (the WAL append made durable: `fdatasync`, or an O_DSYNC write).
+    fn db_start(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let rs = self.recordsize;
+        let w = &mut self.wls[wl];
+        let db = w.db.as_mut().unwrap();
+        let s = &mut db.sessions[thread as usize];
+        if !s.in_txn {
+            s.in_txn = true;
+            s.reads_done = 0;
+            s.txn_start_ns = now;
+            w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+            w.inflight_since_ns = now;
+            w.inflight += 1;
+        }
+        let base = LogicalOp {
+            wl: wl as u16, thread, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid: db.data_foid,
+            offset: 0, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None,
+        };
+        if s.reads_done < db.reads_per_txn {
+            let (off, size) = Self::db_page(w);
+            let id = self.alloc_op(LogicalOp { bytes: size, offset: off, db: DbOp::Read, ..base });
+            self.start_read(wl, id, off, size, ctx);
+            return;
+        }
+        let (off, len) = (db.wal_off, db.wal_bytes);
+        db.wal_off += len;
+        let dirty = ((off + len - 1) / rs - off / rs + 1) * rs;
+        let foid = db.wal_foid;
+        let id = self.alloc_op(LogicalOp { bytes: len, dirty, foid, offset: off, db: DbOp::Wal, ..base });
+        self.assign_write(id, false, ctx);
+    }
+
+    /// A random data page: size from `sizes`, page-aligned within the region.
+    fn db_page(w: &mut Workload) -> (u64, u64) {
+        let u = w.rng.f64();
+        let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0.min(w.region_len);
+        let slots = (w.region_len / size).max(1);
+        (w.region_off + w.rng.below(slots) * size, size)
+    }
+
+    /// A database sub-operation completed.
+    fn db_finish(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let op = &self.ops[id as usize];
+        let (wl, thread, lat, kind) = (op.wl as usize, op.thread, now - op.start_ns, op.db);
+        self.ops[id as usize].live = false;
+        self.ops_free.push(id);
+        let stopped = self.stopped;
+        let w = &mut self.wls[wl];
+        let db = w.db.as_mut().unwrap();
+        match kind {
+            DbOp::Read => {
+                db.reads.add(lat);
+                db.reads_log2.add(lat);
+                db.sessions[thread as usize].reads_done += 1;
+                self.db_start(wl, thread, ctx);
+            }
+            DbOp::Wal => {
+                db.commits.add(lat);
+                db.commits_log2.add(lat);
+                db.dirty_pages += db.dirty_per_txn as u64;
+                let s = &mut db.sessions[thread as usize];
+                s.in_txn = false;
+                let (txn, bytes) = (now - s.txn_start_ns, db.wal_bytes);
+                w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+                w.inflight_since_ns = now;
+                w.inflight -= 1;
+                w.ops += 1;
+                w.bytes += bytes;
+                w.lat.add(txn);
+                w.lat_log2.add(txn);
+                w.s_ops += 1;
+                w.s_bytes += bytes;
+                w.s_lat_sum += txn as u128;
+                w.s_lat_max = w.s_lat_max.max(txn);
+                if now < w.stop_ns && !stopped {
+                    if w.think_ns == 0 {
+                        self.db_start(wl, thread, ctx);
+                    } else {
+                        ctx.schedule_in(w.think_ns, Ev::ThreadGo { wl: wl as u16, thread });
+                    }
+                }
+            }
+            DbOp::CkptWrite => {
+                db.ckpt_acked += 1;
+                self.db_ckpt_sync(wl, ctx);
+            }
+            DbOp::CkptSync => {
+                db.ckpt_hist.add((now - db.ckpt_start_ns).max(1));
+                db.checkpoints += 1;
+                db.ckpt_active = false;
+                db.ckpt_syncing = false;
+            }
+            DbOp::None => unreachable!(),
+        }
+    }
+
+    /// `checkpoint_timeout` elapsed: write back every page dirtied since the last
+    /// checkpoint began, spread over `checkpoint_spread` of the interval (a checkpoint
+    /// still running when the next is due makes that one wait its turn: skipped here).
+    fn db_checkpoint(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let w = &mut self.wls[wl];
+        let db = w.db.as_mut().unwrap();
+        if now + db.checkpoint_ns < w.stop_ns && !self.stopped {
+            ctx.schedule_in(db.checkpoint_ns, Ev::DbCheckpoint { wl: wl as u16 });
+        }
+        if db.ckpt_active || db.dirty_pages == 0 {
+            return;
+        }
+        db.ckpt_active = true;
+        db.ckpt_pages = std::mem::take(&mut db.dirty_pages);
+        db.ckpt_pages_total += db.ckpt_pages;
+        db.ckpt_written = 0;
+        db.ckpt_acked = 0;
+        db.ckpt_start_ns = now;
+        self.db_tick(wl, ctx);
+    }
+
+    /// The checkpointer writes the pages due by now (buffered writes of the data files,
+    /// paced linearly over the spread), then naps `DB_TICK_NS`.
+    fn db_tick(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let rs = self.recordsize;
+        let w = &mut self.wls[wl];
+        let db = w.db.as_ref().unwrap();
+        let span = (db.checkpoint_ns as f64 * db.spread).max(1.0);
+        let frac = ((now - db.ckpt_start_ns + DB_TICK_NS) as f64 / span).min(1.0);
+        let due = ((db.ckpt_pages as f64 * frac).ceil() as u64).min(db.ckpt_pages);
+        let (written, pages, foid) = (db.ckpt_written, db.ckpt_pages, db.data_foid);
+        for _ in written..due {
+            let (off, size) = Self::db_page(&mut self.wls[wl]);
+            let dirty = ((off + size - 1) / rs - off / rs + 1) * rs;
+            let op = LogicalOp {
+                wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: size, dirty, live: true, foid,
+                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite,
+            };
+            let id = self.alloc_op(op);
+            self.wls[wl].db.as_mut().unwrap().ckpt_written += 1;
+            self.assign_write(id, false, ctx);
+        }
+        if due < pages {
+            ctx.schedule_in(DB_TICK_NS, Ev::DbTick { wl: wl as u16 });
+        } else {
+            self.db_ckpt_sync(wl, ctx);
+        }
+    }
+
+    /// Every checkpoint write is acknowledged: fsync the data files (`zil_commit` of
+    /// their object; the pages' records go to the log unless their txg already synced).
+    fn db_ckpt_sync(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let db = self.wls[wl].db.as_mut().unwrap();
+        if !db.ckpt_active || db.ckpt_syncing || db.ckpt_written < db.ckpt_pages || db.ckpt_acked < db.ckpt_pages {
+            return;
+        }
+        db.ckpt_syncing = true;
+        let foid = db.data_foid;
+        let op = LogicalOp {
+            wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid,
+            offset: 0, commit_ns: now, rpc: NfsStep::Idle, db: DbOp::CkptSync,
+        };
+        let id = self.alloc_op(op);
+        let mut out = Vec::new();
+        self.zil.commit(now, foid, id, &mut out);
+        self.zil_actions(out, ctx);
+    }
+
+    fn db_results(db: &Db) -> Value {
+        json!({
+            "reads": {"ops": db.reads.n, "latency_ns": serde_json::to_value(db.reads.pcts()).unwrap(),
+                      "latency_log2": db.reads_log2.counts.to_vec()},
+            "commits": {"ops": db.commits.n, "latency_ns": serde_json::to_value(db.commits.pcts()).unwrap(),
+                        "latency_log2": db.commits_log2.counts.to_vec()},
+            "checkpoints": {"done": db.checkpoints, "pages": db.ckpt_pages_total,
+                            "duration_ns": serde_json::to_value(db.ckpt_hist.pcts()).unwrap(),
+                            "running_at_end": db.ckpt_active},
+            "dirty_pages_at_end": db.dirty_pages,
+        })
+    }
+
     /// Every record an operation needs is in memory: the copy to the caller's buffer
     /// (the same memory-copy cost as an ARC hit) ends the operation.
     fn data_ready(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
@@ -1138,6 +1458,10 @@ impl Model_ {
     }
 
     fn finish_op(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        if self.ops[id as usize].db != DbOp::None {
+            self.db_finish(id, ctx);
+            return;
+        }
         let now = ctx.now();
         let op = &self.ops[id as usize];
         let (wl, thread, lat, bytes) = (op.wl as usize, op.thread, now - op.start_ns, op.bytes);
@@ -1892,6 +2216,7 @@ impl Model_ {
                     "files_done": w.nfs.as_ref().map(|n| n.files_done),
                     "finished_ns": w.nfs.as_ref().map(|n| n.finished_ns.unwrap_or(sim_time_ns)),
                     "finished": w.nfs.as_ref().map(|n| n.finished_ns.is_some()),
+                    "db": w.db.as_ref().map(Self::db_results),
                     "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),
                 })
             })
@@ -2038,6 +2363,8 @@ impl Model for Model_ {
             }
             Ev::TxRetry { op } => self.assign_write(op, true, ctx),
             Ev::NfsServer { op } => self.nfs_server(op, ctx),
+            Ev::DbCheckpoint { wl } => self.db_checkpoint(wl as usize, ctx),
+            Ev::DbTick { wl } => self.db_tick(wl as usize, ctx),
             Ev::ZilTimer { token } => {
                 let mut out = Vec::new();
                 self.zil.on_timer(ctx.now(), token, &mut out);
@@ -2072,6 +2399,8 @@ impl Model for Model_ {
             Ev::TxRetry { op } => 11 << 56 | op as u64,
             Ev::ZilTimer { token } => 12 << 56 | token as u64,
             Ev::NfsServer { op } => 13 << 56 | op as u64,
+            Ev::DbCheckpoint { wl } => 14 << 56 | wl as u64,
+            Ev::DbTick { wl } => 15 << 56 | wl as u64,
         }
     }
 }

@@ -211,3 +211,53 @@ fn txg_sync_flushes_written_leaves_around_the_uberblock() {
     eprintln!("ssd txg: {s}");
     assert!(ssd_flush_ns < hdd_flush_ns / 10, "PLP {ssd_flush_ns} vs HDD {hdd_flush_ns}");
 }
+
+/// A database on a 7200 rpm mirror: every transaction's commit is a ZIL commit (WAL
+/// fdatasync), page reads hit the ARC at the given ratio, and checkpoints write back the
+/// dirtied pages and fsync them. A PLP SLOG takes the commits off the disks.
+fn database(slog: bool) -> Value {
+    let mut cfg = config(
+        "zfs-2.2",
+        preset("hdd-7200-sata-2014"),
+        json!([{"type": "mirror", "disks": [{"name": "a", "device": "d"}, {"name": "b", "device": "d"}]}]),
+        json!([{"name": "pg", "kind": "database", "sizes": [[8192, 1.0]], "threads": 8, "arc_hit_ratio": 0.9,
+                "checkpoint_ns": 10_000_000_000u64, "checkpoint_spread": 0.5}]),
+        40,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(8192);
+    if slog {
+        cfg["devices"]["slog"] = preset("intel-s3700");
+        cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "s", "device": "slog"}]}]);
+    }
+    cfg
+}
+
+#[test]
+fn database_commits_through_the_zil_and_checkpoints_write_back() {
+    let res = run(&database(false));
+    let w = wl(&res);
+    let db = &w["db"];
+    eprintln!("database: {} txn/s, db {}", w["ops_per_s"], db);
+    let txns = w["ops"].as_u64().unwrap();
+    assert!(txns > 100, "{w}");
+    // One commit per transaction (plus one per checkpoint), 4 page reads each.
+    assert_eq!(db["commits"]["ops"].as_u64().unwrap(), txns);
+    let commits = res["zil"]["commits"].as_u64().unwrap();
+    let ckpts = db["checkpoints"]["done"].as_u64().unwrap();
+    assert!(ckpts >= 2, "{db}");
+    assert!(commits >= txns + ckpts && commits <= txns + ckpts + 8, "{commits} vs {txns} + {ckpts}");
+    let reads = db["reads"]["ops"].as_u64().unwrap();
+    assert!(reads >= 4 * txns && reads <= 4 * txns + 32, "{reads}");
+    let hit = w["arc_hits"].as_f64().unwrap() / reads as f64;
+    assert!((hit - 0.9).abs() < 0.03, "ARC hit share {hit}");
+    // Checkpoints write what the transactions dirtied: 3 pages each.
+    let pages = db["checkpoints"]["pages"].as_u64().unwrap() + db["dirty_pages_at_end"].as_u64().unwrap();
+    assert!(pages >= 3 * txns && pages <= 3 * txns + 24, "{pages} vs {txns}");
+    // A checkpoint spread over 5 s takes at least that long.
+    assert!(db["checkpoints"]["duration_ns"]["min"].as_u64().unwrap() >= 4_900_000_000);
+    // Commits on the disks cost milliseconds; on a PLP SLOG a fraction of that.
+    let p50 = |r: &Value| wl(r)["db"]["commits"]["latency_ns"]["p50"].as_f64().unwrap();
+    let fast = run(&database(true));
+    assert!(p50(&fast) * 5.0 < p50(&res), "SLOG {} vs disks {}", p50(&fast), p50(&res));
+    assert!(wl(&fast)["ops_per_s"].as_f64().unwrap() > 2.0 * w["ops_per_s"].as_f64().unwrap());
+}

@@ -71,6 +71,16 @@ def _workloads(results: dict) -> dict:
             "latency_ns": _stats(w.get("latency_ns")),
             "latency_log2": list(w.get("latency_log2", [])),
         }
+        db = w.get("db")
+        if db:
+            ck = db.get("checkpoints", {})
+            out[w["name"]]["db"] = {
+                "reads": {"ops": db["reads"]["ops"], "latency_ns": _stats(db["reads"].get("latency_ns"))},
+                "commits": {"ops": db["commits"]["ops"], "latency_ns": _stats(db["commits"].get("latency_ns"))},
+                "checkpoints": ck.get("done", 0),
+                "checkpoint_pages": ck.get("pages", 0),
+                "checkpoint_ns": _stats(ck.get("duration_ns")),
+            }
     return out
 
 
@@ -228,6 +238,13 @@ def summary_text(results: dict, meta: dict) -> str:
             f"bytes={zfs_nicebytes(w['bytes'])}, {nicerate(w['bytes_per_s'], release)}, "
             f"arc_hits={w['arc_hits']}, l2arc_hits={w['l2arc_hits']}")
         lines.append(_lat_line("lat", w["latency_ns"]))
+        if "db" in w:
+            db = w["db"]
+            lines.append(_lat_line(f"page reads ({db['reads']['ops']})", db["reads"]["latency_ns"]))
+            lines.append(_lat_line(f"commits ({db['commits']['ops']})", db["commits"]["latency_ns"]))
+            if db["checkpoints"]:
+                lines.append(_lat_line(f"checkpoints ({db['checkpoints']}, {db['checkpoint_pages']} pages)",
+                                       db["checkpoint_ns"]))
     for name, c in summary["classes"].items():
         if not c["ops"]:
             continue
