@@ -67,9 +67,11 @@ VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
 VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
 VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
-WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy")
+WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database")
 WORKLOAD_KINDS_LATER = ("trace",)
-NFS_KEYS = ("files", "wsize", "rtt", "net_rate")
+NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs")
+DB_KEYS = ("reads", "wal", "dirty_pages", "checkpoint", "checkpoint_spread")
+DB_PAGE = 8192  # PostgreSQL BLCKSZ: the default page size of a database workload
 SYNC_MODES = ("standard", "always", "disabled")
 LOGBIAS_MODES = ("latency", "throughput")
 LINK_KINDS = ("shared", "pm-cbs", "pm-fbs")
@@ -129,6 +131,12 @@ WORKLOAD_KEYS = (
     "wsize",
     "rtt",
     "net_rate",
+    "dirs",
+    "reads",
+    "wal",
+    "dirty_pages",
+    "checkpoint",
+    "checkpoint_spread",
 )
 REGION_KEYS = ("offset", "length")
 
@@ -982,7 +990,7 @@ class _Normaliser:
             _required(w, "kind", path, ", ".join(WORKLOAD_KINDS)), f"{path}.kind", WORKLOAD_KINDS, WORKLOAD_KINDS_LATER
         )
         name = _str(w.get("name", kind), f"{path}.name", "a non-empty string")
-        sizes = self.sizes(w, path, pool["recordsize_bytes"])
+        sizes = self.sizes(w, path, DB_PAGE if kind == "database" else pool["recordsize_bytes"])
         rate, threads, think = self.loop(w, path)
         alloc = pool["allocated_bytes"]
         off, length = 0, 0
@@ -1031,12 +1039,39 @@ class _Normaliser:
         o_dsync = w.get("o_dsync", False)
         if not isinstance(o_dsync, bool):
             raise ScenarioError(f"{path}.o_dsync: {show(o_dsync)} — allowed: true or false")
-        if o_dsync and kind != "fsync-write":
-            raise ScenarioError(f"{path}.o_dsync: true — applies to fsync-write only; allowed for {kind}: false")
+        if o_dsync and kind not in ("fsync-write", "database"):
+            raise ScenarioError(f"{path}.o_dsync: true — applies to fsync-write and database only; allowed for {kind}: false")
         extra: dict[str, Any] = {"o_dsync": True} if o_dsync else {}
         for k in NFS_KEYS:
             if k in w and kind != "nfs-copy":
                 raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to nfs-copy only; remove it for {kind}")
+        for k in DB_KEYS:
+            if k in w and kind != "database":
+                raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to database only; remove it for {kind}")
+        if kind == "database":
+            if threads is None:
+                raise ScenarioError(f"{path}.rate: {show(rate)} — a database runs sessions; allowed: threads instead")
+            if "reads" in w:
+                extra["reads_per_txn"] = _int(w["reads"], f"{path}.reads", 0, 1_000_000)
+            if "dirty_pages" in w:
+                extra["dirty_pages_per_txn"] = _int(w["dirty_pages"], f"{path}.dirty_pages", 0, 1_000_000)
+            if "wal" in w:
+                wal = parse_size(w["wal"], f"{path}.wal")
+                if not 1 <= wal <= 16 << 20:
+                    raise ScenarioError(f"{path}.wal: {show(w['wal'])} — allowed: a size from 1 byte to 16M")
+                extra["wal_bytes"] = wal
+            if "checkpoint" in w:
+                ck = parse_duration(w["checkpoint"], f"{path}.checkpoint")
+                if ck <= 0:
+                    raise ScenarioError(f"{path}.checkpoint: {show(w['checkpoint'])} — allowed: a duration above 0")
+                extra["checkpoint_ns"] = ck
+            if "checkpoint_spread" in w:
+                sp = w["checkpoint_spread"]
+                if not _is_num(sp) or not 0 < sp <= 1:
+                    raise ScenarioError(
+                        f"{path}.checkpoint_spread: {show(sp)} — allowed: a number above 0 and at most 1"
+                    )
+                extra["checkpoint_spread"] = float(sp)
         if kind == "nfs-copy" and threads is None:
             raise ScenarioError(f"{path}.rate: {show(rate)} — nfs-copy copies file after file; allowed: threads instead")
         if kind == "nfs-copy":
@@ -1050,6 +1085,8 @@ class _Normaliser:
                 if r <= 0:
                     raise ScenarioError(f"{path}.net_rate: {show(w['net_rate'])} — allowed: a rate above 0")
                 extra["net_bytes_per_s"] = r
+            if "dirs" in w:
+                extra["dirs"] = _int(w["dirs"], f"{path}.dirs", 0, 1 << 40)
         return {
             **extra,
             "name": name,

@@ -244,7 +244,7 @@ def test_scan_done_syntax_is_still_checked():
 def test_later_workload_kinds_are_named_as_not_yet_supported():
     assert err(wl('kind = "trace"\nthreads = 1\n')) == (
         'workload[0].kind: "trace" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write, '
-        "fsync-write, nfs-copy"
+        "fsync-write, nfs-copy, database"
     )
 
 
@@ -672,7 +672,7 @@ def test_scenarios_without_sync_settings_keep_their_config():
 def test_sync_write_mistakes():
     assert err(HEAD.replace('"zfs-2.2"', '"zfs-2.2"\nsync = "sometimes"') + POOL).startswith('zfs.sync: "sometimes"')
     assert err(wl('kind = "random-write"\nthreads = 1\no_dsync = true\n')).startswith(
-        "workload[0].o_dsync: true — applies to fsync-write only"
+        "workload[0].o_dsync: true — applies to fsync-write and database only"
     )
     assert err(wl('kind = "nfs-copy"\nrate = 5\n')).startswith("workload[0].rate: 5.0 — nfs-copy copies file after file")
     assert err(wl('kind = "random-read"\nthreads = 1\nfiles = 3\n')).startswith("workload[0].files: 3 — applies to nfs-copy")
@@ -726,3 +726,38 @@ def test_scan_done_accepts_attach_and_online():
     for act in ('do = "attach"\ndisk = "sda"\nnew = "sdf"\n', 'do = "online"\ndisk = "sda"\n'):
         c = ok('[scenario]\nstop = "scan-done"\n' + Z21 + MIRROR + "[[action]]\n" + act)
         assert c["stop_on_scan_done"] is True
+
+
+def test_database_workload_normalises_with_postgresql_defaults():
+    c = scenario.loads(HEAD + POOL + '\n[[workload]]\nkind = "database"\nthreads = 4\narc_hit = 0.9\n').config
+    w = c["workloads"][0]
+    assert w["kind"] == "database" and w["sizes"] == [[8192, 1.0]] and w["threads"] == 4
+    assert w["arc_hit_ratio"] == 0.9
+    assert not any(k in w for k in ("reads_per_txn", "wal_bytes", "checkpoint_ns"))  # core defaults
+    c = scenario.loads(
+        HEAD + POOL + '\n[[workload]]\nkind = "database"\nthreads = 2\nsize = "16K"\nreads = 6\nwal = "16K"\n'
+        'dirty_pages = 1\ncheckpoint = "60s"\ncheckpoint_spread = 0.5\no_dsync = true\n'
+    ).config
+    w = c["workloads"][0]
+    assert (w["sizes"], w["reads_per_txn"], w["wal_bytes"], w["dirty_pages_per_txn"]) == ([[16384, 1.0]], 6, 16384, 1)
+    assert (w["checkpoint_ns"], w["checkpoint_spread"], w["o_dsync"]) == (60_000_000_000, 0.5, True)
+
+
+def test_database_and_dirs_mistakes():
+    assert err(wl('kind = "database"\nrate = 5\n')).startswith("workload[0].rate: 5.0 — a database runs sessions")
+    assert err(wl('kind = "database"\nthreads = 1\ncheckpoint_spread = 1.5\n')) == (
+        "workload[0].checkpoint_spread: 1.5 — allowed: a number above 0 and at most 1"
+    )
+    assert err(wl('kind = "database"\nthreads = 1\ncheckpoint = "0s"\n')).startswith("workload[0].checkpoint: ")
+    assert err(wl('kind = "database"\nthreads = 1\nwal = "32M"\n')).startswith(
+        'workload[0].wal: "32M" — allowed: a size from 1 byte to 16M'
+    )
+    assert err(wl('kind = "database"\nthreads = 1\nreads = -1\n')).startswith("workload[0].reads: -1")
+    assert err(wl('kind = "random-read"\nthreads = 1\nreads = 3\n')).startswith(
+        "workload[0].reads: 3 — applies to database only"
+    )
+    assert err(wl('kind = "fsync-write"\nthreads = 1\ndirs = 3\n')).startswith(
+        "workload[0].dirs: 3 — applies to nfs-copy only"
+    )
+    c = scenario.loads(HEAD + POOL + '\n[[workload]]\nkind = "nfs-copy"\nthreads = 1\nfiles = 10\ndirs = 2\n').config
+    assert c["workloads"][0]["dirs"] == 2

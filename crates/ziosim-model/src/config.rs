@@ -197,6 +197,11 @@ pub enum WorkloadKind {
     /// An NFSv3 client copying a tree of small files (`cp -r`): per file CREATE, WRITEs,
     /// COMMIT at close, SETATTR, one RPC at a time per thread.
     NfsCopy,
+    /// An OLTP database on the dataset: each session runs transactions of random page
+    /// reads (through the ARC) and one WAL append made durable (fdatasync or O_DSYNC);
+    /// a checkpointer writes the pages the transactions dirtied, spread over the
+    /// checkpoint interval, then fsyncs the data files.
+    Database,
 }
 
 impl WorkloadKind {
@@ -208,6 +213,7 @@ impl WorkloadKind {
             WorkloadKind::SeqWrite => "seq-write",
             WorkloadKind::FsyncWrite => "fsync-write",
             WorkloadKind::NfsCopy => "nfs-copy",
+            WorkloadKind::Database => "database",
         }
     }
     pub fn is_read(self) -> bool {
@@ -262,6 +268,47 @@ pub struct WorkloadConfig {
     /// nfs-copy: network bandwidth, bytes per second.
     #[serde(default = "default_net_rate")]
     pub net_bytes_per_s: u64,
+    /// nfs-copy: directories the tree holds (each a MKDIR the server commits and an
+    /// ACCESS the client sends before creating in it); 0 = all files in one directory.
+    #[serde(default)]
+    pub dirs: u64,
+    /// database: random page reads per transaction (`sizes` are the page size).
+    #[serde(default = "default_db_reads")]
+    pub reads_per_txn: u32,
+    /// database: WAL bytes written and made durable per commit.
+    #[serde(default = "default_wal_bytes")]
+    pub wal_bytes: u64,
+    /// database: data pages each transaction dirties (written back at checkpoints).
+    #[serde(default = "default_db_dirty")]
+    pub dirty_pages_per_txn: u32,
+    /// database: checkpoint interval (`checkpoint_timeout`), ns.
+    #[serde(default = "default_checkpoint_ns")]
+    pub checkpoint_ns: u64,
+    /// database: share of the interval the checkpoint's writes are spread over
+    /// (`checkpoint_completion_target`).
+    #[serde(default = "default_checkpoint_spread")]
+    pub checkpoint_spread: f64,
+}
+
+/// pgbench's TPC-B-like transaction: one SELECT and three UPDATEs of random rows (plus an
+/// INSERT appended to a hot page) — about four pages looked up and three dirtied.
+fn default_db_reads() -> u32 {
+    4
+}
+fn default_db_dirty() -> u32 {
+    3
+}
+/// PostgreSQL writes whole 8 KiB WAL pages (`XLOG_BLCKSZ`); a small commit rewrites one.
+fn default_wal_bytes() -> u64 {
+    8192
+}
+/// PostgreSQL `checkpoint_timeout` = 5 min.
+fn default_checkpoint_ns() -> u64 {
+    300_000_000_000
+}
+/// PostgreSQL ≥ 14 `checkpoint_completion_target` = 0.9 (0.5 before).
+fn default_checkpoint_spread() -> f64 {
+    0.9
 }
 
 /// Linux NFSv3 against a 2009 Solaris server: 32 KiB transfers (`nfs3_max_transfer_size`
@@ -411,6 +458,20 @@ impl RunConfig {
                 (Some(r), None) if r > 0.0 && r.is_finite() => {}
                 (None, Some(t)) if t > 0 => {}
                 _ => return Err(field_err(&f("rate"), format!("{:?}/{:?}", w.rate_per_s, w.threads), "allowed: exactly one of rate > 0 or threads > 0")),
+            }
+            if w.kind == WorkloadKind::Database {
+                if w.threads.is_none() {
+                    return Err(field_err(&f("rate"), format!("{:?}", w.rate_per_s), "allowed for database: threads (sessions)"));
+                }
+                if w.wal_bytes == 0 || w.wal_bytes > 16 << 20 {
+                    return Err(field_err(&f("wal"), w.wal_bytes, "allowed: 1 byte to 16M"));
+                }
+                if w.checkpoint_ns == 0 {
+                    return Err(field_err(&f("checkpoint"), 0, "allowed: a positive duration"));
+                }
+                if !(w.checkpoint_spread > 0.0 && w.checkpoint_spread <= 1.0) {
+                    return Err(field_err(&f("checkpoint_spread"), w.checkpoint_spread, "allowed: above 0, at most 1"));
+                }
             }
             if w.kind == WorkloadKind::NfsCopy && w.threads.is_none() {
                 return Err(field_err(&f("rate"), format!("{:?}", w.rate_per_s), "allowed for nfs-copy: threads (a client copies file after file)"));

@@ -71,6 +71,10 @@ pub enum Ev {
     ZilTimer { token: u32 },
     /// An NFS request reached the server.
     NfsServer { op: u32 },
+    /// A database workload's checkpoint is due (`checkpoint_timeout`).
+    DbCheckpoint { wl: u16 },
+    /// The checkpointer wakes to write the pages due by now (it naps 100 ms between).
+    DbTick { wl: u16 },
     /// The legacy scan's delay (`zfs_scrub_delay` ticks) elapsed.
     ScanResume,
     /// Scenario action number `idx` is due.
@@ -291,17 +295,77 @@ pub(crate) struct LogicalOp {
     pub(crate) commit_ns: u64,
     /// nfs-copy: which RPC this is.
     pub(crate) rpc: NfsStep,
+    /// database: which part of a transaction or checkpoint this is.
+    pub(crate) db: DbOp,
 }
 
-/// The RPCs an NFS client sends per file copied (`cp -r`): CREATE, WRITEs of up to wsize,
-/// COMMIT at close (close-to-open), SETATTR (mode/times).
+/// A database workload's operations (`WorkloadKind::Database`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DbOp {
+    None,
+    /// A random page read of a transaction.
+    Read,
+    /// The commit: the WAL append and its fdatasync (or an O_DSYNC write).
+    Wal,
+    /// A checkpoint's buffered page write.
+    CkptWrite,
+    /// The checkpoint's fsync of the data files.
+    CkptSync,
+}
+
+/// Checkpointer ops are not a session's.
+const DB_CKPT_THREAD: u32 = u32::MAX;
+/// The checkpointer's nap between write bursts (PostgreSQL `CheckpointWriteDelay`: 100 ms).
+const DB_TICK_NS: u64 = 100_000_000;
+
+#[derive(Clone, Copy, Default)]
+pub(crate) struct DbSession {
+    reads_done: u32,
+    in_txn: bool,
+    txn_start_ns: u64,
+}
+
+/// A database workload's sessions, WAL, dirty pages and checkpointer.
+pub(crate) struct Db {
+    sessions: Vec<DbSession>,
+    reads_per_txn: u32,
+    wal_bytes: u64,
+    dirty_per_txn: u32,
+    checkpoint_ns: u64,
+    spread: f64,
+    wal_foid: u64,
+    data_foid: u64,
+    wal_off: u64,
+    /// Pages dirtied since the last checkpoint began.
+    dirty_pages: u64,
+    ckpt_active: bool,
+    ckpt_pages: u64,
+    ckpt_written: u64,
+    ckpt_acked: u64,
+    ckpt_syncing: bool,
+    ckpt_start_ns: u64,
+    checkpoints: u64,
+    ckpt_pages_total: u64,
+    ckpt_hist: FineHist,
+    reads: FineHist,
+    reads_log2: Log2Hist<64>,
+    commits: FineHist,
+    commits_log2: Log2Hist<64>,
+}
+
+/// The RPCs a 2009 Linux NFSv3 client sends for GNU `cp -r` (see `nfs_start`): per
+/// directory MKDIR then ACCESS; per file CREATE (EXCLUSIVE, as `open(O_CREAT|O_EXCL)`)
+/// and the SETATTR that follows an exclusive create, WRITEs of up to wsize, COMMIT at
+/// close (close-to-open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NfsStep {
     Idle,
+    Mkdir,
+    Access,
     Create,
+    Setattr,
     Write,
     Commit,
-    Setattr,
 }
 
 #[derive(Clone, Copy)]
@@ -323,6 +387,10 @@ pub(crate) struct NfsClient {
     wsize_bytes: u64,
     rtt_ns: u64,
     net_bytes_per_s: u64,
+    /// Directories of the tree, how many are made, how many files the tree has.
+    dirs: u64,
+    dirs_made: u64,
+    files_total: u64,
 }
 
 /// Where an operation ended relative to the pool's scans — the three windows of the
@@ -391,6 +459,7 @@ pub(crate) struct Workload {
     /// fsync-write: O_DSYNC instead of an fsync after each write.
     pub(crate) o_dsync: bool,
     pub(crate) nfs: Option<NfsClient>,
+    pub(crate) db: Option<Db>,
 }
 
 /// The minimal txg writer (see module doc).
@@ -399,7 +468,13 @@ pub(crate) struct Workload {
 pub(crate) enum SyncPhase {
     Data,
     Scan,
+    /// `vdev_config_sync`: flush every leaf written in this txg before any uberblock.
+    FlushData,
+    /// `vdev_uberblock_sync_list`: the uberblock into the 4 labels of every leaf of up
+    /// to `SPA_SYNC_MIN_VDEVS` top-level vdevs...
     Uberblock,
+    /// ...then a flush of those leaves.
+    FlushUberblock,
 }
 
 /// The simulator's side of the txg engine (`txg.rs`): the engine decides admission,
@@ -423,6 +498,16 @@ pub(crate) struct Txg {
     pub(crate) last_sync_start_ns: u64,
     pub(crate) write_cursor: Vec<u64>,
     pub(crate) sync_ns_hist: FineHist,
+    /// Per leaf: written in the txg being built (data, ZIL, repair), so `vdev_config_sync`
+    /// flushes it; and the leaves the uberblock went to this sync.
+    pub(crate) flush_owed: Vec<bool>,
+    pub(crate) ub_leaves: Vec<u16>,
+    /// Cache flushes spa_sync issued (both kinds) and their share of the sync time.
+    pub(crate) sync_flushes: u64,
+    pub(crate) sync_flush_ns_sum: u64,
+    pub(crate) flush_phase_start_ns: u64,
+    /// Picks the uberblock's top-level vdevs (`random_in_range` in spa_sync).
+    pub(crate) ub_rng: Rng,
     /// Writes the throttle delayed (`dmu_tx_delay`) or blocked (at dirty max / write limit).
     pub(crate) delayed_writes: u64,
     pub(crate) blocked_writes: u64,
@@ -493,7 +578,7 @@ pub struct Model_ {
     pub(crate) zil_ios_free: Vec<u32>,
     /// Commit latency: zil_commit call → waiter woken.
     pub(crate) zil_commit_hist: FineHist,
-    /// Cache flushes completed and their latency (submit → done).
+    /// ZIL cache flushes completed (leaf flushes of `zil_flush_vdevs`) and their latency.
     pub(crate) flushes: u64,
     pub(crate) flush_hist: FineHist,
     /// Data at risk as of the last sample or the stop.
@@ -668,6 +753,34 @@ impl Model_ {
                     wsize_bytes: w.wsize_bytes.max(512),
                     rtt_ns: w.rtt_ns,
                     net_bytes_per_s: w.net_bytes_per_s,
+                    dirs: w.dirs,
+                    dirs_made: 0,
+                    files_total: w.files,
+                }),
+                db: (w.kind == WorkloadKind::Database).then(|| Db {
+                    sessions: vec![DbSession::default(); threads as usize],
+                    reads_per_txn: w.reads_per_txn,
+                    wal_bytes: w.wal_bytes,
+                    dirty_per_txn: w.dirty_pages_per_txn,
+                    checkpoint_ns: w.checkpoint_ns,
+                    spread: w.checkpoint_spread,
+                    wal_foid: (i as u64 + 1) << 40,
+                    data_foid: ((i as u64 + 1) << 40) + 1,
+                    wal_off: 0,
+                    dirty_pages: 0,
+                    ckpt_active: false,
+                    ckpt_pages: 0,
+                    ckpt_written: 0,
+                    ckpt_acked: 0,
+                    ckpt_syncing: false,
+                    ckpt_start_ns: 0,
+                    checkpoints: 0,
+                    ckpt_pages_total: 0,
+                    ckpt_hist: FineHist::default(),
+                    reads: FineHist::default(),
+                    reads_log2: Log2Hist::default(),
+                    commits: FineHist::default(),
+                    commits_log2: Log2Hist::default(),
                 }),
             });
         }
@@ -728,6 +841,12 @@ impl Model_ {
                 last_sync_start_ns: 0,
                 write_cursor,
                 sync_ns_hist: FineHist::default(),
+                flush_owed: vec![false; nleaves],
+                ub_leaves: Vec::new(),
+                sync_flushes: 0,
+                sync_flush_ns_sum: 0,
+                flush_phase_start_ns: 0,
+                ub_rng: Rng::stream(seed, "txg/uberblock"),
                 delayed_writes: 0,
                 blocked_writes: 0,
                 throttle_ns_sum: 0,
@@ -777,6 +896,9 @@ impl Model_ {
                     ctx.schedule_at(w.start_ns, Ev::ThreadGo { wl: i as u16, thread: t });
                 }
             }
+            if let Some(db) = &w.db {
+                ctx.schedule_at(w.start_ns + db.checkpoint_ns, Ev::DbCheckpoint { wl: i as u16 });
+            }
         }
         ctx.schedule_at(self.cfg.report_interval_ns, Ev::Sample);
         let mut out = Vec::new();
@@ -816,6 +938,7 @@ impl Model_ {
         let leaf = Leaf::new(name, vdev_name, device, spec, self.seed, self.cfg.release, &self.tun, None, self.sample_t.len());
         self.leaves.push(leaf);
         self.zil_flush_owed.push(false);
+        self.txg.flush_owed.push(false);
         (self.leaves.len() - 1) as u16
     }
 
@@ -834,6 +957,10 @@ impl Model_ {
     fn start_op(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
         if self.wls[wl].nfs.is_some() {
             self.nfs_start(wl, thread, ctx);
+            return;
+        }
+        if self.wls[wl].db.is_some() {
+            self.db_start(wl, thread, ctx);
             return;
         }
         let now = ctx.now();
@@ -859,7 +986,10 @@ impl Model_ {
         w.inflight += 1;
         // A writer thread of an fsync workload writes its own file.
         let foid = ((wl as u64) << 32 | thread as u64) + 1;
-        let op = LogicalOp { wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off, commit_ns: 0, rpc: NfsStep::Idle };
+        let op = LogicalOp {
+            wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off,
+            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None,
+        };
         if !is_read {
             let first = off / rs;
             let last = (off + size - 1) / rs;
@@ -868,9 +998,17 @@ impl Model_ {
             self.assign_write(id, false, ctx);
             return;
         }
+        let id = self.alloc_op(op);
+        self.start_read(wl, id, off, size, ctx);
+    }
+
+    /// Read op `id` (`size` bytes at `off` of workload `wl`'s region): an ARC hit, an
+    /// L2ARC hit, or demand reads of every record it covers (plus prefetch).
+    fn start_read(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+        let rs = self.recordsize;
+        let w = &mut self.wls[wl];
         let arc_hit = w.rng.chance(w.arc_hit);
         let l2_hit = !arc_hit && w.rng.chance(w.l2_hit);
-        let id = self.alloc_op(op);
         if arc_hit {
             self.wls[wl].arc_hits += 1;
             let t = self.wls[wl].arc_hit_ns;
@@ -919,16 +1057,28 @@ impl Model_ {
                 }
                 return;
             }
+            // File k of the tree lives in directory k·dirs/files (cp -r walks depth
+            // first: a directory is made just before its first file).
+            let k = n.files_total.saturating_sub(n.files_left);
             n.files_left -= 1;
             let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0;
-            *t = NfsThread { foid: n.next_foid, size, off: 0, step: NfsStep::Create };
+            let dir = if n.files_total > 0 { (k as u128 * n.dirs as u128 / n.files_total as u128) as u64 } else { 0 };
+            let step = if n.dirs > 0 && dir >= n.dirs_made {
+                n.dirs_made = dir + 1;
+                NfsStep::Mkdir
+            } else {
+                NfsStep::Create
+            };
+            *t = NfsThread { foid: n.next_foid, size, off: 0, step };
             n.next_foid += 1;
         }
         let (step, off) = (t.step, t.off);
         let bytes = if step == NfsStep::Write { n.wsize_bytes.min(t.size - t.off) } else { 0 };
         t.step = match step {
-            NfsStep::Create if t.size > 0 => NfsStep::Write,
-            NfsStep::Create => NfsStep::Commit,
+            NfsStep::Mkdir => NfsStep::Access,
+            NfsStep::Access => NfsStep::Create,
+            NfsStep::Create => NfsStep::Setattr,
+            NfsStep::Setattr if t.size > 0 => NfsStep::Write,
             NfsStep::Write => {
                 t.off += bytes;
                 if t.off >= t.size {
@@ -937,8 +1087,8 @@ impl Model_ {
                     NfsStep::Write
                 }
             }
-            NfsStep::Commit => NfsStep::Setattr,
-            NfsStep::Setattr | NfsStep::Idle => {
+            // An empty file has nothing to flush at close: no COMMIT.
+            NfsStep::Setattr | NfsStep::Commit | NfsStep::Idle => {
                 n.files_done += 1;
                 NfsStep::Idle
             }
@@ -950,25 +1100,32 @@ impl Model_ {
         w.inflight += 1;
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes, dirty: bytes.next_multiple_of(4096),
-            live: true, foid, offset: off, commit_ns: 0, rpc: step,
+            live: true, foid, offset: off, commit_ns: 0, rpc: step, db: DbOp::None,
         };
         let id = self.alloc_op(op);
         ctx.schedule_in(wire_ns.max(1), Ev::NfsServer { op: id });
     }
 
-    /// The server handles an RPC: a WRITE is an unstable (async) write; CREATE and SETATTR
-    /// are logged metadata the server makes stable before replying, as COMMIT does.
+    /// The server handles an RPC: a WRITE is an unstable (async) write; ACCESS only reads
+    /// attributes; CREATE, MKDIR and SETATTR are logged metadata the server makes stable
+    /// before replying (`rfs3_create`/`rfs3_mkdir`/`rfs3_setattr` call VOP_FSYNC, the
+    /// second fsync of a create finds nothing new), as COMMIT does.
     fn nfs_server(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         let op = &self.ops[id as usize];
-        let (rpc, foid) = (op.rpc, op.foid);
+        let (rpc, foid, wl) = (op.rpc, op.foid, op.wl as usize);
         if rpc == NfsStep::Write {
             self.assign_write(id, false, ctx);
             return;
         }
+        if rpc == NfsStep::Access {
+            let t = self.ack_ns(wl);
+            ctx.schedule_in(t, Ev::OpDone { op: id });
+            return;
+        }
         if rpc != NfsStep::Commit {
-            // TX_CREATE / TX_SETATTR records (lr_create_t + name, lr_setattr_t).
-            self.zil.log_meta(self.txg.eng.open_txg(), foid, if rpc == NfsStep::Create { 200 } else { 184 });
+            // TX_CREATE / TX_MKDIR (lr_create_t + name) / TX_SETATTR (lr_setattr_t).
+            self.zil.log_meta(self.txg.eng.open_txg(), foid, if rpc == NfsStep::Setattr { 184 } else { 200 });
         }
         let mut out = Vec::new();
         self.ops[id as usize].commit_ns = now;
@@ -1013,7 +1170,8 @@ impl Model_ {
         let now = ctx.now();
         let op = &self.ops[id as usize];
         let w = &self.wls[op.wl as usize];
-        let (foid, off, len, fsync, o_dsync) = (op.foid, op.offset, op.bytes, w.kind == WorkloadKind::FsyncWrite, w.o_dsync);
+        let fsync = w.kind == WorkloadKind::FsyncWrite || op.db == DbOp::Wal;
+        let (foid, off, len, o_dsync) = (op.foid, op.offset, op.bytes, w.o_dsync);
         let mut out = Vec::new();
         let need = self.zil.write(txg, foid, off, len as u32, fsync && o_dsync, &mut out);
         self.txg.eng.log_written(txg, len);
@@ -1045,7 +1203,9 @@ impl Model_ {
                 ZilAction::Timer { token, at_ns } => ctx.schedule_at(at_ns.max(now), Ev::ZilTimer { token }),
                 ZilAction::Wake { waiter } => {
                     let op = &self.ops[waiter as usize];
-                    self.zil_commit_hist.add((now - op.commit_ns).max(1));
+                    if !self.zil.is_disabled() {
+                        self.zil_commit_hist.add((now - op.commit_ns).max(1));
+                    }
                     let t = self.ack_ns(op.wl as usize);
                     ctx.schedule_in(t, Ev::OpDone { op: waiter });
                 }
@@ -1082,6 +1242,8 @@ impl Model_ {
         let slot = self.zil_slot(token, leaves.len() as u32);
         for l in leaves {
             self.zil_flush_owed[l as usize] = true;
+            // The lwb's allocation dirties the log vdev's metaslab in the open txg.
+            self.txg.flush_owed[l as usize] = true;
             self.submit_leaf(l, Op::Write, class, 0, off, bytes, OWNER_ZIL | slot, ctx);
         }
     }
@@ -1159,6 +1321,191 @@ impl Model_ {
         self.zil_actions(out, ctx);
     }
 
+    // ---------------------------------------------------------------- database
+
+    /// A session's next step: the transaction's page reads one after another, then its
+    /// commit (the WAL append made durable: `fdatasync`, or an O_DSYNC write).
+    fn db_start(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let rs = self.recordsize;
+        let w = &mut self.wls[wl];
+        let db = w.db.as_mut().unwrap();
+        let s = &mut db.sessions[thread as usize];
+        if !s.in_txn {
+            s.in_txn = true;
+            s.reads_done = 0;
+            s.txn_start_ns = now;
+            w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+            w.inflight_since_ns = now;
+            w.inflight += 1;
+        }
+        let base = LogicalOp {
+            wl: wl as u16, thread, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid: db.data_foid,
+            offset: 0, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None,
+        };
+        if s.reads_done < db.reads_per_txn {
+            let (off, size) = Self::db_page(w);
+            let id = self.alloc_op(LogicalOp { bytes: size, offset: off, db: DbOp::Read, ..base });
+            self.start_read(wl, id, off, size, ctx);
+            return;
+        }
+        let (off, len) = (db.wal_off, db.wal_bytes);
+        db.wal_off += len;
+        let dirty = ((off + len - 1) / rs - off / rs + 1) * rs;
+        let foid = db.wal_foid;
+        let id = self.alloc_op(LogicalOp { bytes: len, dirty, foid, offset: off, db: DbOp::Wal, ..base });
+        self.assign_write(id, false, ctx);
+    }
+
+    /// A random data page: size from `sizes`, page-aligned within the region.
+    fn db_page(w: &mut Workload) -> (u64, u64) {
+        let u = w.rng.f64();
+        let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0.min(w.region_len);
+        let slots = (w.region_len / size).max(1);
+        (w.region_off + w.rng.below(slots) * size, size)
+    }
+
+    /// A database sub-operation completed.
+    fn db_finish(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let op = &self.ops[id as usize];
+        let (wl, thread, lat, kind) = (op.wl as usize, op.thread, now - op.start_ns, op.db);
+        self.ops[id as usize].live = false;
+        self.ops_free.push(id);
+        let stopped = self.stopped;
+        let w = &mut self.wls[wl];
+        let db = w.db.as_mut().unwrap();
+        match kind {
+            DbOp::Read => {
+                db.reads.add(lat);
+                db.reads_log2.add(lat);
+                db.sessions[thread as usize].reads_done += 1;
+                self.db_start(wl, thread, ctx);
+            }
+            DbOp::Wal => {
+                db.commits.add(lat);
+                db.commits_log2.add(lat);
+                db.dirty_pages += db.dirty_per_txn as u64;
+                let s = &mut db.sessions[thread as usize];
+                s.in_txn = false;
+                let (txn, bytes) = (now - s.txn_start_ns, db.wal_bytes);
+                w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+                w.inflight_since_ns = now;
+                w.inflight -= 1;
+                w.ops += 1;
+                w.bytes += bytes;
+                w.lat.add(txn);
+                w.lat_log2.add(txn);
+                w.s_ops += 1;
+                w.s_bytes += bytes;
+                w.s_lat_sum += txn as u128;
+                w.s_lat_max = w.s_lat_max.max(txn);
+                if now < w.stop_ns && !stopped {
+                    if w.think_ns == 0 {
+                        self.db_start(wl, thread, ctx);
+                    } else {
+                        ctx.schedule_in(w.think_ns, Ev::ThreadGo { wl: wl as u16, thread });
+                    }
+                }
+            }
+            DbOp::CkptWrite => {
+                db.ckpt_acked += 1;
+                self.db_ckpt_sync(wl, ctx);
+            }
+            DbOp::CkptSync => {
+                db.ckpt_hist.add((now - db.ckpt_start_ns).max(1));
+                db.checkpoints += 1;
+                db.ckpt_active = false;
+                db.ckpt_syncing = false;
+            }
+            DbOp::None => unreachable!(),
+        }
+    }
+
+    /// `checkpoint_timeout` elapsed: write back every page dirtied since the last
+    /// checkpoint began, spread over `checkpoint_spread` of the interval (a checkpoint
+    /// still running when the next is due makes that one wait its turn: skipped here).
+    fn db_checkpoint(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let w = &mut self.wls[wl];
+        let db = w.db.as_mut().unwrap();
+        if now + db.checkpoint_ns < w.stop_ns && !self.stopped {
+            ctx.schedule_in(db.checkpoint_ns, Ev::DbCheckpoint { wl: wl as u16 });
+        }
+        if db.ckpt_active || db.dirty_pages == 0 {
+            return;
+        }
+        db.ckpt_active = true;
+        db.ckpt_pages = std::mem::take(&mut db.dirty_pages);
+        db.ckpt_pages_total += db.ckpt_pages;
+        db.ckpt_written = 0;
+        db.ckpt_acked = 0;
+        db.ckpt_start_ns = now;
+        self.db_tick(wl, ctx);
+    }
+
+    /// The checkpointer writes the pages due by now (buffered writes of the data files,
+    /// paced linearly over the spread), then naps `DB_TICK_NS`.
+    fn db_tick(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let rs = self.recordsize;
+        let w = &mut self.wls[wl];
+        let db = w.db.as_ref().unwrap();
+        let span = (db.checkpoint_ns as f64 * db.spread).max(1.0);
+        let frac = ((now - db.ckpt_start_ns + DB_TICK_NS) as f64 / span).min(1.0);
+        let due = ((db.ckpt_pages as f64 * frac).ceil() as u64).min(db.ckpt_pages);
+        let (written, pages, foid) = (db.ckpt_written, db.ckpt_pages, db.data_foid);
+        for _ in written..due {
+            let (off, size) = Self::db_page(&mut self.wls[wl]);
+            let dirty = ((off + size - 1) / rs - off / rs + 1) * rs;
+            let op = LogicalOp {
+                wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: size, dirty, live: true, foid,
+                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite,
+            };
+            let id = self.alloc_op(op);
+            self.wls[wl].db.as_mut().unwrap().ckpt_written += 1;
+            self.assign_write(id, false, ctx);
+        }
+        if due < pages {
+            ctx.schedule_in(DB_TICK_NS, Ev::DbTick { wl: wl as u16 });
+        } else {
+            self.db_ckpt_sync(wl, ctx);
+        }
+    }
+
+    /// Every checkpoint write is acknowledged: fsync the data files (`zil_commit` of
+    /// their object; the pages' records go to the log unless their txg already synced).
+    fn db_ckpt_sync(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let db = self.wls[wl].db.as_mut().unwrap();
+        if !db.ckpt_active || db.ckpt_syncing || db.ckpt_written < db.ckpt_pages || db.ckpt_acked < db.ckpt_pages {
+            return;
+        }
+        db.ckpt_syncing = true;
+        let foid = db.data_foid;
+        let op = LogicalOp {
+            wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid,
+            offset: 0, commit_ns: now, rpc: NfsStep::Idle, db: DbOp::CkptSync,
+        };
+        let id = self.alloc_op(op);
+        let mut out = Vec::new();
+        self.zil.commit(now, foid, id, &mut out);
+        self.zil_actions(out, ctx);
+    }
+
+    fn db_results(db: &Db) -> Value {
+        json!({
+            "reads": {"ops": db.reads.n, "latency_ns": serde_json::to_value(db.reads.pcts()).unwrap(),
+                      "latency_log2": db.reads_log2.counts.to_vec()},
+            "commits": {"ops": db.commits.n, "latency_ns": serde_json::to_value(db.commits.pcts()).unwrap(),
+                        "latency_log2": db.commits_log2.counts.to_vec()},
+            "checkpoints": {"done": db.checkpoints, "pages": db.ckpt_pages_total,
+                            "duration_ns": serde_json::to_value(db.ckpt_hist.pcts()).unwrap(),
+                            "running_at_end": db.ckpt_active},
+            "dirty_pages_at_end": db.dirty_pages,
+        })
+    }
+
     /// Every record an operation needs is in memory: the copy to the caller's buffer
     /// (the same memory-copy cost as an ARC hit) ends the operation.
     fn data_ready(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
@@ -1167,6 +1514,10 @@ impl Model_ {
     }
 
     fn finish_op(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        if self.ops[id as usize].db != DbOp::None {
+            self.db_finish(id, ctx);
+            return;
+        }
         let now = ctx.now();
         let op = &self.ops[id as usize];
         let (wl, thread, lat, bytes) = (op.wl as usize, op.thread, now - op.start_ns, op.bytes);
@@ -1341,6 +1692,7 @@ impl Model_ {
             VdevType::Disk | VdevType::Mirror => {
                 for c in 0..self.tops[t].leaves.len() {
                     for leaf in self.child_write_leaves(t, c).into_iter().flatten() {
+                        self.txg.flush_owed[leaf as usize] = true;
                         self.submit_leaf(leaf, Op::Write, class, 0, voff, rs as u32, owner, ctx);
                         n += 1;
                     }
@@ -1352,6 +1704,7 @@ impl Model_ {
                 for c in cols.iter().filter(|c| c.size > 0) {
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
                     for leaf in self.child_write_leaves(t, c.child as usize).into_iter().flatten() {
+                        self.txg.flush_owed[leaf as usize] = true;
                         self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
                     }
@@ -1494,24 +1847,88 @@ impl Model_ {
                 if self.scan_txg_busy() {
                     return;
                 }
-                self.txg.phase = SyncPhase::Uberblock;
-                let mut n = 0;
-                for l in 0..self.leaves.len() {
-                    let leaf = &self.leaves[l];
-                    if !leaf.writeable() || leaf.vdev_name == "cache" {
-                        continue;
-                    }
-                    // Label 0's uberblock ring starts at 128 KiB (vdev_label.c).
-                    self.submit_leaf(l as u16, Op::Write, IoClass::SyncWrite, 0, 128 << 10, 4096, OWNER_TXG, ctx);
-                    n += 1;
+                // vdev_config_sync: flush every leaf written in this txg (data, ZIL blocks,
+                // repairs) so the blocks are stable before an uberblock points at them.
+                self.txg.phase = SyncPhase::FlushData;
+                self.txg.flush_phase_start_ns = ctx.now();
+                let owed = std::mem::replace(&mut self.txg.flush_owed, vec![false; self.leaves.len()]);
+                let targets: Vec<u16> = (0..owed.len() as u16).filter(|&l| owed[l as usize]).collect();
+                if self.sync_flush(&targets, ctx) == 0 {
+                    self.sync_advance(ctx);
                 }
-                self.txg.sync_pending_ios += n;
-                if n == 0 {
+            }
+            SyncPhase::FlushData => {
+                self.txg.sync_flush_ns_sum += ctx.now() - self.txg.flush_phase_start_ns;
+                self.txg.phase = SyncPhase::Uberblock;
+                // spa_sync picks up to SPA_SYNC_MIN_VDEVS (3) non-log top-level vdevs from a
+                // random start; vdev_uberblock_sync writes every leaf below them, in all
+                // four labels (L0/L1 at the front, L2/L3 in the last 512 KiB).
+                let ntops = self.tops.len();
+                let c0 = self.txg.ub_rng.below(ntops as u64) as usize;
+                let mut leaves = Vec::new();
+                for k in 0..ntops.min(3) {
+                    let t = (c0 + k) % ntops;
+                    for c in 0..self.tops[t].leaves.len() {
+                        for l in self.child_write_leaves(t, c).into_iter().flatten() {
+                            if self.leaves[l as usize].writeable() {
+                                leaves.push(l);
+                            }
+                        }
+                    }
+                }
+                let ub_bytes = 1u64 << self.tops[0].ashift.clamp(10, 13);
+                let slot = self.txg.sync_txg % ((128 << 10) / ub_bytes);
+                self.txg.sync_pending_ios += 4 * leaves.len() as u64;
+                for &l in &leaves {
+                    let size = self.leaves[l as usize].size_bytes;
+                    for label in [0, 256 << 10, size - (512 << 10), size - (256 << 10)] {
+                        let off = label + (128 << 10) + slot * ub_bytes;
+                        self.submit_leaf(l, Op::Write, IoClass::SyncWrite, 0, off, ub_bytes as u32, OWNER_TXG, ctx);
+                    }
+                }
+                self.txg.ub_leaves = leaves;
+                if self.txg.ub_leaves.is_empty() {
                     self.end_sync(ctx);
                 }
             }
-            SyncPhase::Uberblock => self.end_sync(ctx),
+            SyncPhase::Uberblock => {
+                // vdev_uberblock_sync_list: flush the uberblocks before the odd labels may
+                // be overwritten (the label rewrites themselves only happen when the
+                // config changed; not modelled).
+                self.txg.phase = SyncPhase::FlushUberblock;
+                self.txg.flush_phase_start_ns = ctx.now();
+                let targets = std::mem::take(&mut self.txg.ub_leaves);
+                if self.sync_flush(&targets, ctx) == 0 {
+                    self.sync_advance(ctx);
+                }
+            }
+            SyncPhase::FlushUberblock => {
+                self.txg.sync_flush_ns_sum += ctx.now() - self.txg.flush_phase_start_ns;
+                self.end_sync(ctx)
+            }
         }
+    }
+
+    /// `zio_flush` of `targets` for spa_sync (nothing with `zfs_nocacheflush`, which
+    /// vdev_disk honours for every flush in all releases); returns how many were sent.
+    fn sync_flush(&mut self, targets: &[u16], ctx: &mut Ctx<Ev>) -> u64 {
+        if self.tun.try_get(T::zfs_nocacheflush).unwrap_or(0) != 0 {
+            return 0;
+        }
+        let live: Vec<u16> = targets
+            .iter()
+            .copied()
+            .filter(|&l| {
+                let leaf = &self.leaves[l as usize];
+                !leaf.failed && !leaf.detached && leaf.vdev_name != "cache"
+            })
+            .collect();
+        self.txg.sync_pending_ios += live.len() as u64;
+        self.txg.sync_flushes += live.len() as u64;
+        for l in &live {
+            self.submit_flush(*l, OWNER_TXG, ctx);
+        }
+        live.len() as u64
     }
 
     fn end_sync(&mut self, ctx: &mut Ctx<Ev>) {
@@ -1668,8 +2085,10 @@ impl Model_ {
             // A flush never entered the queue policy (see `submit_flush`).
             let io = *self.ios.get(head);
             self.ios.free(head);
-            self.flushes += 1;
-            self.flush_hist.add((now - io.enqueue_ns).max(1));
+            if io.owner != OWNER_TXG {
+                self.flushes += 1;
+                self.flush_hist.add((now - io.enqueue_ns).max(1));
+            }
             self.resolve_owner(io.owner, ctx);
             return;
         }
@@ -1892,6 +2311,7 @@ impl Model_ {
                     "files_done": w.nfs.as_ref().map(|n| n.files_done),
                     "finished_ns": w.nfs.as_ref().map(|n| n.finished_ns.unwrap_or(sim_time_ns)),
                     "finished": w.nfs.as_ref().map(|n| n.finished_ns.is_some()),
+                    "db": w.db.as_ref().map(Self::db_results),
                     "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),
                 })
             })
@@ -1929,7 +2349,8 @@ impl Model_ {
             "leaves": leaves, "classes": pool_classes, "workloads": wls,
             "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max,
                     "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
-                    "throttle_ns_sum": self.txg.throttle_ns_sum},
+                    "throttle_ns_sum": self.txg.throttle_ns_sum,
+                    "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum},
             "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
                        "leaves": series_leaves, "workloads": series_wls},
@@ -2029,6 +2450,8 @@ impl Model for Model_ {
             }
             Ev::TxRetry { op } => self.assign_write(op, true, ctx),
             Ev::NfsServer { op } => self.nfs_server(op, ctx),
+            Ev::DbCheckpoint { wl } => self.db_checkpoint(wl as usize, ctx),
+            Ev::DbTick { wl } => self.db_tick(wl as usize, ctx),
             Ev::ZilTimer { token } => {
                 let mut out = Vec::new();
                 self.zil.on_timer(ctx.now(), token, &mut out);
@@ -2070,6 +2493,8 @@ impl Model for Model_ {
             Ev::TxRetry { op } => 11 << 56 | op as u64,
             Ev::ZilTimer { token } => 12 << 56 | token as u64,
             Ev::NfsServer { op } => 13 << 56 | op as u64,
+            Ev::DbCheckpoint { wl } => 14 << 56 | wl as u64,
+            Ev::DbTick { wl } => 15 << 56 | wl as u64,
         }
     }
 }

@@ -53,16 +53,23 @@
 //!   - 2.2: latency is an EWMA (7·old + new)/8; a commit that opens a fresh lwb while
 //!     every earlier lwb is stable ("first", probably single-threaded) issues it at once
 //!     if the sleep would be < `zil_min_commit_timeout` or the lwb is ≥ 7/8 full.
-//!   - 2.3: a commit that finds another committer's open lwb marks the workload parallel
-//!     for 8 bursts; each burst without that decrements it; when not parallel the lwb is
-//!     closed and issued at once (no sleep).
+//!   - 2.3 (`zil_process_commit_list`, `zil_burst_done`, checked line by line against
+//!     zfs-2.3.0 zil.c): a commit that finds another committer's open lwb sets the
+//!     parallel count to 8 bursts; one that finds no open lwb while an earlier lwb is
+//!     not yet flushed raises it to at least 4; it falls by one only when a burst ends
+//!     (the lwb is closed, at once or by the waiter's timeout). When not parallel the
+//!     lwb is closed and issued at once (no sleep); when parallel the waiter sleeps
+//!     `zfs_commit_timeout_pct` (10 %) of the last lwb latency so others can join.
 //!
 //! *lwb sizing* (§6.5) is decided when an lwb is issued, for the next one, from
 //! `zl_cur_used` (bytes of the current commit burst): ≤ 0.8 buckets {4K, 12K, 36K, 128K},
 //! 2.0–2.2 the pair table {≤4K→4K, ≤12K→12K, ≤36K→36K, ≤68K→68K, ≤128K→128K,
 //! ≤132K→68K, else 128K} capped by `zil_maxblocksize`, both as the max over the last 16
-//! sizes; 2.3 predicts from the last 8 burst sizes (one block for a small burst, an even
-//! split for a medium one, max blocks beyond 8). The first lwb is 4 KiB. Only the used
+//! sizes; 2.3 (`zil_lwb_plan`, `zil_lwb_predict`, `zil_lwb_write_close`) plans each
+//! burst (one block for a small burst, an even split for a medium one, max blocks beyond
+//! 8) and sizes the next block for what is left of the burst — when parallel, also for
+//! what the history predicts may join — or, between bursts, for a first block enough for
+//! 7 of the last 8 bursts (the second largest if that halves it). The first lwb is 4 KiB. Only the used
 //! part, rounded up to 4 KiB, is written (slim ZIL), except on solaris-2009 (pool
 //! versions before slim ZIL write the whole block).
 //!
@@ -274,8 +281,14 @@ pub struct Zil {
     next_size: u32,
     prev_sizes: [u32; ZIL_PREV_BLKS],
     prev_rotor: usize,
-    bursts: [u64; ZIL_BURSTS],
+    /// 2.3 burst history (`zl_prev_opt`, `zl_prev_min`, `zl_prev_rotor`) and the current
+    /// burst (`zl_cur_size`, `zl_cur_left`, `zl_cur_max`).
+    prev_opt: [u32; ZIL_BURSTS],
+    prev_min: [u32; ZIL_BURSTS],
     burst_rotor: usize,
+    cur_size: u64,
+    cur_left: u64,
+    cur_max: u32,
     parallel: u32,
     cur_used: u64,
     itx_list_bytes: u64,
@@ -335,8 +348,13 @@ impl Zil {
             next_size: ZIL_MIN_BLKSZ,
             prev_sizes: [0; ZIL_PREV_BLKS],
             prev_rotor: 0,
-            bursts: [0; ZIL_BURSTS],
+            // zil_alloc: every previous optimum starts at one full block.
+            prev_opt: [max_block - ZIL_CHAIN_BYTES; ZIL_BURSTS],
+            prev_min: [0; ZIL_BURSTS],
             burst_rotor: 0,
+            cur_size: 0,
+            cur_left: 0,
+            cur_max: 0,
             parallel: 0,
             cur_used: 0,
             itx_list_bytes: 0,
@@ -467,12 +485,13 @@ impl Zil {
     /// `zil_commit(zilog, foid)` on behalf of `waiter` (foid 0 = all files). The waiter
     /// gets exactly one `Wake`, possibly in this call.
     pub fn commit(&mut self, now_ns: u64, foid: u64, waiter: WaiterId, out: &mut Vec<ZilAction>) {
-        self.stats.commits += 1;
         if self.disabled {
+            // zil_commit returns at once (sync=disabled, zil_disable): no commit happens.
             self.promise(foid, out);
             out.push(ZilAction::Wake { waiter });
             return;
         }
+        self.stats.commits += 1;
         self.async_to_sync(foid);
         match self.era {
             Era::Legacy => self.legacy_commit(now_ns, waiter, out),
@@ -485,6 +504,13 @@ impl Zil {
         let synced = self.synced_txg;
         let list: Vec<Itx> = self.sync_list.drain(..).filter(|i| i.txg > synced).collect();
         self.itx_list_bytes = list.iter().map(|i| (i.header + i.data) as u64).sum();
+        // zil_get_commit_list (2.3): the burst grows by every record's full size.
+        for i in &list {
+            self.cur_size += (i.header + i.data) as u64;
+            self.cur_left += (i.header + i.data) as u64;
+            let rec = i.header + if i.state == WriteState::Copied { i.data } else { 0 };
+            self.cur_max = self.cur_max.max(rec);
+        }
         list
     }
 
@@ -506,10 +532,13 @@ impl Zil {
         // 2.2 "first": no open lwb and every earlier lwb stable.
         let first = !open_before && self.lwbs.is_empty();
         if self.era == Era::Pipeline23 {
+            // zil_process_commit_list (2.3): an open lwb means the workload is really
+            // multi-threaded; an earlier lwb not yet flushed means it probably is. The
+            // count only falls when a burst ends (zil_burst_done).
             if open_before {
                 self.parallel = ZIL_BURSTS as u32;
-            } else {
-                self.parallel = self.parallel.saturating_sub(1);
+            } else if !self.lwbs.is_empty() {
+                self.parallel = self.parallel.max(ZIL_BURSTS as u32 / 2);
             }
         }
         for itx in list {
@@ -560,20 +589,54 @@ impl Zil {
     /// Issue the open lwb at the end of a commit burst; `zl_cur_used` restarts.
     fn close_burst_and_issue(&mut self, now_ns: u64, id: u64, out: &mut Vec<ZilAction>) {
         debug_assert_eq!(self.open_lwb(), Some(id));
-        self.issue_open(now_ns, out);
-        self.end_burst();
         if self.era == Era::Pipeline23 {
-            // The next burst's first block is planned for the predicted burst size.
-            let predicted = self.bursts.iter().copied().max().unwrap_or(0).max(1);
-            self.next_size = lwb_plan_2_3(predicted, self.max_block);
+            // 2.3 calls zil_burst_done before zil_lwb_write_close, so the next block is
+            // sized by the prediction alone.
+            self.end_burst();
+            self.issue_open(now_ns, out);
+        } else {
+            self.issue_open(now_ns, out);
+            self.end_burst();
         }
     }
 
+    /// The commit burst ended (`zil_burst_done` in 2.3: the parallel count decays and
+    /// the burst enters the history).
     fn end_burst(&mut self) {
-        self.bursts[self.burst_rotor] = self.cur_used;
-        self.burst_rotor = (self.burst_rotor + 1) % ZIL_BURSTS;
+        if self.era == Era::Pipeline23 && self.cur_size > 0 {
+            self.parallel = self.parallel.saturating_sub(1);
+            self.burst_rotor = (self.burst_rotor + 1) % ZIL_BURSTS;
+            let (opt, min) = lwb_plan_23(self.cur_size, self.max_block, self.cur_max);
+            self.prev_opt[self.burst_rotor] = opt;
+            self.prev_min[self.burst_rotor] = min;
+        }
+        self.cur_size = 0;
+        self.cur_left = 0;
+        self.cur_max = 0;
         self.cur_used = 0;
         self.stats.batches += 1;
+    }
+
+    /// `zil_lwb_predict` (2.3): a first-block size enough for 7 of the last 8 bursts,
+    /// unless the second largest need saves half.
+    fn predict_23(&self) -> u32 {
+        let (mut o, m) =
+            if self.cur_size > 0 { lwb_plan_23(self.cur_size, self.max_block, self.cur_max) } else { (u32::MAX, 0) };
+        o = self.prev_opt.iter().copied().fold(o, u32::min);
+        let (mut m1, mut m2) = (m.max(o), o);
+        for &m in &self.prev_min {
+            if m >= m1 {
+                m2 = m1;
+                m1 = m;
+            } else if m > m2 {
+                m2 = m;
+            }
+        }
+        if (m1 as u64) < 2 * m2 as u64 {
+            m1
+        } else {
+            m2
+        }
     }
 
     fn open_lwb(&self) -> Option<u64> {
@@ -593,6 +656,7 @@ impl Zil {
             self.open_new();
         }
         let rec = itx.header + round8(itx.data);
+        self.cur_left = self.cur_left.saturating_sub((itx.header + itx.data) as u64);
         match itx.state {
             WriteState::NeedCopy if itx.data > 0 => {
                 let mut left = itx.data;
@@ -698,9 +762,19 @@ impl Zil {
     /// Size of the next lwb, from the bytes of the current burst (§6.5).
     fn plan_next_size(&mut self) -> u32 {
         if self.era == Era::Pipeline23 {
-            let predicted = self.bursts.iter().copied().max().unwrap_or(0).max(self.cur_used);
-            let left = predicted.saturating_sub(self.cur_used).max(1);
-            return lwb_plan_2_3(left, self.max_block);
+            // zil_lwb_write_close (2.3): what is left of this burst (plus, when
+            // parallel, what the history predicts may join), or the prediction alone.
+            let plan = if self.cur_left > 0 {
+                let p = lwb_plan_23(self.cur_left, self.max_block, self.cur_max).0;
+                if self.parallel > 0 {
+                    p.max(lwb_plan_23(self.cur_left + self.predict_23() as u64, self.max_block, self.cur_max).0)
+                } else {
+                    p
+                }
+            } else {
+                self.predict_23()
+            };
+            return round_up(plan.saturating_add(ZIL_CHAIN_BYTES), ZIL_MIN_BLKSZ).min(self.max_block);
         }
         let sz = lwb_bucket(self.release, self.cur_used, self.max_block);
         self.prev_sizes[self.prev_rotor] = sz;
@@ -894,19 +968,32 @@ pub fn lwb_bucket(release: Release, cur_used: u64, max_block: u32) -> u32 {
     sz.min(max_block)
 }
 
-/// 2.3 `zil_lwb_plan` (approximation, see module doc): the block for `left` bytes.
-pub fn lwb_plan_2_3(left: u64, max_block: u32) -> u32 {
-    let usable = (max_block - ZIL_CHAIN_BYTES) as u64;
-    let round =
-        |b: u64| round_up((b + ZIL_CHAIN_BYTES as u64).min(max_block as u64) as u32, ZIL_MIN_BLKSZ).min(max_block);
-    if left <= usable {
-        return round(left);
+/// 2.3 `zil_lwb_plan`: how a burst of `size` bytes is split over log blocks, as
+/// (block payload to plan for, smallest first block that still works). Small bursts take
+/// one block, bursts beyond 8 blocks take full blocks, medium ones an even split unless
+/// the waste allowance (`zil_max_waste_space`, or the largest record `cur_max`) forbids it.
+pub fn lwb_plan_23(size: u64, max_block: u32, cur_max: u32) -> (u32, u32) {
+    let md = (max_block - ZIL_CHAIN_BYTES) as u64;
+    if size <= md {
+        return (size as u32, size as u32);
     }
-    let n = left.div_ceil(usable);
-    if n > ZIL_BURSTS as u64 {
-        return max_block;
+    if size > 8 * md {
+        return (md as u32, 0);
     }
-    round(left.div_ceil(n))
+    let n = size.div_ceil(md - LR_WRITE_BYTES as u64);
+    let chunk = size.div_ceil(n);
+    let waste = ((md - LR_WRITE_BYTES as u64) / 16).max(cur_max as u64);
+    if chunk + waste <= md {
+        let min = size.saturating_sub((md - waste) * (n - 1)).max(waste);
+        (chunk as u32, min as u32)
+    } else {
+        (md as u32, 0)
+    }
+}
+
+/// The block size `zil_lwb_write_close` (2.3) allocates for a plan of `plan` bytes.
+pub fn lwb_block_23(plan: u32, max_block: u32) -> u32 {
+    round_up(plan.saturating_add(ZIL_CHAIN_BYTES), ZIL_MIN_BLKSZ).min(max_block)
 }
 
 #[cfg(test)]

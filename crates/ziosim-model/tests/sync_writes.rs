@@ -58,6 +58,29 @@ fn sixteen_threads_group_commit() {
     assert!(flushes < commits / 3.0, "flushes {flushes} commits {commits}");
 }
 
+/// zfs-2.3.0: 16 fsync threads on one disk share lwbs through the parallel detection of
+/// `zil_process_commit_list` (a commit behind an unflushed lwb leaves its lwb open for
+/// 10 % of the lwb latency), as in 2.2, so commits outnumber flushes severalfold.
+#[test]
+fn zfs23_sixteen_threads_share_lwbs() {
+    let one = run(&fsync_loop("zfs-2.3", 1, 20));
+    let many = run(&fsync_loop("zfs-2.3", 16, 20));
+    let r1 = wl(&one)["ops_per_s"].as_f64().unwrap();
+    let r16 = wl(&many)["ops_per_s"].as_f64().unwrap();
+    let z = &many["zil"];
+    let commits = z["commits"].as_u64().unwrap() as f64;
+    let lwbs = z["lwb_writes"].as_u64().unwrap() as f64;
+    let flushes = z["leaf_flushes"].as_u64().unwrap() as f64;
+    eprintln!("zfs-2.3 16 threads: {r16:.1} ops/s vs {r1:.1}; commits {commits}, lwbs {lwbs}, flushes {flushes}");
+    assert!(r16 > 3.0 * r1, "16 threads {r16} vs 1 thread {r1}");
+    assert!(lwbs < commits / 3.0, "lwbs {lwbs} commits {commits}");
+    assert!(flushes < commits / 3.0, "flushes {flushes} commits {commits}");
+    // A lone thread is never parallel: one lwb and one flush per commit, no waiting.
+    let z1 = &one["zil"];
+    let c1 = z1["commits"].as_u64().unwrap() as f64;
+    assert!((z1["leaf_flushes"].as_u64().unwrap() as f64 - c1).abs() <= 0.05 * c1 + 2.0, "{z1}");
+}
+
 #[test]
 fn sync_disabled_puts_acknowledged_bytes_at_risk() {
     let mut cfg = fsync_loop("zfs-2.2", 1, 20);
@@ -142,4 +165,99 @@ fn write_throttle_delays_writers_to_the_disks_pace() {
     assert!(bps < 400e6, "{bps}");
     let old = run(&flood("solaris-2009"));
     assert!(old["txg"]["blocked_writes"].as_u64().unwrap() > 0, "{}", old["txg"]);
+}
+
+/// spa_sync's `vdev_config_sync`: after a txg's data, a cache flush of every leaf written,
+/// the uberblock into 4 labels per leaf, then a flush of those leaves. On a disk with a
+/// write-back cache the first flush destages what the txg left in the cache (ms), on a
+/// PLP SSD it is an acknowledgement (µs); `zfs_nocacheflush` drops both.
+fn txg_writer(device: &str, nocacheflush: bool) -> Value {
+    let mut cfg = config(
+        "zfs-2.2",
+        preset(device),
+        json!([{"type": "mirror", "disks": [{"name": "a", "device": "d"}, {"name": "b", "device": "d"}]}]),
+        json!([{"name": "w", "kind": "random-write", "sizes": [[131072, 1.0]], "rate_per_s": 50.0}]),
+        30,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    if nocacheflush {
+        cfg["tunables"] = json!({"zfs_nocacheflush": 1});
+    }
+    cfg
+}
+
+#[test]
+fn txg_sync_flushes_written_leaves_around_the_uberblock() {
+    let hdd = run(&txg_writer("hdd-7200-sata-2014", false));
+    let t = &hdd["txg"];
+    let syncs = t["syncs"].as_u64().unwrap();
+    let flushes = t["leaf_flushes"].as_u64().unwrap();
+    eprintln!("hdd txg: {t}");
+    assert!(syncs >= 4, "{t}");
+    // Two leaves, two flushes each per sync (data, then uberblock).
+    assert_eq!(flushes, 4 * syncs, "{t}");
+    // No ZIL activity: the ZIL's own flush count stays zero.
+    assert_eq!(hdd["zil"]["leaf_flushes"].as_u64().unwrap(), 0);
+    let hdd_flush_ns = t["flush_ns_sum"].as_u64().unwrap() / syncs;
+    assert!(hdd_flush_ns > 1_000_000, "HDD flush phases {hdd_flush_ns} ns per sync");
+    let off = run(&txg_writer("hdd-7200-sata-2014", true));
+    assert_eq!(off["txg"]["leaf_flushes"].as_u64().unwrap(), 0);
+    assert_eq!(off["txg"]["flush_ns_sum"].as_u64().unwrap(), 0);
+    let mean = |r: &Value| r["txg"]["sync_ns"]["mean"].as_f64().unwrap();
+    assert!(mean(&off) < mean(&hdd), "nocacheflush {} vs {}", mean(&off), mean(&hdd));
+    let ssd = run(&txg_writer("intel-s3700", false));
+    let s = &ssd["txg"];
+    let ssd_flush_ns = s["flush_ns_sum"].as_u64().unwrap() / s["syncs"].as_u64().unwrap();
+    eprintln!("ssd txg: {s}");
+    assert!(ssd_flush_ns < hdd_flush_ns / 10, "PLP {ssd_flush_ns} vs HDD {hdd_flush_ns}");
+}
+
+/// A database on a 7200 rpm mirror: every transaction's commit is a ZIL commit (WAL
+/// fdatasync), page reads hit the ARC at the given ratio, and checkpoints write back the
+/// dirtied pages and fsync them. A PLP SLOG takes the commits off the disks.
+fn database(slog: bool) -> Value {
+    let mut cfg = config(
+        "zfs-2.2",
+        preset("hdd-7200-sata-2014"),
+        json!([{"type": "mirror", "disks": [{"name": "a", "device": "d"}, {"name": "b", "device": "d"}]}]),
+        json!([{"name": "pg", "kind": "database", "sizes": [[8192, 1.0]], "threads": 8, "arc_hit_ratio": 0.9,
+                "checkpoint_ns": 10_000_000_000u64, "checkpoint_spread": 0.5}]),
+        40,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(8192);
+    if slog {
+        cfg["devices"]["slog"] = preset("intel-s3700");
+        cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "s", "device": "slog"}]}]);
+    }
+    cfg
+}
+
+#[test]
+fn database_commits_through_the_zil_and_checkpoints_write_back() {
+    let res = run(&database(false));
+    let w = wl(&res);
+    let db = &w["db"];
+    eprintln!("database: {} txn/s, db {}", w["ops_per_s"], db);
+    let txns = w["ops"].as_u64().unwrap();
+    assert!(txns > 100, "{w}");
+    // One commit per transaction (plus one per checkpoint), 4 page reads each.
+    assert_eq!(db["commits"]["ops"].as_u64().unwrap(), txns);
+    let commits = res["zil"]["commits"].as_u64().unwrap();
+    let ckpts = db["checkpoints"]["done"].as_u64().unwrap();
+    assert!(ckpts >= 2, "{db}");
+    assert!(commits >= txns + ckpts && commits <= txns + ckpts + 8, "{commits} vs {txns} + {ckpts}");
+    let reads = db["reads"]["ops"].as_u64().unwrap();
+    assert!(reads >= 4 * txns && reads <= 4 * txns + 32, "{reads}");
+    let hit = w["arc_hits"].as_f64().unwrap() / reads as f64;
+    assert!((hit - 0.9).abs() < 0.03, "ARC hit share {hit}");
+    // Checkpoints write what the transactions dirtied: 3 pages each.
+    let pages = db["checkpoints"]["pages"].as_u64().unwrap() + db["dirty_pages_at_end"].as_u64().unwrap();
+    assert!(pages >= 3 * txns && pages <= 3 * txns + 24, "{pages} vs {txns}");
+    // A checkpoint spread over 5 s takes at least that long.
+    assert!(db["checkpoints"]["duration_ns"]["min"].as_u64().unwrap() >= 4_900_000_000);
+    // Commits on the disks cost milliseconds; on a PLP SLOG a fraction of that.
+    let p50 = |r: &Value| wl(r)["db"]["commits"]["latency_ns"]["p50"].as_f64().unwrap();
+    let fast = run(&database(true));
+    assert!(p50(&fast) * 5.0 < p50(&res), "SLOG {} vs disks {}", p50(&fast), p50(&res));
+    assert!(wl(&fast)["ops_per_s"].as_f64().unwrap() > 2.0 * w["ops_per_s"].as_f64().unwrap());
 }

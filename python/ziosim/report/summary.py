@@ -72,6 +72,16 @@ def _workloads(results: dict) -> dict:
             "latency_log2": list(w.get("latency_log2", [])),
             "by_scan_phase": _by_scan_phase(w.get("by_scan_phase")),
         }
+        db = w.get("db")
+        if db:
+            ck = db.get("checkpoints", {})
+            out[w["name"]]["db"] = {
+                "reads": {"ops": db["reads"]["ops"], "latency_ns": _stats(db["reads"].get("latency_ns"))},
+                "commits": {"ops": db["commits"]["ops"], "latency_ns": _stats(db["commits"].get("latency_ns"))},
+                "checkpoints": ck.get("done", 0),
+                "checkpoint_pages": ck.get("pages", 0),
+                "checkpoint_ns": _stats(ck.get("duration_ns")),
+            }
     return out
 
 
@@ -259,6 +269,13 @@ def summary_text(results: dict, meta: dict) -> str:
             if p["ops"]:
                 lines.append(_lat_line(f"lat {phase} scan ({p['ops']} ops, {_fmt(p['ops_per_s'])} ops/s)",
                                        p["latency_ns"]))
+        if "db" in w:
+            db = w["db"]
+            lines.append(_lat_line(f"page reads ({db['reads']['ops']})", db["reads"]["latency_ns"]))
+            lines.append(_lat_line(f"commits ({db['commits']['ops']})", db["commits"]["latency_ns"]))
+            if db["checkpoints"]:
+                lines.append(_lat_line(f"checkpoints ({db['checkpoints']}, {db['checkpoint_pages']} pages)",
+                                       db["checkpoint_ns"]))
     for name, c in summary["classes"].items():
         if not c["ops"]:
             continue

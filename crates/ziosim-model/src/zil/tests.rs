@@ -202,6 +202,44 @@ fn pipeline_group_commit_shares_lwbs_and_flushes() {
     assert!(l.z.stats().commits as usize >= 4 * l.count(is_flush));
 }
 
+/// zfs-2.3.0 `zil_process_commit_list`: a commit that finds no open lwb but an earlier
+/// lwb not yet flushed marks the workload parallel (≥ 4 bursts), so its lwb stays open
+/// for the commit timeout and later committers join it; a lone committer whose previous
+/// lwb is stable issues at once.
+#[test]
+fn zfs23_commits_behind_an_unflushed_lwb_share_the_next_one() {
+    let mut h = H::new(Release::Zfs23, &[], cfg(false));
+    h.fsync_loop(16, 20, 10 * US);
+    let commits = h.z.stats().commits as usize;
+    let (lwbs, flushes) = (h.count(is_lwb), h.count(is_flush));
+    assert_eq!(commits, 16 * 20);
+    // (Before the fix every such commit got its own lwb and flush: flushes ≈ commits.)
+    assert!(commits >= 3 * flushes, "{commits} commits, {flushes} flushes");
+    assert!(commits >= 3 * lwbs, "{commits} commits, {lwbs} lwbs");
+    // Two commits 100 µs apart, the first lwb still in flight (1.5 ms): the second is
+    // not issued at once but sleeps 10 % of the (EWMA) lwb latency, so a latency must be
+    // known first: three single-thread commits.
+    let mut h = H::new(Release::Zfs23, &[], cfg(false));
+    h.write_bytes = 2048;
+    h.fsync_loop(1, 3, 0);
+    let l1 = h.lwb_ns + h.flush_ns;
+    assert_eq!(h.lat, vec![l1; 3], "single thread: never waits");
+    let mut out = vec![];
+    let t0 = 10 * MS;
+    h.now = t0;
+    h.z.write(1, 1, 0, 2048, false, &mut out);
+    h.z.commit(t0, 1, 0, &mut out);
+    assert!(out.iter().any(is_lwb), "previous lwb stable: issued at once");
+    h.exec(out);
+    let mut out = vec![];
+    h.z.write(1, 2, 0, 2048, false, &mut out);
+    h.z.commit(t0 + 100 * US, 2, 1, &mut out);
+    assert!(!out.iter().any(is_lwb), "behind an unflushed lwb: left open to share");
+    let sleep = h.z.last_lwb_latency_ns() / 10;
+    assert!(sleep > 0);
+    assert!(matches!(out.last(), Some(ZilAction::Timer { at_ns, .. }) if *at_ns == t0 + 100 * US + sleep), "{out:?}");
+}
+
 #[test]
 fn commit_timeout_wait_is_pct_of_last_latency() {
     let mut h = H::new(Release::Zfs08, &[], cfg(false));
@@ -239,9 +277,13 @@ fn lwb_size_tables_per_era() {
     assert_eq!([b(Zfs20, 60 * k), b(Zfs20, 100 * k), b(Zfs20, 130 * k), b(Zfs20, 200 * k)], [68, 128, 68, 128]);
     assert_eq!(lwb_bucket(Zfs22, 100 * k, 64 * 1024), 64 * 1024, "capped by zil_maxblocksize");
     // 2.3 plan: one block for a small burst, an even split for a medium one.
-    assert_eq!(lwb_plan_2_3(10 * k, 128 * 1024), 12 * 1024);
-    assert_eq!(lwb_plan_2_3(200 * k, 128 * 1024), 104 * 1024);
-    assert_eq!(lwb_plan_2_3(2000 * k, 128 * 1024), 128 * 1024);
+    let p = |size| lwb_block_23(lwb_plan_23(size, 128 * 1024, 0).0, 128 * 1024);
+    assert_eq!(p(10 * k), 12 * 1024);
+    assert_eq!(p(200 * k), 104 * 1024);
+    assert_eq!(p(2000 * k), 128 * 1024);
+    // The smallest workable first block of a medium burst: what the other blocks leave.
+    assert_eq!(lwb_plan_23(200 * k, 128 * 1024, 0).1, 200 * 1024 - (131_032 - 130_840 / 16));
+    assert_eq!(lwb_plan_23(2000 * k, 128 * 1024, 0).1, 0);
 }
 
 #[test]
