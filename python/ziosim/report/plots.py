@@ -196,6 +196,7 @@ def _heatmap(results: dict, meta: dict, j: int, slug: str) -> Plot | None:
         cells.append("</g>")
     cells.append("</g>")
     fig.add("".join(cells))
+    fig.baseline()
     step = 1 if nrows <= 24 else 2
     fig.add('<g class="axis y-axis">' + "".join(
         f'<text x="{fig.x0 - 6:.1f}" y="{(fig.y(b) + fig.y(b + 1)) / 2 + 4:.1f}" text-anchor="end" '
@@ -396,6 +397,7 @@ def _disk_busy(results: dict, meta: dict) -> Plot | None:
             f'fill="none" stroke="#999999"/>')
     fig.add("".join(parts))
     fig.add("".join(labels))
+    fig.baseline()
     _scan_marks(fig, results)
     legend = [("", "%busy per cell:")]
     for k in range(len(SHADES)):

@@ -118,7 +118,11 @@ def byte_ticks(hi: float, target: int = 5) -> list[float]:
     if hi <= 0:
         return [0.0, 1024.0]
     unit = 1024 ** max(0, min(6, int(math.log(hi, 1024)) if hi >= 1 else 0))
-    return [t * unit for t in linear_ticks(hi / unit, target)]
+    ticks = linear_ticks(hi / unit, target)
+    if hi / unit >= 2 and ticks[1] < 1:
+        # Whole units where they give enough ticks: 0, 1T, 2T, 3T rather than 0, 512G, 1T, 1.50T.
+        ticks = [float(k) for k in range(math.ceil(hi / unit - 1e-9) + 1)]
+    return [t * unit for t in ticks]
 
 
 _TIME_STEPS_NS = tuple(m * 10**e for e in range(9) for m in (1, 2, 5)) + tuple(
@@ -285,6 +289,11 @@ class Figure:
                      f'text-anchor="middle">{esc(label)}</text>')
         parts.append("</g>")
         self.add("".join(parts))
+
+    def baseline(self) -> None:
+        """The x axis line again, over marks drawn after the axes (heat-map cells)."""
+        self.add(f'<line x1="{_n(self.x0)}" y1="{_n(self.y0)}" x2="{_n(self.x1)}" y2="{_n(self.y0)}" '
+                 'stroke="#000000"/>')
 
     def y_axis(self, ticks: Iterable[tuple[float, str]], label: str, grid: bool = True) -> None:
         parts = ['<g class="axis y-axis">',
