@@ -133,7 +133,8 @@ def _scan_table(summary: dict, release: str) -> str:
     done = "repaired" if sc.get("func") == "scrub" else "resilvered"
     rows = [
         ("function", sc.get("func")), ("state at end", sc.get("state")), ("engine", sc.get("engine")),
-        ("started", fmt_time(sc.get("start_ns", 0))), ("ended", fmt_time(sc.get("end_ns", 0))),
+        ("started", fmt_time(sc.get("start_ns", 0))),
+        ("still running at the end, at" if sc.get("state") == "scanning" else "ended", fmt_time(sc.get("end_ns", 0))),
         ("duration", fmt_time(sc.get("duration_ns", 0))),
         ("to examine", zfs_nicebytes(sc.get("to_examine_bytes", 0))),
         ("examined", zfs_nicebytes(sc.get("examined_bytes", 0))),
@@ -144,7 +145,7 @@ def _scan_table(summary: dict, release: str) -> str:
         ("disk read rate", nicerate(sc.get("leaf_read_bytes_per_s", 0), release)),
     ]
     return ('<h3 id="t-scan">Scan</h3>\n'
-            + _table(["", "value"], [[k, v] for k, v in rows if v is not None]))
+            + _table(["scan", "value"], [[k, v] for k, v in rows if v is not None]))
 
 
 def report_html(results: dict, meta: dict, plots: list[Plot] | None) -> str:

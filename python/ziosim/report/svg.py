@@ -67,11 +67,12 @@ def fmt_duration(ns: float) -> str:
 
 
 def fmt_time(ns: int) -> str:
-    """A point in simulated time for an axis: ``0s``, ``45s``, ``1m30s``, ``2h05m``, ``1.50s``."""
+    """A point in simulated time: ``0s``, ``45s``, ``1.50s``, ``1m30s``, ``2h05m``; from a
+    minute on, to the nearest second."""
     ns = int(ns)
-    if ns % 1_000_000_000:
-        return "0s" if ns == 0 else human_ns(ns)
-    s = ns // 1_000_000_000
+    if ns % 1_000_000_000 and ns < 60_000_000_000:
+        return human_ns(ns)
+    s = (ns + 500_000_000) // 1_000_000_000
     if s < 60:
         return f"{s}s"
     if s < 3600:
