@@ -169,7 +169,9 @@ def run(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML; see docs/scenario.md).")],
     out: Annotated[
         Optional[Path],
-        typer.Option("--out", help="Directory for summary.json, Parquet and plots. [default: out/<scenario name>]"),
+        typer.Option(
+            "--out", help="Directory for summary.json, Parquet, plots and report.html. [default: out/<scenario name>]"
+        ),
     ] = None,
     seed: Annotated[
         Optional[int], typer.Option("--seed", help="Seed for every random stream (overrides scenario.seed).")
@@ -190,8 +192,11 @@ def run(
     no_progress: Annotated[
         bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
     ] = False,
+    no_plots: Annotated[
+        bool, typer.Option("--no-plots", help="Write no SVG plots; report.html keeps its text and tables.")
+    ] = False,
 ) -> None:
-    """Run a scenario: print the text report and write summary.json, Parquet and plots."""
+    """Run a scenario: print the text report and write summary.json, Parquet, SVG plots and report.html."""
     repro = (
         f"ziosim run {shlex.quote(str(scenario))}" + (f" --seed {seed}" if seed is not None else "") + _stop_arg(stop)
     )
@@ -217,7 +222,10 @@ def run(
                     raise
                 reason = re.sub(r"^views?: ", "", str(e).splitlines()[0])
                 raise ScenarioError(f"--views: {json.dumps(views)} — {reason}") from None
-            report.write_outputs(outdir, results, meta)
+            if no_plots:
+                report.write_outputs(outdir, results, meta, plots=False)
+            else:
+                report.write_outputs(outdir, results, meta)
         except KeyboardInterrupt:
             _say("interrupted; nothing written")
             raise typer.Exit(EXIT_INTERRUPTED) from None

@@ -49,8 +49,8 @@ def summary(results, meta):
     }
 
 
-def write_outputs(outdir, results, meta):
-    CALLS.append(("write_outputs", str(outdir)))
+def write_outputs(outdir, results, meta, plots=True):
+    CALLS.append(("write_outputs", str(outdir)) if plots else ("write_outputs", str(outdir), "no plots"))
     outdir = Path(outdir)
     outdir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=outdir.parent))

@@ -48,6 +48,13 @@ def test_run_prints_the_report_and_writes_outputs(tmp_path, fake_report):
     assert fake_report.CALLS == [("render_text", fake_report.DEFAULT_VIEWS), ("write_outputs", str(out))]
 
 
+def test_run_no_plots_reaches_write_outputs(tmp_path, fake_report):
+    out = tmp_path / "o"
+    r = invoke("run", SCENARIOS / "default.toml", "--out", out, "--no-plots")
+    assert r.exit_code == 0, r.stderr
+    assert fake_report.CALLS[-1] == ("write_outputs", str(out), "no plots")
+
+
 def test_run_passes_meta_and_views(tmp_path, fake_report, monkeypatch):
     seen = {}
     real = fake_report.render_text

@@ -13,7 +13,10 @@ from ziosim.report import build_summary, write_outputs
 from ziosim.report.summary import canonical_json, summary_json
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-EXPECTED_FILES = ["histograms.parquet", "run.json", "series.parquet", "summary.json"]
+# The fixture has series but no per-interval latency histograms and no scan: of the
+# plots, only disk utilisation and throughput (test_report_plots.py covers the rest).
+EXPECTED_FILES = ["disk-busy.svg", "histograms.parquet", "report.html", "run.json", "series.parquet",
+                  "summary.json", "throughput.svg"]
 
 
 @pytest.fixture(scope="module")

@@ -449,7 +449,13 @@ pub(crate) struct Workload {
     pub(crate) s_bytes: u64,
     pub(crate) s_lat_sum: u128,
     pub(crate) s_lat_max: u64,
+    /// This interval's latencies in log2 buckets (reset by `sample`), for the report's
+    /// latency heat map.
+    pub(crate) s_lat_log2: Log2Hist<64>,
     pub(crate) series: Vec<(u64, u64, u128, u64)>,
+    /// Per interval: the non-empty bucket range of `s_lat_log2` as (first bucket, counts
+    /// from it to the last non-empty one); `(0, [])` for an interval without operations.
+    pub(crate) series_lat_log2: Vec<(u32, Vec<u64>)>,
     /// The prefetcher of a sequential-read stream (None: random or prefetch disabled).
     pub(crate) pf: Option<Prefetcher>,
     /// Operations in flight now, and ∫ in-flight dt (ns) for Little's law.
@@ -737,7 +743,9 @@ impl Model_ {
                 s_bytes: 0,
                 s_lat_sum: 0,
                 s_lat_max: 0,
+                s_lat_log2: Log2Hist::default(),
                 series: Vec::new(),
+                series_lat_log2: Vec::new(),
                 pf: (w.kind == WorkloadKind::SeqRead && prefetch_on).then(|| Prefetcher::new(zfetch_max)),
                 inflight: 0,
                 inflight_ns: 0,
@@ -1542,6 +1550,7 @@ impl Model_ {
         w.s_bytes += bytes;
         w.s_lat_sum += lat as u128;
         w.s_lat_max = w.s_lat_max.max(lat);
+        w.s_lat_log2.add(lat);
         if w.rate_per_s.is_none() && now < w.stop_ns && !self.stopped {
             if w.think_ns == 0 {
                 self.start_op(wl, thread, ctx);
@@ -2193,6 +2202,13 @@ impl Model_ {
             w.s_bytes = 0;
             w.s_lat_sum = 0;
             w.s_lat_max = 0;
+            let c = &mut w.s_lat_log2.counts;
+            let row = match (c.iter().position(|&n| n > 0), c.iter().rposition(|&n| n > 0)) {
+                (Some(lo), Some(hi)) => (lo as u32, c[lo..=hi].to_vec()),
+                _ => (0, Vec::new()),
+            };
+            w.series_lat_log2.push(row);
+            *c = [0; 64];
         }
         if now + self.cfg.report_interval_ns <= self.cfg.stop_ns {
             ctx.schedule_in(self.cfg.report_interval_ns, Ev::Sample);
@@ -2273,6 +2289,8 @@ impl Model_ {
                     "bytes": w.series.iter().map(|s| s.1).collect::<Vec<_>>(),
                     "latency_ns_sum": w.series.iter().map(|s| s.2 as u64).collect::<Vec<_>>(),
                     "latency_ns_max": w.series.iter().map(|s| s.3).collect::<Vec<_>>(),
+                    "latency_log2_lo": w.series_lat_log2.iter().map(|s| s.0).collect::<Vec<_>>(),
+                    "latency_log2": w.series_lat_log2.iter().map(|s| &s.1).collect::<Vec<_>>(),
                 })
             })
             .collect();

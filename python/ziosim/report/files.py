@@ -21,7 +21,12 @@ Files:
   rebuild; the counters of ``pool_scan_stat_t`` and the rates, % done and ETA that the
   release's ``zpool status`` computes from them (``status.scan_progress``).
 
-Every Parquet file carries the run identity as schema metadata (``ziosim.*`` keys).
+* ``*.svg`` — the plots (:mod:`ziosim.report.plots`), one file each; not with ``plots=False``.
+* ``report.html`` — one self-contained page: identity, text views, the plots inline,
+  summary tables (:mod:`ziosim.report.html`).
+
+Every Parquet file carries the run identity as schema metadata (``ziosim.*`` keys); every
+SVG names it in ``<desc>`` and a footer line, report.html in its header.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from pathlib import Path
 
 from .summary import canonical_json, identity, summary_json
 
-__all__ = ["write_outputs", "series_table", "histograms_table", "scan_table", "run_document"]
+__all__ = ["write_outputs", "write_report", "series_table", "histograms_table", "scan_table", "run_document"]
 
 STAGES = (("total", "total_wait_log2"), ("disk", "disk_wait_log2"), ("queue", "queue_wait_log2"))
 LEAF_METRICS = (
@@ -47,7 +52,7 @@ LEAF_METRICS = (
     "inflight_ns_integral",
 )
 CLASS_GROUPS = ("class_ops", "queued", "active")
-WORKLOAD_METRICS = ("ops", "bytes", "latency_ns_sum", "latency_ns_max")
+WORKLOAD_METRICS = ("ops", "bytes", "latency_ns_sum", "latency_ns_max", "latency_log2_lo")
 
 
 def run_document(meta: dict) -> dict:
@@ -75,6 +80,10 @@ def series_table(results: dict, meta: dict):
     columns: dict[str, list] = {"t_ns": [], "leaf": [], "workload": []}
     for name in LEAF_METRICS + tuple(class_cols) + WORKLOAD_METRICS:
         columns.setdefault(name, [])
+    # The per-interval latency histogram: a list column, buckets from latency_log2_lo on.
+    has_hist = any("latency_log2" in s for s in series.get("workloads", []))
+    if has_hist:
+        columns["latency_log2"] = []
 
     def add_row(t, leaf, workload, values: dict):
         columns["t_ns"].append(t)
@@ -93,6 +102,8 @@ def series_table(results: dict, meta: dict):
             add_row(t, leaves[i]["name"], None, values)
         for j, s in enumerate(series.get("workloads", [])):
             values = {m: s[m][k] for m in WORKLOAD_METRICS if s.get(m)}
+            if has_hist and s.get("latency_log2"):
+                values["latency_log2"] = [int(c) for c in s["latency_log2"][k]]
             add_row(t, None, results["workloads"][j]["name"], values)
 
     fields = [pa.field("t_ns", pa.int64()), pa.field("leaf", pa.string()),
@@ -101,6 +112,10 @@ def series_table(results: dict, meta: dict):
               pa.array(columns["workload"], pa.string())]
     for name, values in columns.items():
         if name in ("t_ns", "leaf", "workload"):
+            continue
+        if name == "latency_log2":
+            fields.append(pa.field(name, pa.list_(pa.int64())))
+            arrays.append(pa.array(values, pa.list_(pa.int64())))
             continue
         is_float = any(isinstance(v, float) for v in values)
         typ = pa.float64() if is_float else pa.int64()
@@ -251,9 +266,21 @@ def _write_parquet(path: Path, table) -> None:
     pq.write_table(table, path)
 
 
-def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict) -> list[Path]:
+def write_report(directory: Path, results: dict, meta: dict, plots: bool = True) -> None:
+    """The plots (one ``.svg`` each) and ``report.html`` into ``directory``."""
+    from .html import report_html
+    from .plots import build_plots
+
+    figures = build_plots(results, meta) if plots else None
+    for fig in figures or ():
+        _write_text(directory / fig.file, fig.svg)
+    _write_text(directory / "report.html", report_html(results, meta, figures))
+
+
+def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict, plots: bool = True) -> list[Path]:
     """Write summary.json, run.json, series.parquet, histograms.parquet (and scan.parquet
-    for a run with status snapshots) into ``outdir``.
+    for a run with status snapshots), the plots and report.html into ``outdir``
+    (``plots=False``: no SVG files, report.html without plots).
 
     Atomic: files go to a temporary sibling directory that replaces ``outdir`` only once
     all are written; on any error the temporary directory is removed and ``outdir`` is
@@ -272,6 +299,7 @@ def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict) -> list[
         scan = scan_table(results, meta)
         if scan is not None:
             _write_parquet(tmp / "scan.parquet", scan)
+        write_report(tmp, results, meta, plots)
         if outdir.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old-", dir=parent))
             os.rename(outdir, old / outdir.name)

@@ -194,7 +194,7 @@ def run_point(task: Mapping[str, Any]) -> dict[str, Any]:
         points_dir = Path(task["points_dir"])
         partial = points_dir / f".{sc.hash}.partial-{uuid.uuid4().hex[:12]}"
         try:
-            report.write_outputs(partial, results, meta)
+            report.write_outputs(partial, results, meta, plots=False)  # report.html without SVGs per point
             doc = {"id": sc.hash, "metrics_schema": METRICS_SCHEMA, "ziosim_version": _version(),
                    "settings": task.get("settings", {}), **point_metrics(results, sc.config)}
             with open(partial / METRICS_FILE, "w", encoding="utf-8", newline="\n") as f:
