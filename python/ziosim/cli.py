@@ -106,7 +106,22 @@ def _fmt_s(ns: int) -> str:
     return f"{ns / 1e9:.1f}s"
 
 
-class _Progress:
+class _Bar:
+    """A rich progress bar on stderr as a context manager; ``bar`` None means no bar."""
+
+    bar: Any = None
+
+    def __enter__(self):
+        if self.bar is not None:
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+class _Progress(_Bar):
     """A rich bar of simulated time on stderr; a no-op when not wanted."""
 
     def __init__(self, enabled: bool, label: str) -> None:
@@ -125,15 +140,6 @@ class _Progress:
             transient=True,
         )
         self.task = self.bar.add_task(label, total=1, sim="0.0s", events=0)
-
-    def __enter__(self) -> "_Progress":
-        if self.bar is not None:
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
     def update(self, now_ns: int, stop_ns: int, events: int) -> None:
         if self.bar is not None:
@@ -248,7 +254,7 @@ def run(
 # ----------------------------------------------------------------------------- sweep / compare
 
 
-class _PointProgress:
+class _PointProgress(_Bar):
     """A rich bar of finished points on stderr (a terminal only); a no-op otherwise."""
 
     def __init__(self, enabled: bool, total: int) -> None:
@@ -262,15 +268,6 @@ class _PointProgress:
             TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True,
         )
         self.task = self.bar.add_task("points", total=total, last="")
-
-    def __enter__(self) -> "_PointProgress":
-        if self.bar is not None:
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
     def update(self, done: int, total: int, describe: str, reused: bool) -> None:
         if self.bar is not None:
