@@ -1152,6 +1152,14 @@ pub struct Traversal<'a> {
     cur: Cursor,
 }
 
+impl Cursor {
+    /// The file the block at this bookmark belongs to, as (dnode block, file in it); None
+    /// for the pool's prefix (MOS, objset) and the meta-dnode's own blocks.
+    pub fn file(&self) -> Option<(u64, u64)> {
+        matches!(self.stage, Stage::FileInd | Stage::Data).then_some((self.unit, self.file))
+    }
+}
+
 impl Traversal<'_> {
     /// Bookmark of the next block.
     pub fn cursor(&self) -> Cursor {

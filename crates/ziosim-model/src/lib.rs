@@ -15,6 +15,7 @@ pub mod queue;
 pub mod rebuild;
 pub mod release;
 pub mod scan;
+pub mod scan_prefetch;
 pub mod scan_queue;
 pub mod sim;
 pub mod stats;

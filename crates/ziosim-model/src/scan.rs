@@ -10,7 +10,9 @@
 //! for each block (traversal order):
 //!     if level 0 and check_pause(): save bookmark, stop
 //!     if metadata (objset, dnode, indirect): read it from its first DVA and wait
-//!         (arc_read WAIT: ASYNC_READ priority before 0.8, SCRUB from 0.8)
+//!         (arc_read WAIT: ASYNC_READ priority before 0.8, SCRUB from 0.8) — unless the
+//!         legacy engine prefetched it (then an ARC hit, or a wait for the prefetch) — and
+//!         prefetch its metadata children (`scan_prefetch.rs`, legacy engine only)
 //!     examined += Σ DVA asize
 //!     for each DVA that needs I/O (scrub: every copy; resilver: on a top-level vdev with
 //!     a replacing child and, raidz 0.7+, a column on it):
@@ -167,6 +169,11 @@ pub struct Scan {
     ext_end: usize,
     /// The sorted engine (0.8+ unless zfs_scan_legacy) and its state.
     pub sorted: Option<Sorted>,
+    /// Metadata blocks the traversal read and waited for; prefetch reads issued; metadata
+    /// blocks found prefetched (in the ARC, or in flight and waited for).
+    pub(crate) meta_reads: u64,
+    pub(crate) prefetch_reads: u64,
+    pub(crate) prefetch_hits: u64,
 }
 
 /// State of the sorted (0.8+) scan: per-vdev queues, the A/B mode switch, byte limits.
@@ -233,6 +240,9 @@ impl Scan {
             ext_pos: (0, 0),
             ext_end: 0,
             sorted: None,
+            meta_reads: 0,
+            prefetch_reads: 0,
+            prefetch_hits: 0,
         }
     }
 
@@ -339,6 +349,7 @@ impl Model_ {
             scan.sorted = Some(self.sorted_setup(now));
         }
         self.scan = Some(scan);
+        self.scan_pf.reset();
     }
 
     /// Limits of the sorted scan (`dsl_scan_should_clear`, `scan_io_queue_create`).
@@ -542,8 +553,7 @@ impl Model_ {
                 self.scan.as_mut().unwrap().wait = Wait::Drain;
                 break;
             }
-            if blk.kind.is_metadata() && !meta_read {
-                self.scan_meta_read(&blk, ctx);
+            if blk.kind.is_metadata() && !meta_read && !self.scan_meta_read(&blk, ctx) {
                 return;
             }
             if !self.scan_visit(&blk, next, now, ctx) {
@@ -595,17 +605,57 @@ impl Model_ {
     /// what the block points to: `arc_read` with ARC_FLAG_WAIT, ASYNC_READ priority before
     /// 0.8, SCRUB priority from 0.8 (sorted, and legacy with zfs_scan_legacy; §5.1, §5.2),
     /// from the first DVA.
-    fn scan_meta_read(&mut self, blk: &Block, ctx: &mut Ctx<Ev>) {
+    ///
+    /// Returns true when the block is already in the ARC (prefetched): the traversal goes
+    /// on at once, after prefetching the block's own children (`scan_prefetch.rs`).
+    fn scan_meta_read(&mut self, blk: &Block, ctx: &mut Ctx<Ev>) -> bool {
         let class = if self.cfg.release >= Release::Zfs08 { IoClass::Scrub } else { IoClass::AsyncRead };
+        match self.scan_prefetched(blk) {
+            Some(true) => {
+                self.scan.as_mut().unwrap().meta_read = true;
+                self.scan_prefetch_current(ctx);
+                return true;
+            }
+            Some(false) => {
+                // Its prefetch is in flight: wait for it (`scan_meta_ready` resumes).
+                let s = self.scan.as_mut().unwrap();
+                s.wait = Wait::Meta;
+                s.meta_read = true;
+                return false;
+            }
+            None => {}
+        }
         let s = self.scan.as_mut().unwrap();
         s.wait = Wait::Meta;
         s.meta_read = true;
+        s.meta_reads += 1;
         let d = blk.dvas[0];
         let zi = self.alloc_zio(ScanZio { top: d.vdev, voff: d.offset, psize: blk.psize, meta: true, ..Default::default() });
         let n = self.read_at(d.vdev as usize, d.offset, blk.psize, class, 0, OWNER_SCAN | zi, ctx);
         self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
         if n == 0 {
             self.scan_zio_done(zi, ctx);
+        }
+        false
+    }
+
+    /// The metadata block at the traversal's bookmark has been read (or found prefetched):
+    /// prefetch its children, then go on.
+    pub(crate) fn scan_meta_ready(&mut self, ctx: &mut Ctx<Ev>) {
+        let s = self.scan.as_mut().unwrap();
+        if s.wait != Wait::Meta {
+            return;
+        }
+        s.wait = Wait::Running;
+        self.scan_prefetch_current(ctx);
+        self.scan_run(ctx);
+    }
+
+    /// Prefetch the children of the metadata block at the traversal's bookmark.
+    fn scan_prefetch_current(&mut self, ctx: &mut Ctx<Ev>) {
+        let at = self.scan.as_ref().unwrap().cursor;
+        if let Some(blk) = self.layout.traverse_from(at).next() {
+            self.scan_prefetch_children(&blk, at, ctx);
         }
     }
 
@@ -828,6 +878,9 @@ impl Model_ {
 
     /// A leaf I/O of scan zio `zi` completed.
     pub(crate) fn scan_leaf_done(&mut self, zi: u32, ctx: &mut Ctx<Ev>) {
+        if zi & crate::scan_prefetch::OWNER_SCAN_PF != 0 {
+            return self.scan_prefetch_leaf_done(zi & !crate::scan_prefetch::OWNER_SCAN_PF, ctx);
+        }
         let Some(s) = self.scan.as_mut() else { return };
         let z = &mut s.zios[zi as usize];
         z.pending -= 1;
@@ -844,8 +897,7 @@ impl Model_ {
             s.zio_free.push(zi);
             s.inflight -= 1;
             if s.wait == Wait::Meta {
-                s.wait = Wait::Running;
-                self.scan_run(ctx);
+                self.scan_meta_ready(ctx);
             } else if s.wait == Wait::Drain {
                 self.scan_check_drain(ctx);
             }
@@ -950,6 +1002,7 @@ impl Model_ {
             "sort_mem_peak_bytes": sc.sorted.as_ref().map(|so| so.mem_peak_bytes),
             "sort_mem_hard_bytes": sc.sorted.as_ref().map(|so| so.hard_bytes),
             "issue_phases": sc.sorted.as_ref().map(|so| so.issue_phases),
+            "meta_reads": sc.meta_reads, "prefetch_reads": sc.prefetch_reads, "prefetch_hits": sc.prefetch_hits,
         })
     }
 

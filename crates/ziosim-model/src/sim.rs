@@ -560,6 +560,8 @@ pub struct Model_ {
     pub(crate) scan: Option<crate::scan::Scan>,
     /// A scan asked for, to start at the next txg boundary.
     pub(crate) scan_pending: Option<crate::scan::ScanFunc>,
+    /// Metadata the legacy scan prefetched (`dsl_scan_prefetch`).
+    pub(crate) scan_pf: crate::scan_prefetch::ScanPrefetch,
     /// The before/during/after window the pool is in, and since when; time spent in each
     /// finished window (ns). Per-window rates divide by these.
     pub(crate) phase_now: (ScanPhase, u64),
@@ -871,6 +873,7 @@ impl Model_ {
             last_user_io_ns: 0,
             scan: None,
             scan_pending: None,
+            scan_pf: Default::default(),
             phase_now: (ScanPhase::Before, 0),
             phase_ns: [0; 3],
             status_snaps: Vec::new(),

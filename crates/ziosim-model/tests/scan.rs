@@ -262,3 +262,41 @@ fn a_run_without_a_scan_has_no_phase_split() {
     let res = run(&cfg);
     assert!(res["workloads"][0]["by_scan_phase"].is_null());
 }
+
+/// The legacy scan prefetches the metadata below each indirect and dnode block it reads
+/// (`dsl_scan_prefetch`), so its synchronous metadata reads mostly find the block already
+/// read; `zfs_no_scrub_prefetch = 1` makes it wait on every one. Either way every block is
+/// examined once.
+#[test]
+fn legacy_scan_prefetches_metadata_unless_told_not_to() {
+    let run_with = |no_pf: i64| {
+        let disks: Vec<Value> = (0..6).map(|i| json!({"name": format!("sd{}", (b'a' + i) as char), "device": "d"})).collect();
+        let mut cfg = config("zfs-0.7", hdd(), json!([{"type": "raidz2", "disks": disks}]), json!([]), 7200);
+        cfg["pool"]["recordsize_bytes"] = json!(131072);
+        cfg["pool"]["allocated_bytes"] = json!(8u64 << 30);
+        cfg["pool"]["layout"] = json!({"files": [[65536, 0.2], [1u64 << 30, 0.8]]});
+        cfg["tunables"] = json!({"zfs_no_scrub_prefetch": no_pf});
+        cfg["stop_on_scan_done"] = json!(true);
+        cfg["actions"] = json!([{"at_ns": 0, "do": "scrub"}]);
+        run(&cfg)["scan"].clone()
+    };
+    let on = run_with(0);
+    let off = run_with(1);
+    eprintln!("prefetch on: {on}\nprefetch off: {off}");
+    for s in [&on, &off] {
+        assert_eq!(s["state"], "finished");
+        assert_eq!(s["examined_bytes"], s["to_examine_bytes"]);
+    }
+    assert_eq!(off["prefetch_reads"], 0);
+    let (pf_reads, hits) = (on["prefetch_reads"].as_u64().unwrap(), on["prefetch_hits"].as_u64().unwrap());
+    assert!(pf_reads > 100, "{on}");
+    // Nearly every prefetched block is later met by the traversal; what it still reads
+    // itself and waits for is the rest (tree tops and files' first indirects it visits).
+    assert!(hits * 100 >= pf_reads * 95, "{on}");
+    let sync_on = on["meta_reads"].as_u64().unwrap();
+    let sync_off = off["meta_reads"].as_u64().unwrap();
+    assert_eq!(sync_on + hits, sync_off, "on {on} off {off}");
+    assert!(sync_on * 4 < sync_off, "on {sync_on} off {sync_off}");
+    // The traversal no longer stops for each indirect block: the scrub ends sooner.
+    assert!(on["duration_ns"].as_u64().unwrap() < off["duration_ns"].as_u64().unwrap(), "on {on} off {off}");
+}
