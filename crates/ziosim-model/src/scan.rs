@@ -802,8 +802,13 @@ impl Model_ {
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => (0..self.tops[t].leaves.len()).any(|c| child_misses(self, c)),
             k => {
+                // No child misses the txg: no column can (and the column map is the
+                // expensive part; most blocks of a resilver are on healthy vdevs).
+                if !(0..self.tops[t].leaves.len()).any(|c| child_misses(self, c)) {
+                    return false;
+                }
                 if self.cfg.release < Release::Zfs07 {
-                    return (0..self.tops[t].leaves.len()).any(|c| child_misses(self, c));
+                    return true;
                 }
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);

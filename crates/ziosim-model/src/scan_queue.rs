@@ -14,8 +14,22 @@
 //! by their log2 bucket and then by offset.
 //!
 //! Memory: what ZFS counts against `zfs_scan_mem_lim_*` — 120 B + 16 B per DVA per sio
-//! (`SIO_GET_MUSED`) and ≈ 72 B per extent ((sizeof(range_seg_gap_t) + 8) × 1.5). The
-//! simulator itself stores 20 B per sio and 40 B per extent.
+//! (`SIO_GET_MUSED`) and ≈ 72 B per extent ((sizeof(range_seg_gap_t) + 8) × 1.5) — is
+//! computed from the sio and extent counts, exactly as ZFS counts it, whatever the
+//! simulator stores.
+//!
+//! What the simulator stores (its own memory, not ZFS's): sios are kept run-length
+//! encoded — a *run* is a maximal set of queued sios that are back to back on the vdev
+//! (each starts where the previous one ends) with the same asize, psize and birth txg,
+//! stored once as (first offset, count, asize, psize, birth). The set of queued sios, and
+//! so every result, is exactly what a per-sio map holds: a run is split back into its sios
+//! one at a time as the issue phase pops them (lowest offset first), and an insert merges
+//! with the run ending where it starts or starting where it ends. A fresh fill places a
+//! lane's blocks back to back in traversal order, so a run is as long as the blocks of one
+//! birth txg that landed contiguously on the vdev (a 1 GiB txg over 10 vdevs: ~80 blocks
+//! of 1 MiB); the store then grows with the number of txgs the pool was filled in, not with
+//! its blocks. An aged layout (`fragmentation` → 1) scatters blocks so that runs shorten
+//! towards one sio each (the old cost, ≈ 40 B per sio). Extents cost 40 B each.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,9 +47,29 @@ struct Ext {
     fill: u64,
 }
 
+/// Back-to-back sios of one asize, psize and birth: `count` of them from the key offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    count: u32,
+    asize: u32,
+    psize: u32,
+    birth: u64,
+}
+
+impl Run {
+    fn same(&self, asize: u32, psize: u32, birth: u64) -> bool {
+        self.asize == asize && self.psize == psize && self.birth == birth
+    }
+    fn len(&self) -> u64 {
+        self.count as u64 * self.asize as u64
+    }
+}
+
 pub struct SortedQueue {
-    /// offset → (asize, psize, birth txg).
-    sios: BTreeMap<u64, (u32, u32, u64)>,
+    /// First offset of a run → the run (runs are disjoint; the key is its lowest live sio).
+    runs: BTreeMap<u64, Run>,
+    /// Queued sios (Σ run counts).
+    n_sios: u64,
     exts: BTreeMap<u64, Ext>,
     by_score: BTreeSet<(u64, u64)>,
     max_gap: u64,
@@ -47,21 +81,25 @@ pub struct SortedQueue {
 
 impl SortedQueue {
     pub fn new(max_gap: u64, fill_weight: u64, quantized: bool) -> SortedQueue {
-        SortedQueue { sios: BTreeMap::new(), exts: BTreeMap::new(), by_score: BTreeSet::new(), max_gap, fill_weight, quantized, bytes: 0 }
+        SortedQueue { runs: BTreeMap::new(), n_sios: 0, exts: BTreeMap::new(), by_score: BTreeSet::new(), max_gap, fill_weight, quantized, bytes: 0 }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.sios.is_empty()
+        self.n_sios == 0
     }
     pub fn len(&self) -> usize {
-        self.sios.len()
+        self.n_sios as usize
+    }
+    /// Runs the simulator stores for the queued sios (its own memory, ≈ 40 B each).
+    pub fn runs(&self) -> usize {
+        self.runs.len()
     }
     pub fn extents(&self) -> usize {
         self.exts.len()
     }
     /// What ZFS counts against the scan memory limit for this queue.
     pub fn mem_used(&self) -> u64 {
-        self.sios.len() as u64 * SIO_MEM_BYTES + self.exts.len() as u64 * EXT_MEM_BYTES
+        self.n_sios * SIO_MEM_BYTES + self.exts.len() as u64 * EXT_MEM_BYTES
     }
 
     fn key(&self, start: u64, e: &Ext) -> (u64, u64) {
@@ -90,12 +128,60 @@ impl SortedQueue {
         e
     }
 
+    /// Add one sio to the run store; false if a queued sio already covers `offset`.
+    fn store_sio(&mut self, offset: u64, asize: u32, psize: u32, birth: u64) -> bool {
+        let end = offset + asize as u64;
+        let mut prev_key = None;
+        if let Some((&s, r)) = self.runs.range(..=offset).next_back() {
+            if s + r.len() > offset {
+                return false;
+            }
+            if s + r.len() == offset && r.same(asize, psize, birth) {
+                prev_key = Some(s);
+            }
+        }
+        let next = match self.runs.range(offset..).next() {
+            Some((&s, r)) if s == end && r.same(asize, psize, birth) => Some((s, r.count)),
+            Some((&s, _)) if s < end => return false,
+            _ => None,
+        };
+        match (prev_key, next) {
+            (Some(p), Some((n, c))) => {
+                self.runs.remove(&n);
+                self.runs.get_mut(&p).unwrap().count += 1 + c;
+            }
+            (Some(p), None) => self.runs.get_mut(&p).unwrap().count += 1,
+            (None, Some((n, c))) => {
+                self.runs.remove(&n);
+                self.runs.insert(offset, Run { count: c + 1, asize, psize, birth });
+            }
+            (None, None) => {
+                self.runs.insert(offset, Run { count: 1, asize, psize, birth });
+            }
+        }
+        true
+    }
+
+    /// Remove and return the lowest queued sio at or after `start`.
+    fn take_first_sio(&mut self, start: u64) -> Option<Sio> {
+        // A run's key is its lowest sio, and extents start at a sio, so `start` is a key;
+        // a run covering `start` from below would mean a sio queued in no extent.
+        debug_assert!(self.runs.range(..start).next_back().is_none_or(|(&s, r)| s + r.len() <= start));
+        let (&off, &r) = self.runs.range(start..).next()?;
+        self.runs.remove(&off);
+        if r.count > 1 {
+            self.runs.insert(off + r.asize as u64, Run { count: r.count - 1, ..r });
+        }
+        Some((off, r.asize, r.psize, r.birth))
+    }
+
     /// Queue the read of one DVA at `offset` (`asize` bytes allocated, `psize` read) of a
     /// block born in txg `birth`.
     pub fn insert(&mut self, offset: u64, asize: u32, psize: u32, birth: u64) {
-        if self.sios.insert(offset, (asize, psize, birth)).is_some() {
+        if !self.store_sio(offset, asize, psize, birth) {
             return; // the same DVA twice (cannot happen with a valid layout)
         }
+        self.n_sios += 1;
         self.bytes += asize as u64;
         let end = offset + asize as u64;
         let gap = self.max_gap;
@@ -138,11 +224,11 @@ impl SortedQueue {
     /// extent's new start (None once it is empty) with it.
     pub fn pop_from(&mut self, start: u64) -> Option<(Sio, Option<u64>)> {
         let e = self.take_ext(start);
-        let (&off, &(asize, psize, birth)) = self.sios.range(start..).next()?;
-        self.sios.remove(&off);
+        let (off, asize, psize, birth) = self.take_first_sio(start)?;
+        self.n_sios -= 1;
         self.bytes -= asize as u64;
         let rest = Ext { end: e.end, fill: e.fill - asize as u64 };
-        let next = self.sios.range(off..).next().map(|(&o, _)| o).filter(|&o| o < e.end);
+        let next = self.runs.range(off..).next().map(|(&o, _)| o).filter(|&o| o < e.end);
         match next {
             Some(n) if rest.fill > 0 => {
                 self.put_ext(n, rest);
@@ -221,5 +307,61 @@ mod tests {
         }
         assert_eq!(full.best_extent(), Some(400 << 20));
         assert_eq!(q.best_extent(), Some(200 << 20));
+    }
+
+    #[test]
+    fn back_to_back_sios_share_one_run() {
+        let mut q = SortedQueue::new(1 << 20, 3, true);
+        // Out of order: 2, 0, 1 join into one run; 3 has another birth: a second run;
+        // 5 is not adjacent: a third.
+        for (k, birth) in [(2u64, 7u64), (0, 7), (1, 7), (3, 8), (5, 8)] {
+            q.insert(k * 131072, 131072, 131072, birth);
+        }
+        assert_eq!(q.len(), 5);
+        assert_eq!(q.runs(), 3);
+        assert_eq!(q.mem_used(), 5 * SIO_MEM_BYTES + EXT_MEM_BYTES);
+        q.insert(131072, 131072, 131072, 7); // a duplicate changes nothing
+        assert_eq!((q.len(), q.runs()), (5, 3));
+        let ((off, _, _, birth), next) = q.pop_from(0).unwrap();
+        assert_eq!((off, birth, next), (0, 7, Some(131072)));
+        assert_eq!(q.runs(), 3);
+    }
+
+    /// The run store holds exactly the sios a per-sio map would: random inserts and pops
+    /// against a reference `BTreeMap`, comparing every popped sio and every count.
+    #[test]
+    fn run_store_matches_a_per_sio_map() {
+        let mut rng = 0x9e3779b97f4a7c15u64;
+        let mut rand = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let mut q = SortedQueue::new(1 << 18, 3, true);
+        let mut reference: BTreeMap<u64, (u32, u32, u64)> = BTreeMap::new();
+        let unit = 4096u64;
+        let mut merged = 0;
+        for step in 0..20000 {
+            if rand(3) > 0 {
+                // Slots of 2 units; a block takes 1 or 2 units so neighbours can touch.
+                let slot = rand(4000);
+                let asize = if slot % 7 == 0 { unit } else { 2 * unit };
+                let birth = 1 + slot / 50 + rand(2) * (step % 2);
+                let off = slot * 2 * unit;
+                if !reference.contains_key(&off) {
+                    reference.insert(off, (asize as u32, asize as u32, birth));
+                }
+                q.insert(off, asize as u32, asize as u32, birth);
+            } else if let Some(start) = q.best_extent() {
+                let ((off, asize, psize, birth), _) = q.pop_from(start).unwrap();
+                let (&roff, &(ra, rp, rb)) = reference.range(start..).next().unwrap();
+                assert_eq!((off, asize, psize, birth), (roff, ra, rp, rb), "step {step}");
+                reference.remove(&roff);
+            }
+            assert_eq!(q.len(), reference.len(), "step {step}");
+            merged = merged.max(q.len() - q.runs());
+        }
+        assert!(merged > 100, "runs never merged sios: {merged}");
     }
 }
