@@ -51,6 +51,28 @@
 //! Segregating roles this way is the model's one liberty: ZFS interleaves sizes in a
 //! fresh fill; here metadata sits in slots interleaved with the data runs, ≤ one cycle away.
 //!
+//! **Raidz column phase (where parity lands).** A block's first column is its sector mod
+//! dcols (`vdev_raidz_map_alloc`) and every raidz asize is a multiple of nparity+1 sectors.
+//! When a record's asize is a multiple of dcols (128 KiB on 6-wide raidz2: 32 + 16 = 48
+//! sectors), a contiguous stream of records keeps one first column, so parity stays on the
+//! same children (only raidz1 swaps it every MiB) — true of ZFS for as long as one
+//! metaslab's stream runs homogeneous (`metaslab_df_alloc`: first fit from a cursor, no
+//! alignment). What moves it in ZFS is where a stream restarts: each metaslab starts at
+//! m·2^ms_shift (`vdev_metaslab_set_size`, VD@zfs-2.2.0; the stream leaves the old
+//! metaslab's tail and begins at the next one's first free sector, 2^(ms_shift−ashift) mod
+//! dcols columns further on), and odd-sized allocations interleaved in a stream (an
+//! indirect or dnode block whose asize is not a multiple of dcols). The model keeps the
+//! first: each raidz geometry's cycle is cut into stretches of 2^ms_shift bytes (the cycle's
+//! end closes one), and stretch n starts on column n·step, step = 2^(ms_shift−ashift) mod
+//! dcols, after a gap of < dcols sectors (`metaslab_column_step`). For the default pool
+//! (6 × 1 TB raidz2: 16 GiB metaslabs, step 4) parity lands on children {0,1}, {4,5},
+//! {2,3} in turn and each disk holds its share of data columns within 0.4 %. The second it
+//! does not: metadata runs are whole aliquots (`run_blocks` a power of two), whose asize
+//! sums to a multiple of dcols however odd one block's is, so a data stream keeps its
+//! column between stretches. Where the step is 0 (dcols a power of two, e.g. 8-wide
+//! raidz3, 56-sector records) a homogeneous pool therefore keeps parity on the same
+//! children, as ZFS would without interleaved odd-sized blocks.
+//!
 //! **Fresh vs aged.** A fresh fill allocates in traversal order: rank order is offset order,
 //! so a legacy scrub reads each vdev nearly sequentially. Ageing (rewrites, snapshots,
 //! deletes) is one parameter f ∈ [0, 1]: each lane's ranks are cut into chunks of
@@ -322,7 +344,8 @@ struct Lane {
 struct Geom {
     /// asize of one block of each lane.
     lane_asize: Vec<u64>,
-    /// `pre[i]`: offset of cycle slot i; `pre[Q]` = bytes per cycle.
+    /// `pre[i]`: offset of cycle slot i; `pre[Q]` = bytes per cycle (its slots, then on
+    /// raidz a gap of < dcols sectors that sets the next cycle's first column).
     pre: Vec<u64>,
 }
 
@@ -432,9 +455,49 @@ fn feistel(x: u64, n: u64, key: u64) -> u64 {
     }
 }
 
-/// Identifies distinct vdev geometries (asize depends only on these).
-fn geom_key(t: &TopVdev) -> (u32, usize, u32) {
-    (t.kind.nparity() + if t.kind.is_raidz() { 0 } else { 100 }, t.leaves.len(), t.ashift)
+/// Identifies distinct vdev geometries (asize depends only on the first three; the slot
+/// cycle's column phase also on the metaslab step).
+fn geom_key(t: &TopVdev) -> (u32, usize, u32, u64) {
+    (t.kind.nparity() + if t.kind.is_raidz() { 0 } else { 100 }, t.leaves.len(), t.ashift, metaslab_column_step(t))
+}
+
+/// `vdev_metaslab_set_size` (module/zfs/vdev.c, zfs-0.8.0 … 2.3): about 200 metaslabs of
+/// 2^29 … 2^34 bytes, at least 16 and at most 2^17 of them, never below 2^24
+/// (`SPA_MAXBLOCKSHIFT`). Releases before 0.8 used highbit(asize / 200): a different
+/// power of two, which moves a raidz metaslab's first column by a different step of the
+/// same subgroup of columns (see `metaslab_column_step`).
+pub fn metaslab_shift(asize_bytes: u64) -> u32 {
+    let highbit = |x: u64| 64 - x.leading_zeros();
+    let count = asize_bytes >> 29;
+    let shift = if count < 16 {
+        highbit(asize_bytes / 16)
+    } else if count > 200 {
+        highbit(asize_bytes / 200)
+    } else {
+        29
+    };
+    if shift < 24 {
+        24
+    } else if shift > 34 {
+        if (asize_bytes >> 34) > 1 << 17 {
+            highbit(asize_bytes / (1 << 17))
+        } else {
+            34
+        }
+    } else {
+        shift
+    }
+}
+
+/// Columns by which the first column of consecutive metaslabs advances on a raidz vdev:
+/// metaslab m starts at sector m·2^(ms_shift − ashift) of the asize space and a block's
+/// first column is its sector mod dcols (`vdev_raidz_map_alloc`). 0 for a mirror or disk.
+fn metaslab_column_step(t: &TopVdev) -> u64 {
+    if !t.kind.is_raidz() {
+        return 0;
+    }
+    let sh = metaslab_shift(t.size_bytes).saturating_sub(t.ashift);
+    ((1u128 << sh) % t.leaves.len() as u128) as u64
 }
 
 impl Layout {
@@ -733,7 +796,7 @@ impl Layout {
             self.pos.extend(v);
         }
         // Geometries.
-        let mut keys: Vec<(u32, usize, u32)> = vec![];
+        let mut keys: Vec<(u32, usize, u32, u64)> = vec![];
         for t in tops {
             let k = geom_key(t);
             let gi = match keys.iter().position(|x| *x == k) {
@@ -744,12 +807,31 @@ impl Layout {
                     let slot_lane: Vec<usize> = (0..nslots as usize)
                         .map(|s| self.lanes.iter().position(|l| (l.slot as usize..l.slot as usize + l.ndvas as usize).contains(&s)).unwrap())
                         .collect();
+                    // Raidz: the cycle is cut into metaslab-sized stretches (and always ends
+                    // one); stretch n starts on column n·step (mod dcols) as metaslab n would,
+                    // after a gap of < dcols sectors. The cycle then holds a whole number of
+                    // stretches, so cycle c's stretches continue the count.
+                    let dcols = t.leaves.len() as u64;
+                    let ms_bytes = 1u64 << metaslab_shift(t.size_bytes);
+                    let (mut stretch, mut stretch_end) = (0u64, ms_bytes);
+                    let align = |off: u64, n: u64| -> u64 {
+                        let want = (n % dcols) * k.3 % dcols;
+                        off + (((want + dcols - (off >> t.ashift) % dcols) % dcols) << t.ashift)
+                    };
                     let mut pre = Vec::with_capacity(pattern.len() + 1);
                     let mut off = 0u64;
                     for s in &pattern {
+                        if t.kind.is_raidz() && off >= stretch_end {
+                            stretch += 1;
+                            off = align(off, stretch);
+                            stretch_end = off + ms_bytes;
+                        }
                         pre.push(off);
                         let li = slot_lane[*s as usize];
                         off += self.lanes[li].run_blocks * lane_asize[li];
+                    }
+                    if t.kind.is_raidz() {
+                        off = align(off, stretch + 1);
                     }
                     pre.push(off);
                     self.geoms.push(Geom { lane_asize, pre });
@@ -1292,7 +1374,7 @@ impl Iterator for Traversal<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pool::VdevType;
+    use crate::pool::{raidz_map, VdevType};
 
     fn top(name: &str, kind: VdevType, disks: u16, size_bytes: u64) -> TopVdev {
         TopVdev { name: name.into(), kind, leaves: (0..disks).collect(), ashift: 12, size_bytes }
@@ -1682,6 +1764,107 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Per-child bytes of the data columns of every file data block on raidz top `t`
+    /// (what normal reads touch), and the number of distinct first columns seen.
+    fn data_column_bytes(lo: &Layout, tops: &[TopVdev], t: usize) -> (Vec<u64>, usize) {
+        let top = &tops[t];
+        let dcols = top.leaves.len() as u32;
+        let mut per = vec![0u64; dcols as usize];
+        let mut firsts = vec![false; dcols as usize];
+        let mut cols = vec![];
+        for b in lo.traverse().filter(|b| b.kind == BlockKind::Data && b.dvas[0].vdev as usize == t) {
+            let d = b.dvas[0];
+            firsts[((d.offset >> top.ashift) % dcols as u64) as usize] = true;
+            raidz_map(d.offset, b.psize, top.ashift, dcols, top.kind.nparity(), &mut cols);
+            for c in cols.iter().filter(|c| !c.parity && !c.skip) {
+                per[c.child as usize] += c.size;
+            }
+        }
+        (per, firsts.iter().filter(|&&x| x).count())
+    }
+
+    /// (max − min) / mean of per-child shares.
+    fn spread(per: &[u64]) -> f64 {
+        let mean = per.iter().sum::<u64>() as f64 / per.len() as f64;
+        (*per.iter().max().unwrap() - *per.iter().min().unwrap()) as f64 / mean
+    }
+
+    #[test]
+    fn default_pool_spreads_parity_over_every_disk() {
+        // scenarios/default.toml: 6 × 1 TB raidz2, ashift 12, 128 KiB records, fill 0.1.
+        // 128 KiB is 32 data + 16 parity = 48 sectors, a multiple of 6: a block's first
+        // column only moves where a metaslab starts (2^22 sectors ≡ 4 mod 6 apart).
+        let size = (1_000_000_000_000u64 >> 12 << 12) * 6;
+        let tops = vec![top("raidz2-0", VdevType::Raidz2, 6, size)];
+        let alloc = (size as f64 * 4.0 / 6.0 * 0.1) as u64 >> 12 << 12;
+        let lo = Layout::new(&LayoutParams::fresh(alloc, 128 << 10, 12), &tops).unwrap();
+        let (per, firsts) = data_column_bytes(&lo, &tops, 0);
+        let sp = spread(&per);
+        eprintln!("default pool: data-column bytes per disk {per:?}, spread {sp:.4}, first columns {firsts}");
+        assert!(sp < 0.03, "per-disk data-column bytes {per:?}: spread {sp}");
+    }
+
+    #[test]
+    fn metaslab_shift_follows_vdev_metaslab_set_size() {
+        // The table in vdev.c: < 8 GB ~16 metaslabs; 8–100 GB one per 512 MB; 100 GB–3 TB
+        // ~200; 3 TB–2 PB one per 16 GB; beyond, ~2^17 of them; never below 2^24.
+        assert_eq!(metaslab_shift(1 << 30), 27);
+        assert_eq!(metaslab_shift(64 << 30), 29);
+        assert_eq!(metaslab_shift(1 << 40), 33);
+        assert_eq!(metaslab_shift(6_000_000_000_000), 34);
+        assert_eq!(metaslab_shift(1 << 60), 44);
+        assert_eq!(metaslab_shift(64 << 20), 24);
+    }
+
+    #[test]
+    fn homogeneous_stream_keeps_its_column_within_a_metaslab() {
+        // 6-wide raidz2 of 64 GiB: 512 MiB metaslabs, 2^17 sectors ≡ 2 (mod 6) apart. A
+        // stream of 128 KiB records (48 sectors) keeps its first column inside a
+        // metaslab-sized stretch and moves 2 columns at each new one, so parity sits on
+        // children {0,1}, then {2,3}, then {4,5}: all three pairs, evenly over the pool.
+        let tops = vec![top("raidz2-0", VdevType::Raidz2, 6, 64 << 30)];
+        let lo = Layout::new(&LayoutParams::fresh(16 << 30, 128 << 10, 12), &tops).unwrap();
+        let mut by_offset: Vec<u64> = lo.traverse().filter(|b| b.kind == BlockKind::Data).map(|b| b.dvas[0].offset).collect();
+        by_offset.sort_unstable();
+        let col = |o: u64| (o >> 12) % 6;
+        let ms = 512u64 << 20;
+        let (mut at, mut last) = (vec![0u64], col(by_offset[0]));
+        for &o in &by_offset[1..] {
+            let c = col(o);
+            if c != last {
+                assert_eq!((c + 6 - last) % 6, 2, "steps by the metaslab's column step at {o}");
+                at.push(o);
+                last = c;
+            }
+        }
+        // 16 GiB of data is 24 GiB of asize space: one change per 512 MiB stretch (a cycle
+        // of the slot pattern, ~6 GiB here, also ends one, possibly short).
+        let gaps: Vec<u64> = at.windows(2).map(|w| w[1] - w[0]).collect();
+        let short = gaps.iter().filter(|&&g| g < ms).count();
+        eprintln!("{} column changes, {short} stretches shorter than a metaslab", gaps.len());
+        assert!((44..=56).contains(&gaps.len()), "{} column changes", gaps.len());
+        assert!(short <= gaps.len() / 8, "{short} of {} stretches shorter than a metaslab", gaps.len());
+        let (per, firsts) = data_column_bytes(&lo, &tops, 0);
+        assert_eq!(firsts, 3);
+        assert!(spread(&per) < 0.05, "{per:?}");
+        // Where the step is 0 mod dcols (8 children: 2^k ≡ 0 mod 8) and the record's asize
+        // is a multiple of the width (raidz3: 32 + 3·7 = 53 → 56 sectors), a homogeneous
+        // fill never moves: parity stays on the first three children, as in ZFS when no
+        // odd-sized allocation interleaves (the model does not interleave them; theory of
+        // operation).
+        let tops = vec![top("raidz3-0", VdevType::Raidz3, 8, 64 << 30)];
+        let lo = Layout::new(&LayoutParams::fresh(16 << 30, 128 << 10, 12), &tops).unwrap();
+        let (per, firsts) = data_column_bytes(&lo, &tops, 0);
+        assert_eq!(firsts, 1);
+        assert_eq!(per.iter().filter(|&&x| x == 0).count(), 3, "{per:?}");
+        // A width the record does not divide rotates by itself: 5-wide raidz2, 54 sectors.
+        let tops = vec![top("raidz2-0", VdevType::Raidz2, 5, 64 << 30)];
+        let lo = Layout::new(&LayoutParams::fresh(16 << 30, 128 << 10, 12), &tops).unwrap();
+        let (per, firsts) = data_column_bytes(&lo, &tops, 0);
+        assert_eq!(firsts, 5);
+        assert!(spread(&per) < 0.02, "{per:?}");
     }
 
     #[test]
