@@ -1154,7 +1154,7 @@ impl Model_ {
             }
             // lstat of the file: its inode-table block is read cold once per 32 files of
             // a directory (the rest of the directory's inodes share it).
-            let inode_read = n.src.is_some() && n.dir_files % SRC_INODES_PER_BLOCK == 0;
+            let inode_read = n.src.is_some() && n.dir_files.is_multiple_of(SRC_INODES_PER_BLOCK);
             n.dir_files += 1;
             let step = if n.dirs > 0 && new_dir {
                 NfsStep::Mkdir
