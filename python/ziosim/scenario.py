@@ -69,7 +69,7 @@ VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
 WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database")
 WORKLOAD_KINDS_LATER = ("trace",)
-NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs")
+NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs", "source")
 DB_KEYS = ("reads", "wal", "dirty_pages", "checkpoint", "checkpoint_spread")
 DB_PAGE = 8192  # PostgreSQL BLCKSZ: the default page size of a database workload
 SYNC_MODES = ("standard", "always", "disabled")
@@ -132,6 +132,7 @@ WORKLOAD_KEYS = (
     "rtt",
     "net_rate",
     "dirs",
+    "source",
     "reads",
     "wal",
     "dirty_pages",
@@ -1087,6 +1088,10 @@ class _Normaliser:
                 extra["net_bytes_per_s"] = r
             if "dirs" in w:
                 extra["dirs"] = _int(w["dirs"], f"{path}.dirs", 0, 1 << 40)
+            if "source" in w:
+                # The client's own disk the tree is read from: its own instance of the
+                # device, never a pool disk.
+                extra["source"] = self.device_ref(w["source"], f"{path}.source")
         return {
             **extra,
             "name": name,

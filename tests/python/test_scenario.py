@@ -761,3 +761,29 @@ def test_database_and_dirs_mistakes():
     )
     c = scenario.loads(HEAD + POOL + '\n[[workload]]\nkind = "nfs-copy"\nthreads = 1\nfiles = 10\ndirs = 2\n').config
     assert c["workloads"][0]["dirs"] == 2
+
+
+def test_nfs_copy_source_disk():
+    # A preset or a [devices] entry; it joins devices (its own instance, not a pool disk).
+    c = scenario.loads(wl('kind = "nfs-copy"\nthreads = 1\nfiles = 10\nsource = "wd20efrx"\n')).config
+    assert c["workloads"][0]["source"] == "wd20efrx"
+    assert c["devices"]["wd20efrx"]["kind"] == "hdd"
+    assert [v["disks"][0]["device"] for v in c["pool"]["vdevs"]] == ["hdd-7200-sata-2014"]
+    c = scenario.loads(
+        '[devices.home]\nlike = "wd20efrx"\n'
+        + wl('kind = "nfs-copy"\nthreads = 1\nfiles = 10\nsource = "home"\n')
+    ).config
+    assert c["workloads"][0]["source"] == "home"
+    # Without source no key (the source is in the client's memory).
+    c = scenario.loads(wl('kind = "nfs-copy"\nthreads = 1\nfiles = 10\n')).config
+    assert "source" not in c["workloads"][0]
+
+
+def test_nfs_copy_source_mistakes():
+    msg = err(wl('kind = "nfs-copy"\nthreads = 1\nsource = "wd20efrz"\n'))
+    assert msg.startswith('workload[0].source: "wd20efrz" — allowed: a device from [devices]')
+    assert msg.splitlines()[0].endswith("or a preset")  # one line (a hint may follow)
+    assert err(wl('kind = "random-read"\nthreads = 1\nsource = "wd20efrx"\n')).startswith(
+        'workload[0].source: "wd20efrx" — applies to nfs-copy only'
+    )
+    assert err(wl('kind = "nfs-copy"\nthreads = 1\nsource = 3\n')).startswith("workload[0].source: 3 — allowed: a device")

@@ -272,6 +272,11 @@ pub struct WorkloadConfig {
     /// ACCESS the client sends before creating in it); 0 = all files in one directory.
     #[serde(default)]
     pub dirs: u64,
+    /// nfs-copy: the client's own disk the tree is read from (a key of `devices`), cold:
+    /// per directory its entry block and inode-table block, per file its data. None = the
+    /// source is already in the client's memory.
+    #[serde(default)]
+    pub source: Option<String>,
     /// database: random page reads per transaction (`sizes` are the page size).
     #[serde(default = "default_db_reads")]
     pub reads_per_txn: u32,
@@ -471,6 +476,15 @@ impl RunConfig {
                 }
                 if !(w.checkpoint_spread > 0.0 && w.checkpoint_spread <= 1.0) {
                     return Err(field_err(&f("checkpoint_spread"), w.checkpoint_spread, "allowed: above 0, at most 1"));
+                }
+            }
+            if let Some(src) = &w.source {
+                if w.kind != WorkloadKind::NfsCopy {
+                    return Err(field_err(&f("source"), src, &format!("applies to nfs-copy only; remove it for {}", w.kind.key())));
+                }
+                if !self.devices.contains_key(src) {
+                    let have: Vec<&str> = self.devices.keys().map(|s| s.as_str()).collect();
+                    return Err(field_err(&f("source"), src, &format!("allowed: one of [{}]", have.join(", "))));
                 }
             }
             if w.kind == WorkloadKind::NfsCopy && w.threads.is_none() {

@@ -30,6 +30,13 @@
 //!   rest (`vdev_stat_update`, VD@zfs-2.2.0, spec §3). Workload latency = operation
 //!   completion − arrival.
 //!
+//! * nfs-copy with `source`: the client's own disk (a device model owned by the client,
+//!   not a pool leaf) is read cold the way GNU `cp -r` (coreutils 7.x, `copy.c`:
+//!   `copy_dir` → `savedir`, `copy_internal` → `lstat`, `copy_reg` → `read`) on a 2009
+//!   Linux ext3 client meets it: per directory its entry block, per 32 files an
+//!   inode-table block (128-byte inodes), per file its data in one read (page-cache
+//!   read-ahead) — each at a random position (a tree written over years, scattered).
+//!
 //! Same-time events run in scheduling order (engine rule); every random draw comes from a
 //! stream named after its owner (`workload/<name>`, `disk/<leaf>`, `mirror/<vdev>`).
 
@@ -71,6 +78,8 @@ pub enum Ev {
     ZilTimer { token: u32 },
     /// An NFS request reached the server.
     NfsServer { op: u32 },
+    /// An nfs-copy client's source disk asked to be woken (stale if `gen` is not current).
+    SrcWake { wl: u16, gen: u32 },
     /// A database workload's checkpoint is due (`checkpoint_timeout`).
     DbCheckpoint { wl: u16 },
     /// The checkpointer wakes to write the pages due by now (it naps 100 ms between).
@@ -356,14 +365,21 @@ pub(crate) struct Db {
 /// The RPCs a 2009 Linux NFSv3 client sends for GNU `cp -r` (see `nfs_start`): per
 /// directory MKDIR then ACCESS; per file CREATE (EXCLUSIVE, as `open(O_CREAT|O_EXCL)`)
 /// and the SETATTR that follows an exclusive create, WRITEs of up to wsize, COMMIT at
-/// close (close-to-open).
+/// close (close-to-open). With a source disk, the client's own cold reads come between
+/// (the `Src*` steps, served by [`SrcDisk`], not by the server).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NfsStep {
     Idle,
     Mkdir,
+    /// Source: the new directory's entry block (`savedir` → getdents).
+    SrcDir,
+    /// Source: the inode-table block holding the next files' inodes (`lstat`).
+    SrcInode,
     Access,
     Create,
     Setattr,
+    /// Source: the file's data (the `read` loop; page-cache read-ahead covers it).
+    SrcRead,
     Write,
     Commit,
 }
@@ -374,6 +390,36 @@ pub(crate) struct NfsThread {
     size: u64,
     off: u64,
     step: NfsStep,
+    /// This file is the first of a new directory (its MKDIR/ACCESS are due).
+    new_dir: bool,
+}
+
+/// ext3's 4 KiB block: the unit of the source's metadata reads and data rounding.
+const SRC_BLOCK_BYTES: u64 = 4096;
+/// ext3's 128-byte inodes: 32 per inode-table block.
+const SRC_INODES_PER_BLOCK: u64 = SRC_BLOCK_BYTES / 128;
+
+/// The nfs-copy client's own source disk (`source`): a device model of its own, driven by
+/// `Ev::SrcWake` the way leaves are by `Ev::DevWake`, but owned by the client — never a
+/// pool leaf, so it is in no pool report and is no pool I/O. Reads are FIFO (one per
+/// thread at most); positions come from the stream `workload/<name>/source`.
+pub(crate) struct SrcDisk {
+    device_name: String,
+    dev: AnyDevice,
+    capacity_bytes: u64,
+    rng: Rng,
+    wake_gen: u32,
+    wake_at: Option<u64>,
+    /// Threads whose read waits for a device tag, in arrival order.
+    waiting: VecDeque<u32>,
+    /// Per thread: (offset, bytes, submitted at, data read?).
+    reqs: Vec<(u64, u64, u64, bool)>,
+    done: Vec<u32>,
+    reads: u64,
+    data_reads: u64,
+    bytes: u64,
+    lat: FineHist,
+    lat_log2: Log2Hist<64>,
 }
 
 /// An nfs-copy workload's client: files left, per-thread file state, the network.
@@ -391,6 +437,10 @@ pub(crate) struct NfsClient {
     dirs: u64,
     dirs_made: u64,
     files_total: u64,
+    /// Files started in the current source directory (inode-table blocks are per 32).
+    dir_files: u64,
+    /// The client's source disk, if the scenario gives one.
+    src: Option<SrcDisk>,
 }
 
 /// Where an operation ended relative to the pool's scans — the three windows of the
@@ -757,7 +807,7 @@ impl Model_ {
                     files_left: if w.files == 0 { u64::MAX } else { w.files },
                     files_done: 0,
                     next_foid: (i as u64 + 1) << 40,
-                    threads: vec![NfsThread { foid: 0, size: 0, off: 0, step: NfsStep::Idle }; threads as usize],
+                    threads: vec![NfsThread { foid: 0, size: 0, off: 0, step: NfsStep::Idle, new_dir: false }; threads as usize],
                     busy_threads: threads,
                     finished_ns: None,
                     wsize_bytes: w.wsize_bytes.max(512),
@@ -766,6 +816,26 @@ impl Model_ {
                     dirs: w.dirs,
                     dirs_made: 0,
                     files_total: w.files,
+                    dir_files: 0,
+                    src: w.source.as_ref().map(|d| {
+                        let dev = cfg.devices[d].build(stream_seed(seed, &format!("client/{}", w.name)));
+                        SrcDisk {
+                            device_name: d.clone(),
+                            capacity_bytes: dev.capacity_bytes(),
+                            dev,
+                            rng: Rng::stream(seed, &format!("workload/{}/source", w.name)),
+                            wake_gen: 0,
+                            wake_at: None,
+                            waiting: VecDeque::new(),
+                            reqs: vec![(0, 0, 0, false); threads as usize],
+                            done: Vec::new(),
+                            reads: 0,
+                            data_reads: 0,
+                            bytes: 0,
+                            lat: FineHist::default(),
+                            lat_log2: Log2Hist::default(),
+                        }
+                    }),
                 }),
                 db: (w.kind == WorkloadKind::Database).then(|| Db {
                     sessions: vec![DbSession::default(); threads as usize],
@@ -1074,22 +1144,45 @@ impl Model_ {
             n.files_left -= 1;
             let size = w.sizes_cdf.iter().find(|(_, c)| u <= *c).unwrap_or(w.sizes_cdf.last().unwrap()).0;
             let dir = if n.files_total > 0 { (k as u128 * n.dirs as u128 / n.files_total as u128) as u64 } else { 0 };
-            let step = if n.dirs > 0 && dir >= n.dirs_made {
+            // Without `dirs` the tree is one directory, entered at the first file.
+            let new_dir = if n.dirs > 0 { dir >= n.dirs_made } else { k == 0 };
+            if n.dirs > 0 && new_dir {
                 n.dirs_made = dir + 1;
+            }
+            if new_dir {
+                n.dir_files = 0;
+            }
+            // lstat of the file: its inode-table block is read cold once per 32 files of
+            // a directory (the rest of the directory's inodes share it).
+            let inode_read = n.src.is_some() && n.dir_files.is_multiple_of(SRC_INODES_PER_BLOCK);
+            n.dir_files += 1;
+            let step = if n.dirs > 0 && new_dir {
                 NfsStep::Mkdir
+            } else if n.src.is_some() && new_dir {
+                NfsStep::SrcDir
+            } else if inode_read {
+                NfsStep::SrcInode
             } else {
                 NfsStep::Create
             };
-            *t = NfsThread { foid: n.next_foid, size, off: 0, step };
+            *t = NfsThread { foid: n.next_foid, size, off: 0, step, new_dir };
             n.next_foid += 1;
         }
         let (step, off) = (t.step, t.off);
         let bytes = if step == NfsStep::Write { n.wsize_bytes.min(t.size - t.off) } else { 0 };
+        let src = n.src.is_some();
         t.step = match step {
+            // cp makes the destination directory, then reads the source one (savedir).
+            NfsStep::Mkdir if src => NfsStep::SrcDir,
             NfsStep::Mkdir => NfsStep::Access,
+            NfsStep::SrcDir => NfsStep::SrcInode,
+            NfsStep::SrcInode if t.new_dir && n.dirs > 0 => NfsStep::Access,
+            NfsStep::SrcInode => NfsStep::Create,
             NfsStep::Access => NfsStep::Create,
             NfsStep::Create => NfsStep::Setattr,
+            NfsStep::Setattr if t.size > 0 && src => NfsStep::SrcRead,
             NfsStep::Setattr if t.size > 0 => NfsStep::Write,
+            NfsStep::SrcRead => NfsStep::Write,
             NfsStep::Write => {
                 t.off += bytes;
                 if t.off >= t.size {
@@ -1104,6 +1197,11 @@ impl Model_ {
                 NfsStep::Idle
             }
         };
+        if matches!(step, NfsStep::SrcDir | NfsStep::SrcInode | NfsStep::SrcRead) {
+            let bytes = if step == NfsStep::SrcRead { t.size.next_multiple_of(SRC_BLOCK_BYTES) } else { SRC_BLOCK_BYTES };
+            self.src_submit(wl, thread, bytes, step == NfsStep::SrcRead, ctx);
+            return;
+        }
         let foid = t.foid;
         let wire_ns = n.rtt_ns / 2 + (bytes as u128 * NS_PER_S as u128 / n.net_bytes_per_s.max(1) as u128) as u64;
         w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
@@ -1115,6 +1213,80 @@ impl Model_ {
         };
         let id = self.alloc_op(op);
         ctx.schedule_in(wire_ns.max(1), Ev::NfsServer { op: id });
+    }
+
+    /// A cold read of `bytes` from the client's source disk for `thread`, at a random
+    /// block-aligned position (a home directory written over years is scattered; every
+    /// read is a seek). The thread continues when it completes (`src_wake`).
+    fn src_submit(&mut self, wl: usize, thread: u32, bytes: u64, data: bool, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let s = self.wls[wl].nfs.as_mut().unwrap().src.as_mut().unwrap();
+        let bytes = bytes.min(s.capacity_bytes);
+        let slots = ((s.capacity_bytes - bytes) / SRC_BLOCK_BYTES).max(1);
+        let off = s.rng.below(slots) * SRC_BLOCK_BYTES;
+        s.reqs[thread as usize] = (off, bytes, now, data);
+        s.waiting.push_back(thread);
+        self.src_drain(wl, ctx);
+    }
+
+    /// Hand waiting reads to the source disk while it has tags, and keep its wake-up armed.
+    fn src_drain(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let s = self.wls[wl].nfs.as_mut().unwrap().src.as_mut().unwrap();
+        while let Some(&t) = s.waiting.front() {
+            if !s.dev.can_accept(Op::Read) {
+                break;
+            }
+            s.waiting.pop_front();
+            let (off, bytes, _, _) = s.reqs[t as usize];
+            s.dev.submit(now, Cmd { tag: t, op: Op::Read, offset_bytes: off, size_bytes: bytes });
+        }
+        let next = s.dev.next_event_ns();
+        if next != s.wake_at {
+            s.wake_gen = s.wake_gen.wrapping_add(1);
+            s.wake_at = next;
+            if let Some(at) = next {
+                ctx.schedule_at(at, Ev::SrcWake { wl: wl as u16, gen: s.wake_gen });
+            }
+        }
+    }
+
+    /// The source disk's wake-up: account the finished reads and move their threads on.
+    fn src_wake(&mut self, wl: usize, gen: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let s = self.wls[wl].nfs.as_mut().unwrap().src.as_mut().unwrap();
+        if s.wake_gen != gen {
+            return;
+        }
+        s.wake_at = None;
+        let mut done = std::mem::take(&mut s.done);
+        done.clear();
+        s.dev.advance(now, &mut done);
+        for &t in &done {
+            let (_, bytes, at, data) = s.reqs[t as usize];
+            let lat = (now - at).max(1);
+            s.reads += 1;
+            s.data_reads += data as u64;
+            s.bytes += bytes;
+            s.lat.add(lat);
+            s.lat_log2.add(lat);
+        }
+        self.src_drain(wl, ctx);
+        let go = now < self.wls[wl].stop_ns && !self.stopped;
+        for &t in &done {
+            if go {
+                self.nfs_start(wl, t, ctx);
+            }
+        }
+        self.wls[wl].nfs.as_mut().unwrap().src.as_mut().unwrap().done = done;
+    }
+
+    fn src_results(s: &SrcDisk) -> Value {
+        json!({
+            "device": s.device_name, "reads": s.reads, "data_reads": s.data_reads,
+            "meta_reads": s.reads - s.data_reads, "bytes": s.bytes,
+            "latency_ns": serde_json::to_value(s.lat.pcts()).unwrap(), "latency_log2": s.lat_log2.counts.to_vec(),
+        })
     }
 
     /// The server handles an RPC: a WRITE is an unstable (async) write; ACCESS only reads
@@ -2332,6 +2504,7 @@ impl Model_ {
                     "files_done": w.nfs.as_ref().map(|n| n.files_done),
                     "finished_ns": w.nfs.as_ref().map(|n| n.finished_ns.unwrap_or(sim_time_ns)),
                     "finished": w.nfs.as_ref().map(|n| n.finished_ns.is_some()),
+                    "source": w.nfs.as_ref().and_then(|n| n.src.as_ref()).map(Self::src_results),
                     "db": w.db.as_ref().map(Self::db_results),
                     "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),
                 })
@@ -2471,6 +2644,7 @@ impl Model for Model_ {
             }
             Ev::TxRetry { op } => self.assign_write(op, true, ctx),
             Ev::NfsServer { op } => self.nfs_server(op, ctx),
+            Ev::SrcWake { wl, gen } => self.src_wake(wl as usize, gen, ctx),
             Ev::DbCheckpoint { wl } => self.db_checkpoint(wl as usize, ctx),
             Ev::DbTick { wl } => self.db_tick(wl as usize, ctx),
             Ev::ZilTimer { token } => {
@@ -2516,6 +2690,7 @@ impl Model for Model_ {
             Ev::NfsServer { op } => 13 << 56 | op as u64,
             Ev::DbCheckpoint { wl } => 14 << 56 | wl as u64,
             Ev::DbTick { wl } => 15 << 56 | wl as u64,
+            Ev::SrcWake { wl, gen } => 16 << 56 | (wl as u64) << 32 | gen as u64,
         }
     }
 }

@@ -139,6 +139,47 @@ fn nfs_copy_waits_for_the_zil_and_zil_disable_trades_it_for_risk() {
     assert_eq!(off["zil"]["lwb_writes"].as_u64().unwrap(), 0);
 }
 
+/// The client's own source disk (`source`): every file's data (plus a directory block and
+/// one inode-table block per 32 files) is read cold from a 2009 desktop disk before its
+/// WRITEs. The copy grows by those reads, which stay off the pool.
+#[test]
+fn nfs_copy_source_disk_adds_one_cold_read_per_file_and_stays_off_the_pool() {
+    let base = nfs_copy(true);
+    let mut with = base.clone();
+    with["devices"]["client"] = preset("hdd-7200-desktop-2009");
+    with["workloads"][0]["source"] = json!("client");
+    let (a, b) = (run(&base), run(&with));
+    let t = |r: &Value| r["workloads"][0]["finished_ns"].as_f64().unwrap();
+    assert_eq!(b["workloads"][0]["finished"], json!(true));
+    assert_eq!(b["workloads"][0]["files_done"], json!(300));
+    assert!(a["workloads"][0]["source"].is_null());
+    let s = &b["workloads"][0]["source"];
+    eprintln!("no source {:.2} s, with source {:.2} s; source {s}", t(&a) / 1e9, t(&b) / 1e9);
+    // 300 data reads; one directory: its entry block and ceil(300/32) = 10 inode blocks.
+    assert_eq!(s["data_reads"], json!(300));
+    assert_eq!(s["meta_reads"], json!(11));
+    assert_eq!(s["device"], json!("client"));
+    // A random read on a 7200 rpm desktop disk: a seek plus half a turn (~4 ms), ~8–20 ms.
+    let mean = s["latency_ns"]["mean"].as_f64().unwrap();
+    assert!((6e6..=25e6).contains(&mean), "mean source read {mean} ns");
+    // One thread: the copy is longer by the sum of its source reads (±15%: the shift moves
+    // txg syncs against the RPCs).
+    let added = t(&b) - t(&a);
+    let reads = s["reads"].as_f64().unwrap() * mean;
+    assert!((added - reads).abs() < 0.15 * reads, "copy grew {added} ns, source reads took {reads} ns");
+    // Not pool I/O: same leaves, and the pool reads nothing more.
+    let leaves = |r: &Value| r["leaves"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    assert_eq!(leaves(&a), leaves(&b));
+    let reads_of = |r: &Value| -> u64 {
+        r["leaves"].as_array().unwrap().iter()
+            .flat_map(|l| l["classes"].as_object().unwrap().iter().filter(|(k, _)| k.contains("read")).map(|(_, c)| c["ops"].as_u64().unwrap()).collect::<Vec<_>>())
+            .sum()
+    };
+    assert_eq!(reads_of(&a), reads_of(&b));
+    // Deterministic: the same scenario gives the same source figures.
+    assert_eq!(run(&with)["workloads"][0]["source"], *s);
+}
+
 /// Writers faster than one disk: the 2013+ delay curve delays them (dmu_tx_delay) and the
 /// pre-2013 write limit makes them wait for the next txg.
 fn flood(release: &str) -> Value {

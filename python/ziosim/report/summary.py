@@ -72,6 +72,15 @@ def _workloads(results: dict) -> dict:
             "latency_log2": list(w.get("latency_log2", [])),
             "by_scan_phase": _by_scan_phase(w.get("by_scan_phase")),
         }
+        src = w.get("source")
+        if src:
+            out[w["name"]]["source"] = {
+                "device": src.get("device"),
+                "reads": src.get("reads", 0),
+                "data_reads": src.get("data_reads", 0),
+                "bytes": src.get("bytes", 0),
+                "latency_ns": _stats(src.get("latency_ns")),
+            }
         db = w.get("db")
         if db:
             ck = db.get("checkpoints", {})
@@ -269,6 +278,11 @@ def summary_text(results: dict, meta: dict) -> str:
             if p["ops"]:
                 lines.append(_lat_line(f"lat {phase} scan ({p['ops']} ops, {_fmt(p['ops_per_s'])} ops/s)",
                                        p["latency_ns"]))
+        if "source" in w:
+            src = w["source"]
+            lines.append(_lat_line(f"source reads ({src['reads']} on {src['device']}, "
+                                   f"{src['data_reads']} file data, {zfs_nicebytes(src['bytes'])})",
+                                   src["latency_ns"]))
         if "db" in w:
             db = w["db"]
             lines.append(_lat_line(f"page reads ({db['reads']['ops']})", db["reads"]["latency_ns"]))
