@@ -282,6 +282,12 @@ def _metrics_opt(metrics: Optional[str]) -> Optional[list[str]]:
     return check_metrics([m for m in metrics.split(",") if m.strip()], "--metrics")
 
 
+_BaselineOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--baseline", metavar="AXIS=VALUE", help="Compare with this axis value (repeatable). [default: point 1]"),
+]
+
+
 @app.command()
 def sweep(
     sweep_file: Annotated[
@@ -306,10 +312,7 @@ def sweep(
     backend: Annotated[
         str, typer.Option("--backend", help="local (a process pool) or ray (Ray tasks; needs ziosim[ray]).")
     ] = "local",
-    baseline: Annotated[
-        Optional[list[str]],
-        typer.Option("--baseline", metavar="AXIS=VALUE", help="Compare with this axis value (repeatable). [default: point 1]"),
-    ] = None,
+    baseline: _BaselineOpt = None,
     metrics: Annotated[
         Optional[str],
         typer.Option("--metrics", help="Comma-separated metrics for the comparison view, or all. [default: by content]"),
@@ -373,10 +376,7 @@ def sweep(
 @app.command()
 def compare(
     out: Annotated[Path, typer.Argument(metavar="OUT", help="A directory `ziosim sweep` wrote.")],
-    baseline: Annotated[
-        Optional[list[str]],
-        typer.Option("--baseline", metavar="AXIS=VALUE", help="Compare with this axis value (repeatable). [default: point 1]"),
-    ] = None,
+    baseline: _BaselineOpt = None,
     metrics: Annotated[
         Optional[str],
         typer.Option("--metrics", help="Comma-separated metrics, or all. [default: the sweep's own, or by content]"),
