@@ -133,23 +133,26 @@ class _Progress(_Bar):
         self.bar = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
-            TextColumn("{task.fields[sim]} simulated"),
+            TextColumn("{task.fields[sim]}"),
             TextColumn("{task.fields[events]} events"),
             TimeElapsedColumn(),
             console=Console(file=sys.stderr),
             transient=True,
         )
-        self.task = self.bar.add_task(label, total=1, sim="0.0s", events=0)
+        self.task = self.bar.add_task(label, total=1, sim="0.0s simulated", events=0)
 
     def update(self, now_ns: int, stop_ns: int, events: int) -> None:
         if self.bar is not None:
-            self.bar.update(
-                self.task,
-                total=max(stop_ns, 1),
-                completed=min(now_ns, stop_ns),
-                sim=f"{_fmt_s(now_ns)}/{_fmt_s(stop_ns)}",
-                events=events,
-            )
+            scan = getattr(self, "_scan", None)
+            sim = (f"{_fmt_s(now_ns)} simulated, {scan:.1%} scanned" if scan is not None
+                   else f"{_fmt_s(now_ns)}/{_fmt_s(stop_ns)} simulated")
+            total, done = (1000, int(scan * 1000)) if scan is not None else (max(stop_ns, 1), min(now_ns, stop_ns))
+            self.bar.update(self.task, total=total, completed=done, sim=sim, events=events)
+
+    def scan(self, examined: int, to_examine: int) -> None:
+        """A run that stops when its scan is done shows how much the scan has scanned
+        (examined, as `zpool status` counts it) instead of simulated time."""
+        self._scan = min(examined / to_examine, 1.0) if to_examine else None
 
 
 def _progress_enabled(quiet: bool, no_progress: bool) -> bool:
@@ -167,7 +170,8 @@ def _stop_arg(stop: Optional[str]) -> str:
 
 def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> dict[str, Any]:
     with _Progress(progress, sc.name) as bar:
-        return runner.run(sc, on_progress=bar.update, reproduce=repro)
+        on_scan = bar.scan if sc.config.get("stop_on_scan_done") else None
+        return runner.run(sc, on_progress=bar.update, reproduce=repro, on_scan=on_scan)
 
 
 @app.command()

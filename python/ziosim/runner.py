@@ -62,8 +62,12 @@ def run(
     chunk: int = CHUNK_EVENTS,
     on_progress: Progress | None = None,
     reproduce: str | None = None,
+    on_scan: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Run to the end and return the results document (docs/internals.md, "Results").
+
+    ``on_progress(now_ns, stop_ns, events)`` is called after every chunk of events;
+    ``on_scan(examined_bytes, to_examine_bytes)`` too, once a scan exists.
 
     Raises ScenarioError if the core rejects the config, InternalError for anything the
     core should never do (a panic, no progress), and lets KeyboardInterrupt through.
@@ -82,6 +86,10 @@ def run(
             done = sim.step_events(chunk)
             if on_progress is not None:
                 on_progress(sim.now_ns, sim.stop_ns, sim.events)
+            if on_scan is not None:
+                scan = getattr(sim, "scan_progress", None)
+                if scan is not None:
+                    on_scan(*scan)
             if done:
                 return json.loads(sim.results_json())
             if sim.events == before:

@@ -45,3 +45,13 @@ def test_the_latency_view_prints_one_quantize_per_window():
     for head, key in zip(heads[1:], ("before", "during", "after")):
         assert head.startswith(f'$ dtrace: @["users"] = quantize(latency_ns)   # {key} the scan, ')
     assert heads[3].endswith("# after the scan, 10s window")
+
+
+def test_runner_reports_scan_progress_for_the_progress_bar():
+    sc = scenario.loads(TEXT)
+    seen = []
+    runner.run(sc, chunk=20_000, on_scan=lambda examined, total: seen.append((examined, total)))
+    assert seen, "no scan progress reported"
+    examined = [e for e, _ in seen]
+    assert examined == sorted(examined)
+    assert len({t for _, t in seen}) == 1 and seen[-1][0] == seen[-1][1] > 0

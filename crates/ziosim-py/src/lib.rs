@@ -123,6 +123,11 @@ impl Simulation {
     fn events(&self) -> u64 {
         self.run.sim.events_handled()
     }
+    /// The running (or last) scan's (examined, to_examine) bytes; None before any scan.
+    #[getter]
+    fn scan_progress(&self) -> Option<(u64, u64)> {
+        self.run.sim.model().scan_progress()
+    }
     #[getter]
     fn digest(&self) -> String {
         format!("{:016x}", self.run.sim.digest())
