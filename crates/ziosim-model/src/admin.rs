@@ -531,7 +531,9 @@ impl Model_ {
         let mut pool_degraded = false;
         for (t, top) in self.tops.iter().enumerate() {
             let mut children = Vec::new();
-            let mut ndead = 0;
+            // vdev_propagate_state: dead children (faulted) and degraded ones (a replacing
+            // vdev with one side dead) both make the parent DEGRADED.
+            let (mut ndead, mut ndegraded) = (0, 0);
             for c in 0..top.leaves.len() {
                 let old = top.leaves[c];
                 match self.replacing[t][c] {
@@ -541,8 +543,8 @@ impl Model_ {
                             ndead += 1;
                         }
                         let rstate = if rdead { "UNAVAIL" } else if dead(old) || dead(new) { "DEGRADED" } else { "ONLINE" };
-                        if rstate != "ONLINE" {
-                            pool_degraded = true;
+                        if rstate == "DEGRADED" {
+                            ndegraded += 1;
                         }
                         children.push(row(2, &format!("replacing-{c}"), rstate, ""));
                         children.push(leaf_row(3, old, t));
@@ -557,7 +559,8 @@ impl Model_ {
                 }
             }
             let state = match top.kind {
-                _ if ndead == 0 => "ONLINE",
+                _ if ndead == 0 && ndegraded == 0 => "ONLINE",
+                _ if ndead == 0 => "DEGRADED",
                 VdevType::Disk => "UNAVAIL",
                 VdevType::Mirror if ndead == top.leaves.len() => "UNAVAIL",
                 k if k.is_raidz() && ndead > k.nparity() as usize => "UNAVAIL",
