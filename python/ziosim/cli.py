@@ -126,6 +126,7 @@ class _Progress(_Bar):
 
     def __init__(self, enabled: bool, label: str) -> None:
         self.bar = None
+        self._scan: Optional[float] = None  # scanned share, for runs that stop at scan-done
         if not enabled:
             return
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -143,7 +144,7 @@ class _Progress(_Bar):
 
     def update(self, now_ns: int, stop_ns: int, events: int) -> None:
         if self.bar is not None:
-            scan = getattr(self, "_scan", None)
+            scan = self._scan
             sim = (f"{_fmt_s(now_ns)} simulated, {scan:.1%} scanned" if scan is not None
                    else f"{_fmt_s(now_ns)}/{_fmt_s(stop_ns)} simulated")
             total, done = (1000, int(scan * 1000)) if scan is not None else (max(stop_ns, 1), min(now_ns, stop_ns))
