@@ -99,7 +99,7 @@ fn rebuild_marks_the_new_disk_resilvering_inside_replacing() {
     let snap = res["status"]["snapshots"].as_array().unwrap()[1].clone();
     let rows = tree_names(&snap);
     // A replacing vdev with one side dead degrades its parent too (vdev_propagate_state).
-    assert_eq!(rows[2], (1, "mirror-0".into(), "DEGRADED".into(), "".into()), "{rows:?}");
+    assert_eq!(rows[1], (1, "mirror-0".into(), "DEGRADED".into(), "".into()), "{rows:?}");
     assert_eq!(rows[3], (2, "replacing-1".into(), "DEGRADED".into(), "".into()), "{rows:?}");
     assert_eq!(rows[4], (3, "sdb".into(), "UNAVAIL".into(), "cannot open".into()));
     assert_eq!(rows[5], (3, "sdc".into(), "ONLINE".into(), "(resilvering)".into()));
