@@ -269,14 +269,18 @@ impl Model_ {
     /// Which window of the before/during/after comparison the pool is in now.
     pub(crate) fn scan_phase(&self) -> crate::sim::ScanPhase {
         use crate::sim::ScanPhase;
-        let ran = self.scan.is_some() || self.rebuild_ran();
         if self.scan_active() || self.rebuild_active_any() {
             ScanPhase::During
-        } else if ran {
+        } else if self.scan.is_some() || self.rebuild_ran() {
             ScanPhase::After
         } else {
             ScanPhase::Before
         }
+    }
+
+    /// A scan runs or waits for the next txg: the sync thread runs back-to-back txgs.
+    pub(crate) fn scan_wants_syncs(&self) -> bool {
+        self.scan_pending.is_some() || self.scan_active()
     }
 
     /// True while the current txg's scan share still has work or zios in flight.
@@ -484,7 +488,7 @@ impl Model_ {
                 ScanFunc::Scrub => self.tun.get(T::zfs_scrub_min_time_ms),
             } as u64;
             let dirty_pct = self.tun.get(T::zfs_vdev_async_write_active_min_dirty_percent) as u64;
-            let dirty_high = self.txg.dirty >= self.txg.dirty_max / 100 * dirty_pct;
+            let dirty_high = self.txg.dirty >= self.txg.eng.dirty_max_bytes() / 100 * dirty_pct;
             let timeout = self.tun.get(T::zfs_txg_timeout) as u64 * NS_PER_S;
             return now - s.txg_start_ns > mintime_ms * NS_PER_MS
                 && (dirty_high || now - self.txg.last_sync_start_ns >= timeout);
@@ -498,7 +502,7 @@ impl Model_ {
         let elapsed_s = elapsed / NS_PER_S;
         let past_min = elapsed > mintime_ms * NS_PER_MS;
         let dirty_pct = self.tun.try_get(T::zfs_vdev_async_write_active_min_dirty_percent).unwrap_or(30) as u64;
-        let dirty_high = self.txg.dirty >= self.txg.dirty_max / 100 * dirty_pct;
+        let dirty_high = self.txg.dirty >= self.txg.eng.dirty_max_bytes() / 100 * dirty_pct;
         let new_rules = self.cfg.release >= Release::Illumos2014;
         if new_rules {
             elapsed_s >= timeout_s || (past_min && dirty_high)

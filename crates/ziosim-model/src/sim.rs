@@ -539,9 +539,8 @@ pub(crate) enum SyncPhase {
 pub(crate) struct Txg {
     pub(crate) eng: crate::txg::Txg,
     pub(crate) phase: SyncPhase,
-    /// Mirrors of the engine (refreshed after every call): dirty data of all txgs, its max.
+    /// Mirror of the engine (refreshed after every call): dirty data of all txgs.
     pub(crate) dirty: u64,
-    pub(crate) dirty_max: u64,
     pub(crate) syncing: bool,
     /// The txg being synced.
     pub(crate) sync_txg: u64,
@@ -909,7 +908,6 @@ impl Model_ {
             txg: Txg {
                 phase: SyncPhase::Data,
                 dirty: 0,
-                dirty_max: eng.dirty_max_bytes(),
                 eng,
                 syncing: false,
                 sync_txg: 0,
@@ -1705,7 +1703,8 @@ impl Model_ {
         let op = &self.ops[id as usize];
         let (wl, thread, lat, bytes) = (op.wl as usize, op.thread, now - op.start_ns, op.bytes);
         debug_assert!(lat > 0, "zero-latency op {id} pending {} at {now}", op.pending);
-        let phase = self.scan_phase();
+        // `handle` keeps `phase_now` current at the end of every event.
+        let phase = self.phase_now.0;
         self.ops[id as usize].live = false;
         self.ops_free.push(id);
         let w = &mut self.wls[wl];
@@ -1953,7 +1952,7 @@ impl Model_ {
     /// the next txg boundary, so a pending request counts too), and act on its answer.
     /// The scan code calls this when it needs a txg boundary.
     pub(crate) fn start_sync(&mut self, ctx: &mut Ctx<Ev>) {
-        let active = self.scan_pending.is_some() || self.scan_active();
+        let active = self.scan_wants_syncs();
         let mut out = Vec::new();
         self.txg.eng.set_scan_active(ctx.now(), active, &mut out);
         self.txg_actions(out, ctx);
@@ -2121,7 +2120,7 @@ impl Model_ {
         self.txg.sync_ns_hist.add(now - self.txg.last_sync_start_ns);
         self.scan_txg_end(ctx);
         let mut out = Vec::new();
-        let active = self.scan_pending.is_some() || self.scan_active();
+        let active = self.scan_wants_syncs();
         // Before the engine's own poll in on_sync_done decides on the next sync.
         self.txg.eng.set_scan_active(now, active, &mut out);
         debug_assert!(out.is_empty(), "the engine started a sync while one is running");
@@ -2541,7 +2540,7 @@ impl Model_ {
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
                      "vdevs": vdevs, "cache": self.cache_leaves},
             "leaves": leaves, "classes": pool_classes, "workloads": wls,
-            "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.dirty_max,
+            "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.eng.dirty_max_bytes(),
                     "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
                     "throttle_ns_sum": self.txg.throttle_ns_sum,
                     "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum},
