@@ -15,7 +15,7 @@ from .iostat import os_iostat_x, unsupported_note, zpool_iostat, zpool_iostat_r,
 from .nicenum import nicerate, zfs_nicebytes, zfs_nicenum, zfs_nicetime
 from .quantize import quantize
 from .status import zpool_status, zpool_status_config
-from .summary import build_summary, summary_json, summary_text
+from .summary import SCAN_PHASES, build_summary, summary_json, summary_text
 
 __all__ = [
     "VIEWS",
@@ -100,7 +100,7 @@ def _phase_quantize(w: dict) -> list[str]:
     in which the workload completed operations."""
     phases = w.get("by_scan_phase") or {}
     out = []
-    for key in ("before", "during", "after"):
+    for key in SCAN_PHASES:
         p = phases.get(key) or {}
         if not p.get("ops"):
             continue

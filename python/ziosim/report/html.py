@@ -184,7 +184,7 @@ def report_html(results: dict, meta: dict, plots: list[Plot] | None) -> str:
             "<p>What <code>ziosim run</code> prints: <code>zpool status</code> at the end of the run, "
             "and the summary.</p>",
             f'<pre class="status">{esc(_final_status(results, meta))}</pre>',
-            f'<pre class="summary">$ ziosim summary\n{esc(summary_text(results, meta))}</pre>',
+            f'<pre class="summary">$ ziosim summary\n{esc(summary_text(results, meta, summary))}</pre>',
             '<h2 id="plots">Plots</h2>']
     if plots is None:
         out.append('<p class="note">Plots were not drawn (<code>ziosim run --no-plots</code>).</p>')

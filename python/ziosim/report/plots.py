@@ -27,6 +27,7 @@ import math
 import re
 from typing import NamedTuple
 
+from .summary import SCAN_PHASES
 from .svg import (
     SERIES_STYLES,
     SHADES,
@@ -50,7 +51,6 @@ __all__ = ["Plot", "build_plots", "identity_line", "MAX_COLUMNS"]
 
 #: At most this many columns per time-series figure; longer runs merge intervals.
 MAX_COLUMNS = 480
-PHASES = ("before", "during", "after")
 BUCKETS = 64
 
 
@@ -242,7 +242,7 @@ def _phase_histogram(results: dict, meta: dict, j: int, slug: str) -> Plot | Non
     if not phases:
         return None
     name = wl["name"]
-    hists = {p: [int(v) for v in (phases.get(p) or {}).get("latency_log2", [])] for p in PHASES}
+    hists = {p: [int(v) for v in (phases.get(p) or {}).get("latency_log2", [])] for p in SCAN_PHASES}
     used = sorted({b for h in hists.values() for b, v in enumerate(h) if v})
     title = f"Latency before, during and after the scan: {name}"
     ident = identity_line(results, meta)
@@ -262,7 +262,7 @@ def _phase_histogram(results: dict, meta: dict, j: int, slug: str) -> Plot | Non
                grid=False, rotate=True)
     bar_w = (fig.x(1) - fig.x(0)) * 0.8 / 3
     legend = []
-    for s, p in enumerate(PHASES):
+    for s, p in enumerate(SCAN_PHASES):
         style = SERIES_STYLES[s]
         fill = fig.pattern(style)
         ph = phases.get(p) or {}

@@ -260,10 +260,11 @@ def _lat_line(label: str, stats: dict) -> str:
     return f"  {label}: {cells}"
 
 
-def summary_text(results: dict, meta: dict) -> str:
+def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
     """fio-style summary: per workload throughput and latency, per class waits."""
     release = meta.get("release") or "zfs-2.2"
-    summary = build_summary(results, meta)
+    if summary is None:
+        summary = build_summary(results, meta)
     lines = []
     sim_s = summary["sim_time_ns"] / 1e9
     lines.append(f"summary: {sim_s:g}s simulated, {summary['events']} events, "

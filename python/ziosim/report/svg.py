@@ -415,10 +415,6 @@ class Figure:
         return "\n".join(parts) + "\n"
 
 
-def ticks_labelled(values: Iterable[float], fmt) -> list[tuple[float, str]]:
-    return [(v, fmt(v)) for v in values]
-
-
 def size_tick_label(v: float) -> str:
     """A byte tick: ``0``, ``512``, ``20M`` (zfs_nicenum: no B suffix, so labels stay short)."""
     return zfs_nicenum(v)
