@@ -153,6 +153,21 @@ impl Model_ {
                 }
             }
         }
+        self.refresh_dtl_cuts();
+    }
+
+    /// Recompute `dtl_cuts` after a DTL changed.
+    pub(crate) fn refresh_dtl_cuts(&mut self) {
+        let mut cuts = std::mem::take(&mut self.dtl_cuts);
+        cuts.clear();
+        for leaf in &self.leaves {
+            if let Some((lo, hi)) = leaf.dtl {
+                cuts.extend([lo, hi + 1]);
+            }
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        self.dtl_cuts = cuts;
     }
 
     /// Every leaf of top-level vdev `t`: its children and the new disks of replacing children.
@@ -204,6 +219,7 @@ impl Model_ {
                 }
             }
         }
+        self.refresh_dtl_cuts();
     }
 
     /// `spa_vdev_resilver_done`: replacing children whose new disk misses nothing lose
@@ -351,6 +367,7 @@ impl Model_ {
         let vname = self.tops[p.t].name.clone();
         let n = self.add_leaf_at_runtime(new, &dev, &vname);
         self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.open_txg() + TXG_CONCURRENT_STATES));
+        self.refresh_dtl_cuts();
         self.leaves[n as usize].resilvering = true;
         if replacing {
             self.replacing[p.t][p.c] = Some(n);

@@ -719,7 +719,7 @@ impl Model_ {
         if let Some(so) = s.sorted.as_mut() {
             // Phase A: one sio per DVA, sorted by offset on its top-level vdev.
             for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
-                so.queues[d.vdev as usize].insert(d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg);
+                so.queues[d.vdev as usize].insert(d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg, &self.dtl_cuts);
             }
             return true;
         }

@@ -20,16 +20,24 @@
 //!
 //! What the simulator stores (its own memory, not ZFS's): sios are kept run-length
 //! encoded — a *run* is a maximal set of queued sios that are back to back on the vdev
-//! (each starts where the previous one ends) with the same asize, psize and birth txg,
-//! stored once as (first offset, count, asize, psize, birth). The set of queued sios, and
-//! so every result, is exactly what a per-sio map holds: a run is split back into its sios
-//! one at a time as the issue phase pops them (lowest offset first), and an insert merges
-//! with the run ending where it starts or starting where it ends. A fresh fill places a
-//! lane's blocks back to back in traversal order, so a run is as long as the blocks of one
-//! birth txg that landed contiguously on the vdev (a 1 GiB txg over 10 vdevs: ~80 blocks
-//! of 1 MiB); the store then grows with the number of txgs the pool was filled in, not with
-//! its blocks. An aged layout (`fragmentation` → 1) scatters blocks so that runs shorten
-//! towards one sio each (the old cost, ≈ 40 B per sio). Extents cost 40 B each.
+//! (each starts where the previous one ends) with the same asize and psize and births that
+//! no DTL tells apart, stored once as (first offset, count, asize, psize, birth range). A
+//! birth matters only through the DTL test (`leaf_misses`: is it inside a leaf's DTL
+//! range?), so the caller passes the *cuts* — the txgs x at which some leaf's DTL
+//! membership changes between x − 1 and x (each DTL's `lo` and `hi + 1`) — and a run never
+//! spans a cut. Every sio of a run then answers every DTL test like the run's lowest birth,
+//! which the issue phase gets back as the sio's birth. That stays true while the run is
+//! queued: DTLs change only at a leaf's outage start, when its `hi` advances to the synced
+//! txg, or when a finished scan excises them — cuts above every queued birth (queued blocks
+//! were born by the scan's `max_txg`) — or when a new disk's DTL starts at `TXG_INITIAL`,
+//! below every birth. So the set of queued sios, and every result, is exactly what a
+//! per-sio map holds: a run is split back into its sios one at a time as the issue phase
+//! pops them (lowest offset first), and an insert merges with the run ending where it
+//! starts or starting where it ends. A fresh fill places a lane's blocks back to back, so a
+//! run is as long as the lane's contiguous stretch on the vdev, however many txgs wrote it;
+//! the store grows with the breaks in contiguity (metadata between data, metaslab ends),
+//! not with the blocks. An aged layout (`fragmentation` → 1) scatters blocks so that runs
+//! shorten towards one sio each (≈ 48 B per sio). Extents cost 40 B each.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -47,18 +55,26 @@ struct Ext {
     fill: u64,
 }
 
-/// Back-to-back sios of one asize, psize and birth: `count` of them from the key offset.
+/// Back-to-back sios of one asize and psize whose births lie in `bmin..=bmax` with no DTL
+/// cut between them: `count` of them from the key offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Run {
     count: u32,
     asize: u32,
     psize: u32,
-    birth: u64,
+    bmin: u64,
+    bmax: u64,
+}
+
+/// No cut x with `lo < x <= hi`: births `lo..=hi` answer every DTL test alike.
+fn uncut(lo: u64, hi: u64, cuts: &[u64]) -> bool {
+    !cuts.iter().any(|&x| lo < x && x <= hi)
 }
 
 impl Run {
-    fn same(&self, asize: u32, psize: u32, birth: u64) -> bool {
-        self.asize == asize && self.psize == psize && self.birth == birth
+    /// Can a sio of this size born in `birth` join the run?
+    fn takes(&self, asize: u32, psize: u32, birth: u64, cuts: &[u64]) -> bool {
+        self.asize == asize && self.psize == psize && uncut(self.bmin.min(birth), self.bmax.max(birth), cuts)
     }
     fn len(&self) -> u64 {
         self.count as u64 * self.asize as u64
@@ -90,7 +106,7 @@ impl SortedQueue {
     pub fn len(&self) -> usize {
         self.n_sios as usize
     }
-    /// Runs the simulator stores for the queued sios (its own memory, ≈ 40 B each).
+    /// Runs the simulator stores for the queued sios (its own memory, ≈ 48 B each).
     pub fn runs(&self) -> usize {
         self.runs.len()
     }
@@ -129,34 +145,44 @@ impl SortedQueue {
     }
 
     /// Add one sio to the run store; false if a queued sio already covers `offset`.
-    fn store_sio(&mut self, offset: u64, asize: u32, psize: u32, birth: u64) -> bool {
+    fn store_sio(&mut self, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64]) -> bool {
         let end = offset + asize as u64;
-        let mut prev_key = None;
+        let mut prev = None;
         if let Some((&s, r)) = self.runs.range(..=offset).next_back() {
             if s + r.len() > offset {
                 return false;
             }
-            if s + r.len() == offset && r.same(asize, psize, birth) {
-                prev_key = Some(s);
+            if s + r.len() == offset && r.takes(asize, psize, birth, cuts) {
+                prev = Some((s, *r));
             }
         }
         let next = match self.runs.range(offset..).next() {
-            Some((&s, r)) if s == end && r.same(asize, psize, birth) => Some((s, r.count)),
+            Some((&s, r)) if s == end && r.takes(asize, psize, birth, cuts) => Some((s, *r)),
             Some((&s, _)) if s < end => return false,
             _ => None,
         };
-        match (prev_key, next) {
-            (Some(p), Some((n, c))) => {
+        // Joining both neighbours must not put a cut inside the joined run either.
+        let next = next.filter(|(_, n)| prev.is_none_or(|(_, p)| uncut(p.bmin.min(n.bmin), p.bmax.max(n.bmax), cuts)));
+        match (prev, next) {
+            (Some((p, pr)), Some((n, nr))) => {
                 self.runs.remove(&n);
-                self.runs.get_mut(&p).unwrap().count += 1 + c;
+                let r = self.runs.get_mut(&p).unwrap();
+                r.count += 1 + nr.count;
+                r.bmin = pr.bmin.min(nr.bmin).min(birth);
+                r.bmax = pr.bmax.max(nr.bmax).max(birth);
             }
-            (Some(p), None) => self.runs.get_mut(&p).unwrap().count += 1,
-            (None, Some((n, c))) => {
+            (Some((p, _)), None) => {
+                let r = self.runs.get_mut(&p).unwrap();
+                r.count += 1;
+                r.bmin = r.bmin.min(birth);
+                r.bmax = r.bmax.max(birth);
+            }
+            (None, Some((n, nr))) => {
                 self.runs.remove(&n);
-                self.runs.insert(offset, Run { count: c + 1, asize, psize, birth });
+                self.runs.insert(offset, Run { count: nr.count + 1, bmin: nr.bmin.min(birth), bmax: nr.bmax.max(birth), ..nr });
             }
             (None, None) => {
-                self.runs.insert(offset, Run { count: 1, asize, psize, birth });
+                self.runs.insert(offset, Run { count: 1, asize, psize, bmin: birth, bmax: birth });
             }
         }
         true
@@ -172,13 +198,13 @@ impl SortedQueue {
         if r.count > 1 {
             self.runs.insert(off + r.asize as u64, Run { count: r.count - 1, ..r });
         }
-        Some((off, r.asize, r.psize, r.birth))
+        Some((off, r.asize, r.psize, r.bmin))
     }
 
     /// Queue the read of one DVA at `offset` (`asize` bytes allocated, `psize` read) of a
-    /// block born in txg `birth`.
-    pub fn insert(&mut self, offset: u64, asize: u32, psize: u32, birth: u64) {
-        if !self.store_sio(offset, asize, psize, birth) {
+    /// block born in txg `birth`; `cuts` are the pool's DTL cuts now (see the module doc).
+    pub fn insert(&mut self, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64]) {
+        if !self.store_sio(offset, asize, psize, birth, cuts) {
             return; // the same DVA twice (cannot happen with a valid layout)
         }
         self.n_sios += 1;
@@ -221,7 +247,8 @@ impl SortedQueue {
     }
 
     /// Remove and return the lowest sio of the extent starting at `start`; returns the
-    /// extent's new start (None once it is empty) with it.
+    /// extent's new start (None once it is empty) with it. The sio's birth is the lowest of
+    /// its run's, which every DTL test answers as it would the sio's own.
     pub fn pop_from(&mut self, start: u64) -> Option<(Sio, Option<u64>)> {
         let e = self.take_ext(start);
         let (off, asize, psize, birth) = self.take_first_sio(start)?;
@@ -246,10 +273,10 @@ mod tests {
     #[test]
     fn sios_within_the_gap_form_one_extent() {
         let mut q = SortedQueue::new(2 << 20, 3, false);
-        q.insert(0, 131072, 131072, 1);
-        q.insert(3 << 20, 131072, 131072, 1); // gap 2.875 MiB > 2 MiB: new extent
+        q.insert(0, 131072, 131072, 1, &[]);
+        q.insert(3 << 20, 131072, 131072, 1, &[]); // gap 2.875 MiB > 2 MiB: new extent
         assert_eq!(q.extents(), 2);
-        q.insert(1 << 20, 131072, 131072, 1); // bridges both (gaps < 2 MiB)
+        q.insert(1 << 20, 131072, 131072, 1, &[]); // bridges both (gaps < 2 MiB)
         assert_eq!(q.extents(), 1);
         assert_eq!(q.len(), 3);
         assert_eq!(q.mem_used(), 3 * SIO_MEM_BYTES + EXT_MEM_BYTES);
@@ -259,7 +286,7 @@ mod tests {
     fn pops_in_offset_order_and_shrinks_the_extent() {
         let mut q = SortedQueue::new(1 << 20, 3, false);
         for off in [5u64, 1, 3, 2, 4] {
-            q.insert(off << 17, 131072, 131072, 1);
+            q.insert(off << 17, 131072, 131072, 1, &[]);
         }
         let mut start = q.lowest_extent().unwrap();
         let mut got = vec![];
@@ -280,9 +307,9 @@ mod tests {
     fn best_extent_prefers_dense_large_fill() {
         let mut q = SortedQueue::new(1 << 20, 3, false);
         // Extent A: one block at 0. Extent B: 8 contiguous blocks at 100 MiB.
-        q.insert(0, 131072, 131072, 1);
+        q.insert(0, 131072, 131072, 1, &[]);
         for k in 0..8u64 {
-            q.insert((100 << 20) + k * 131072, 131072, 131072, 1);
+            q.insert((100 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         assert_eq!(q.lowest_extent(), Some(0));
         assert_eq!(q.best_extent(), Some(100 << 20));
@@ -293,17 +320,17 @@ mod tests {
         let mut q = SortedQueue::new(1 << 20, 3, true);
         // Two extents whose scores fall in the same log2 bucket: the lower offset wins.
         for k in 0..5u64 {
-            q.insert((200 << 20) + k * 131072, 131072, 131072, 1);
+            q.insert((200 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         for k in 0..6u64 {
-            q.insert((400 << 20) + k * 131072, 131072, 131072, 1);
+            q.insert((400 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         let mut full = SortedQueue::new(1 << 20, 3, false);
         for k in 0..5u64 {
-            full.insert((200 << 20) + k * 131072, 131072, 131072, 1);
+            full.insert((200 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         for k in 0..6u64 {
-            full.insert((400 << 20) + k * 131072, 131072, 131072, 1);
+            full.insert((400 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         assert_eq!(full.best_extent(), Some(400 << 20));
         assert_eq!(q.best_extent(), Some(200 << 20));
@@ -312,23 +339,37 @@ mod tests {
     #[test]
     fn back_to_back_sios_share_one_run() {
         let mut q = SortedQueue::new(1 << 20, 3, true);
-        // Out of order: 2, 0, 1 join into one run; 3 has another birth: a second run;
-        // 5 is not adjacent: a third.
-        for (k, birth) in [(2u64, 7u64), (0, 7), (1, 7), (3, 8), (5, 8)] {
-            q.insert(k * 131072, 131072, 131072, birth);
+        // A DTL starting at txg 8 cuts between births 7 and 8. Out of order: 2, 0, 1 join
+        // into one run; 3 (born 8, across the cut) starts a second; 4 (born 9) joins it;
+        // 6 is not adjacent: a third.
+        let cuts = [8u64];
+        for (k, birth) in [(2u64, 7u64), (0, 6), (1, 7), (3, 8), (4, 9), (6, 8)] {
+            q.insert(k * 131072, 131072, 131072, birth, &cuts);
         }
-        assert_eq!(q.len(), 5);
+        assert_eq!(q.len(), 6);
         assert_eq!(q.runs(), 3);
-        assert_eq!(q.mem_used(), 5 * SIO_MEM_BYTES + EXT_MEM_BYTES);
-        q.insert(131072, 131072, 131072, 7); // a duplicate changes nothing
-        assert_eq!((q.len(), q.runs()), (5, 3));
+        assert_eq!(q.mem_used(), 6 * SIO_MEM_BYTES + EXT_MEM_BYTES);
+        q.insert(131072, 131072, 131072, 7, &cuts); // a duplicate changes nothing
+        assert_eq!((q.len(), q.runs()), (6, 3));
+        // Without cuts every birth is alike: one run for 0–4, one for 6.
+        let mut all = SortedQueue::new(1 << 20, 3, true);
+        for (k, birth) in [(2u64, 7u64), (0, 6), (1, 7), (3, 8), (4, 9), (6, 8)] {
+            all.insert(k * 131072, 131072, 131072, birth, &[]);
+        }
+        assert_eq!(all.runs(), 2);
+        // The birth handed back is the run's lowest, on the same side of every cut.
         let ((off, _, _, birth), next) = q.pop_from(0).unwrap();
-        assert_eq!((off, birth, next), (0, 7, Some(131072)));
-        assert_eq!(q.runs(), 3);
+        assert_eq!((off, birth, next), (0, 6, Some(131072)));
+        let _ = q.pop_from(131072).unwrap();
+        let _ = q.pop_from(2 * 131072).unwrap();
+        let ((off, _, _, birth), _) = q.pop_from(3 * 131072).unwrap();
+        assert_eq!((off, birth), (3 * 131072, 8));
+        assert_eq!(q.runs(), 2);
     }
 
     /// The run store holds exactly the sios a per-sio map would: random inserts and pops
-    /// against a reference `BTreeMap`, comparing every popped sio and every count.
+    /// against a reference `BTreeMap`, comparing every popped sio's offset and sizes, and
+    /// its birth's side of every DTL cut.
     #[test]
     fn run_store_matches_a_per_sio_map() {
         let mut rng = 0x9e3779b97f4a7c15u64;
@@ -338,30 +379,39 @@ mod tests {
             rng ^= rng << 17;
             rng % n
         };
+        let side = |b: u64, cuts: &[u64]| cuts.iter().filter(|&&x| b >= x).count();
         let mut q = SortedQueue::new(1 << 18, 3, true);
         let mut reference: BTreeMap<u64, (u32, u32, u64)> = BTreeMap::new();
         let unit = 4096u64;
         let mut merged = 0;
+        let mut across = 0;
         for step in 0..20000 {
+            // Cuts as a DTL makes them: at 40 and 70 for the first half, then also at 55.
+            let cuts: &[u64] = if step < 10000 { &[40, 70] } else { &[40, 55, 70] };
             if rand(3) > 0 {
                 // Slots of 2 units; a block takes 1 or 2 units so neighbours can touch.
                 let slot = rand(4000);
                 let asize = if slot % 7 == 0 { unit } else { 2 * unit };
-                let birth = 1 + slot / 50 + rand(2) * (step % 2);
+                // After step 10000 only births above 55 are inserted: a new cut never
+                // falls inside a queued run's births (the module doc's invariant).
+                let birth = if step < 10000 { 1 + slot / 80 + rand(2) * (step % 2) } else { 56 + rand(40) };
                 let off = slot * 2 * unit;
                 if !reference.contains_key(&off) {
                     reference.insert(off, (asize as u32, asize as u32, birth));
                 }
-                q.insert(off, asize as u32, asize as u32, birth);
+                q.insert(off, asize as u32, asize as u32, birth, cuts);
             } else if let Some(start) = q.best_extent() {
                 let ((off, asize, psize, birth), _) = q.pop_from(start).unwrap();
                 let (&roff, &(ra, rp, rb)) = reference.range(start..).next().unwrap();
-                assert_eq!((off, asize, psize, birth), (roff, ra, rp, rb), "step {step}");
+                assert_eq!((off, asize, psize), (roff, ra, rp), "step {step}");
+                assert_eq!(side(birth, cuts), side(rb, cuts), "step {step}: birth {birth} for {rb}");
+                across += (birth != rb) as u32;
                 reference.remove(&roff);
             }
             assert_eq!(q.len(), reference.len(), "step {step}");
             merged = merged.max(q.len() - q.runs());
         }
         assert!(merged > 100, "runs never merged sios: {merged}");
+        assert!(across > 100, "runs never spanned births: {across}");
     }
 }

@@ -575,6 +575,9 @@ pub struct Model_ {
     pub(crate) ios: IoSlab,
     pub(crate) issues: Vec<Issue>,
     pub(crate) leaves: Vec<Leaf>,
+    /// The txgs at which some leaf's DTL membership changes (each DTL's lo and hi + 1),
+    /// kept current by the DTL updates; the sorted scan's run store needs them.
+    pub(crate) dtl_cuts: Vec<u64>,
     pub(crate) tops: Vec<TopVdev>,
     /// Per top-level vdev: end of the space the layout's contents use (holes included);
     /// txg writes allocate after it.
@@ -894,6 +897,7 @@ impl Model_ {
             ios: IoSlab::new(),
             issues: Vec::new(),
             leaves,
+            dtl_cuts: Vec::new(),
             tops,
             top_alloc_bytes,
             layout,
