@@ -20,7 +20,9 @@
 //! (data in the record, must fit one log block), **NEED_COPY** (data copied at commit,
 //! may be split over log blocks) or **INDIRECT** (the full record-size block is written in
 //! place by `dmu_sync` at SYNC_WRITE priority; the record holds only a block pointer;
-//! split per file block). The state per era (§6.2):
+//! split per file block). `zfs_write` logs a write chunk by chunk — up to 2.1 one file
+//! block at a time (at most the record size, aligned to it), from 2.2 up to 32 MiB — and
+//! the state is picked per chunk by its length ("size" below), per era (§6.2):
 //!   - ≤ 0.6.5: size > imm (0 if logbias=throughput else `zfs_immediate_write_sz`) and
 //!     not (SLOG and logbias=latency) and size ≤ blocksize → INDIRECT; O_DSYNC → COPIED;
 //!     else NEED_COPY.
@@ -62,7 +64,10 @@
 //!     `zfs_commit_timeout_pct` (10 %) of the last lwb latency so others can join.
 //!
 //! *lwb sizing* (§6.5) is decided when an lwb is issued, for the next one, from
-//! `zl_cur_used` (bytes of the current commit burst): ≤ 0.8 buckets {4K, 12K, 36K, 128K},
+//! `zl_cur_used` (bytes of the current commit burst): solaris-2009 (before
+//! `zil_block_buckets`, onnv 11670) the largest of the previous commit's bytes, this
+//! commit's bytes and the bytes still on the itx list (each + the 184-byte trailer),
+//! rounded up to 4 KiB; 0.6.5–0.8 buckets {4K, 12K, 36K, 128K},
 //! 2.0–2.2 the pair table {≤4K→4K, ≤12K→12K, ≤36K→36K, ≤68K→68K, ≤128K→128K,
 //! ≤132K→68K, else 128K} capped by `zil_maxblocksize`, both as the max over the last 16
 //! sizes; 2.3 (`zil_lwb_plan`, `zil_lwb_predict`, `zil_lwb_write_close`) plans each
@@ -99,11 +104,15 @@ pub type WaiterId = u32;
 const KIB: u32 = 1024;
 /// `sizeof (lr_write_t)`: a TX_WRITE record header, also the whole INDIRECT record.
 pub const LR_WRITE_BYTES: u32 = 192;
-/// `sizeof (zil_chain_t)`: the block trailer/header every lwb carries.
-const ZIL_CHAIN_BYTES: u32 = 40;
+/// `sizeof (zil_chain_t)` (`zil_trailer_t` before slim ZIL): the block header/trailer
+/// every lwb carries — pad 8 + next-block blkptr 128 + nused 8 + `zio_eck_t` 40
+/// (include/sys/zil.h; 2009: zfs-fuse 5c5ace08 zil.h `zil_trailer_t`, the same fields).
+const ZIL_CHAIN_BYTES: u32 = 184;
 /// `ZIL_MIN_BLKSZ`: write rounding and first block size.
 const ZIL_MIN_BLKSZ: u32 = 4 * KIB;
 const SPA_OLD_MAXBLOCKSIZE: u32 = 128 * KIB;
+/// `ZIL_MAX_LOG_DATA`: the most data one record can carry in a max-size block.
+const ZIL_MAX_LOG_DATA: u64 = (SPA_OLD_MAXBLOCKSIZE - ZIL_CHAIN_BYTES - LR_WRITE_BYTES) as u64;
 /// `ZIL_PREV_BLKS`: sizes remembered by the ≤ 2.2 sizing rule.
 const ZIL_PREV_BLKS: usize = 16;
 /// `ZIL_BURSTS` (2.3): bursts of history for prediction and parallel detection.
@@ -291,7 +300,12 @@ pub struct Zil {
     cur_max: u32,
     parallel: u32,
     cur_used: u64,
+    /// `zl_prev_used` (solaris-2009 sizing): the previous commit's `zl_cur_used`.
+    prev_used: u64,
     itx_list_bytes: u64,
+    /// solaris-2009 `zl_itx_list_sz` as the writer walks the list: records of the commit
+    /// not yet put in an lwb (the files' pending async records are added when sizing).
+    list_left: u64,
     last_latency_ns: u64,
     // tokens
     next_token: Token,
@@ -357,7 +371,9 @@ impl Zil {
             cur_max: 0,
             parallel: 0,
             cur_used: 0,
+            prev_used: 0,
             itx_list_bytes: 0,
+            list_left: 0,
             last_latency_ns: 0,
             next_token: 0,
             tokens: BTreeMap::new(),
@@ -388,26 +404,41 @@ impl Zil {
         o_dsync: bool,
         out: &mut Vec<ZilAction>,
     ) -> bool {
-        let state = self.write_state(len, o_dsync);
         let sync = o_dsync;
         let bs = self.cfg.recordsize_bytes.max(512) as u64;
-        let push = |z: &mut Zil, itx: Itx| {
-            if sync {
-                z.sync_list.push_back(itx);
+        // zfs_write logs a write chunk by chunk and zfs_log_write picks the write state
+        // for each chunk's length (`resid`): up to 2.1 a chunk is one file block (at most
+        // `z_max_blksz`, aligned to it); from 2.2 up to DMU_MAX_ACCESS / 2 (32 MiB), i.e.
+        // the whole request here (the full-block append path is not told apart).
+        // INDIRECT records are one per file block.
+        let (mut off, end) = (offset, offset + len as u64);
+        while off < end {
+            let n = if self.release >= Release::Zfs22 {
+                ((32 << 20) - off % bs).min(end - off)
             } else {
-                z.async_by_foid.entry(foid).or_default().push(itx);
+                (bs - off % bs).min(end - off)
+            };
+            let state = self.write_state(n as u32, o_dsync);
+            // solaris-2009 never splits a record over log blocks, so zfs_log_write cuts
+            // a copied chunk above ZIL_MAX_LOG_DATA into half-block records.
+            let piece = if state != WriteState::Indirect && self.release == Release::Solaris2009 && n > ZIL_MAX_LOG_DATA {
+                (SPA_OLD_MAXBLOCKSIZE / 2) as u64
+            } else {
+                n
+            };
+            let mut o = 0;
+            while o < n {
+                let m = if state == WriteState::Indirect { (bs - (off + o) % bs).min(n - o) } else { piece.min(n - o) };
+                let data = if state == WriteState::Indirect { 0 } else { m as u32 };
+                let itx = Itx { txg, state, data, header: LR_WRITE_BYTES, user: m };
+                if sync {
+                    self.sync_list.push_back(itx);
+                } else {
+                    self.async_by_foid.entry(foid).or_default().push(itx);
+                }
+                o += m;
             }
-        };
-        if state == WriteState::Indirect {
-            // One record per file block touched.
-            let (mut off, end) = (offset, offset + len as u64);
-            while off < end {
-                let n = (bs - off % bs).min(end - off);
-                push(self, Itx { txg, state, data: 0, header: LR_WRITE_BYTES, user: n });
-                off += n;
-            }
-        } else {
-            push(self, Itx { txg, state, data: len, header: LR_WRITE_BYTES, user: len as u64 });
+            off += n;
         }
         if o_dsync && self.disabled {
             self.promise(foid, out);
@@ -504,6 +535,7 @@ impl Zil {
         let synced = self.synced_txg;
         let list: Vec<Itx> = self.sync_list.drain(..).filter(|i| i.txg > synced).collect();
         self.itx_list_bytes = list.iter().map(|i| (i.header + i.data) as u64).sum();
+        self.list_left = self.itx_list_bytes;
         // zil_get_commit_list (2.3): the burst grows by every record's full size.
         for i in &list {
             self.cur_size += (i.header + i.data) as u64;
@@ -657,6 +689,25 @@ impl Zil {
         }
         let rec = itx.header + round8(itx.data);
         self.cur_left = self.cur_left.saturating_sub((itx.header + itx.data) as u64);
+        self.list_left = self.list_left.saturating_sub((itx.header + itx.data) as u64);
+        if self.release == Release::Solaris2009 {
+            // zil_lwb_commit before lwb chunking (zfs-fuse 5c5ace08): the record counts in
+            // zl_cur_used first; if it does not fit, the current block goes out (even
+            // empty) and the next one, sized with the record counted, takes it whole.
+            self.cur_used += rec as u64;
+            if self.lwbs.back().unwrap().space() < rec {
+                self.issue_open(now_ns, out);
+                self.open_new();
+            }
+            let indirect = itx.state == WriteState::Indirect;
+            let bs = self.cfg.recordsize_bytes;
+            let l = self.lwbs.back_mut().unwrap();
+            l.nused += rec.min(l.space());
+            if indirect {
+                l.indirect.push(bs);
+            }
+            return;
+        }
         match itx.state {
             WriteState::NeedCopy if itx.data > 0 => {
                 let mut left = itx.data;
@@ -776,6 +827,15 @@ impl Zil {
             };
             return round_up(plan.saturating_add(ZIL_CHAIN_BYTES), ZIL_MIN_BLKSZ).min(self.max_block);
         }
+        if self.release == Release::Solaris2009 {
+            // Before zil_block_buckets (onnv 11670, Feb 2010; zfs-fuse 5c5ace08
+            // zil_lwb_write_start): the largest of the previous commit's bytes, this
+            // commit's so far and what waits on the itx list, rounded up to 4 KiB.
+            let waiting: u64 = self.async_by_foid.values().flatten().map(|i| (i.header + i.data) as u64).sum();
+            let trailer = ZIL_CHAIN_BYTES as u64;
+            let want = self.prev_used.max(self.cur_used + trailer).max(self.list_left + waiting + trailer);
+            return round_up(want.min(self.max_block as u64) as u32, ZIL_MIN_BLKSZ).min(self.max_block);
+        }
         let sz = lwb_bucket(self.release, self.cur_used, self.max_block);
         self.prev_sizes[self.prev_rotor] = sz;
         self.prev_rotor = (self.prev_rotor + 1) % ZIL_PREV_BLKS;
@@ -880,6 +940,7 @@ impl Zil {
         if self.open_lwb().is_some() {
             self.issue_open(now_ns, out);
         }
+        self.prev_used = self.cur_used;
     }
 
     fn legacy_writes_done(&mut self, now_ns: u64, out: &mut Vec<ZilAction>) {

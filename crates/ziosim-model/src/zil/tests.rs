@@ -282,7 +282,7 @@ fn lwb_size_tables_per_era() {
     assert_eq!(p(200 * k), 104 * 1024);
     assert_eq!(p(2000 * k), 128 * 1024);
     // The smallest workable first block of a medium burst: what the other blocks leave.
-    assert_eq!(lwb_plan_23(200 * k, 128 * 1024, 0).1, 200 * 1024 - (131_032 - 130_840 / 16));
+    assert_eq!(lwb_plan_23(200 * k, 128 * 1024, 0).1, 200 * 1024 - (130_888 - 130_696 / 16));
     assert_eq!(lwb_plan_23(2000 * k, 128 * 1024, 0).1, 0);
 }
 
@@ -291,7 +291,7 @@ fn lwb_sizes_follow_commit_sizes() {
     // Single thread, 20 KiB writes + fsync. First commit: the initial 4 KiB block, then
     // blocks sized by the bucket rule; from the second commit on, one 36 KiB-bucket block
     // per commit (max over the last 16), of which only the used part is written.
-    let used = round_up(40 + 192 + 20 * 1024, 4096);
+    let used = round_up(184 + 192 + 20 * 1024, 4096);
     for r in [Release::Zfs08, Release::Zfs21] {
         let mut h = H::new(r, &[], cfg(true));
         h.write_bytes = 20 * 1024;
@@ -300,12 +300,26 @@ fn lwb_sizes_follow_commit_sizes() {
         assert_eq!(sizes[0], 4096, "{r:?}");
         assert_eq!(sizes[sizes.len() - 4..], [used; 4], "{r:?}: {sizes:?}");
     }
-    // solaris-2009 writes whole blocks (no slim ZIL): the 36 KiB bucket block itself.
+    // solaris-2009 (before zil_block_buckets) sizes the next block from the previous and
+    // the current commit's bytes, rounded up to 4 KiB — 192 + 20480 + the 184-byte
+    // trailer → 24 KiB — and writes whole blocks (no slim ZIL). The first commit starts
+    // in the initial 4 KiB block and grows as its record spills over.
     let mut h = H::new(Release::Solaris2009, &[], cfg(true));
     h.write_bytes = 20 * 1024;
     h.fsync_loop(1, 5, 0);
     let sizes: Vec<u32> = h.lwbs().iter().map(|l| l.0).collect();
-    assert_eq!(sizes[sizes.len() - 4..], [36 * 1024; 4], "{sizes:?}");
+    assert_eq!(sizes[0], 4096, "{sizes:?}");
+    assert_eq!(sizes[sizes.len() - 4..], [24 * 1024; 4], "{sizes:?}");
+    // A commit three times larger: its 60 KiB record does not fit the 24 KiB block
+    // planned for it, which goes out empty, and takes a 64 KiB one; the next two commits
+    // get 64 KiB blocks too (this commit's bytes, then zl_prev_used).
+    let mut h = H::new(Release::Solaris2009, &[], cfg(true));
+    for kib in [20u32, 20, 60, 20, 20] {
+        h.write_bytes = kib * 1024;
+        h.fsync_loop(1, 1, 0);
+    }
+    let sizes: Vec<u32> = h.lwbs().iter().map(|l| l.0 / 1024).collect();
+    assert_eq!(sizes, [4, 24, 24, 24, 64, 64, 64]);
     // 2.3 predicts the burst: after the first commit one block of just the right size.
     let mut h = H::new(Release::Zfs23, &[], cfg(true));
     h.write_bytes = 20 * 1024;
@@ -434,7 +448,9 @@ fn zil_disable_on_solaris_2009_likewise() {
     let mut h = H::new(Release::Solaris2009, &[], cfg(false));
     h.o_dsync = true;
     h.fsync_loop(1, 4, 0);
-    assert_eq!(h.count(is_lwb), 4);
+    // One lwb per commit, plus the initial 4 KiB block the first 4 KiB record (with its
+    // header) does not fit: 2009 writes it out empty and starts an 8 KiB one.
+    assert_eq!(h.count(is_lwb), 5);
 }
 
 #[test]
@@ -608,4 +624,27 @@ fn zil_and_throttle_tunables_follow_the_source_per_release() {
     assert_eq!(t(Release::Zfs22).get(T::zfs_wrlog_data_max), 2 * t(Release::Zfs22).get(T::zfs_dirty_data_max));
     assert_eq!(t(Release::Illumos2012).get(T::zfs_write_limit_shift), 3);
     assert!(t(Release::Illumos2014).try_get(T::zfs_write_limit_min).is_none());
+}
+
+#[test]
+fn write_state_is_picked_per_logged_chunk() {
+    // (state, data bytes) of the records one write leaves on file 1's async list.
+    let records = |r: Release, slog: bool, off: u64, len: u32| {
+        let mut h = H::new(r, &[], cfg(slog));
+        let mut out = vec![];
+        h.z.write(1, 1, off, len, false, &mut out);
+        h.z.async_by_foid[&1].iter().map(|i| (i.state, i.data)).collect::<Vec<_>>()
+    };
+    use WriteState::*;
+    let k = 1024u32;
+    // 48 KiB at 120 KiB of 128 KiB records, no SLOG: up to 2.1 zfs_write logs 8 KiB (not
+    // above zfs_immediate_write_sz: copied) then 40 KiB (INDIRECT); 2.2 logs the 48 KiB
+    // at once (INDIRECT, one record per file block touched).
+    assert_eq!(records(Release::Zfs21, false, 120 * 1024, 48 * k), [(NeedCopy, 8 * k), (Indirect, 0)]);
+    assert_eq!(records(Release::Solaris2009, false, 120 * 1024, 48 * k), [(NeedCopy, 8 * k), (Indirect, 0)]);
+    assert_eq!(records(Release::Zfs22, false, 120 * 1024, 48 * k), [(Indirect, 0), (Indirect, 0)]);
+    // 1 MiB on solaris-2009: eight INDIRECT blocks without a SLOG; with one (logbias
+    // latency) copied data, each 128 KiB chunk cut into 64 KiB records (ZIL_MAX_LOG_DATA).
+    assert_eq!(records(Release::Solaris2009, false, 0, 1024 * k), [(Indirect, 0); 8]);
+    assert_eq!(records(Release::Solaris2009, true, 0, 1024 * k), [(NeedCopy, 64 * k); 16]);
 }
