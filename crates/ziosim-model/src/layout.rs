@@ -245,15 +245,7 @@ pub struct Dva {
     pub vdev: u16,
     pub offset: u64,
     pub asize: u64,
-    /// Where the layout put it: position `pos` of slot-lane `slot` on `vdev`, whose
-    /// offset rises with `pos` ([`Layout::slot_position_offset`]); `slot` is
-    /// [`NO_SLOT`] for blocks not from the layout.
-    pub slot: u32,
-    pub pos: u64,
 }
-
-/// `Dva::slot` of a block the layout did not place.
-pub const NO_SLOT: u32 = u32::MAX;
 
 /// A block as a traversal meets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1004,7 +996,7 @@ impl Layout {
             let t = (t0 as usize + d) % ntops;
             let asize = self.geoms[self.top_geom[t] as usize].lane_asize[li as usize];
             let offset = self.slot_offset(l.slot as usize + d, t, k) + j * asize;
-            b.dvas[d] = Dva { vdev: t as u16, offset, asize, slot: l.slot + d as u32, pos: k * l.run_blocks + j };
+            b.dvas[d] = Dva { vdev: t as u16, offset, asize };
         }
     }
 
@@ -1030,17 +1022,6 @@ impl Layout {
     }
 
     // ------------------------------------------------------------ public API
-
-    /// Offset on top-level vdev `top` of position `pos` of slot-lane `slot` — the inverse
-    /// of what [`Layout::place`] records in a [`Dva`]; strictly rising with `pos` (a lane's
-    /// slots come in cycle order and a block's successor in its slot follows it).
-    #[inline]
-    pub fn slot_position_offset(&self, top: usize, slot: u32, pos: u64) -> u64 {
-        let li = self.slot_lane[slot as usize].0 as usize;
-        let l = &self.lanes[li];
-        let asize = self.geoms[self.top_geom[top] as usize].lane_asize[li];
-        self.slot_offset(slot as usize, top, pos / l.run_blocks) + (pos % l.run_blocks) * asize
-    }
 
     /// Blocks in traversal order from `cursor` (`Cursor::START` for the whole pool).
     pub fn traverse_from(&self, cursor: Cursor) -> Traversal<'_> {
@@ -1679,34 +1660,6 @@ mod tests {
         assert!(fw_08 > fw_095 && fw_095 > fw1 && fw_095 < 0.85, "forward fraction f=0.8 {fw_08} f=0.95 {fw_095}");
     }
 
-    /// Every DVA's recorded (slot, pos) maps back to its offset, and a slot's offsets
-    /// rise with pos, for fresh and aged layouts on mirrors and raidz.
-    #[test]
-    fn slot_positions_map_back_to_offsets() {
-        let tops = pool3();
-        for f in [0.0, 0.6, 1.0] {
-            let p = LayoutParams { fragmentation: f, seed: 5, ..mixed(1 << 30, 0.5, 2) };
-            let lo = Layout::new(&p, &tops).unwrap();
-            let mut seen = std::collections::BTreeMap::new();
-            for b in lo.traverse() {
-                for d in b.dvas() {
-                    assert_ne!(d.slot, NO_SLOT);
-                    assert_eq!(lo.slot_position_offset(d.vdev as usize, d.slot, d.pos), d.offset, "f={f} {b:?}");
-                    seen.insert((d.vdev, d.slot, d.pos), d.offset);
-                }
-            }
-            let mut last: Option<((u16, u32), u64, u64)> = None;
-            for (&(t, s, pos), &off) in &seen {
-                if let Some(((lt, ls), lp, loff)) = last {
-                    if (lt, ls) == (t, s) {
-                        assert!(pos > lp && off > loff, "f={f} top {t} slot {s}: pos {lp}->{pos} offset {loff}->{off}");
-                    }
-                }
-                last = Some(((t, s), pos, off));
-            }
-        }
-    }
-
     #[test]
     fn resumable_from_any_cursor() {
         let tops = pool3();
@@ -1917,8 +1870,7 @@ mod tests {
     #[test]
     fn traversal_state_is_small() {
         assert!(std::mem::size_of::<Traversal>() <= 128, "{}", std::mem::size_of::<Traversal>());
-        // Each of the three DVAs carries its slot position for the sorted scan's lane runs.
-        assert!(std::mem::size_of::<Block>() <= 144, "{}", std::mem::size_of::<Block>());
+        assert!(std::mem::size_of::<Block>() <= 128);
     }
 }
 

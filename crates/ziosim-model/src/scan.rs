@@ -64,7 +64,7 @@
 //! in-flight limit was not read): it runs this engine with no delay and the same zio limit.
 
 use crate::io::{flags, IoClass, Op};
-use crate::layout::{Block, BlockKind, Cursor, Dva, NO_SLOT};
+use crate::layout::{Block, BlockKind, Cursor, Dva};
 use crate::pool::{raidz_map, VdevType};
 use crate::release::Release;
 use crate::sim::{Ev, Model_};
@@ -377,7 +377,7 @@ impl Model_ {
         let hard = (self.cfg.ram_bytes / t.get(T::zfs_scan_mem_lim_fact) as u64).max(16 << 20).min(alloc / 20);
         let soft = hard - (hard / t.get(T::zfs_scan_mem_lim_soft_fact) as u64).min(128 << 20);
         Sorted {
-            queues: (0..self.tops.len()).map(|t| SortedQueue::new(t, gap, fill_weight, quantized)).collect(),
+            queues: (0..self.tops.len()).map(|_| SortedQueue::new(gap, fill_weight, quantized)).collect(),
             clearing: false,
             checkpointing: false,
             last_checkpoint_ns: now,
@@ -585,7 +585,7 @@ impl Model_ {
         while i < s.ext_end {
             let e = self.admin.extents[i];
             if k < e.asize / e.block_asize {
-                let d = Dva { vdev: e.top, offset: e.offset + k * e.block_asize, asize: e.block_asize, slot: NO_SLOT, pos: 0 };
+                let d = Dva { vdev: e.top, offset: e.offset + k * e.block_asize, asize: e.block_asize };
                 let blk = Block {
                     index: u64::MAX,
                     level: 0,
@@ -719,7 +719,7 @@ impl Model_ {
         if let Some(so) = s.sorted.as_mut() {
             // Phase A: one sio per DVA, sorted by offset on its top-level vdev.
             for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
-                so.queues[d.vdev as usize].insert(d, blk.psize as u32, blk.birth_txg, &self.dtl_cuts, &self.layout);
+                so.queues[d.vdev as usize].insert(d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg, &self.dtl_cuts);
             }
             return true;
         }
@@ -757,7 +757,7 @@ impl Model_ {
                     _ if lowest => so.queues[t].lowest_extent().unwrap(),
                     _ => so.queues[t].best_extent().unwrap(),
                 };
-                let ((voff, asize, psize, birth), next) = so.queues[t].pop_from(start, &self.layout).unwrap();
+                let ((voff, asize, psize, birth), next) = so.queues[t].pop_from(start).unwrap();
                 so.cur_ext[t] = next;
                 so.q_inflight[t] += asize as u64;
                 s.issued += asize as u64;

@@ -18,52 +18,28 @@
 //! computed from the sio and extent counts, exactly as ZFS counts it, whatever the
 //! simulator stores.
 //!
-//! What the simulator stores (its own memory, not ZFS's): runs, not sios. A birth matters
-//! only through the DTL test (`leaf_misses`: is it inside a leaf's DTL range?), so the
-//! caller passes the *cuts* — the txgs x at which some leaf's DTL membership changes
-//! between x − 1 and x (each DTL's `lo` and `hi + 1`) — and no run spans a cut. Every sio
-//! of a run then answers every DTL test like the run's lowest birth, which the issue phase
-//! gets back as the sio's birth. That stays true while the run is queued: DTLs change only
-//! at a leaf's outage start, when its `hi` advances to the synced txg, or when a finished
-//! scan excises them — cuts above every queued birth (queued blocks were born by the scan's
-//! `max_txg`) — or when a new disk's DTL starts at `TXG_INITIAL`, below every birth.
-//!
-//! * *Lane runs* hold the sios the layout placed. The layout records for each DVA its
-//!   slot-lane and position (`Dva::slot`, `Dva::pos`; `Layout::place`), and a slot-lane's
-//!   offsets on a vdev rise with the position (`Layout::slot_position_offset`). A lane run
-//!   is a range of consecutive positions of one slot-lane with the same asize and psize
-//!   and uncut births, stored as (slot, first position) → (count, sizes, birth range); its
-//!   sios need not be back to back — other lanes' blocks (a file's indirect and dnode
-//!   blocks between its data) may sit between them — but consecutive ones are never
-//!   further apart than `zfs_scan_max_ext_gap`, so a run never spans two extents. `heads`
-//!   maps each lane run's first offset back to it.
-//! * *Offset runs* hold the other sios (blocks written while the simulation runs): maximal
-//!   sets of back-to-back sios with the same sizes and uncut births, keyed by first offset.
-//!
-//! Either way a run gives up its sios one at a time from the front as the issue phase
-//! pops them (the lowest sio of an extent is always some run's first), and an insert
-//! merges with the run ending just before it or starting just after it. So the set of
-//! queued sios, and every result, is exactly what a per-sio map holds (two tests check it
-//! against one). A fresh fill queues a vdev's data as a few lane runs however large the
-//! pool, so the store no longer grows with the pool's blocks, files or txgs (the extents,
-//! ZFS's own structure, remain: one per stretch the gap rule cannot bridge). An aged layout
-//! (`fragmentation` → 1) visits positions out of order, so runs shorten towards one sio
-//! each, bounded by ZFS's own sort-memory limit (≈ 50–80 B per 136 B ZFS counts).
+//! What the simulator stores (its own memory, not ZFS's): sios are kept run-length
+//! encoded — a *run* is a maximal set of queued sios that are back to back on the vdev
+//! (each starts where the previous one ends) with the same asize and psize and births that
+//! no DTL tells apart, stored once as (first offset, count, asize, psize, birth range). A
+//! birth matters only through the DTL test (`leaf_misses`: is it inside a leaf's DTL
+//! range?), so the caller passes the *cuts* — the txgs x at which some leaf's DTL
+//! membership changes between x − 1 and x (each DTL's `lo` and `hi + 1`) — and a run never
+//! spans a cut. Every sio of a run then answers every DTL test like the run's lowest birth,
+//! which the issue phase gets back as the sio's birth. That stays true while the run is
+//! queued: DTLs change only at a leaf's outage start, when its `hi` advances to the synced
+//! txg, or when a finished scan excises them — cuts above every queued birth (queued blocks
+//! were born by the scan's `max_txg`) — or when a new disk's DTL starts at `TXG_INITIAL`,
+//! below every birth. So the set of queued sios, and every result, is exactly what a
+//! per-sio map holds: a run is split back into its sios one at a time as the issue phase
+//! pops them (lowest offset first), and an insert merges with the run ending where it
+//! starts or starting where it ends. A fresh fill places a lane's blocks back to back, so a
+//! run is as long as the lane's contiguous stretch on the vdev, however many txgs wrote it;
+//! the store grows with the breaks in contiguity (metadata between data, metaslab ends),
+//! not with the blocks. An aged layout (`fragmentation` → 1) scatters blocks so that runs
+//! shorten towards one sio each (≈ 48 B per sio). Extents cost 40 B each.
 
-use crate::layout::{Dva, Layout, NO_SLOT};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Offsets of the layout's slot positions on a top-level vdev (see [`Dva::slot`]).
-pub trait SlotOffsets {
-    fn position_offset(&self, top: usize, slot: u32, pos: u64) -> u64;
-}
-
-impl SlotOffsets for Layout {
-    #[inline]
-    fn position_offset(&self, top: usize, slot: u32, pos: u64) -> u64 {
-        self.slot_position_offset(top, slot, pos)
-    }
-}
 
 /// A queued sio as the issue phase takes it: (offset, asize, psize, birth txg).
 pub type Sio = (u64, u32, u32, u64);
@@ -106,15 +82,7 @@ impl Run {
 }
 
 pub struct SortedQueue {
-    /// The top-level vdev this queue belongs to.
-    top: usize,
-    /// Sios the layout placed: (slot-lane, first position) → a run of consecutive
-    /// positions of that slot-lane (see the module doc).
-    lane: BTreeMap<(u32, u64), Run>,
-    /// Offset of each lane run's first sio → its key in `lane`.
-    heads: BTreeMap<u64, (u32, u64)>,
-    /// Other sios: first offset of a run of back-to-back sios → the run (the key is its
-    /// lowest live sio).
+    /// First offset of a run → the run (runs are disjoint; the key is its lowest live sio).
     runs: BTreeMap<u64, Run>,
     /// Queued sios (Σ run counts).
     n_sios: u64,
@@ -128,20 +96,8 @@ pub struct SortedQueue {
 }
 
 impl SortedQueue {
-    pub fn new(top: usize, max_gap: u64, fill_weight: u64, quantized: bool) -> SortedQueue {
-        SortedQueue {
-            top,
-            lane: BTreeMap::new(),
-            heads: BTreeMap::new(),
-            runs: BTreeMap::new(),
-            n_sios: 0,
-            exts: BTreeMap::new(),
-            by_score: BTreeSet::new(),
-            max_gap,
-            fill_weight,
-            quantized,
-            bytes: 0,
-        }
+    pub fn new(max_gap: u64, fill_weight: u64, quantized: bool) -> SortedQueue {
+        SortedQueue { runs: BTreeMap::new(), n_sios: 0, exts: BTreeMap::new(), by_score: BTreeSet::new(), max_gap, fill_weight, quantized, bytes: 0 }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -150,9 +106,9 @@ impl SortedQueue {
     pub fn len(&self) -> usize {
         self.n_sios as usize
     }
-    /// Runs the simulator stores for the queued sios (its own memory, ≈ 50–80 B each).
+    /// Runs the simulator stores for the queued sios (its own memory, ≈ 48 B each).
     pub fn runs(&self) -> usize {
-        self.runs.len() + self.lane.len()
+        self.runs.len()
     }
     pub fn extents(&self) -> usize {
         self.exts.len()
@@ -232,107 +188,23 @@ impl SortedQueue {
         true
     }
 
-    /// Add one sio the layout placed at position `pos` of slot-lane `slot` (offset
-    /// `offset`) to the lane store; false if it is queued already.
-    #[allow(clippy::too_many_arguments)]
-    fn store_lane(&mut self, slot: u32, pos: u64, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64], map: &impl SlotOffsets) -> bool {
-        let (top, gap, a) = (self.top, self.max_gap, asize as u64);
-        let mut prev = None;
-        if let Some((&(ks, kp), r)) = self.lane.range(..=(slot, pos)).next_back() {
-            if ks == slot && kp + r.count as u64 > pos {
-                return false;
-            }
-            // Join the run ending just before, unless a gap wider than extents bridge
-            // separates them (a run never spans two extents).
-            if ks == slot
-                && kp + r.count as u64 == pos
-                && r.takes(asize, psize, birth, cuts)
-                && offset <= map.position_offset(top, slot, pos - 1) + a + gap
-            {
-                prev = Some((kp, *r));
-            }
-        }
-        let next = match self.lane.range((slot, pos + 1)..).next() {
-            Some((&(ks, kp), r)) if ks == slot && kp == pos + 1 && r.takes(asize, psize, birth, cuts) => {
-                let head = map.position_offset(top, slot, kp);
-                (head <= offset + a + gap).then_some((kp, *r, head))
-            }
-            _ => None,
-        };
-        let next = next.filter(|(_, n, _)| prev.is_none_or(|(_, p)| uncut(p.bmin.min(n.bmin), p.bmax.max(n.bmax), cuts)));
-        match (prev, next) {
-            (Some((p, pr)), Some((n, nr, head))) => {
-                self.lane.remove(&(slot, n));
-                self.heads.remove(&head);
-                let r = self.lane.get_mut(&(slot, p)).unwrap();
-                r.count += 1 + nr.count;
-                r.bmin = pr.bmin.min(nr.bmin).min(birth);
-                r.bmax = pr.bmax.max(nr.bmax).max(birth);
-            }
-            (Some((p, _)), None) => {
-                let r = self.lane.get_mut(&(slot, p)).unwrap();
-                r.count += 1;
-                r.bmin = r.bmin.min(birth);
-                r.bmax = r.bmax.max(birth);
-            }
-            (None, Some((n, nr, head))) => {
-                self.lane.remove(&(slot, n));
-                self.heads.remove(&head);
-                self.lane.insert((slot, pos), Run { count: nr.count + 1, bmin: nr.bmin.min(birth), bmax: nr.bmax.max(birth), ..nr });
-                self.heads.insert(offset, (slot, pos));
-            }
-            (None, None) => {
-                self.lane.insert((slot, pos), Run { count: 1, asize, psize, bmin: birth, bmax: birth });
-                self.heads.insert(offset, (slot, pos));
-            }
-        }
-        true
-    }
-
-    /// The lowest queued sio at or after `offset`: its offset and whether it heads a lane run.
-    fn first_at_or_after(&self, offset: u64) -> Option<(u64, bool)> {
-        let lane = self.heads.range(offset..).next().map(|(&o, _)| o);
-        let other = self.runs.range(offset..).next().map(|(&o, _)| o);
-        match (lane, other) {
-            (Some(l), Some(o)) => Some(if l < o { (l, true) } else { (o, false) }),
-            (Some(l), None) => Some((l, true)),
-            (None, Some(o)) => Some((o, false)),
-            (None, None) => None,
-        }
-    }
-
     /// Remove and return the lowest queued sio at or after `start`.
-    fn take_first_sio(&mut self, start: u64, map: &impl SlotOffsets) -> Option<Sio> {
-        // A run's first sio is its lowest, and extents start at a sio, so `start` is a run
-        // head; a run covering `start` from below would mean a sio queued in no extent.
+    fn take_first_sio(&mut self, start: u64) -> Option<Sio> {
+        // A run's key is its lowest sio, and extents start at a sio, so `start` is a key;
+        // a run covering `start` from below would mean a sio queued in no extent.
         debug_assert!(self.runs.range(..start).next_back().is_none_or(|(&s, r)| s + r.len() <= start));
-        let (off, in_lane) = self.first_at_or_after(start)?;
-        if in_lane {
-            let (slot, pos) = self.heads.remove(&off).unwrap();
-            let r = self.lane.remove(&(slot, pos)).unwrap();
-            if r.count > 1 {
-                self.lane.insert((slot, pos + 1), Run { count: r.count - 1, ..r });
-                self.heads.insert(map.position_offset(self.top, slot, pos + 1), (slot, pos + 1));
-            }
-            return Some((off, r.asize, r.psize, r.bmin));
-        }
-        let r = self.runs.remove(&off).unwrap();
+        let (&off, &r) = self.runs.range(start..).next()?;
+        self.runs.remove(&off);
         if r.count > 1 {
             self.runs.insert(off + r.asize as u64, Run { count: r.count - 1, ..r });
         }
         Some((off, r.asize, r.psize, r.bmin))
     }
 
-    /// Queue the read of DVA `d` (`psize` bytes read) of a block born in txg `birth`;
-    /// `cuts` are the pool's DTL cuts now (see the module doc), `map` the layout.
-    pub fn insert(&mut self, d: &Dva, psize: u32, birth: u64, cuts: &[u64], map: &impl SlotOffsets) {
-        let (offset, asize) = (d.offset, d.asize as u32);
-        let stored = if d.slot == NO_SLOT {
-            self.store_sio(offset, asize, psize, birth, cuts)
-        } else {
-            self.store_lane(d.slot, d.pos, offset, asize, psize, birth, cuts, map)
-        };
-        if !stored {
+    /// Queue the read of one DVA at `offset` (`asize` bytes allocated, `psize` read) of a
+    /// block born in txg `birth`; `cuts` are the pool's DTL cuts now (see the module doc).
+    pub fn insert(&mut self, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64]) {
+        if !self.store_sio(offset, asize, psize, birth, cuts) {
             return; // the same DVA twice (cannot happen with a valid layout)
         }
         self.n_sios += 1;
@@ -377,13 +249,13 @@ impl SortedQueue {
     /// Remove and return the lowest sio of the extent starting at `start`; returns the
     /// extent's new start (None once it is empty) with it. The sio's birth is the lowest of
     /// its run's, which every DTL test answers as it would the sio's own.
-    pub fn pop_from(&mut self, start: u64, map: &impl SlotOffsets) -> Option<(Sio, Option<u64>)> {
+    pub fn pop_from(&mut self, start: u64) -> Option<(Sio, Option<u64>)> {
         let e = self.take_ext(start);
-        let (off, asize, psize, birth) = self.take_first_sio(start, map)?;
+        let (off, asize, psize, birth) = self.take_first_sio(start)?;
         self.n_sios -= 1;
         self.bytes -= asize as u64;
         let rest = Ext { end: e.end, fill: e.fill - asize as u64 };
-        let next = self.first_at_or_after(off).map(|(o, _)| o).filter(|&o| o < e.end);
+        let next = self.runs.range(off..).next().map(|(&o, _)| o).filter(|&o| o < e.end);
         match next {
             Some(n) if rest.fill > 0 => {
                 self.put_ext(n, rest);
@@ -398,28 +270,13 @@ impl SortedQueue {
 mod tests {
     use super::*;
 
-    /// For sios not placed by the layout.
-    struct NoMap;
-    impl SlotOffsets for NoMap {
-        fn position_offset(&self, _: usize, _: u32, _: u64) -> u64 {
-            unreachable!("no slot positions here")
-        }
-    }
-
-    impl SortedQueue {
-        fn insert_at(&mut self, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64]) {
-            let d = Dva { vdev: 0, offset, asize: asize as u64, slot: NO_SLOT, pos: 0 };
-            self.insert(&d, psize, birth, cuts, &NoMap);
-        }
-    }
-
     #[test]
     fn sios_within_the_gap_form_one_extent() {
-        let mut q = SortedQueue::new(0, 2 << 20, 3, false);
-        q.insert_at(0, 131072, 131072, 1, &[]);
-        q.insert_at(3 << 20, 131072, 131072, 1, &[]); // gap 2.875 MiB > 2 MiB: new extent
+        let mut q = SortedQueue::new(2 << 20, 3, false);
+        q.insert(0, 131072, 131072, 1, &[]);
+        q.insert(3 << 20, 131072, 131072, 1, &[]); // gap 2.875 MiB > 2 MiB: new extent
         assert_eq!(q.extents(), 2);
-        q.insert_at(1 << 20, 131072, 131072, 1, &[]); // bridges both (gaps < 2 MiB)
+        q.insert(1 << 20, 131072, 131072, 1, &[]); // bridges both (gaps < 2 MiB)
         assert_eq!(q.extents(), 1);
         assert_eq!(q.len(), 3);
         assert_eq!(q.mem_used(), 3 * SIO_MEM_BYTES + EXT_MEM_BYTES);
@@ -427,14 +284,14 @@ mod tests {
 
     #[test]
     fn pops_in_offset_order_and_shrinks_the_extent() {
-        let mut q = SortedQueue::new(0, 1 << 20, 3, false);
+        let mut q = SortedQueue::new(1 << 20, 3, false);
         for off in [5u64, 1, 3, 2, 4] {
-            q.insert_at(off << 17, 131072, 131072, 1, &[]);
+            q.insert(off << 17, 131072, 131072, 1, &[]);
         }
         let mut start = q.lowest_extent().unwrap();
         let mut got = vec![];
         loop {
-            let ((off, _, _, _), next) = q.pop_from(start, &NoMap).unwrap();
+            let ((off, _, _, _), next) = q.pop_from(start).unwrap();
             got.push(off >> 17);
             match next {
                 Some(n) => start = n,
@@ -448,11 +305,11 @@ mod tests {
 
     #[test]
     fn best_extent_prefers_dense_large_fill() {
-        let mut q = SortedQueue::new(0, 1 << 20, 3, false);
+        let mut q = SortedQueue::new(1 << 20, 3, false);
         // Extent A: one block at 0. Extent B: 8 contiguous blocks at 100 MiB.
-        q.insert_at(0, 131072, 131072, 1, &[]);
+        q.insert(0, 131072, 131072, 1, &[]);
         for k in 0..8u64 {
-            q.insert_at((100 << 20) + k * 131072, 131072, 131072, 1, &[]);
+            q.insert((100 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         assert_eq!(q.lowest_extent(), Some(0));
         assert_eq!(q.best_extent(), Some(100 << 20));
@@ -460,20 +317,20 @@ mod tests {
 
     #[test]
     fn quantized_scores_tie_by_offset() {
-        let mut q = SortedQueue::new(0, 1 << 20, 3, true);
+        let mut q = SortedQueue::new(1 << 20, 3, true);
         // Two extents whose scores fall in the same log2 bucket: the lower offset wins.
         for k in 0..5u64 {
-            q.insert_at((200 << 20) + k * 131072, 131072, 131072, 1, &[]);
+            q.insert((200 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         for k in 0..6u64 {
-            q.insert_at((400 << 20) + k * 131072, 131072, 131072, 1, &[]);
+            q.insert((400 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
-        let mut full = SortedQueue::new(0, 1 << 20, 3, false);
+        let mut full = SortedQueue::new(1 << 20, 3, false);
         for k in 0..5u64 {
-            full.insert_at((200 << 20) + k * 131072, 131072, 131072, 1, &[]);
+            full.insert((200 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         for k in 0..6u64 {
-            full.insert_at((400 << 20) + k * 131072, 131072, 131072, 1, &[]);
+            full.insert((400 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
         assert_eq!(full.best_extent(), Some(400 << 20));
         assert_eq!(q.best_extent(), Some(200 << 20));
@@ -481,31 +338,31 @@ mod tests {
 
     #[test]
     fn back_to_back_sios_share_one_run() {
-        let mut q = SortedQueue::new(0, 1 << 20, 3, true);
+        let mut q = SortedQueue::new(1 << 20, 3, true);
         // A DTL starting at txg 8 cuts between births 7 and 8. Out of order: 2, 0, 1 join
         // into one run; 3 (born 8, across the cut) starts a second; 4 (born 9) joins it;
         // 6 is not adjacent: a third.
         let cuts = [8u64];
         for (k, birth) in [(2u64, 7u64), (0, 6), (1, 7), (3, 8), (4, 9), (6, 8)] {
-            q.insert_at(k * 131072, 131072, 131072, birth, &cuts);
+            q.insert(k * 131072, 131072, 131072, birth, &cuts);
         }
         assert_eq!(q.len(), 6);
         assert_eq!(q.runs(), 3);
         assert_eq!(q.mem_used(), 6 * SIO_MEM_BYTES + EXT_MEM_BYTES);
-        q.insert_at(131072, 131072, 131072, 7, &cuts); // a duplicate changes nothing
+        q.insert(131072, 131072, 131072, 7, &cuts); // a duplicate changes nothing
         assert_eq!((q.len(), q.runs()), (6, 3));
         // Without cuts every birth is alike: one run for 0–4, one for 6.
-        let mut all = SortedQueue::new(0, 1 << 20, 3, true);
+        let mut all = SortedQueue::new(1 << 20, 3, true);
         for (k, birth) in [(2u64, 7u64), (0, 6), (1, 7), (3, 8), (4, 9), (6, 8)] {
-            all.insert_at(k * 131072, 131072, 131072, birth, &[]);
+            all.insert(k * 131072, 131072, 131072, birth, &[]);
         }
         assert_eq!(all.runs(), 2);
         // The birth handed back is the run's lowest, on the same side of every cut.
-        let ((off, _, _, birth), next) = q.pop_from(0, &NoMap).unwrap();
+        let ((off, _, _, birth), next) = q.pop_from(0).unwrap();
         assert_eq!((off, birth, next), (0, 6, Some(131072)));
-        let _ = q.pop_from(131072, &NoMap).unwrap();
-        let _ = q.pop_from(2 * 131072, &NoMap).unwrap();
-        let ((off, _, _, birth), _) = q.pop_from(3 * 131072, &NoMap).unwrap();
+        let _ = q.pop_from(131072).unwrap();
+        let _ = q.pop_from(2 * 131072).unwrap();
+        let ((off, _, _, birth), _) = q.pop_from(3 * 131072).unwrap();
         assert_eq!((off, birth), (3 * 131072, 8));
         assert_eq!(q.runs(), 2);
     }
@@ -523,7 +380,7 @@ mod tests {
             rng % n
         };
         let side = |b: u64, cuts: &[u64]| cuts.iter().filter(|&&x| b >= x).count();
-        let mut q = SortedQueue::new(0, 1 << 18, 3, true);
+        let mut q = SortedQueue::new(1 << 18, 3, true);
         let mut reference: BTreeMap<u64, (u32, u32, u64)> = BTreeMap::new();
         let unit = 4096u64;
         let mut merged = 0;
@@ -542,9 +399,9 @@ mod tests {
                 if !reference.contains_key(&off) {
                     reference.insert(off, (asize as u32, asize as u32, birth));
                 }
-                q.insert_at(off, asize as u32, asize as u32, birth, cuts);
+                q.insert(off, asize as u32, asize as u32, birth, cuts);
             } else if let Some(start) = q.best_extent() {
-                let ((off, asize, psize, birth), _) = q.pop_from(start, &NoMap).unwrap();
+                let ((off, asize, psize, birth), _) = q.pop_from(start).unwrap();
                 let (&roff, &(ra, rp, rb)) = reference.range(start..).next().unwrap();
                 assert_eq!((off, asize, psize), (roff, ra, rp), "step {step}");
                 assert_eq!(side(birth, cuts), side(rb, cuts), "step {step}: birth {birth} for {rb}");
@@ -556,82 +413,5 @@ mod tests {
         }
         assert!(merged > 100, "runs never merged sios: {merged}");
         assert!(across > 100, "runs never spanned births: {across}");
-    }
-
-    /// A layout-like slot cycle: slot 0 = runs of 4 × 8 KiB, slot 1 = 1 × 4 KiB, slot 2 =
-    /// 2 × 16 KiB, then a 4 KiB hole; 72 KiB per cycle.
-    struct Cycle;
-    const RB: [u64; 3] = [4, 1, 2];
-    const ASIZE: [u64; 3] = [8192, 4096, 16384];
-    const PRE: [u64; 3] = [0, 32768, 36864];
-    impl SlotOffsets for Cycle {
-        fn position_offset(&self, top: usize, slot: u32, pos: u64) -> u64 {
-            assert_eq!(top, 0);
-            let s = slot as usize;
-            (pos / RB[s]) * 73728 + PRE[s] + (pos % RB[s]) * ASIZE[s]
-        }
-    }
-
-    /// Lane runs (sios the layout placed) and offset runs (the rest) together hold exactly
-    /// what a per-sio map would: random inserts and pops against a reference, comparing
-    /// every popped sio and its birth's side of every cut; lane runs reach across the
-    /// other slots' blocks.
-    #[test]
-    fn lane_runs_match_a_per_sio_map() {
-        let mut rng = 0x2545f4914f6cdd1du64;
-        let mut rand = move |n: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % n
-        };
-        let side = |b: u64, cuts: &[u64]| cuts.iter().filter(|&&x| b >= x).count();
-        for gap in [0u64, 8192, 1 << 18] {
-            let mut q = SortedQueue::new(0, gap, 3, true);
-            let mut reference: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
-            let mut longest = 0u32;
-            for step in 0..30000 {
-                let cuts: &[u64] = &[30, 60];
-                if rand(3) > 0 {
-                    // Births rise with the position, as a fill writes them; cuts split
-                    // them into three classes.
-                    let (d, psize, birth) = if rand(10) == 0 {
-                        // Not from the layout: back-to-back 8 KiB blocks far above it.
-                        let off = (1 << 30) + rand(500) * 8192;
-                        (Dva { vdev: 0, offset: off, asize: 8192, slot: NO_SLOT, pos: 0 }, 8192, 1 + rand(90))
-                    } else {
-                        let slot = rand(3) as u32;
-                        let pos = rand(240);
-                        let off = Cycle.position_offset(0, slot, pos);
-                        (Dva { vdev: 0, offset: off, asize: ASIZE[slot as usize], slot, pos }, 4096 * (1 + slot), 1 + pos * 89 / 240)
-                    };
-                    reference.entry(d.offset).or_insert((d.asize as u32, birth));
-                    let before = q.len();
-                    q.insert(&d, psize, birth, cuts, &Cycle);
-                    assert!(q.len() == before || q.len() == before + 1);
-                } else if let Some(start) = if step % 2 == 0 { q.best_extent() } else { q.lowest_extent() } {
-                    let ((off, asize, _, birth), next) = q.pop_from(start, &Cycle).unwrap();
-                    let (&roff, &(ra, rb)) = reference.range(start..).next().unwrap();
-                    assert_eq!((off, asize), (roff, ra), "gap {gap} step {step}");
-                    assert_eq!(side(birth, cuts), side(rb, cuts), "gap {gap} step {step}");
-                    reference.remove(&roff);
-                    if let Some(n) = next {
-                        assert_eq!(reference.range(off..).next().map(|(&o, _)| o), Some(n), "gap {gap} step {step}");
-                    }
-                }
-                assert_eq!(q.len(), reference.len(), "gap {gap} step {step}");
-                longest = longest.max(q.lane.values().map(|r| r.count).max().unwrap_or(0));
-            }
-            // With a gap that bridges the other slots a slot-0 run grows past one slot (4).
-            if gap >= 1 << 18 {
-                assert!(longest > 20, "lane runs never reached across slots: {longest}");
-            }
-            while let Some(start) = q.lowest_extent() {
-                let ((off, _, _, _), _) = q.pop_from(start, &Cycle).unwrap();
-                assert_eq!(reference.keys().next(), Some(&off));
-                reference.remove(&off);
-            }
-            assert!(reference.is_empty() && q.is_empty() && q.runs() == 0);
-        }
     }
 }
