@@ -161,7 +161,6 @@ SCAN_COLUMNS = (
     ("scan_rate_bytes_per_s", "int64"), ("issue_rate_bytes_per_s", "int64"),
     ("fraction_done", "float64"), ("eta_s", "int64"), ("eta", "string"),
 )
-_TEN_MIB = 10 * 1024 * 1024
 
 
 def _scan_row(snap: dict, ps: dict, release: str, now_s: int) -> dict:
@@ -196,8 +195,7 @@ def _scan_row(snap: dict, ps: dict, release: str, now_s: int) -> dict:
 def _rebuild_row(vrs: dict, release: str) -> dict:
     """A sequential rebuild's row, with the arithmetic of ``print_rebuild_status_impl``
     (as ``status._rebuild_status`` prints it)."""
-    from .releases import at_least
-    from .status import secs_to_dhms
+    from .status import rebuild_progress, secs_to_dhms
 
     state = vrs.get("state")
     scanned, issued = int(vrs.get("scanned", 0)), int(vrs.get("issued", 0))
@@ -214,15 +212,10 @@ def _rebuild_row(vrs: dict, release: str) -> dict:
     if state == "complete":
         row["fraction_done"] = 1.0
     if state == "active":
-        pass_ms = int(vrs.get("pass_time_ms", 0))
-        scan_rate = (int(vrs.get("pass_scanned", 0)) // (pass_ms + 1)) * 1000
+        scan_rate, issue_rate, fraction, secs = rebuild_progress(vrs, release)
         row["scan_rate_bytes_per_s"] = scan_rate
-        row["issue_rate_bytes_per_s"] = (int(vrs.get("pass_issued", 0)) // (pass_ms + 1)) * 1000
-        row["fraction_done"] = min(scanned / (est + 1), 1.0)
-        if at_least(release, "zfs-2.2"):
-            secs = (est - scanned) // scan_rate if est >= scanned and scan_rate >= _TEN_MIB else None
-        else:
-            secs = max(est - scanned, 0) // max(scan_rate, 1) if scan_rate >= _TEN_MIB else None
+        row["issue_rate_bytes_per_s"] = issue_rate
+        row["fraction_done"] = fraction
         row["eta_s"] = secs
         row["eta"] = "no estimated completion time" if secs is None else secs_to_dhms(secs)
     return row

@@ -377,6 +377,20 @@ def _scan_status_issued(ps: dict, release: str, now_s: int) -> str:
     return out + (f", {p.eta} to go\n" if p.secs_left is not None else f", {p.eta}\n")
 
 
+def rebuild_progress(vrs: dict, release: str) -> tuple[int, int, float, int | None]:
+    """The arithmetic of ``print_rebuild_status_impl`` (ZM@zfs-2.0.0, @zfs-2.2.0) for an
+    active rebuild: (scan rate, issue rate, fraction done, seconds to go or None)."""
+    scanned, est = int(vrs.get("scanned", 0)), int(vrs.get("estimate", 0))
+    pass_ms = int(vrs.get("pass_time_ms", 0))
+    scan_rate = (int(vrs.get("pass_scanned", 0)) // (pass_ms + 1)) * 1000
+    issue_rate = (int(vrs.get("pass_issued", 0)) // (pass_ms + 1)) * 1000
+    if at_least(release, "zfs-2.2"):
+        secs = (est - scanned) // scan_rate if est >= scanned and scan_rate >= _TEN_MIB else None
+    else:
+        secs = max(est - scanned, 0) // max(scan_rate, 1) if scan_rate >= _TEN_MIB else None
+    return scan_rate, issue_rate, min(scanned / (est + 1), 1.0), secs
+
+
 def _rebuild_status(vrs: dict, release: str) -> str:
     """``print_rebuild_status_impl`` (ZM@zfs-2.0.0, @zfs-2.2.0): one top-level vdev."""
     state = vrs["state"]
@@ -387,9 +401,7 @@ def _rebuild_status(vrs: dict, release: str) -> str:
     scanned, issued = int(vrs["scanned"]), int(vrs["issued"])
     est_s = int(vrs["estimate"])
     est_i = est_s - int(vrs.get("pass_skipped", 0)) if at_least(release, "zfs-2.2") else est_s
-    pass_ms = int(vrs["pass_time_ms"])
-    scan_rate = (int(vrs["pass_scanned"]) // (pass_ms + 1)) * 1000
-    issue_rate = (int(vrs["pass_issued"]) // (pass_ms + 1)) * 1000
+    scan_rate, issue_rate, _, secs = rebuild_progress(vrs, release)
     pct = min(scanned * 100 / (est_s + 1), 100)
     out = "  scan: "
     if state == "complete":
@@ -409,13 +421,10 @@ def _rebuild_status(vrs: dict, release: str) -> str:
         if issue_rate > 0:
             out += f" at {nb(issue_rate)}/s"
         out += "\n"
-        secs = (est_s - scanned) // scan_rate if (est_s >= scanned
-                                                  and scan_rate >= _TEN_MIB) else None
     else:
         # 2.0/2.1: the issue rate is printed without "at" (format string as released).
         out += (f"\t{nb(scanned)} scanned at {nb(scan_rate)}/s, {nb(issued)} issued "
                 f"{nb(issue_rate)}/s, {nb(est_s)} total\n")
-        secs = max(est_s - scanned, 0) // max(scan_rate, 1) if scan_rate >= _TEN_MIB else None
     out += f"\t{nb(int(vrs['rebuilt']))} resilvered, {pct:.2f}% done"  # already x100
     if secs is None:
         return out + ", no estimated completion time\n"
