@@ -205,13 +205,25 @@ def load(
 ) -> Scenario:
     """Read and validate a scenario file. `seed`/`stop` override the file's values."""
     p = Path(path)
+    return loads(read_text(p, "scenario"), path=str(p), seed=seed, stop=stop)
+
+
+def read_text(p: Path, what: str) -> str:
+    """A `what` .toml file's text, or a one-line error naming the path."""
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ScenarioError(f"{p}: no such file — allowed: a path to a scenario .toml file") from None
+        raise ScenarioError(f"{p}: no such file — allowed: a path to a {what} .toml file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioError(f"{p}: cannot read — {e}") from None
-    return loads(text, path=str(p), seed=seed, stop=stop)
+
+
+def parse_toml(text: str, where: str) -> dict[str, Any]:
+    """TOML text as a dict, or a one-line error naming `where`."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{where}: not valid TOML — {str(e).splitlines()[0]}") from None
 
 
 def loads(
@@ -222,11 +234,7 @@ def loads(
     stop: str | None = None,
 ) -> Scenario:
     """Validate scenario TOML text; `path` names it in errors and gives the default name."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        where = path or "scenario"
-        raise ScenarioError(f"{where}: not valid TOML — {str(e).splitlines()[0]}") from None
+    doc = parse_toml(text, path or "scenario")
     default_name = Path(path).stem if path else "scenario"
     return from_dict(doc, default_name=default_name, path=path, seed=seed, stop=stop)
 
@@ -318,7 +326,7 @@ def _table(v: Any, path: str) -> dict[str, Any]:
     return v
 
 
-def _check_keys(
+def check_keys(
     t: Mapping[str, Any],
     path: str,
     allowed: Sequence[str],
@@ -465,7 +473,7 @@ class _Normaliser:
 
     def run(self) -> dict[str, Any]:
         doc = self.doc
-        _check_keys(doc, "", TOP_KEYS, TOP_KEYS_LATER)
+        check_keys(doc, "", TOP_KEYS, TOP_KEYS_LATER)
         c: dict[str, Any] = {}
         self.scenario(_table(doc.get("scenario", {}), "scenario"), c)
         self.zfs(_table(_required(doc, "zfs", "", 'a [zfs] table with release = "zfs-2.2"'), "zfs"), c)
@@ -498,7 +506,7 @@ class _Normaliser:
             path = f"action[{i}]"
             a = _table(a, path)
             do = _choice(_required(a, "do", path, ", ".join(ACTIONS)), f"{path}.do", ACTIONS)
-            _check_keys(a, path, ("at", "do") + ACTION_KEYS[do])
+            check_keys(a, path, ("at", "do") + ACTION_KEYS[do])
             at = parse_duration(a.get("at", "0s"), f"{path}.at")
             if at < last:
                 raise ScenarioError(f"{path}.at: {show(a.get('at'))} — allowed: actions in time order (not before {last} ns)")
@@ -555,7 +563,7 @@ class _Normaliser:
 
     # [scenario]
     def scenario(self, t: dict[str, Any], c: dict[str, Any]) -> None:
-        _check_keys(t, "scenario", SCENARIO_KEYS)
+        check_keys(t, "scenario", SCENARIO_KEYS)
         c["name"] = _str(t.get("name", self.default_name), "scenario.name", "a non-empty string")
         seed = t.get("seed", DEFAULTS["seed"])
         c["seed"] = _int(seed, "scenario.seed", 0, SEED_MAX)
@@ -596,7 +604,7 @@ class _Normaliser:
 
     # [zfs]
     def zfs(self, t: dict[str, Any], c: dict[str, Any]) -> None:
-        _check_keys(t, "zfs", ZFS_KEYS)
+        check_keys(t, "zfs", ZFS_KEYS)
         rel = _required(t, "release", "zfs", ", ".join(self.releases))
         release = _choice(rel, "zfs.release", self.releases)
         c["release"] = release
@@ -774,7 +782,7 @@ class _Normaliser:
 
     # [pool]
     def pool(self, t: dict[str, Any]) -> dict[str, Any]:
-        _check_keys(t, "pool", POOL_KEYS, POOL_KEYS_LATER)
+        check_keys(t, "pool", POOL_KEYS, POOL_KEYS_LATER)
         p: dict[str, Any] = {"name": _str(t.get("name", DEFAULTS["pool.name"]), "pool.name", "a pool name")}
         if not re.match(r"^[A-Za-z][A-Za-z0-9_.:-]*$", p["name"]):
             raise ScenarioError(f"pool.name: {show(p['name'])} — allowed: a letter, then letters, digits, _ - . :")
@@ -864,7 +872,7 @@ class _Normaliser:
                 f'{path}: {show(v)} — allowed: "fresh", "aged" or a table such as '
                 '{ fragmentation = 0.4, files = [["16K", 0.2], ["1M", 0.8]], compression = 1.5 }'
             )
-        _check_keys(v, path, LAYOUT_KEYS)
+        check_keys(v, path, LAYOUT_KEYS)
         out: dict[str, Any] = {"fragmentation": _ratio(v.get("fragmentation", 0.0), f"{path}.fragmentation")}
         out["files"] = _Normaliser.layout_files(v["files"], f"{path}.files") if "files" in v else []
         c = v.get("compression", 1.0)
@@ -924,7 +932,7 @@ class _Normaliser:
         return list(v)
 
     def vdev_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
-        _check_keys(v, path, VDEV_KEYS)
+        check_keys(v, path, VDEV_KEYS)
         raw_type = _required(v, "type", path, ", ".join(VDEV_MIN_DISKS))
         vtype = VDEV_ALIASES.get(raw_type, raw_type) if isinstance(raw_type, str) else raw_type
         vtype = _choice(vtype, f"{path}.type", list(VDEV_MIN_DISKS))
@@ -945,7 +953,7 @@ class _Normaliser:
 
     def log_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
         """A separate intent log (SLOG): `count` devices, one log vdev each or one mirror."""
-        _check_keys(v, path, LOG_KEYS)
+        check_keys(v, path, LOG_KEYS)
         device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
         count = _int(v.get("count", 1), f"{path}.count", 1, 16)
         mirror = v.get("mirror", False)
@@ -958,7 +966,7 @@ class _Normaliser:
         return {"device": device, "count": count, "mirror": mirror, "link": link, "names": names}
 
     def cache_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
-        _check_keys(v, path, CACHE_KEYS)
+        check_keys(v, path, CACHE_KEYS)
         device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
         count = _int(v.get("count", 1), f"{path}.count", 1, 16)
         link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
@@ -986,7 +994,7 @@ class _Normaliser:
         return out
 
     def workload(self, w: dict[str, Any], path: str, pool: dict[str, Any], c: dict[str, Any]) -> dict[str, Any]:
-        _check_keys(w, path, WORKLOAD_KEYS)
+        check_keys(w, path, WORKLOAD_KEYS)
         kind = _choice(
             _required(w, "kind", path, ", ".join(WORKLOAD_KINDS)), f"{path}.kind", WORKLOAD_KINDS, WORKLOAD_KINDS_LATER
         )
@@ -997,7 +1005,7 @@ class _Normaliser:
         off, length = 0, 0
         if "region" in w:
             r = _table(w["region"], f"{path}.region")
-            _check_keys(r, f"{path}.region", REGION_KEYS)
+            check_keys(r, f"{path}.region", REGION_KEYS)
             off = parse_size(r.get("offset", 0), f"{path}.region.offset")
             if off >= alloc:
                 raise ScenarioError(

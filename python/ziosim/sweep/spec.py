@@ -305,25 +305,10 @@ def parse_set_option(opt: str) -> tuple[str, list[Any]]:
 
 
 def _read_toml(path: Path, what: str) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such file — allowed: a path to a {what} .toml file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"{path}: cannot read — {e}") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"{path}: not valid TOML — {str(e).splitlines()[0]}") from None
+    return scenario_mod.parse_toml(scenario_mod.read_text(path, what), str(path))
 
 
-def _check_keys(t: Mapping[str, Any], path: str, allowed: Sequence[str]) -> None:
-    for k in t:
-        if k not in allowed:
-            raise ScenarioError(
-                f"{path}.{k}: unknown key — allowed in {path}: {', '.join(allowed)}",
-                hint=(lambda n: f"did you mean {n}?" if n else None)(scenario_mod.nearest(k, allowed)),
-            )
+_check_keys = scenario_mod.check_keys
 
 
 def _axis(raw: Any, where: str) -> Axis:
