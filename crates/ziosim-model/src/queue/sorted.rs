@@ -69,7 +69,24 @@ impl<K: Ord + Copy> SortedSet<K> {
             self.len = 1;
             return true;
         }
-        let bi = self.block_for(&k).min(self.blocks.len() - 1);
+        // Fast path: most queues fill in key order (a txg's writes, time-ordered FIFO keys), so
+        // most inserts land after the last key. A full last block is not split in half (that
+        // would leave half-empty blocks behind an append) but followed by a fresh one.
+        let nb_last = self.blocks.len() - 1;
+        if self.lasts[nb_last] < k {
+            self.len += 1;
+            if self.blocks[nb_last].len() < BLOCK {
+                self.blocks[nb_last].push(k);
+                self.lasts[nb_last] = k;
+            } else {
+                let mut b = self.new_block();
+                b.push(k);
+                self.blocks.push(b);
+                self.lasts.push(k);
+            }
+            return true;
+        }
+        let bi = self.block_for(&k).min(nb_last);
         let b = &mut self.blocks[bi];
         let pos = match b.binary_search(&k) {
             Ok(_) => return false,
@@ -94,7 +111,11 @@ impl<K: Ord + Copy> SortedSet<K> {
 
     /// Remove `k`; false if it was absent.
     pub fn remove(&mut self, k: &K) -> bool {
-        let bi = self.block_for(k);
+        // Fast path: schedulers mostly take the lowest key (FIFO heads, C-SCAN wrapping).
+        let bi = match self.blocks.first() {
+            Some(b) if b[0] == *k => 0,
+            _ => self.block_for(k),
+        };
         let Some(b) = self.blocks.get_mut(bi) else { return false };
         let Ok(pos) = b.binary_search(k) else { return false };
         b.remove(pos);
@@ -251,6 +272,39 @@ mod tests {
                         assert_eq!(a.prev_pos(p).map(|p| *a.at(p)), b.range(..k).next_back().copied());
                     }
                     assert_eq!(a.find(&q).is_some(), b.contains(&q));
+                }
+            }
+        }
+    }
+
+    /// The queue pattern the fast paths serve (appends past the last key, removal of the first
+    /// key), mixed with out-of-order traffic, agrees with `BTreeSet` and keeps the invariants.
+    #[test]
+    fn append_and_pop_front_agree_with_btreeset() {
+        for seed in 0..6 {
+            let mut rng = Rng::stream(seed, "sorted-set-fifo");
+            let mut a = SortedSet::<u64>::default();
+            let mut b = BTreeSet::<u64>::new();
+            let mut next = 0u64;
+            for step in 0..30_000 {
+                let phase = (step / 3000) % 3; // grow, steady, drain
+                let r = rng.below(100);
+                if r < [70, 45, 20][phase] {
+                    next += 1 + rng.below(3);
+                    let k = if rng.chance(0.9) { next } else { rng.below(next + 1) };
+                    assert_eq!(a.insert(k), b.insert(k));
+                } else if r < 95 {
+                    let k = b.first().copied().unwrap_or(0);
+                    assert_eq!(a.remove(&k), b.remove(&k));
+                } else {
+                    let k = rng.below(next + 2);
+                    assert_eq!(a.remove(&k), b.remove(&k));
+                }
+                assert_eq!(a.len(), b.len());
+                assert_eq!(a.first(), b.first());
+                if step % 7 == 0 {
+                    a.check_invariants();
+                    assert!(a.iter().eq(b.iter()));
                 }
             }
         }
