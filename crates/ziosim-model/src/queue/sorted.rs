@@ -137,6 +137,53 @@ impl<K: Ord + Copy> SortedSet<K> {
         true
     }
 
+    /// Remove `k` and the `n - 1` keys after it (an aggregate's members, neighbours in the
+    /// set): one search for the run instead of one per key. Returns how many were removed
+    /// (fewer than `n` only if the set ends first); 0 if `k` is absent.
+    pub fn remove_run(&mut self, k: &K, mut n: usize) -> usize {
+        let first_bi = self.block_for(k);
+        let Some(b) = self.blocks.get(first_bi) else { return 0 };
+        let Ok(mut pos) = b.binary_search(k) else { return 0 };
+        let mut bi = first_bi;
+        let mut removed = 0;
+        while n > 0 && bi < self.blocks.len() {
+            let b = &mut self.blocks[bi];
+            let take = n.min(b.len() - pos);
+            b.drain(pos..pos + take);
+            removed += take;
+            n -= take;
+            if b.is_empty() {
+                let b = self.blocks.remove(bi);
+                self.lasts.remove(bi);
+                self.free.push(b);
+            } else {
+                if pos == b.len() {
+                    self.lasts[bi] = b[pos - 1];
+                }
+                bi += 1;
+            }
+            pos = 0;
+        }
+        self.len -= removed;
+        self.merge_small(first_bi);
+        removed
+    }
+
+    /// `remove`'s merge rule for block `bi`: under a quarter full, it absorbs the next block
+    /// when both fit in half a block.
+    fn merge_small(&mut self, bi: usize) {
+        if bi + 1 < self.blocks.len() {
+            let n = self.blocks[bi].len();
+            if n < BLOCK / 4 && n + self.blocks[bi + 1].len() <= BLOCK / 2 {
+                let mut next = self.blocks.remove(bi + 1);
+                self.blocks[bi].extend_from_slice(&next);
+                self.lasts.remove(bi);
+                next.clear();
+                self.free.push(next);
+            }
+        }
+    }
+
     /// Position of the first key ≥ `k`, as (block, index); block == blocks.len() if none.
     #[inline]
     fn lower_bound(&self, k: &K) -> (usize, usize) {
@@ -272,6 +319,41 @@ mod tests {
                         assert_eq!(a.prev_pos(p).map(|p| *a.at(p)), b.range(..k).next_back().copied());
                     }
                     assert_eq!(a.find(&q).is_some(), b.contains(&q));
+                }
+            }
+        }
+    }
+
+    /// Removing runs of neighbours agrees with removing them one by one from `BTreeSet`.
+    #[test]
+    fn remove_run_agrees_with_btreeset() {
+        for seed in 0..10 {
+            let mut rng = Rng::stream(seed, "sorted-set-run");
+            let mut a = SortedSet::<u64>::default();
+            let mut b = BTreeSet::<u64>::new();
+            for step in 0..20_000 {
+                let grow = if (step / 2500) % 2 == 0 { 0.8 } else { 0.4 };
+                if rng.chance(grow) || b.is_empty() {
+                    let k = rng.below(3000);
+                    assert_eq!(a.insert(k), b.insert(k));
+                } else {
+                    let k = if rng.chance(0.9) {
+                        *b.iter().nth(rng.below(b.len() as u64) as usize).unwrap()
+                    } else {
+                        rng.below(3000)
+                    };
+                    let span = if rng.chance(0.1) { 80 } else { 8 };
+                    let n = 1 + rng.below(span) as usize;
+                    let want: Vec<u64> = if b.contains(&k) { b.range(k..).take(n).copied().collect() } else { vec![] };
+                    assert_eq!(a.remove_run(&k, n), want.len());
+                    for x in &want {
+                        b.remove(x);
+                    }
+                }
+                assert_eq!(a.len(), b.len());
+                if step % 11 == 0 {
+                    a.check_invariants();
+                    assert!(a.iter().eq(b.iter()));
                 }
             }
         }
