@@ -112,12 +112,16 @@ impl<K: Ord + Copy> SortedSet<K> {
     /// Remove `k`; false if it was absent.
     pub fn remove(&mut self, k: &K) -> bool {
         // Fast path: schedulers mostly take the lowest key (FIFO heads, C-SCAN wrapping).
-        let bi = match self.blocks.first() {
-            Some(b) if b[0] == *k => 0,
-            _ => self.block_for(k),
+        let (bi, pos) = match self.blocks.first() {
+            Some(b) if b[0] == *k => (0, 0),
+            _ => {
+                let bi = self.block_for(k);
+                let Some(b) = self.blocks.get(bi) else { return false };
+                let Ok(pos) = b.binary_search(k) else { return false };
+                (bi, pos)
+            }
         };
-        let Some(b) = self.blocks.get_mut(bi) else { return false };
-        let Ok(pos) = b.binary_search(k) else { return false };
+        let b = &mut self.blocks[bi];
         b.remove(pos);
         self.len -= 1;
         let n = b.len();
