@@ -270,6 +270,9 @@ impl ClassQueues {
     }
 
     /// Take the next I/O of class `c` (and its aggregate), count it active against `c`.
+    /// Not inlined: most `next_issue` calls find no class to take from, and should not pay
+    /// for this one's registers.
+    #[inline(never)]
     pub fn take(&mut self, c: usize, ios: &mut IoSlab, now_ns: u64) -> Take {
         let z = self.pick(c);
         let zio = *ios.get(z);
