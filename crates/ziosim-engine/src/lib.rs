@@ -40,7 +40,6 @@ pub use rng::{Rng, stream_seed};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-
 /// Nanoseconds of simulated time.
 pub type TimeNs = u64;
 
