@@ -12,7 +12,9 @@
 //! block headers (a cache miss each in queues thousands deep).
 //!
 //! Costs for n keys: find O(log n); insert/remove O(log n + BLOCK) plus, on a block split or
-//! merge (one in ~BLOCK/2 operations), O(n / BLOCK) to shift block handles.
+//! merge (one in ~BLOCK/2 operations), O(n / BLOCK) to shift block handles. Inserting past
+//! the last key and removing the first key (most operations of a vdev queue) skip the
+//! searches; `remove_run` takes out a run of neighbours after one search.
 //! Invariants: no block is empty; keys strictly increase across blocks; `len` is the total;
 //! `lasts[i]` is the last key of `blocks[i]`.
 
