@@ -56,15 +56,25 @@ pub trait Model {
     fn digest_word(ev: &Self::Event) -> u64;
 }
 
+/// A scheduled event. Ordered by `key()` = `time_ns · 2⁶⁴ + seq`, whose integer order is
+/// `(time, seq)` order (one wide compare instead of a tuple's two); keys are unique. Kept as
+/// two `u64`s so an entry stays 24 bytes (a `u128` field would align it to 32).
 struct Entry<E> {
     time_ns: TimeNs,
     seq: u64,
     ev: E,
 }
 
+impl<E> Entry<E> {
+    #[inline]
+    fn key(&self) -> u128 {
+        (self.time_ns as u128) << 64 | self.seq as u128
+    }
+}
+
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.time_ns == o.time_ns && self.seq == o.seq
+        self.key() == o.key()
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -75,8 +85,9 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     // BinaryHeap is a max-heap: reverse so the smallest (time, seq) pops first.
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.time_ns, o.seq).cmp(&(self.time_ns, self.seq))
+        o.key().cmp(&self.key())
     }
 }
 
@@ -225,10 +236,11 @@ impl<M: Model> Sim<M> {
     /// Handle exactly one event. Returns false if there was none.
     pub fn step(&mut self) -> bool {
         let Some(e) = self.heap.pop() else { return false };
-        debug_assert!(e.time_ns >= self.ctx.now_ns, "time went backwards");
-        self.ctx.now_ns = e.time_ns;
+        let time_ns = e.time_ns;
+        debug_assert!(time_ns >= self.ctx.now_ns, "time went backwards");
+        self.ctx.now_ns = time_ns;
         self.events += 1;
-        self.digest = mix(mix(self.digest, e.time_ns), M::digest_word(&e.ev));
+        self.digest = mix(mix(self.digest, time_ns), M::digest_word(&e.ev));
         self.model.handle(e.ev, &mut self.ctx);
         self.flush_pending();
         true
@@ -387,5 +399,38 @@ mod tests {
         assert_eq!(sim.now(), 450);
         assert_eq!(sim.run().unwrap(), End::Drained);
         assert_eq!(sim.model().seen.len(), 10);
+    }
+
+    /// The heap pops in `(time, seq)` order under interleaved pushes and pops,
+    /// including many equal times and times beyond 2⁶³.
+    #[test]
+    fn heap_pops_in_key_order() {
+        let mut rng = Rng::stream(7, "engine-heap");
+        let mut h = BinaryHeap::<Entry<u32>>::with_capacity(4);
+        let mut want = std::collections::BTreeSet::new();
+        let mut seq = 0u64;
+        for step in 0..50_000u32 {
+            if rng.below(100) < 55 || want.is_empty() {
+                let t = match rng.below(3) {
+                    0 => rng.below(8),
+                    1 => rng.below(1 << 40),
+                    _ => u64::MAX - rng.below(4),
+                };
+                h.push(Entry { time_ns: t, seq, ev: step });
+                want.insert((t, seq, step));
+                seq += 1;
+            } else {
+                let (t, q, ev) = want.pop_first().unwrap();
+                let e = h.pop().unwrap();
+                assert_eq!((e.time_ns, e.seq, e.ev), (t, q, ev));
+            }
+            assert_eq!(h.len(), want.len());
+            assert_eq!(h.peek().map(|e| e.time_ns), want.first().map(|w| w.0));
+        }
+        while let Some((t, q, ev)) = want.pop_first() {
+            let e = h.pop().unwrap();
+            assert_eq!((e.time_ns, e.seq, e.ev), (t, q, ev));
+        }
+        assert!(h.pop().is_none());
     }
 }

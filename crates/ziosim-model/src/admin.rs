@@ -51,6 +51,9 @@ use crate::tunables::T;
 use serde_json::{json, Value};
 use ziosim_engine::Ctx;
 
+/// The leaves of one child of a top-level vdev (`Model_::child_leaves`).
+pub(crate) type ChildLeaves = std::iter::Chain<std::iter::Once<u16>, std::option::IntoIter<u16>>;
+
 /// First txg of the pool (`TXG_INITIAL`); a DTL starting here misses every block.
 pub const TXG_INITIAL: u64 = 1;
 /// `TXG_CONCURRENT_STATES`: a new disk's DTL reaches this far past the open txg.
@@ -142,7 +145,7 @@ impl Model_ {
         let ptxg = self.layout.last_txg() + txg;
         for t in 0..self.tops.len() {
             for c in 0..self.tops[t].leaves.len() {
-                for l in [Some(self.tops[t].leaves[c]), self.replacing[t][c]].into_iter().flatten() {
+                for l in self.child_leaves(t, c) {
                     let leaf = &mut self.leaves[l as usize];
                     if leaf.failed || leaf.offline {
                         leaf.dtl = Some(match leaf.dtl {
@@ -171,16 +174,47 @@ impl Model_ {
     }
 
     /// Every leaf of top-level vdev `t`: its children and the new disks of replacing children.
+    /// A copy, for callers that change leaves as they go; see `top_leaves_iter`.
     pub(crate) fn top_leaves(&self, t: usize) -> Vec<u16> {
-        let mut v = self.tops[t].leaves.clone();
-        v.extend(self.replacing[t].iter().flatten());
-        v
+        self.top_leaves_iter(t).collect()
     }
 
-    /// Does writeable leaf `l` miss a block born in `birth`?
+    /// `top_leaves` without the allocation, in the same order.
+    pub(crate) fn top_leaves_iter(&self, t: usize) -> impl Iterator<Item = u16> + '_ {
+        self.tops[t].leaves.iter().copied().chain(self.replacing[t].iter().flatten().copied())
+    }
+
+    /// The leaves of child `c` of top-level vdev `t`: the child, then the new disk of its
+    /// `replacing` vdev if it has one. Holds no borrow of the model.
+    #[inline]
+    pub(crate) fn child_leaves(&self, t: usize, c: usize) -> ChildLeaves {
+        std::iter::once(self.tops[t].leaves[c]).chain(self.replacing[t][c])
+    }
+
+    /// Does writeable leaf `l` miss a block born in `birth`? (The DTL first: most leaves
+    /// have none, and the resilver asks for every leaf of every block it visits.)
+    #[inline]
     pub(crate) fn leaf_misses(&self, l: u16, birth: u64) -> bool {
         let leaf = &self.leaves[l as usize];
-        leaf.writeable() && leaf.dtl.is_some_and(|(lo, hi)| lo <= birth && birth <= hi)
+        leaf.dtl.is_some_and(|(lo, hi)| lo <= birth && birth <= hi) && leaf.writeable()
+    }
+
+    /// Does a writeable leaf of child `c` of top-level vdev `t` (the child, or the new disk
+    /// of its `replacing` vdev) miss a block born in `birth`?
+    #[inline]
+    pub(crate) fn child_misses(&self, t: usize, c: usize, birth: u64) -> bool {
+        self.leaf_misses(self.tops[t].leaves[c], birth) || self.replacing[t][c].is_some_and(|l| self.leaf_misses(l, birth))
+    }
+
+    /// `child_misses` of any child of top-level vdev `t`.
+    pub(crate) fn top_misses(&self, t: usize, birth: u64) -> bool {
+        let rep = &self.replacing[t];
+        debug_assert_eq!(rep.len(), self.tops[t].leaves.len());
+        self.tops[t]
+            .leaves
+            .iter()
+            .zip(rep)
+            .any(|(&l, r)| self.leaf_misses(l, birth) || r.is_some_and(|n| self.leaf_misses(n, birth)))
     }
 
     /// `vdev_resilver_needed` of the pool: (min, max) — blocks born in (min, max] — over the
@@ -266,7 +300,7 @@ impl Model_ {
         let mut missing = 0;
         for c in 0..top.leaves.len() {
             let mut ok = false;
-            for x in [Some(top.leaves[c]), self.replacing[p.t][c]].into_iter().flatten() {
+            for x in self.child_leaves(p.t, c) {
                 if x != l && self.leaves[x as usize].holds_data() {
                     ok = true;
                 }

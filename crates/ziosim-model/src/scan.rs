@@ -800,15 +800,12 @@ impl Model_ {
     /// I/O (`dsl_scan_need_resilver`)? A writeable leaf of the vdev misses that txg — for
     /// raidz 0.7.0+ one holding a column of the block (`vdev_raidz_need_resilver`).
     fn block_needs_resilver(&mut self, t: usize, voff: u64, psize: u64, birth: u64) -> bool {
-        let child_misses = |m: &Model_, c: usize| {
-            [Some(m.tops[t].leaves[c]), m.replacing[t][c]].into_iter().flatten().any(|l| m.leaf_misses(l, birth))
-        };
         match self.tops[t].kind {
-            VdevType::Disk | VdevType::Mirror => (0..self.tops[t].leaves.len()).any(|c| child_misses(self, c)),
+            VdevType::Disk | VdevType::Mirror => self.top_misses(t, birth),
             k => {
                 // No child misses the txg: no column can (and the column map is the
                 // expensive part; most blocks of a resilver are on healthy vdevs).
-                if !(0..self.tops[t].leaves.len()).any(|c| child_misses(self, c)) {
+                if !self.top_misses(t, birth) {
                     return false;
                 }
                 if self.cfg.release < Release::Zfs07 {
@@ -816,7 +813,7 @@ impl Model_ {
                 }
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
-                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && child_misses(self, c.child as usize));
+                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && self.child_misses(t, c.child as usize, birth));
                 self.cols = cols;
                 hit
             }
@@ -949,7 +946,7 @@ impl Model_ {
         let mut writes: Vec<(u16, u64, u64)> = Vec::new();
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
-                for l in self.top_leaves(t) {
+                for l in self.top_leaves_iter(t) {
                     if self.leaf_misses(l, birth) {
                         writes.push((l, voff, psize));
                     }
@@ -960,7 +957,7 @@ impl Model_ {
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     let ch = c.child as usize;
-                    for l in [Some(self.tops[t].leaves[ch]), self.replacing[t][ch]].into_iter().flatten() {
+                    for l in self.child_leaves(t, ch) {
                         if self.leaf_misses(l, birth) {
                             writes.push((l, c.offset, c.size));
                         }

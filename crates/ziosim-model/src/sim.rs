@@ -1417,15 +1417,16 @@ impl Model_ {
     fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
         let t = self.zil_slog_rotor % self.log_tops.len();
         self.zil_slog_rotor += 1;
-        let leaves = self.log_tops[t].clone();
-        let cap = leaves.iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap();
+        let cap = self.log_tops[t].iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap();
         let mut off = self.zil_slog_cursor[t];
         if off + bytes as u64 > cap {
             off = 0;
         }
         self.zil_slog_cursor[t] = off + (bytes as u64).next_multiple_of(4096);
-        let slot = self.zil_slot(token, leaves.len() as u32);
-        for l in leaves {
+        let slot = self.zil_slot(token, self.log_tops[t].len() as u32);
+        // By index (submit_leaf needs &mut self; `log_tops` is fixed once the model is built).
+        for i in 0..self.log_tops[t].len() {
+            let l = self.log_tops[t][i];
             self.zil_flush_owed[l as usize] = true;
             // The lwb's allocation dirties the log vdev's metaslab in the open txg.
             self.txg.flush_owed[l as usize] = true;

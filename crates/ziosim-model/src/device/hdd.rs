@@ -1342,13 +1342,26 @@ impl Hdd {
 
     /// Process internal events up to and including `now`, in time order.
     fn run(&mut self, now: u64) {
+        let t = self.compute_wake();
+        self.run_from(now, t);
+    }
+
+    /// `run` on entry to `submit` or `advance`: nothing changed since the last `run` ended,
+    /// which left `next_wake` = `compute_wake()`, so the first wake-up is known.
+    fn resume(&mut self, now: u64) {
+        debug_assert_eq!(self.next_wake, self.compute_wake(), "hdd: state changed outside submit/advance");
+        self.run_from(now, self.next_wake);
+    }
+
+    /// The loop of `run`, given its first wake-up `t`.
+    fn run_from(&mut self, now: u64, mut t: u64) {
         loop {
-            let t = self.compute_wake();
             if t > now {
                 self.next_wake = t;
                 return;
             }
             self.step(t);
+            t = self.compute_wake();
         }
     }
 
@@ -1435,7 +1448,7 @@ impl Device for Hdd {
     }
 
     fn submit(&mut self, now: u64, cmd: Cmd) {
-        self.run(now);
+        self.resume(now);
         debug_assert!(now >= self.clock_ns, "hdd: submit at {now} before {}", self.clock_ns);
         self.clock_ns = now;
         let slot = self
@@ -1519,7 +1532,7 @@ impl Device for Hdd {
     }
 
     fn advance(&mut self, now: u64, done: &mut Vec<u32>) {
-        self.run(now);
+        self.resume(now);
         let n = self.done_q.iter().take_while(|d| d.t <= now).count();
         for d in self.done_q.drain(..n) {
             if self.sata_flush_tag == Some(d.tag) {

@@ -95,12 +95,11 @@ impl DeadlinePolicy {
         ((io.enqueue_ns >> self.time_shift) + old_priority(io.class, io.flags), io.offset, id)
     }
 
-    fn remove(&mut self, id: IoId, io: &LeafIo) {
+    /// Remove from the deadline queue only; `io_to_issue` removes all members from the
+    /// offset set at once.
+    fn remove_from_deadline(&mut self, id: IoId, io: &LeafIo) {
         let removed = self.deadline.remove(&self.key(io, id));
         debug_assert!(removed, "io {id} not queued");
-        if let Some(t) = aggregate::type_index(io.class, io.op) {
-            self.by_type[t].remove(&key::lba(io.offset, id));
-        }
         self.queued[io.class.idx()] -= 1;
     }
 
@@ -123,7 +122,13 @@ impl DeadlinePolicy {
             }
             for &(_, id) in &members {
                 let io = *ios.get(id);
-                self.remove(id, &io);
+                self.remove_from_deadline(id, &io);
+            }
+            // Members are neighbours in the offset set (`aggregate::plan`): one run.
+            if let Some(t) = aggregate::type_index(zio.class, zio.op) {
+                let (o, id) = members[0];
+                let removed = self.by_type[t].remove_run(&key::lba(o, id), members.len());
+                debug_assert_eq!(removed, members.len(), "aggregate members not neighbours in the offset set");
             }
             if members.len() == 1 && aggregate::no_data(ios.get(z).flags) {
                 self.discarded.push_back(z);

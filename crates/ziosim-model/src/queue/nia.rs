@@ -31,6 +31,12 @@ use super::{ClassDepth, Issue, QueueEnv, QueuePolicy};
 use crate::io::{IoClass, IoId, IoSlab, NUM_CLASSES};
 use crate::tunables::{Tunables, T};
 
+/// Bits of the non-interactive classes (`!IoClass::interactive`), by `IoClass::idx`.
+const NIA_MASK: u32 = 1 << IoClass::Scrub as u32
+    | 1 << IoClass::Removal as u32
+    | 1 << IoClass::Initializing as u32
+    | 1 << IoClass::Rebuild as u32;
+
 /// The 2.1 (and, with `reset_last_prio`, 2.2) scheduler of one leaf.
 pub struct NiaPolicy {
     q: ClassQueues,
@@ -58,17 +64,19 @@ impl NiaPolicy {
         }
     }
 
+    #[inline]
     fn min_active(&self, p: usize) -> i64 {
         let m = self.lim.min[p] as i64;
-        if IoClass::from_idx(p).interactive() || self.ia_active == 0 {
+        if NIA_MASK & (1 << p) == 0 || self.ia_active == 0 {
             m
         } else {
             self.nia_credit.min(m)
         }
     }
 
+    #[inline]
     fn max_active(&self, p: usize, env: &QueueEnv) -> i64 {
-        if IoClass::from_idx(p).interactive() {
+        if NIA_MASK & (1 << p) == 0 {
             return self.lim.max_for(p, env) as i64;
         }
         let m = self.lim.min[p] as i64;
@@ -87,11 +95,31 @@ impl NiaPolicy {
         }
         let start = if self.last_prio + 1 >= NUM_CLASSES { 0 } else { self.last_prio + 1 };
         let q = &self.q;
-        let found = q
-            .queued_from(start)
-            .chain(q.queued_below(start))
-            .find(|&p| (q.active[p] as i64) < self.min_active(p))
-            .or_else(|| q.queued_from(0).find(|&p| (q.active[p] as i64) < self.max_active(p, env)));
+        // Min pass round-robin from `start` (the classes from `start` up, then those below),
+        // then the max pass in priority order.
+        let mut found = None;
+        for p in q.queued_from(start) {
+            if (q.active[p] as i64) < self.min_active(p) {
+                found = Some(p);
+                break;
+            }
+        }
+        if found.is_none() {
+            for p in q.queued_below(start) {
+                if (q.active[p] as i64) < self.min_active(p) {
+                    found = Some(p);
+                    break;
+                }
+            }
+        }
+        if found.is_none() {
+            for p in q.queued_from(0) {
+                if (q.active[p] as i64) < self.max_active(p, env) {
+                    found = Some(p);
+                    break;
+                }
+            }
+        }
         match found {
             Some(p) => self.last_prio = p,
             None if self.reset_last_prio => self.last_prio = NUM_CLASSES,
@@ -160,5 +188,17 @@ impl QueuePolicy for NiaPolicy {
 
     fn take_discarded(&mut self) -> Option<IoId> {
         self.q.take_discarded()
+    }
+}
+
+#[cfg(test)]
+mod nia_mask_tests {
+    use super::*;
+
+    #[test]
+    fn nia_mask_is_the_non_interactive_classes() {
+        for c in IoClass::ALL {
+            assert_eq!(NIA_MASK & (1 << c.idx()) != 0, !c.interactive(), "{c:?}");
+        }
     }
 }

@@ -199,13 +199,12 @@ impl ClassQueues {
         self.budget = self.budget.saturating_add(1);
     }
 
-    fn remove(&mut self, id: IoId, io: &LeafIo) {
+    /// Remove from the class queue only; the caller removes the offset-set entries (all the
+    /// members of a take at once, see `take`).
+    fn remove_from_class(&mut self, id: IoId, io: &LeafIo) {
         let c = io.class.idx();
         let removed = self.sets[c].remove(&self.key(io, id));
         debug_assert!(removed, "io {id} not queued in {:?}", io.class);
-        if let Some(t) = aggregate::type_index(io.class, io.op).filter(|_| !self.agg_per_class) {
-            self.by_type[t].remove(&key::lba(io.offset, id));
-        }
         self.queued[c] -= 1;
         if self.queued[c] == 0 {
             self.queued_mask &= !(1 << c);
@@ -271,6 +270,9 @@ impl ClassQueues {
     }
 
     /// Take the next I/O of class `c` (and its aggregate), count it active against `c`.
+    /// Not inlined: most `next_issue` calls find no class to take from, and should not pay
+    /// for this one's registers.
+    #[inline(never)]
     pub fn take(&mut self, c: usize, ios: &mut IoSlab, now_ns: u64) -> Take {
         let z = self.pick(c);
         let zio = *ios.get(z);
@@ -292,7 +294,14 @@ impl ClassQueues {
         }
         for &(_, id) in &members {
             let io = *ios.get(id);
-            self.remove(id, &io);
+            self.remove_from_class(id, &io);
+        }
+        // The members are neighbours in the per-type offset set (`aggregate::plan`'s
+        // invariant), so they leave it as one run. TRIM is in no offset set.
+        if let Some(t) = aggregate::type_index(zio.class, zio.op).filter(|_| !self.agg_per_class) {
+            let (o, id) = members[0];
+            let removed = self.by_type[t].remove_run(&key::lba(o, id), members.len());
+            debug_assert_eq!(removed, members.len(), "aggregate members not neighbours in the offset set");
         }
         let out = if members.len() == 1 && aggregate::no_data(ios.get(z).flags) {
             self.discarded.push_back(z);

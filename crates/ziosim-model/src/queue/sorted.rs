@@ -12,7 +12,9 @@
 //! block headers (a cache miss each in queues thousands deep).
 //!
 //! Costs for n keys: find O(log n); insert/remove O(log n + BLOCK) plus, on a block split or
-//! merge (one in ~BLOCK/2 operations), O(n / BLOCK) to shift block handles.
+//! merge (one in ~BLOCK/2 operations), O(n / BLOCK) to shift block handles. Inserting past
+//! the last key and removing the first key (most operations of a vdev queue) skip the
+//! searches; `remove_run` takes out a run of neighbours after one search.
 //! Invariants: no block is empty; keys strictly increase across blocks; `len` is the total;
 //! `lasts[i]` is the last key of `blocks[i]`.
 
@@ -69,7 +71,24 @@ impl<K: Ord + Copy> SortedSet<K> {
             self.len = 1;
             return true;
         }
-        let bi = self.block_for(&k).min(self.blocks.len() - 1);
+        // Fast path: most queues fill in key order (a txg's writes, time-ordered FIFO keys), so
+        // most inserts land after the last key. A full last block is not split in half (that
+        // would leave half-empty blocks behind an append) but followed by a fresh one.
+        let nb_last = self.blocks.len() - 1;
+        if self.lasts[nb_last] < k {
+            self.len += 1;
+            if self.blocks[nb_last].len() < BLOCK {
+                self.blocks[nb_last].push(k);
+                self.lasts[nb_last] = k;
+            } else {
+                let mut b = self.new_block();
+                b.push(k);
+                self.blocks.push(b);
+                self.lasts.push(k);
+            }
+            return true;
+        }
+        let bi = self.block_for(&k).min(nb_last);
         let b = &mut self.blocks[bi];
         let pos = match b.binary_search(&k) {
             Ok(_) => return false,
@@ -94,9 +113,17 @@ impl<K: Ord + Copy> SortedSet<K> {
 
     /// Remove `k`; false if it was absent.
     pub fn remove(&mut self, k: &K) -> bool {
-        let bi = self.block_for(k);
-        let Some(b) = self.blocks.get_mut(bi) else { return false };
-        let Ok(pos) = b.binary_search(k) else { return false };
+        // Fast path: schedulers mostly take the lowest key (FIFO heads, C-SCAN wrapping).
+        let (bi, pos) = match self.blocks.first() {
+            Some(b) if b[0] == *k => (0, 0),
+            _ => {
+                let bi = self.block_for(k);
+                let Some(b) = self.blocks.get(bi) else { return false };
+                let Ok(pos) = b.binary_search(k) else { return false };
+                (bi, pos)
+            }
+        };
+        let b = &mut self.blocks[bi];
         b.remove(pos);
         self.len -= 1;
         let n = b.len();
@@ -114,6 +141,53 @@ impl<K: Ord + Copy> SortedSet<K> {
             self.lasts[bi] = self.blocks[bi][n - 1];
         }
         true
+    }
+
+    /// Remove `k` and the `n - 1` keys after it (an aggregate's members, neighbours in the
+    /// set): one search for the run instead of one per key. Returns how many were removed
+    /// (fewer than `n` only if the set ends first); 0 if `k` is absent.
+    pub fn remove_run(&mut self, k: &K, mut n: usize) -> usize {
+        let first_bi = self.block_for(k);
+        let Some(b) = self.blocks.get(first_bi) else { return 0 };
+        let Ok(mut pos) = b.binary_search(k) else { return 0 };
+        let mut bi = first_bi;
+        let mut removed = 0;
+        while n > 0 && bi < self.blocks.len() {
+            let b = &mut self.blocks[bi];
+            let take = n.min(b.len() - pos);
+            b.drain(pos..pos + take);
+            removed += take;
+            n -= take;
+            if b.is_empty() {
+                let b = self.blocks.remove(bi);
+                self.lasts.remove(bi);
+                self.free.push(b);
+            } else {
+                if pos == b.len() {
+                    self.lasts[bi] = b[pos - 1];
+                }
+                bi += 1;
+            }
+            pos = 0;
+        }
+        self.len -= removed;
+        self.merge_small(first_bi);
+        removed
+    }
+
+    /// `remove`'s merge rule for block `bi`: under a quarter full, it absorbs the next block
+    /// when both fit in half a block.
+    fn merge_small(&mut self, bi: usize) {
+        if bi + 1 < self.blocks.len() {
+            let n = self.blocks[bi].len();
+            if n < BLOCK / 4 && n + self.blocks[bi + 1].len() <= BLOCK / 2 {
+                let mut next = self.blocks.remove(bi + 1);
+                self.blocks[bi].extend_from_slice(&next);
+                self.lasts.remove(bi);
+                next.clear();
+                self.free.push(next);
+            }
+        }
     }
 
     /// Position of the first key ≥ `k`, as (block, index); block == blocks.len() if none.
@@ -251,6 +325,74 @@ mod tests {
                         assert_eq!(a.prev_pos(p).map(|p| *a.at(p)), b.range(..k).next_back().copied());
                     }
                     assert_eq!(a.find(&q).is_some(), b.contains(&q));
+                }
+            }
+        }
+    }
+
+    /// Removing runs of neighbours agrees with removing them one by one from `BTreeSet`.
+    #[test]
+    fn remove_run_agrees_with_btreeset() {
+        for seed in 0..10 {
+            let mut rng = Rng::stream(seed, "sorted-set-run");
+            let mut a = SortedSet::<u64>::default();
+            let mut b = BTreeSet::<u64>::new();
+            for step in 0..20_000 {
+                let grow = if (step / 2500) % 2 == 0 { 0.8 } else { 0.4 };
+                if rng.chance(grow) || b.is_empty() {
+                    let k = rng.below(3000);
+                    assert_eq!(a.insert(k), b.insert(k));
+                } else {
+                    let k = if rng.chance(0.9) {
+                        *b.iter().nth(rng.below(b.len() as u64) as usize).unwrap()
+                    } else {
+                        rng.below(3000)
+                    };
+                    let span = if rng.chance(0.1) { 80 } else { 8 };
+                    let n = 1 + rng.below(span) as usize;
+                    let want: Vec<u64> = if b.contains(&k) { b.range(k..).take(n).copied().collect() } else { vec![] };
+                    assert_eq!(a.remove_run(&k, n), want.len());
+                    for x in &want {
+                        b.remove(x);
+                    }
+                }
+                assert_eq!(a.len(), b.len());
+                if step % 11 == 0 {
+                    a.check_invariants();
+                    assert!(a.iter().eq(b.iter()));
+                }
+            }
+        }
+    }
+
+    /// The queue pattern the fast paths serve (appends past the last key, removal of the first
+    /// key), mixed with out-of-order traffic, agrees with `BTreeSet` and keeps the invariants.
+    #[test]
+    fn append_and_pop_front_agree_with_btreeset() {
+        for seed in 0..6 {
+            let mut rng = Rng::stream(seed, "sorted-set-fifo");
+            let mut a = SortedSet::<u64>::default();
+            let mut b = BTreeSet::<u64>::new();
+            let mut next = 0u64;
+            for step in 0..30_000 {
+                let phase = (step / 3000) % 3; // grow, steady, drain
+                let r = rng.below(100);
+                if r < [70, 45, 20][phase] {
+                    next += 1 + rng.below(3);
+                    let k = if rng.chance(0.9) { next } else { rng.below(next + 1) };
+                    assert_eq!(a.insert(k), b.insert(k));
+                } else if r < 95 {
+                    let k = b.first().copied().unwrap_or(0);
+                    assert_eq!(a.remove(&k), b.remove(&k));
+                } else {
+                    let k = rng.below(next + 2);
+                    assert_eq!(a.remove(&k), b.remove(&k));
+                }
+                assert_eq!(a.len(), b.len());
+                assert_eq!(a.first(), b.first());
+                if step % 7 == 0 {
+                    a.check_invariants();
+                    assert!(a.iter().eq(b.iter()));
                 }
             }
         }
