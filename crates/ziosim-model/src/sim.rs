@@ -92,6 +92,11 @@ pub enum Ev {
     Stop,
 }
 
+// Who waits for a leaf I/O (`LeafIo::owner`): the top three bits name the waiter, the
+// bits below index its table. 000 a logical op (`ops`), 001 a rebuild chunk
+// (`rebuild::OWNER_REBUILD`), 010 a scan zio (`scan::OWNER_SCAN`, with
+// `scan_prefetch::OWNER_SCAN_PF` below it), 011 the ZIL (`zil_ios`), 1xx a prefetch
+// (`pf_recs`); `NO_IO` (nobody) and `OWNER_TXG` (the sync thread) are whole values.
 const OWNER_TXG: u32 = u32::MAX - 1;
 /// Held on a pending-I/O counter while its writes are being submitted (see `begin_sync`).
 const SUBMIT_GUARD: u64 = 1 << 30;
@@ -99,6 +104,17 @@ const SUBMIT_GUARD: u64 = 1 << 30;
 const OWNER_ZIL: u32 = 3 << 29;
 /// Owner bit of prefetch reads; the low bits index `pf_recs`.
 const OWNER_PF: u32 = 1 << 31;
+const OWNER_TAG_SHIFT: u32 = 29;
+const OWNER_INDEX_MASK: u32 = (1 << OWNER_TAG_SHIFT) - 1;
+
+/// What a leaf's vdev is in the pool: data (top-level vdevs and the disks replacing their
+/// children), separate log, or L2ARC cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LeafRole {
+    Data,
+    Log,
+    Cache,
+}
 
 /// One prefetched record: in flight while `pending` > 0; demand reads wait on it.
 #[derive(Default)]
@@ -195,6 +211,7 @@ pub(crate) struct LeafCounters {
 pub(crate) struct Leaf {
     pub(crate) name: String,
     pub(crate) vdev_name: String,
+    pub(crate) role: LeafRole,
     pub(crate) device_name: String,
     pub(crate) dev: AnyDevice,
     pub(crate) policy: Box<dyn QueuePolicy>,
@@ -247,6 +264,7 @@ impl Leaf {
     fn new(
         name: &str,
         vdev_name: &str,
+        role: LeafRole,
         device_name: &str,
         spec: &crate::device::DeviceSpec,
         seed: u64,
@@ -260,6 +278,7 @@ impl Leaf {
         Leaf {
             name: name.to_string(),
             vdev_name: vdev_name.to_string(),
+            role,
             device_name: device_name.to_string(),
             size_bytes: dev.capacity_bytes(),
             policy: queue::build(release, tun, rotational),
@@ -687,7 +706,7 @@ impl Model_ {
         let mut tops = Vec::new();
         let ashift = cfg.pool.ashift;
         let mut link_ports: Vec<Vec<u16>> = vec![Vec::new(); link_names.len()];
-        let mut add_leaf = |leaves: &mut Vec<Leaf>, d: &crate::config::DiskConfig, vdev_name: &str| -> Result<u16, String> {
+        let mut add_leaf = |leaves: &mut Vec<Leaf>, d: &crate::config::DiskConfig, vdev_name: &str, role: LeafRole| -> Result<u16, String> {
             let idx = leaves.len() as u16;
             let link = match &d.link {
                 Some(l) => {
@@ -697,14 +716,14 @@ impl Model_ {
                 }
                 None => None,
             };
-            leaves.push(Leaf::new(&d.name, vdev_name, &d.device, &cfg.devices[&d.device], seed, cfg.release, &tun, link, 0));
+            leaves.push(Leaf::new(&d.name, vdev_name, role, &d.device, &cfg.devices[&d.device], seed, cfg.release, &tun, link, 0));
             Ok(idx)
         };
         for (i, v) in cfg.pool.vdevs.iter().enumerate() {
             let name = if v.kind == VdevType::Disk { v.disks[0].name.clone() } else { format!("{}-{}", v.kind.label(), i) };
             let mut idxs = Vec::new();
             for d in &v.disks {
-                idxs.push(add_leaf(&mut leaves, d, &name)?);
+                idxs.push(add_leaf(&mut leaves, d, &name, LeafRole::Data)?);
             }
             let min_cap = idxs.iter().map(|&l| leaves[l as usize].size_bytes).min().unwrap();
             // Leave the front 4 MiB for labels/boot block (VDEV_LABEL_START_SIZE) — ignored
@@ -718,13 +737,13 @@ impl Model_ {
         }
         let mut cache_leaves = Vec::new();
         for d in &cfg.pool.cache {
-            cache_leaves.push(add_leaf(&mut leaves, d, "cache")?);
+            cache_leaves.push(add_leaf(&mut leaves, d, "cache", LeafRole::Cache)?);
         }
         let mut log_tops = Vec::new();
         for v in &cfg.pool.log {
             let mut idxs = Vec::new();
             for d in &v.disks {
-                idxs.push(add_leaf(&mut leaves, d, "log")?);
+                idxs.push(add_leaf(&mut leaves, d, "log", LeafRole::Log)?);
             }
             log_tops.push(idxs);
         }
@@ -1018,7 +1037,7 @@ impl Model_ {
     /// A disk added while running (`zpool replace` new disk); its series start with zeros.
     pub(crate) fn add_leaf_at_runtime(&mut self, name: &str, device: &str, vdev_name: &str) -> u16 {
         let spec = &self.cfg.devices[device];
-        let leaf = Leaf::new(name, vdev_name, device, spec, self.seed, self.cfg.release, &self.tun, None, self.sample_t.len());
+        let leaf = Leaf::new(name, vdev_name, LeafRole::Data, device, spec, self.seed, self.cfg.release, &self.tun, None, self.sample_t.len());
         self.leaves.push(leaf);
         self.zil_flush_owed.push(false);
         self.txg.flush_owed.push(false);
@@ -1434,19 +1453,26 @@ impl Model_ {
         }
     }
 
-    /// An lwb in the main pool or a `dmu_sync` block: allocated from free space like txg
-    /// data (successive top-level vdevs), at `class`.
-    fn zil_pool_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
-        let t = self.zil_pool_rotor % self.tops.len();
-        self.zil_pool_rotor += 1;
-        let psize = (bytes as u64).next_multiple_of(1 << self.tops[t].ashift);
-        let asize = self.tops[t].asize(psize);
+    /// `asize` bytes of free space on top-level vdev `t` for a new block: the next piece after
+    /// the vdev's write cursor, wrapping inside the free space (COW never overwrites live data
+    /// in place; the pre-existing allocated region is modelled as fixed).
+    fn alloc_free(&mut self, t: usize, asize: u64) -> u64 {
         let lo = self.top_alloc_bytes[t];
         let mut off = self.txg.write_cursor[t];
         if off + asize > self.tops[t].size_bytes || off < lo {
             off = lo;
         }
         self.txg.write_cursor[t] = off + asize;
+        off
+    }
+
+    /// An lwb in the main pool or a `dmu_sync` block: allocated from free space like txg
+    /// data (successive top-level vdevs), at `class`.
+    fn zil_pool_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
+        let t = self.zil_pool_rotor % self.tops.len();
+        self.zil_pool_rotor += 1;
+        let psize = (bytes as u64).next_multiple_of(1 << self.tops[t].ashift);
+        let off = self.alloc_free(t, self.tops[t].asize(psize));
         // Guarded like `begin_sync`: dropped skip-sector writes complete inside write_block.
         let slot = self.zil_slot(token, SUBMIT_GUARD as u32);
         let n = self.write_block(t, off, psize, class, OWNER_ZIL | slot, ctx);
@@ -1464,7 +1490,7 @@ impl Model_ {
         let slot = self.zil_slot(token, 0);
         let mut targets = Vec::new();
         for l in 0..self.leaves.len() {
-            let is_log = self.leaves[l].vdev_name == "log";
+            let is_log = self.leaves[l].role == LeafRole::Log;
             if self.zil_flush_owed[l] && ((is_log && slog) || (!is_log && pool)) && self.leaves[l].writeable() {
                 self.zil_flush_owed[l] = false;
                 targets.push(l as u16);
@@ -1987,14 +2013,7 @@ impl Model_ {
         for k in 0..nrec {
             let t = ((k / self.blocks_per_run) % ntops as u64) as usize;
             let asize = self.tops[t].asize(rs);
-            let lo = self.top_alloc_bytes[t];
-            let mut off = self.txg.write_cursor[t];
-            if off + asize > self.tops[t].size_bytes || off < lo {
-                // Wrap inside the free space (COW never overwrites live data in place; the
-                // allocated region is modelled as fixed).
-                off = lo;
-            }
-            self.txg.write_cursor[t] = off + asize;
+            let off = self.alloc_free(t, asize);
             self.admin.note_write(t, off, asize, rs, self.layout.last_txg() + txg);
             pending += self.write_block(t, off, rs, IoClass::AsyncWrite, OWNER_TXG, ctx);
         }
@@ -2108,7 +2127,7 @@ impl Model_ {
             .copied()
             .filter(|&l| {
                 let leaf = &self.leaves[l as usize];
-                !leaf.failed && !leaf.detached && leaf.vdev_name != "cache"
+                !leaf.failed && !leaf.detached && leaf.role != LeafRole::Cache
             })
             .collect();
         self.txg.sync_pending_ios += live.len() as u64;
@@ -2340,19 +2359,19 @@ impl Model_ {
                 self.sync_data_progress(ctx);
             }
             self.sync_advance(ctx);
-        } else if owner >> 29 == OWNER_ZIL >> 29 {
-            self.zil_io_done(owner & !OWNER_ZIL, ctx);
-        } else if owner & OWNER_PF != 0 {
-            self.prefetch_done(owner & !OWNER_PF, ctx);
-        } else if owner & crate::scan::OWNER_SCAN != 0 {
-            self.scan_leaf_done(owner & !crate::scan::OWNER_SCAN, ctx);
-        } else if owner >> 29 == crate::rebuild::OWNER_REBUILD >> 29 {
-            self.rebuild_leaf_done(owner & !crate::rebuild::OWNER_REBUILD, ctx);
         } else {
-            let op = &mut self.ops[owner as usize];
-            op.pending -= 1;
-            if op.pending == 0 {
-                self.data_ready(owner, ctx);
+            match owner >> OWNER_TAG_SHIFT {
+                0 => {
+                    let op = &mut self.ops[owner as usize];
+                    op.pending -= 1;
+                    if op.pending == 0 {
+                        self.data_ready(owner, ctx);
+                    }
+                }
+                1 => self.rebuild_leaf_done(owner & OWNER_INDEX_MASK, ctx),
+                2 => self.scan_leaf_done(owner & OWNER_INDEX_MASK, ctx),
+                3 => self.zil_io_done(owner & OWNER_INDEX_MASK, ctx),
+                _ => self.prefetch_done(owner & !OWNER_PF, ctx),
             }
         }
     }
@@ -2403,6 +2422,11 @@ impl Model_ {
     /// probes such as `examples/bench.rs`).
     pub fn scan_progress(&self) -> Option<(u64, u64)> {
         self.scan.as_ref().map(|s| (s.examined, s.to_examine))
+    }
+
+    /// The sorted scan's stored queue: (sios, runs, extents), see `Sorted::store_counts`.
+    pub fn scan_store_counts(&self) -> Option<(u64, u64, u64)> {
+        self.scan.as_ref()?.sorted.as_ref().map(|s| s.store_counts())
     }
 
     /// The results document (`docs/internals.md`).
