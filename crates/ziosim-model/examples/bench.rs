@@ -92,6 +92,11 @@ fn scrub_3t(quick: bool) -> Value {
 /// is replaced at 2 s; the resilver runs to scan-done with no foreground load.
 /// `disk_bytes` scales the disks (the 1/10-size pool compares memory).
 fn resilver(disk_bytes: u64, fill: f64) -> Value {
+    resilver_layout(disk_bytes, fill, 0.0)
+}
+
+/// `resilver` on a pool aged to `fragmentation` (`pool.layout`; "aged" is 0.6).
+fn resilver_layout(disk_bytes: u64, fill: f64, fragmentation: f64) -> Value {
     let usable = 10.0 * 8.0 * disk_bytes as f64; // raidz2 of 10: 8 data columns
     let alloc = (usable * fill) as u64 >> 20 << 20;
     let vdevs: Vec<Value> = (0..10).map(|v| json!({"type": "raidz2", "disks": disks(&format!("d{v}."), 0, 10)})).collect();
@@ -99,7 +104,8 @@ fn resilver(disk_bytes: u64, fill: f64) -> Value {
         "name": "resilver", "seed": 1, "release": "zfs-2.2", "hz": 250, "ram_bytes": 256 * GIB,
         "stop_ns": 60 * 86400 * NS_PER_S, "report_interval_ns": 3600 * NS_PER_S, "stop_on_scan_done": true,
         "devices": {"hdd": hdd("st14000nm0048", Some(disk_bytes))},
-        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 1 << 20, "allocated_bytes": alloc, "vdevs": vdevs},
+        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 1 << 20, "allocated_bytes": alloc, "vdevs": vdevs,
+                 "layout": {"fragmentation": fragmentation}},
         "actions": [{"at_ns": NS_PER_S, "do": "fail", "disk": "d3.4"},
                     {"at_ns": 2 * NS_PER_S, "do": "replace", "old": "d3.4", "new": "d3.new"}]
     })
@@ -128,6 +134,8 @@ fn scenarios() -> Vec<Scenario> {
                    cfg: |q| resilver(if q { 1_400_000_000_000 } else { 14_000_000_000_000 }, 0.7), scan: true },
         Scenario { name: "resilver-1pb-tenth", about: "the same pool with 1.4 TB disks (memory must not grow with size)",
                    cfg: |q| resilver(if q { 140_000_000_000 } else { 1_400_000_000_000 }, 0.7), scan: true },
+        Scenario { name: "resilver-frag-tenth", about: "resilver-1pb-tenth with every block placed independently (fragmentation 1)",
+                   cfg: |q| resilver_layout(if q { 140_000_000_000 } else { 1_400_000_000_000 }, 0.7, 1.0), scan: true },
     ]
 }
 
@@ -140,12 +148,21 @@ fn child(name: &str, quick: bool) {
     let setup_s = t0.elapsed().as_secs_f64();
     let mut rss_at: Vec<(f64, u64, f64)> = Vec::new();
     let marks = [0.1, 0.5];
+    let mut queue_at: Vec<Option<(u64, u64, u64)>> = Vec::new();
+    let mut queue_peak: Option<(u64, u64, u64)> = None;
     while !run.step_events(1 << 16) {
         if sc.scan {
             if let Some((done, total)) = run.sim.model().scan_progress() {
                 let f = done as f64 / total.max(1) as f64;
                 if rss_at.len() < marks.len() && f >= marks[rss_at.len()] {
                     rss_at.push((marks[rss_at.len()], rss_kib().0, t0.elapsed().as_secs_f64()));
+                    queue_at.push(run.sim.model().scan_store_counts());
+                }
+                // The largest stored queue (sios, runs, extents), by runs.
+                if let Some(c) = run.sim.model().scan_store_counts() {
+                    if queue_peak.is_none_or(|p: (u64, u64, u64)| c.1 > p.1) {
+                        queue_peak = Some(c);
+                    }
                 }
             }
         }
@@ -160,7 +177,7 @@ fn child(name: &str, quick: bool) {
     let out = json!({
         "name": name, "leaf_ios": m.leaf_ios(), "events": run.sim.events_handled(), "wall_s": wall, "setup_s": setup_s,
         "sim_s": run.sim.now() as f64 / 1e9, "peak_rss_kib": hwm, "end": run.end(),
-        "rss_at": rss_at, "scan": res["scan"], "digest": res["digest"],
+        "rss_at": rss_at, "queue_at": queue_at, "queue_peak": queue_peak, "scan": res["scan"], "digest": res["digest"],
     });
     println!("{out}");
 }
@@ -218,6 +235,12 @@ fn main() {
                 .map(|r| format!("{:.0}%: {:.1} MiB at {:.1} s", r[0].as_f64().unwrap() * 100.0, r[1].as_f64().unwrap() / 1024.0, r[2].as_f64().unwrap()))
                 .collect();
             println!("{:<22} RSS by scan progress: {}", "", marks.join(", "));
+            if let Some(q) = v["queue_peak"].as_array() {
+                println!(
+                    "{:<22} sorted-scan store at its largest: {} sios in {} runs, {} extents",
+                    "", q[0], q[1], q[2]
+                );
+            }
         }
     }
 }

@@ -197,6 +197,11 @@ pub struct Sorted {
 }
 
 impl Sorted {
+    /// What the simulator itself stores for the queued sios, summed over the vdevs:
+    /// (sios, runs, extents) — for the memory benchmark.
+    pub fn store_counts(&self) -> (u64, u64, u64) {
+        self.queues.iter().fold((0, 0, 0), |(s, r, e), q| (s + q.len() as u64, r + q.runs() as u64, e + q.extents() as u64))
+    }
     fn mem_used(&self) -> u64 {
         self.queues.iter().map(|q| q.mem_used()).sum()
     }
