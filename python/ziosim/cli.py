@@ -39,6 +39,12 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+# Options `run` and `sweep` share.
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no log lines on stderr.")]
+NoProgressOpt = Annotated[
+    bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
+]
+
 
 def _stderr() -> Console:
     return Console(file=sys.stderr, highlight=False, soft_wrap=True)
@@ -199,10 +205,8 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summary.json on stdout instead of the text report.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no log lines on stderr.")] = False,
-    no_progress: Annotated[
-        bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
-    ] = False,
+    quiet: QuietOpt = False,
+    no_progress: NoProgressOpt = False,
     no_plots: Annotated[
         bool, typer.Option("--no-plots", help="Write no SVG plots; report.html keeps its text and tables.")
     ] = False,
@@ -329,10 +333,8 @@ def sweep(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Validate every point and list them; run nothing.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no log lines on stderr.")] = False,
-    no_progress: Annotated[
-        bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
-    ] = False,
+    quiet: QuietOpt = False,
+    no_progress: NoProgressOpt = False,
 ) -> None:
     """Run a grid of scenario variants (resumable) and print a comparison of the results."""
     from .report import compare as compare_mod

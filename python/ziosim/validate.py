@@ -8,7 +8,6 @@ reported value (in `unit`) and either a relative `tolerance` or a bound (`at_mos
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -17,10 +16,7 @@ from . import runner
 from . import scenario as scenario_mod
 from .errors import ScenarioError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+tomllib = scenario_mod.tomllib
 
 UNITS = {"ratio": 1.0, "MiB/s": 1048576.0, "MB/s": 1e6, "GB/s": 1e9, "s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0, "min": 60e9, "IOPS": 1.0, "count": 1.0}
 METRIC_UNITS = {"MB/s": "bytes_per_s", "GB/s": "bytes_per_s", "s": "ns", "ms": "ns", "us": "ns", "ns": "ns", "min": "ns"}

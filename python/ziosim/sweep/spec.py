@@ -40,7 +40,6 @@ import os
 import itertools
 import math
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,10 +49,7 @@ from .. import scenario as scenario_mod
 from ..errors import ScenarioError
 from ..units import show as _unit_show
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.9/3.10 only
-    import tomli as tomllib
+tomllib = scenario_mod.tomllib
 
 __all__ = [
     "Axis",
