@@ -226,7 +226,7 @@ impl Model_ {
     pub(crate) fn resilver_needed_on(&self, tops: &[usize]) -> Option<(u64, u64)> {
         let mut r: Option<(u64, u64)> = None;
         for &t in tops {
-            for l in self.top_leaves(t) {
+            for l in self.top_leaves_iter(t) {
                 let leaf = &self.leaves[l as usize];
                 if let (true, Some((lo, hi))) = (leaf.writeable(), leaf.dtl) {
                     r = Some(match r {

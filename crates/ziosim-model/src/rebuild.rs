@@ -329,8 +329,7 @@ impl Model_ {
             // birth — the new disks (vdev_mirror_io_done, REBUILD priority, IO_REPAIR).
             let t = io.top as usize;
             let targets: Vec<u16> = self
-                .top_leaves(t)
-                .into_iter()
+                .top_leaves_iter(t)
                 .filter(|&l| self.leaves[l as usize].writeable() && self.leaves[l as usize].dtl.is_some_and(|(lo, _)| lo <= TXG_INITIAL))
                 .collect();
             if !targets.is_empty() {
