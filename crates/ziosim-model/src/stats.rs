@@ -4,7 +4,8 @@
 //!   (bucket 0 also holds 0), 37 buckets for leaf latencies (`VDEV_L_HISTO_BUCKETS`), 64 for
 //!   workload latencies, 25 for request sizes (`VDEV_RQ_HISTO_BUCKETS`).
 //! * [`FineHist`]: log-linear (16 sub-buckets per power of two, relative error ≤ 1/32 at
-//!   the bucket midpoint) for percentiles; allocated once, never per sample.
+//!   the bucket midpoint) for percentiles; its 976 buckets are allocated at the first sample
+//!   (a leaf keeps 27 of these, most for classes it never sees), never per sample.
 
 use serde::Serialize;
 
@@ -48,7 +49,8 @@ const FINE_LEN: usize = (64 - SUB_BITS as usize + 1) * SUB;
 /// Log-linear histogram with exact count, sum, min and max.
 #[derive(Clone, Debug)]
 pub struct FineHist {
-    counts: Box<[u64]>,
+    /// `FINE_LEN` buckets, or empty while nothing was recorded.
+    counts: Vec<u64>,
     pub n: u64,
     pub sum: u128,
     pub min: u64,
@@ -57,7 +59,7 @@ pub struct FineHist {
 
 impl Default for FineHist {
     fn default() -> Self {
-        FineHist { counts: vec![0; FINE_LEN].into_boxed_slice(), n: 0, sum: 0, min: u64::MAX, max: 0 }
+        FineHist { counts: Vec::new(), n: 0, sum: 0, min: u64::MAX, max: 0 }
     }
 }
 
@@ -99,6 +101,9 @@ pub struct Pcts {
 impl FineHist {
     #[inline]
     pub fn add(&mut self, v: u64) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; FINE_LEN];
+        }
         self.counts[fine_index(v)] += 1;
         self.n += 1;
         self.sum += v as u128;
@@ -106,6 +111,9 @@ impl FineHist {
         self.max = self.max.max(v);
     }
     pub fn merge(&mut self, o: &FineHist) {
+        if self.counts.is_empty() && !o.counts.is_empty() {
+            self.counts = vec![0; FINE_LEN];
+        }
         for (a, b) in self.counts.iter_mut().zip(o.counts.iter()) {
             *a += *b;
         }
@@ -196,5 +204,23 @@ mod tests {
         assert_eq!(h.pcts().max, 100_000_000);
         assert_eq!(h.pcts().min, 1000);
         assert!((h.mean() - 50_000_500.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn empty_hist_allocates_nothing_and_merges_both_ways() {
+        let mut a = FineHist::default();
+        assert!(a.counts.is_empty());
+        assert_eq!(a.pcts(), Pcts::default());
+        let mut b = FineHist::default();
+        for v in [5u64, 7_000, 9_000_000] {
+            b.add(v);
+        }
+        a.merge(&FineHist::default());
+        assert!(a.counts.is_empty());
+        a.merge(&b);
+        assert_eq!(a.counts.len(), FINE_LEN);
+        assert_eq!(a.pcts(), b.pcts());
+        b.merge(&FineHist::default());
+        assert_eq!(a.pcts(), b.pcts());
     }
 }
