@@ -347,10 +347,7 @@ def sweep(
         base_spec = compare_mod.parse_baseline_options(baseline) if baseline else None
         if base_spec:
             compare_mod.resolve_baseline(base_spec, sw.axes, "--baseline")
-        if backend not in execute.BACKENDS:
-            raise ScenarioError(f"--backend: {json.dumps(backend)} — allowed: {', '.join(execute.BACKENDS)}")
-        if backend == "ray":
-            execute.ray_module()
+        execute.check_backend(backend)
     outdir = out if out is not None else Path("out") / f"sweep-{_slug(sw.name)}"
     if dry_run:
         for p in sw.points:

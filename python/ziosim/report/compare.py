@@ -224,12 +224,18 @@ def _ratio(v: Any, b: Any) -> str:
     return f"×{r:.{1 if r >= 10 else 2}f}"
 
 
+def _bound(m: Metric, row: Mapping[str, Any]) -> bool:
+    """Is the row's value for `m` only a lower bound (still running when the run stopped)?"""
+    v = row.get(m.column)
+    if m.column == "scan_duration_ns":
+        return v is not None and row.get("scan_state") == "scanning"
+    return m.column == "elapsed_ns" and v is None and row.get("kind") == "nfs-copy"
+
+
 def _cell(m: Metric, row: Mapping[str, Any]) -> str:
     v = row.get(m.column)
-    if m.column == "scan_duration_ns" and v is not None and row.get("scan_state") == "scanning":
-        return ">" + m.fmt(v, row)  # still running when the run stopped
-    if m.column == "elapsed_ns" and v is None and row.get("kind") == "nfs-copy":
-        return ">" + fmt_duration(row.get("active_ns") or 0)  # not finished when the run stopped
+    if _bound(m, row):
+        return ">" + (m.fmt(v, row) if v is not None else fmt_duration(row.get("active_ns") or 0))
     if v is None:
         return "-"
     return m.fmt(v, row)
@@ -301,10 +307,9 @@ def render(
             brow = next((r for r in by_point.get(base_of[p["index"]], []) if r.get("workload") == wname), None)
             vals, rats = [], []
             for m in ms:
-                cell = _cell(m, prow) if prow else "-"
-                vals.append(cell)
+                vals.append(_cell(m, prow) if prow else "-")
                 # A lower bound (">90.0s": still running) has no meaningful ratio.
-                bound = cell.startswith(">") or (brow is not None and _cell(m, brow).startswith(">"))
+                bound = any(r is not None and _bound(m, r) for r in (prow, brow))
                 rats.append("—" if bound else _ratio(prow.get(m.column) if prow else None,
                                                        brow.get(m.column) if brow else None))
             cells_v.append(vals)

@@ -163,7 +163,7 @@ SCAN_COLUMNS = (
 )
 
 
-def _scan_row(snap: dict, ps: dict, release: str, now_s: int) -> dict:
+def _scan_row(ps: dict, release: str, now_s: int) -> dict:
     """One scan row: the snapshot's counters, and what ``zpool status`` computes from them."""
     from .status import scan_era, scan_progress
 
@@ -237,7 +237,7 @@ def scan_table(results: dict, meta: dict):
         t_ns = int(snap["t_ns"])
         now_s = epoch_s + t_ns // 1_000_000_000
         base = {"t_ns": t_ns, "time_s": now_s}
-        rows.append({**base, **_scan_row(snap, snap.get("scan") or {}, release, now_s)})
+        rows.append({**base, **_scan_row(snap.get("scan") or {}, release, now_s)})
         for vrs in snap.get("rebuild") or []:
             rows.append({**base, **_rebuild_row(vrs, release)})
     types = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(), "bool": pa.bool_()}

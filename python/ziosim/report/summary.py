@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from .nicenum import nicerate, zfs_nicebytes
 
@@ -159,9 +161,19 @@ def _txg(results: dict) -> dict:
     }
 
 
+def at_risk(zil: Mapping[str, Any]) -> dict:
+    """The data-at-risk figures of a results `zil` section, as summary.json and the sweep
+    table name them."""
+    risk = zil.get("at_risk") or {}
+    return {
+        "at_risk_bytes_max": risk.get("bytes_max", 0),
+        "at_risk_bytes_mean": float(risk.get("bytes_mean", 0.0)),
+        "at_risk_window_ns_max": risk.get("window_ns_max", 0),
+    }
+
+
 def _zil(results: dict) -> dict:
     z = results.get("zil") or {}
-    risk = z.get("at_risk") or {}
     return {
         "commits": z.get("commits", 0),
         "lwb_writes": z.get("lwb_writes", 0),
@@ -172,9 +184,7 @@ def _zil(results: dict) -> dict:
         "disabled": bool(z.get("disabled", False)),
         "commit_latency_ns": _stats(z.get("commit_latency_ns")),
         "flush_latency_ns": _stats(z.get("flush_latency_ns")),
-        "at_risk_bytes_max": risk.get("bytes_max", 0),
-        "at_risk_bytes_mean": float(risk.get("bytes_mean", 0.0)),
-        "at_risk_window_ns_max": risk.get("window_ns_max", 0),
+        **at_risk(z),
     }
 
 

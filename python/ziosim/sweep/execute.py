@@ -24,6 +24,7 @@ deterministic run and the table is assembled in grid order.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -128,17 +129,9 @@ def _write_atomic(path: Path, text: str | None = None, table: Any = None) -> Non
                 os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        with _suppress():
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-@contextmanager
-def _suppress() -> Iterator[None]:
-    try:
-        yield
-    except OSError:
-        pass
 
 
 @contextmanager
@@ -159,12 +152,18 @@ def _lock(out: Path) -> Iterator[None]:
         f.close()
 
 
-def point_is_finished(points_dir: Path, point_id: str) -> bool:
+def finished_metrics(points_dir: Path, point_id: str) -> dict[str, Any] | None:
+    """The point's metrics document if it finished with this schema and version, else None."""
     try:
         m = json.loads((points_dir / point_id / METRICS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return m.get("metrics_schema") == METRICS_SCHEMA and m.get("ziosim_version") == _version() and m.get("id") == point_id
+        return None
+    ok = m.get("metrics_schema") == METRICS_SCHEMA and m.get("ziosim_version") == _version() and m.get("id") == point_id
+    return m if ok else None
+
+
+def point_is_finished(points_dir: Path, point_id: str) -> bool:
+    return finished_metrics(points_dir, point_id) is not None
 
 
 def _clean_partials(points_dir: Path) -> None:
@@ -269,7 +268,7 @@ def _ray(tasks: list[dict[str, Any]], jobs: int | None) -> Iterator[tuple[dict[s
             yield refs[done[0]], ray.get(done[0])
     finally:
         for r in pending:
-            with _suppress():
+            with contextlib.suppress(OSError):
                 ray.cancel(r, force=True)
 
 
@@ -283,6 +282,14 @@ def ray_module():
             hint="pip install 'ziosim[ray]' (or pip install ray)",
         ) from None
     return ray
+
+
+def check_backend(backend: str) -> None:
+    """A known backend, and for ray an importable Ray; else the one-line error."""
+    if backend not in BACKENDS:
+        raise ScenarioError(f"--backend: {json.dumps(backend)} — allowed: {', '.join(BACKENDS)}")
+    if backend == "ray":
+        ray_module()
 
 
 # ----------------------------------------------------------------------------- the sweep
@@ -314,10 +321,7 @@ def run_sweep(
     points stay; no table is written). Points that fail are returned in ``failures``
     and the table is then not written.
     """
-    if backend not in BACKENDS:
-        raise ScenarioError(f"--backend: {backend} — allowed: {', '.join(BACKENDS)}")
-    if backend == "ray":
-        ray_module()  # fail before touching OUT
+    check_backend(backend)  # fail before touching OUT
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ScenarioError(f"--out: {out} — is a file; allowed: a directory")
@@ -332,8 +336,11 @@ def run_sweep(
         (out / TABLE).unlink(missing_ok=True)  # a table always matches the manifest beside it
         _write_atomic(out / MANIFEST, _canonical(man))
         todo, reused = [], 0
+        metrics: dict[str, dict[str, Any]] = {}
         for p in sw.points:
-            if not fresh and point_is_finished(points_dir, p.id):
+            m = None if fresh else finished_metrics(points_dir, p.id)
+            if m is not None:
+                metrics[p.id] = m
                 reused += 1
                 if on_point:
                     on_point(reused, total, p.describe(sw.axes), True)
@@ -362,8 +369,9 @@ def run_sweep(
         if failures:
             return SweepResult(out, man, len(todo) - len(failures), reused,
                                tuple(sorted(failures, key=lambda f: f.index)), None)
-        metrics = {}
         for p in sw.points:
+            if p.id in metrics:
+                continue
             try:
                 metrics[p.id] = json.loads((points_dir / p.id / METRICS_FILE).read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:

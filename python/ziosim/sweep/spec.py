@@ -463,9 +463,10 @@ def _build(
     default_name = scenario_path.stem
     points: list[Point] = []
     by_id: dict[str, Point] = {}
+    merged = copy.deepcopy(base)
+    merge_settings(merged, fixed, "sweep.set")  # the same for every point
     for k, combo in enumerate(itertools.product(*[range(len(a.values)) for a in axes]), start=1):
-        doc = copy.deepcopy(base)
-        merge_settings(doc, fixed, "sweep.set")
+        doc = copy.deepcopy(merged)
         values = tuple(a.values[j] for a, j in zip(axes, combo))
         labels = tuple(a.labels[j] for a, j in zip(axes, combo))
         where = f"sweep point {k} (" + (" ".join(f"{a.name}={lab}" for a, lab in zip(axes, labels)) or "base") + ")"

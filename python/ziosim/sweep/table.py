@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..report.summary import at_risk
+
 __all__ = [
     "METRICS_SCHEMA",
     "point_metrics",
@@ -97,16 +99,8 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
     point: dict[str, Any] = {c: None for c, _ in POINT_COLUMNS}
     sc = results.get("scan")
     if sc:
-        point.update({
-            "scan_func": sc.get("func"), "scan_state": sc.get("state"), "scan_engine": sc.get("engine"),
-            "scan_duration_ns": sc.get("duration_ns"), "scan_to_examine_bytes": sc.get("to_examine_bytes"),
-            "scan_examined_bytes": sc.get("examined_bytes"), "scan_issued_bytes": sc.get("issued_bytes"),
-            "scan_processed_bytes": sc.get("processed_bytes"),
-            "scan_examined_bytes_per_s": sc.get("examined_bytes_per_s"),
-            "scan_issued_bytes_per_s": sc.get("issued_bytes_per_s"),
-            "scan_processed_bytes_per_s": sc.get("processed_bytes_per_s"),
-            "scan_leaf_read_bytes_per_s": sc.get("leaf_read_bytes_per_s"),
-        })
+        # Every scan_<k> column is the results' scan.<k>.
+        point.update({c: sc.get(c[len("scan_"):]) for c, _ in POINT_COLUMNS if c.startswith("scan_")})
     txg = results.get("txg")
     if txg:
         point.update({
@@ -115,15 +109,13 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
         })
     zil = results.get("zil")
     if zil:
-        risk = zil.get("at_risk") or {}
         commits = int(zil.get("commits", 0))
         lat = zil.get("commit_latency_ns") if commits else None
         point.update({
             "zil_commits": commits, "zil_slog": bool(zil.get("slog", False)),
             "zil_commit_latency_ns_mean": _stat(lat, "mean"), "zil_commit_latency_ns_p99": _stat(lat, "p99"),
             "zil_commit_latency_ns_max": _stat(lat, "max"),
-            "at_risk_bytes_max": risk.get("bytes_max", 0), "at_risk_bytes_mean": float(risk.get("bytes_mean", 0.0)),
-            "at_risk_window_ns_max": risk.get("window_ns_max", 0),
+            **at_risk(zil),
         })
     workloads = []
     wcfg = (config or {}).get("workloads") or []
