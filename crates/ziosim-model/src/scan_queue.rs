@@ -37,7 +37,11 @@
 //! run is as long as the lane's contiguous stretch on the vdev, however many txgs wrote it;
 //! the store grows with the breaks in contiguity (metadata between data, metaslab ends),
 //! not with the blocks. An aged layout (`fragmentation` → 1) scatters blocks so that runs
-//! shorten towards one sio each (≈ 48 B per sio). Extents cost 40 B each.
+//! shorten towards one sio each (≈ 40 B per sio). Extents cost 40 B each. The score index
+//! (extents by score, for the best-extent pick) is built the first time an issue phase
+//! asks for the best extent and kept current from then on, so a metadata phase that
+//! queues the whole vdev before issuing (a resilver that fits the memory limit) never
+//! holds it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,26 +59,37 @@ struct Ext {
     fill: u64,
 }
 
-/// Back-to-back sios of one asize and psize whose births lie in `bmin..=bmax` with no DTL
+/// Back-to-back sios of one asize and psize whose births lie in `bmin..=bmin + span` with no DTL
 /// cut between them: `count` of them from the key offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Run {
     count: u32,
     asize: u32,
     psize: u32,
+    /// Highest birth − lowest (24 bytes a run instead of 32; births further apart than
+    /// u32::MAX txgs simply do not share a run).
+    span: u32,
     bmin: u64,
-    bmax: u64,
 }
 
-/// No cut x with `lo < x <= hi`: births `lo..=hi` answer every DTL test alike.
+/// No cut x with `lo < x <= hi`: births `lo..=hi` answer every DTL test alike, and the
+/// range fits a run's `span`.
 fn uncut(lo: u64, hi: u64, cuts: &[u64]) -> bool {
-    !cuts.iter().any(|&x| lo < x && x <= hi)
+    hi - lo <= u32::MAX as u64 && !cuts.iter().any(|&x| lo < x && x <= hi)
 }
 
 impl Run {
     /// Can a sio of this size born in `birth` join the run?
     fn takes(&self, asize: u32, psize: u32, birth: u64, cuts: &[u64]) -> bool {
-        self.asize == asize && self.psize == psize && uncut(self.bmin.min(birth), self.bmax.max(birth), cuts)
+        self.asize == asize && self.psize == psize && uncut(self.bmin.min(birth), self.bmax().max(birth), cuts)
+    }
+    fn bmax(&self) -> u64 {
+        self.bmin + self.span as u64
+    }
+    /// Set the births to `lo..=hi` (which `uncut` has checked).
+    fn set_births(&mut self, lo: u64, hi: u64) {
+        self.bmin = lo;
+        self.span = (hi - lo) as u32;
     }
     fn len(&self) -> u64 {
         self.count as u64 * self.asize as u64
@@ -87,7 +102,9 @@ pub struct SortedQueue {
     /// Queued sios (Σ run counts).
     n_sios: u64,
     exts: BTreeMap<u64, Ext>,
+    /// Extents by (score key, start) — only while `scored`; see the module doc.
     by_score: BTreeSet<(u64, u64)>,
+    scored: bool,
     max_gap: u64,
     fill_weight: u64,
     /// 2.1.6/2.2+: scores compared by log2 bucket.
@@ -97,7 +114,7 @@ pub struct SortedQueue {
 
 impl SortedQueue {
     pub fn new(max_gap: u64, fill_weight: u64, quantized: bool) -> SortedQueue {
-        SortedQueue { runs: BTreeMap::new(), n_sios: 0, exts: BTreeMap::new(), by_score: BTreeSet::new(), max_gap, fill_weight, quantized, bytes: 0 }
+        SortedQueue { runs: BTreeMap::new(), n_sios: 0, exts: BTreeMap::new(), by_score: BTreeSet::new(), scored: false, max_gap, fill_weight, quantized, bytes: 0 }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -106,7 +123,7 @@ impl SortedQueue {
     pub fn len(&self) -> usize {
         self.n_sios as usize
     }
-    /// Runs the simulator stores for the queued sios (its own memory, ≈ 48 B each).
+    /// Runs the simulator stores for the queued sios (its own memory, ≈ 40 B each).
     pub fn runs(&self) -> usize {
         self.runs.len()
     }
@@ -133,14 +150,18 @@ impl SortedQueue {
 
     fn put_ext(&mut self, start: u64, e: Ext) {
         self.exts.insert(start, e);
-        let k = self.key(start, &e);
-        self.by_score.insert(k);
+        if self.scored {
+            let k = self.key(start, &e);
+            self.by_score.insert(k);
+        }
     }
 
     fn take_ext(&mut self, start: u64) -> Ext {
         let e = self.exts.remove(&start).expect("extent");
-        let k = self.key(start, &e);
-        self.by_score.remove(&k);
+        if self.scored {
+            let k = self.key(start, &e);
+            self.by_score.remove(&k);
+        }
         e
     }
 
@@ -162,27 +183,28 @@ impl SortedQueue {
             _ => None,
         };
         // Joining both neighbours must not put a cut inside the joined run either.
-        let next = next.filter(|(_, n)| prev.is_none_or(|(_, p)| uncut(p.bmin.min(n.bmin), p.bmax.max(n.bmax), cuts)));
+        let next = next.filter(|(_, n)| prev.is_none_or(|(_, p)| uncut(p.bmin.min(n.bmin), p.bmax().max(n.bmax()), cuts)));
         match (prev, next) {
             (Some((p, pr)), Some((n, nr))) => {
                 self.runs.remove(&n);
                 let r = self.runs.get_mut(&p).unwrap();
                 r.count += 1 + nr.count;
-                r.bmin = pr.bmin.min(nr.bmin).min(birth);
-                r.bmax = pr.bmax.max(nr.bmax).max(birth);
+                r.set_births(pr.bmin.min(nr.bmin).min(birth), pr.bmax().max(nr.bmax()).max(birth));
             }
             (Some((p, _)), None) => {
                 let r = self.runs.get_mut(&p).unwrap();
                 r.count += 1;
-                r.bmin = r.bmin.min(birth);
-                r.bmax = r.bmax.max(birth);
+                let (lo, hi) = (r.bmin.min(birth), r.bmax().max(birth));
+                r.set_births(lo, hi);
             }
             (None, Some((n, nr))) => {
                 self.runs.remove(&n);
-                self.runs.insert(offset, Run { count: nr.count + 1, bmin: nr.bmin.min(birth), bmax: nr.bmax.max(birth), ..nr });
+                let mut r = Run { count: nr.count + 1, ..nr };
+                r.set_births(nr.bmin.min(birth), nr.bmax().max(birth));
+                self.runs.insert(offset, r);
             }
             (None, None) => {
-                self.runs.insert(offset, Run { count: 1, asize, psize, bmin: birth, bmax: birth });
+                self.runs.insert(offset, Run { count: 1, asize, psize, span: 0, bmin: birth });
             }
         }
         true
@@ -236,8 +258,12 @@ impl SortedQueue {
         self.exts.keys().next().copied()
     }
 
-    /// Start of the best-scored extent.
-    pub fn best_extent(&self) -> Option<u64> {
+    /// Start of the best-scored extent (builds the score index on first use).
+    pub fn best_extent(&mut self) -> Option<u64> {
+        if !self.scored {
+            self.by_score = self.exts.iter().map(|(&s, e)| self.key(s, e)).collect();
+            self.scored = true;
+        }
         self.by_score.iter().next().map(|&(_, s)| s)
     }
 
@@ -254,6 +280,9 @@ impl SortedQueue {
         let (off, asize, psize, birth) = self.take_first_sio(start)?;
         self.n_sios -= 1;
         self.bytes -= asize as u64;
+        if self.n_sios == 0 {
+            self.scored = false; // drained: the next fill builds no index until asked
+        }
         let rest = Ext { end: e.end, fill: e.fill - asize as u64 };
         let next = self.runs.range(off..).next().map(|(&o, _)| o).filter(|&o| o < e.end);
         match next {
@@ -401,6 +430,8 @@ mod tests {
                 }
                 q.insert(off, asize as u32, asize as u32, birth, cuts);
             } else if let Some(start) = q.best_extent() {
+                let brute = q.exts.iter().map(|(&s, e)| q.key(s, e)).min().map(|(_, s)| s);
+                assert_eq!(Some(start), brute, "step {step}: best extent");
                 let ((off, asize, psize, birth), _) = q.pop_from(start).unwrap();
                 let (&roff, &(ra, rp, rb)) = reference.range(start..).next().unwrap();
                 assert_eq!((off, asize, psize), (roff, ra, rp), "step {step}");
