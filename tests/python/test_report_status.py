@@ -432,6 +432,32 @@ def test_missing_device_has_see_line(release, url):
         f"   see: {url}ZFS-8000-2Q"]
 
 
+TREE_DEAD = [row(0, "tank", "UNAVAIL", "insufficient replicas"),
+             row(1, "mirror-0", "UNAVAIL", "insufficient replicas"),
+             row(2, "sda", "UNAVAIL", "cannot open"), row(2, "sdb", "UNAVAIL", "cannot open")]
+
+
+@pytest.mark.parametrize(("release", "url"), [
+    ("solaris-2009", "http://www.sun.com/msg/"),
+    ("zfs-0.7", "http://zfsonlinux.org/msg/"),
+    ("zfs-2.2", "https://openzfs.github.io/openzfs-docs/msg/"),
+])
+def test_dead_vdev_has_no_replicas_reason_and_counts_data_errors(release, url):
+    s = snap(state="UNAVAIL", tree=TREE_DEAD)
+    s["errors"] = 412
+    text = zpool_status(s, release, "tank", E).splitlines()
+    assert text[1] == " state: UNAVAIL"
+    assert text[2:6] == [
+        "status: One or more devices could not be opened.  There are insufficient",
+        "\treplicas for the pool to continue functioning.",
+        "action: Attach the missing device and online it using 'zpool online'.",
+        f"   see: {url}ZFS-8000-3C"]
+    assert "\ttank        UNAVAIL      0     0     0  insufficient replicas" in text
+    assert text[-1] == "errors: 412 data errors, use '-v' for a list"
+    s["errors"] = 0
+    assert zpool_status(s, release, "tank", E).splitlines()[-1] == "errors: No known data errors"
+
+
 def test_2009_checks_missing_devices_before_resilvering():
     # il:0a586cea3c check_status: MISSING_DEV_R comes before RESILVERING; later releases
     # test the resilver first.

@@ -579,7 +579,7 @@ impl Model_ {
         };
         let dead = |l: u16| !self.leaves[l as usize].writeable();
         let mut tops = Vec::new();
-        let mut pool_degraded = false;
+        let (mut pool_degraded, mut pool_dead) = (false, false);
         for (t, top) in self.tops.iter().enumerate() {
             let mut children = Vec::new();
             // vdev_propagate_state: dead children (faulted) and degraded ones (a replacing
@@ -620,6 +620,10 @@ impl Model_ {
             if state != "ONLINE" {
                 pool_degraded = true;
             }
+            // A dead top-level vdev leaves the root without replicas: both print
+            // CANT_OPEN / VDEV_AUX_NO_REPLICAS (print_status_config).
+            pool_dead |= state == "UNAVAIL";
+            let note = if state == "UNAVAIL" { "insufficient replicas" } else { "" };
             if top.kind == VdevType::Disk {
                 // A single-disk top-level vdev is printed as the disk itself (or its
                 // replacing vdev).
@@ -628,17 +632,18 @@ impl Model_ {
                     tops.push(ch);
                 }
             } else {
-                tops.push(row(1, &top.name, state, ""));
+                tops.push(row(1, &top.name, state, note));
                 tops.extend(children);
             }
         }
-        let pstate = if pool_degraded { "DEGRADED" } else { "ONLINE" };
-        let mut rows = vec![row(0, &self.cfg.pool.name, pstate, "")];
+        let pstate = if pool_dead { "UNAVAIL" } else if pool_degraded { "DEGRADED" } else { "ONLINE" };
+        let mut rows = vec![row(0, &self.cfg.pool.name, pstate, if pool_dead { "insufficient replicas" } else { "" })];
         rows.extend(tops);
         let rebuild: Vec<Value> = (0..self.tops.len())
             .filter_map(|t| self.admin.rebuilds[t].as_ref().map(|r| self.rebuild_stats_json(t, r, now)))
             .collect();
         json!({"t_ns": now, "state": pstate, "tree": rows, "scan": self.scan_stats_json(now),
+               "errors": self.lost_blocks.len(),
                "rebuild": if rebuild.is_empty() { Value::Null } else { Value::Array(rebuild) }})
     }
 }

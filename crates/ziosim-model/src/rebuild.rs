@@ -293,14 +293,14 @@ impl Model_ {
             r.inflight_chunks += 1;
             r.chunks += 1;
             let slot = self.rb_alloc(RbIo { top: t as u16, offset: off, size, pending: 1, writing: false });
-            let readable = (0..self.tops[t].leaves.len()).any(|c| self.child_read_leaf(t, c).is_some());
-            if !readable {
+            let Some(src) = self.try_pick_mirror_child(t, off, 0) else {
                 // No healthy copy: the read fails (vrp_errors) and nothing is written.
+                // Released here, not through rebuild_io_done: that re-enters this pump,
+                // one stack frame per failed chunk.
                 self.admin.rebuilds[t].as_mut().unwrap().errors += 1;
-                self.rebuild_io_done(slot, ctx);
+                self.rb_release(slot);
                 continue;
-            }
-            let src = self.pick_mirror_child(t, off);
+            };
             self.submit_leaf(src, Op::Read, IoClass::Rebuild, flags::RESILVER, off, size as u32, OWNER_REBUILD | slot, ctx);
         }
     }
@@ -350,6 +350,12 @@ impl Model_ {
     }
 
     fn rebuild_io_done(&mut self, slot: u32, ctx: &mut Ctx<Ev>) {
+        let t = self.rb_release(slot);
+        self.rebuild_pump(t, ctx);
+    }
+
+    /// Free chunk `slot` and take it off its rebuild's in-flight counts; returns its top.
+    fn rb_release(&mut self, slot: u32) -> usize {
         let io = self.admin.rb.ios[slot as usize];
         self.admin.rb.free.push(slot);
         let t = io.top as usize;
@@ -357,7 +363,7 @@ impl Model_ {
             r.inflight_bytes = r.inflight_bytes.saturating_sub(io.size);
             r.inflight_chunks = r.inflight_chunks.saturating_sub(1);
         }
-        self.rebuild_pump(t, ctx);
+        t
     }
 
     /// `vdev_rebuild_complete_sync` and the REBUILD_DONE async task.

@@ -643,6 +643,8 @@ impl Model_ {
         let n = self.read_at(d.vdev as usize, d.offset, blk.psize, class, 0, OWNER_SCAN | zi, ctx);
         self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
         if n == 0 {
+            // read_at logged the block as lost.
+            self.scan.as_mut().unwrap().errors += 1;
             self.scan_zio_done(zi, ctx);
         }
         false
@@ -860,8 +862,7 @@ impl Model_ {
             }
             (VdevType::Mirror, ScanFunc::Resilver) => {
                 // One child holding the block's txg, chosen by load like a normal read.
-                if (0..self.tops[t].leaves.len()).any(|c| self.child_read_leaf(t, c).is_some_and(|l| !self.leaf_misses(l, birth))) {
-                    let leaf = self.pick_mirror_child_born(t, voff, birth);
+                if let Some(leaf) = self.try_pick_mirror_child(t, voff, birth) {
                     self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
                     n += 1;
                 }
@@ -870,21 +871,39 @@ impl Model_ {
                 // Scrub and resilver read every available column, parity included.
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                let mut missing = 0;
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     // A resilver skips columns on children that miss the block (ESTALE).
                     let stale = |m: &Model_, l: u16| func == ScanFunc::Resilver && m.leaf_misses(l, birth);
                     if let Some(leaf) = self.child_read_leaf(t, c.child as usize).filter(|&l| !stale(self, l)) {
                         self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
+                    } else {
+                        missing += 1;
                     }
                 }
                 self.cols = cols;
+                // More columns missing than parity: the block cannot be reconstructed.
+                if missing > k.nparity() {
+                    self.scan_lost_block(t, voff);
+                }
             }
+        }
+        if n == 0 && !matches!(self.tops[t].kind, k if k.is_raidz()) {
+            // No child holds the block.
+            self.scan_lost_block(t, voff);
         }
         self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
         if n == 0 {
             self.scan_zio_done(zi, ctx);
         }
+    }
+
+    /// The scan found a block it cannot read or reconstruct: an error of the scan
+    /// (`scn_errors`, "with N errors") and an entry in the pool's error log.
+    fn scan_lost_block(&mut self, t: usize, voff: u64) {
+        self.scan.as_mut().unwrap().errors += 1;
+        self.lost_blocks.insert((t as u16, voff));
     }
 
     /// A leaf I/O of scan zio `zi` completed.

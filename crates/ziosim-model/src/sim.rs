@@ -123,6 +123,8 @@ pub(crate) struct PfRec {
     waiters: Vec<u32>,
     /// Still in its stream's window (else freed once its reads complete).
     in_window: bool,
+    /// No copy could be read: a demand read of it gets EIO.
+    lost: bool,
 }
 
 /// A sequential stream's prefetcher (`dmu_zfetch`, ZF@zfs-0.8.0/2.2.0, simplified to one
@@ -509,6 +511,8 @@ pub(crate) struct Workload {
     pub(crate) bytes: u64,
     pub(crate) arc_hits: u64,
     pub(crate) l2_hits: u64,
+    /// Records a read of this workload found with no readable copy (EIO).
+    pub(crate) read_errors: u64,
     pub(crate) lat: FineHist,
     pub(crate) lat_log2: Log2Hist<64>,
     /// The same latencies split by when the operation ended: before any scan, while a
@@ -627,6 +631,9 @@ pub struct Model_ {
     pub(crate) replacing: Vec<Vec<Option<u16>>>,
     /// When a non-scan I/O last reached a top-level vdev (`spa_last_io`, legacy scan idle test).
     pub(crate) last_user_io_ns: u64,
+    /// Blocks a read found with no readable copy, as (top-level vdev, offset): the pool's
+    /// persistent error log, which `zpool status` counts as "N data errors".
+    pub(crate) lost_blocks: std::collections::BTreeSet<(u16, u64)>,
     /// The scan (scrub/resilver) of this pool, if one was ever started.
     pub(crate) scan: Option<crate::scan::Scan>,
     /// A scan asked for, to start at the next txg boundary.
@@ -808,6 +815,7 @@ impl Model_ {
                 ops: 0,
                 bytes: 0,
                 arc_hits: 0,
+                read_errors: 0,
                 l2_hits: 0,
                 lat: FineHist::default(),
                 lat_log2: Log2Hist::default(),
@@ -962,6 +970,7 @@ impl Model_ {
             stopped: false,
             replacing,
             last_user_io_ns: 0,
+            lost_blocks: Default::default(),
             scan: None,
             scan_pending: None,
             scan_pf: Default::default(),
@@ -1778,24 +1787,32 @@ impl Model_ {
 
     /// Normal (non-scan) read of a block at `voff` on top-level vdev `t`: a healthy
     /// mirror child chosen by load; raidz data columns, plus every parity column when a
-    /// data column is missing (reconstruction, `vdev_raidz_io_start`).
+    /// data column is missing (reconstruction, `vdev_raidz_io_start`). A block with no
+    /// readable copy (every mirror child gone, more raidz columns missing than parity)
+    /// issues nothing, returns 0 and goes into the error log (`lost_blocks`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_at(&mut self, t: usize, voff: u64, psize: u64, class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
         match self.tops[t].kind {
-            VdevType::Disk => {
-                let leaf = self.tops[t].leaves[0];
-                self.submit_leaf(leaf, Op::Read, class, fl, voff, psize as u32, owner, ctx);
-                1
-            }
-            VdevType::Mirror => {
-                let leaf = self.pick_mirror_child(t, voff);
+            VdevType::Disk | VdevType::Mirror => {
+                let leaf = if self.tops[t].kind == VdevType::Disk { self.child_read_leaf(t, 0) } else { self.try_pick_mirror_child(t, voff, 0) };
+                let Some(leaf) = leaf else {
+                    self.lost_blocks.insert((t as u16, voff));
+                    return 0;
+                };
                 self.submit_leaf(leaf, Op::Read, class, fl, voff, psize as u32, owner, ctx);
                 1
             }
             k => {
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
-                let missing_data = cols.iter().any(|c| !c.parity && !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none());
+                let gone = |c: &&Column| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none();
+                let missing_data = cols.iter().filter(|c| !c.parity).any(|c| gone(&c));
+                if cols.iter().filter(gone).count() > k.nparity() as usize {
+                    // vdev_raidz_combrec: more columns lost than parity can rebuild.
+                    self.cols = cols;
+                    self.lost_blocks.insert((t as u16, voff));
+                    return 0;
+                }
                 let mut n = 0;
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data)) {
                     if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
@@ -1831,7 +1848,9 @@ impl Model_ {
         if let Some(pf) = self.wls[wl].pf.as_mut() {
             if let Some(slot) = pf.lookup(b) {
                 let rec = &mut self.pf_recs[slot as usize];
-                if rec.pending > 0 {
+                if rec.lost {
+                    self.wls[wl].read_errors += 1;
+                } else if rec.pending > 0 {
                     rec.waiters.push(id);
                     self.ops[id as usize].pending += 1;
                 } else {
@@ -1843,7 +1862,12 @@ impl Model_ {
         // An op waits on its own reads; count before submitting (completions are events).
         self.ops[id as usize].pending += 1;
         let n = self.read_block(b, IoClass::SyncRead, id, ctx);
-        self.ops[id as usize].pending += n - 1;
+        self.ops[id as usize].pending -= 1;
+        self.ops[id as usize].pending += n;
+        if n == 0 {
+            // No copy could be read: the op gets EIO for this record, at once.
+            self.wls[wl].read_errors += 1;
+        }
     }
 
     /// Advance the stream's prefetcher after an access to records first..=last
@@ -1874,10 +1898,12 @@ impl Model_ {
                     (self.pf_recs.len() - 1) as u32
                 }
             };
-            self.pf_recs[slot as usize] = PfRec { pending: 1, waiters: Vec::new(), in_window: true };
+            self.pf_recs[slot as usize] = PfRec { pending: 1, waiters: Vec::new(), in_window: true, lost: false };
             self.wls[wl].pf.as_mut().unwrap().window.push_back((b, slot));
             let n = self.read_block(b, IoClass::AsyncRead, OWNER_PF | slot, ctx);
-            self.pf_recs[slot as usize].pending += n - 1;
+            let rec = &mut self.pf_recs[slot as usize];
+            rec.pending = rec.pending - 1 + n;
+            rec.lost = n == 0;
         }
     }
 
@@ -1929,13 +1955,10 @@ impl Model_ {
         n
     }
 
-    pub(crate) fn pick_mirror_child(&mut self, t: usize, off: u64) -> u16 {
-        self.pick_mirror_child_born(t, off, 0)
-    }
-
     /// `vdev_mirror_child_select` for a block born in `birth`: children whose DTL holds
-    /// that txg are skipped (0: a block older than any DTL).
-    pub(crate) fn pick_mirror_child_born(&mut self, t: usize, off: u64, birth: u64) -> u16 {
+    /// that txg are skipped (0: a block older than any DTL). None (and no random draw)
+    /// when no child can serve the read.
+    pub(crate) fn try_pick_mirror_child(&mut self, t: usize, off: u64, birth: u64) -> Option<u16> {
         let mut best = i64::MAX;
         let mut cands: [u16; 8] = [0; 8];
         let mut nc = 0;
@@ -1955,7 +1978,7 @@ impl Model_ {
                 nc += 1;
             }
         }
-        cands[self.mirror_rng.below(nc as u64) as usize]
+        (nc > 0).then(|| cands[self.mirror_rng.below(nc as u64) as usize])
     }
 
     // ---------------------------------------------------------------- txg
@@ -2511,7 +2534,7 @@ impl Model_ {
                 json!({
                     "inflight_at_end": open[i].0, "inflight_age_ns_at_end": open[i].1,
                     "name": w.name, "kind": w.kind.key(), "ops": w.ops, "bytes": w.bytes,
-                    "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits,
+                    "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits, "read_errors": w.read_errors,
                     "prefetch_hits": w.pf.as_ref().map_or(0, |p| p.hits),
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
                     "by_scan_phase": (self.scan.is_some() || self.rebuild_ran()).then(|| {

@@ -35,6 +35,10 @@ fn leaf(res: &Value, name: &str) -> Value {
     res["leaves"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap().clone()
 }
 
+fn class_ops(l: &Value, class: &str) -> u64 {
+    l["classes"].get(class).map_or(0, |c| c["ops"].as_u64().unwrap())
+}
+
 fn class_bytes(l: &Value, class: &str) -> u64 {
     l["classes"].get(class).map_or(0, |c| c["bytes"].as_u64().unwrap())
 }
@@ -306,3 +310,65 @@ fn same_scenario_same_bytes() {
     assert_eq!(a.to_string(), b.to_string());
 }
 
+
+#[test]
+fn rebuilding_a_failed_single_disk_counts_every_chunk_as_an_error_without_deep_recursion() {
+    // `zpool replace -s` of the only disk of a top-level vdev after it failed: no child can
+    // read, so every chunk fails (vrp_errors) and nothing is written. 64 GiB of 1 MiB chunks
+    // is ~65 K chunks, far deeper than a test thread's stack if each failed chunk recursed.
+    let actions = json!([{"at_ns": 0, "do": "fail", "disk": "sda"},
+                         {"at_ns": S, "do": "replace", "old": "sda", "new": "sdb", "sequential": true}]);
+    let res = run(&pool("zfs-2.2", json!([{"type": "disk", "disks": [disk("sda")]}]), 64, actions));
+    assert_eq!(res["actions"][1]["error"], Value::Null, "{}", res["actions"]);
+    let rb = &res["rebuilds"].as_array().unwrap()[0];
+    assert_eq!(rb["state"], "complete");
+    let chunks = rb["chunks"].as_u64().unwrap();
+    assert!(chunks > 60_000, "{chunks} chunks");
+    assert_eq!(rb["errors"].as_u64().unwrap(), chunks, "every chunk is unreadable");
+    assert_eq!(rb["rebuilt_bytes"].as_u64().unwrap(), 0);
+    assert_eq!(class_bytes(&leaf(&res, "sdb"), "rebuild"), 0, "nothing reaches the new disk");
+}
+
+/// A random reader on `vdevs` whose disks `dead` fail at 1 s, 4 s run.
+fn reads_after_failing(kind: &str, names: &[&str], dead: &[&str]) -> Value {
+    let disks: Vec<Value> = names.iter().map(|n| disk(n)).collect();
+    let mut cfg = pool("zfs-2.2", json!([{"type": kind, "disks": disks}]), 2, json!([]));
+    cfg["stop_on_scan_done"] = json!(false);
+    cfg["stop_ns"] = json!(4 * S);
+    cfg["workloads"] = json!([{"name": "r", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 4}]);
+    cfg["actions"] = Value::Array(dead.iter().map(|d| json!({"at_ns": S, "do": "fail", "disk": d})).collect());
+    run(&cfg)
+}
+
+#[test]
+fn reads_of_a_vdev_beyond_its_redundancy_fail_and_are_logged() {
+    // Within redundancy: every read is served, nothing is logged.
+    let ok = reads_after_failing("raidz1", &["sda", "sdb", "sdc"], &["sda"]);
+    assert_eq!(ok["workloads"][0]["read_errors"], 0);
+    let last = ok["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["state"], "DEGRADED");
+    assert_eq!(last["errors"], 0);
+    for (kind, names, dead) in [
+        ("raidz1", &["sda", "sdb", "sdc"][..], &["sda", "sdb"][..]),
+        ("mirror", &["sda", "sdb"][..], &["sda", "sdb"][..]),
+        ("disk", &["sda"][..], &["sda"][..]),
+    ] {
+        let res = reads_after_failing(kind, names, dead);
+        let w = &res["workloads"][0];
+        // Reads before the failure were served; after it every record is EIO at once.
+        let errors = w["read_errors"].as_u64().unwrap();
+        assert!(errors > 1000, "{kind}: {errors} read errors");
+        // The failed disks serve nothing after 1 s: their ops are those of the first
+        // second, a quarter of what they serve in 4 s healthy.
+        let healthy = reads_after_failing(kind, names, &[]);
+        for d in dead {
+            let (ops, all) = (class_ops(&leaf(&res, d), "sync_read"), class_ops(&leaf(&healthy, d), "sync_read"));
+            assert!(ops * 2 < all, "{kind}: {d} served {ops} ops, {all} in a healthy run");
+        }
+        let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["state"], "UNAVAIL", "{kind}");
+        assert_eq!(last["tree"][0]["note"], "insufficient replicas", "{kind}");
+        let nerr = last["errors"].as_u64().unwrap();
+        assert!(nerr > 100 && nerr <= errors, "{kind}: {nerr} distinct lost blocks for {errors} errors");
+    }
+}

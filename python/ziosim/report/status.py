@@ -83,14 +83,22 @@ def _config_rows(width: int, rows: list[dict]) -> list[str]:
     return out
 
 
-def _config_block(rows: list[dict]) -> str:
+def _errors_line(nerr: int) -> str:
+    """The last line of ``status_callback`` (the same in every era read, il:0a586cea3c to
+    zfs-2.3): the persistent error log's entry count, or that it is empty."""
+    if nerr == 0:
+        return "errors: No known data errors"
+    return f"errors: {nerr} data errors, use '-v' for a list"
+
+
+def _config_block(rows: list[dict], nerr: int = 0) -> str:
     # max_width(): longest name + 2 per level, at least 10 (ZM, every era).
     width = max([10] + [2 * int(r["depth"]) + len(r["name"]) for r in rows
                         if r.get("state") is not None])
     out = ["config:", "",
            f"\t{'NAME':<{width}}  {'STATE':<8} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}"]
     out += _config_rows(width, rows)
-    out += ["", "errors: No known data errors"]
+    out += ["", _errors_line(nerr)]
     return "\n".join(out) + "\n"
 
 
@@ -489,6 +497,13 @@ _REASONS = {
         "\tdegraded state.\n"
         "action: Online the device using 'zpool online' or replace the device with\n"
         "\t'zpool replace'.\n", None),
+    # ZPOOL_STATUS_MISSING_DEV_NR: a dead top-level vdev (the root CANT_OPEN); same text
+    # in every release read (il:0a586cea3c, ZM@zfs-0.6.5 … @zfs-2.3.0).
+    "missing-dev-nr": (
+        "status: One or more devices could not be opened.  There are insufficient\n"
+        "\treplicas for the pool to continue functioning.\n"
+        "action: Attach the missing device and online it using 'zpool online'.\n",
+        "ZFS-8000-3C"),
     "missing-dev-r": (
         "status: One or more devices could not be opened.  Sufficient replicas exist for\n"
         "\tthe pool to continue functioning in a degraded state.\n"
@@ -526,9 +541,13 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
     resilvering = ps.get("func") == "resilver" and ps.get("state") == "scanning"
     leaves = _leaves_outside_replacing(snapshot.get("tree") or [])
     missing = any(r.get("state") == "UNAVAIL" for r in leaves)
+    if missing and snapshot.get("state") == "UNAVAIL":
+        missing_reason = "missing-dev-nr"  # checked before the replicated-config reasons
+    else:
+        missing_reason = "missing-dev-r" if missing else None
     offline = "offline" if any(r.get("state") == "OFFLINE" for r in leaves) else None
     if release == "solaris-2009":
-        return "missing-dev-r" if missing else ("resilvering" if resilvering else offline)
+        return missing_reason or ("resilvering" if resilvering else offline)
     if resilvering:
         return "resilvering"
     if at_least(release, "zfs-2.0"):
@@ -539,7 +558,7 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
                         or (ps.get("func") == "scrub" and ps.get("state") == "finished"
                             and end > int(ps.get("end_s", 0)))):
             return "rebuild-scrub"
-    return "missing-dev-r" if missing else offline
+    return missing_reason or offline
 
 
 # ----------------------------------------------------------------------------- the whole
@@ -568,4 +587,4 @@ def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int) -> 
         for i, r in enumerate(rows):
             if i + 1 < len(rows) and rows[i + 1]["depth"] > r["depth"] and r["depth"] > 0:
                 r["name"] = _top_name(r["name"], release)
-    return out + _config_block(rows)
+    return out + _config_block(rows, int(snapshot.get("errors") or 0))
