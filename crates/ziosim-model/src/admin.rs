@@ -45,7 +45,7 @@
 use crate::config::Action;
 use crate::pool::VdevType;
 use crate::release::Release;
-use crate::scan::{ScanFunc, ScanState};
+use crate::scan::ScanFunc;
 use crate::sim::{Ev, Model_};
 use crate::tunables::T;
 use serde_json::{json, Value};
@@ -330,7 +330,7 @@ impl Model_ {
     }
 
     fn healing_resilver_running(&self) -> bool {
-        self.scan.as_ref().is_some_and(|s| s.func == ScanFunc::Resilver && s.state == ScanState::Scanning)
+        self.running_scan(Some(ScanFunc::Resilver)).is_some()
             || self.scan_pending == Some(ScanFunc::Resilver)
     }
 
@@ -494,7 +494,7 @@ impl Model_ {
             self.admin.resilver_waiting = true;
             return;
         }
-        let running = self.scan.as_ref().filter(|s| s.func == ScanFunc::Resilver && s.state == ScanState::Scanning);
+        let running = self.running_scan(Some(ScanFunc::Resilver));
         match running {
             None => self.scan_request(ScanFunc::Resilver, ctx),
             Some(s) => {
@@ -517,7 +517,7 @@ impl Model_ {
         if !self.leaves.iter().any(|l| l.deferred) {
             return false;
         }
-        let Some(s) = self.scan.as_ref().filter(|s| s.state == ScanState::Scanning) else { return false };
+        let Some(s) = self.running_scan(None) else { return false };
         if self.tun.try_get(T::zfs_resilver_disable_defer).unwrap_or(0) != 0 {
             return true;
         }
@@ -540,7 +540,7 @@ impl Model_ {
         let later = self.cfg.actions.iter().any(|a| {
             a.at_ns > now && matches!(a.action, Action::Scrub | Action::Replace { .. } | Action::Attach { .. } | Action::Online { .. })
         });
-        let scanning = self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning);
+        let scanning = self.running_scan(None).is_some();
         if !later && !scanning && self.scan_pending.is_none() && !self.rebuild_active_any() && !self.admin.resilver_waiting {
             ctx.schedule_in(self.cfg.stop_after_scan_done_ns, Ev::Stop);
         }
@@ -552,7 +552,7 @@ impl Model_ {
         let row = |depth: u32, name: &str, state: &str, note: &str| {
             json!({"depth": depth, "name": name, "state": state, "read": 0, "write": 0, "cksum": 0, "note": note})
         };
-        let scan = self.scan.as_ref().filter(|s| s.state == ScanState::Scanning);
+        let scan = self.running_scan(None);
         let leaf_row = |d: u32, l: u16, t: usize| {
             let leaf = &self.leaves[l as usize];
             let (state, mut note) = if leaf.failed {

@@ -163,7 +163,7 @@ impl Model_ {
             state: RebuildState::Active,
             start_ns: now,
             end_ns: 0,
-            max_txg: self.resilver_needed_on(&[t]).map_or(self.open_txg(), |r| r.1),
+            max_txg: self.rebuild_max_txg(t),
             scanned: 0,
             issued: 0,
             rebuilt: 0,
@@ -184,6 +184,11 @@ impl Model_ {
             last_est_ns: now,
         });
         self.rebuild_pump(t, ctx);
+    }
+
+    /// The highest txg the rebuild of `t` must copy (`vdev_resilver_needed`, else the open txg).
+    fn rebuild_max_txg(&self, t: usize) -> u64 {
+        self.resilver_needed_on(&[t]).map_or(self.open_txg(), |r| r.1)
     }
 
     /// `vdev_rebuild_cancel_sync`: the vdev needs no rebuild any more.
@@ -250,14 +255,16 @@ impl Model_ {
         let now = ctx.now();
         loop {
             let (lim_bytes, lim_chunks) = self.rebuild_limit(t);
+            let Some(r) = self.admin.rebuilds[t].as_ref().filter(|r| r.active()) else { return };
+            if r.reset_wanted && r.inflight_chunks > 0 {
+                return;
+            }
+            let (reset, est_due) = (r.reset_wanted, now - r.last_est_ns >= EST_INTERVAL_NS);
             // vdev_rebuild_reset_sync: vrp_max_txg from vdev_resilver_needed.
-            let max_txg_now = self.resilver_needed_on(&[t]).map_or(self.open_txg(), |r| r.1);
-            let est = self.rebuild_est(t);
-            let Some(r) = self.admin.rebuilds[t].as_mut().filter(|r| r.active()) else { return };
-            if r.reset_wanted {
-                if r.inflight_chunks > 0 {
-                    return;
-                }
+            let max_txg_now = if reset { self.rebuild_max_txg(t) } else { 0 };
+            let est = if reset || est_due { self.rebuild_est(t) } else { 0 };
+            let r = self.admin.rebuilds[t].as_mut().unwrap();
+            if reset {
                 // vdev_rebuild_reset_sync: from the start, counters cleared.
                 r.reset_wanted = false;
                 r.max_txg = max_txg_now;
@@ -271,7 +278,7 @@ impl Model_ {
                 r.start_ns = now;
                 r.last_est_ns = now;
             }
-            if now - r.last_est_ns >= EST_INTERVAL_NS {
+            if est_due && !reset {
                 r.est = est;
                 r.last_est_ns = now;
             }
@@ -387,7 +394,7 @@ impl Model_ {
                 self.scan_request(ScanFunc::Resilver, ctx);
             } else {
                 let scrub = self.cfg.release < Release::Zfs21 || self.tun.try_get(T::zfs_rebuild_scrub_enabled).unwrap_or(1) != 0;
-                let busy = self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning);
+                let busy = self.running_scan(None).is_some();
                 if scrub && !busy {
                     self.scan_request(ScanFunc::Scrub, ctx);
                 }

@@ -266,6 +266,11 @@ impl Model_ {
         NS_PER_S / self.cfg.hz.max(1) as u64
     }
 
+    /// The scan if it is running (scanning, paused or not), and of `func` if given.
+    pub(crate) fn running_scan(&self, func: Option<ScanFunc>) -> Option<&Scan> {
+        self.scan.as_ref().filter(|s| s.state == ScanState::Scanning && func.is_none_or(|f| s.func == f))
+    }
+
     /// A scan is active (txgs run back to back) unless finished or paused.
     pub(crate) fn scan_active(&self) -> bool {
         self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning && s.paused_since_ns.is_none())
@@ -299,7 +304,7 @@ impl Model_ {
     /// resilver need restarts or waits for a running resilver is `admin::resilver_need`'s.
     pub(crate) fn scan_request(&mut self, func: ScanFunc, ctx: &mut Ctx<Ev>) {
         if func == ScanFunc::Scrub {
-            let busy = self.scan.as_ref().is_some_and(|s| s.state == ScanState::Scanning);
+            let busy = self.running_scan(None).is_some();
             if busy || self.scan_pending.is_some() || self.rebuild_active_any() {
                 return;
             }
@@ -621,8 +626,10 @@ impl Model_ {
         let class = if self.cfg.release >= Release::Zfs08 { IoClass::Scrub } else { IoClass::AsyncRead };
         match self.scan_prefetched(blk) {
             Some(true) => {
-                self.scan.as_mut().unwrap().meta_read = true;
-                self.scan_prefetch_current(ctx);
+                let s = self.scan.as_mut().unwrap();
+                s.meta_read = true;
+                let at = s.cursor;
+                self.scan_prefetch_children(blk, at, ctx);
                 return true;
             }
             Some(false) => {
@@ -664,6 +671,9 @@ impl Model_ {
 
     /// Prefetch the children of the metadata block at the traversal's bookmark.
     fn scan_prefetch_current(&mut self, ctx: &mut Ctx<Ev>) {
+        if !self.prefetch_on() {
+            return; // before decoding the block
+        }
         let at = self.scan.as_ref().unwrap().cursor;
         if let Some(blk) = self.layout.traverse_from(at).next() {
             self.scan_prefetch_children(&blk, at, ctx);

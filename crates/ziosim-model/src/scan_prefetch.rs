@@ -65,7 +65,7 @@ impl ScanPrefetch {
 }
 
 impl Model_ {
-    fn prefetch_on(&self) -> bool {
+    pub(crate) fn prefetch_on(&self) -> bool {
         let legacy = self.scan.as_ref().is_some_and(|s| s.sorted.is_none());
         legacy && self.tun.try_get(crate::tunables::T::zfs_no_scrub_prefetch).unwrap_or(0) == 0
     }

@@ -211,16 +211,21 @@ impl SortedQueue {
     }
 
     /// Remove and return the lowest queued sio at or after `start`.
-    fn take_first_sio(&mut self, start: u64) -> Option<Sio> {
+    /// The lowest queued sio at or after `start`, taken off its run; with the offset of
+    /// the run's next sio when the run goes on.
+    fn take_first_sio(&mut self, start: u64) -> Option<(Sio, Option<u64>)> {
         // A run's key is its lowest sio, and extents start at a sio, so `start` is a key;
         // a run covering `start` from below would mean a sio queued in no extent.
         debug_assert!(self.runs.range(..start).next_back().is_none_or(|(&s, r)| s + r.len() <= start));
         let (&off, &r) = self.runs.range(start..).next()?;
         self.runs.remove(&off);
+        let mut follow = None;
         if r.count > 1 {
-            self.runs.insert(off + r.asize as u64, Run { count: r.count - 1, ..r });
+            let n = off + r.asize as u64;
+            self.runs.insert(n, Run { count: r.count - 1, ..r });
+            follow = Some(n);
         }
-        Some((off, r.asize, r.psize, r.bmin))
+        Some(((off, r.asize, r.psize, r.bmin), follow))
     }
 
     /// Queue the read of one DVA at `offset` (`asize` bytes allocated, `psize` read) of a
@@ -277,14 +282,14 @@ impl SortedQueue {
     /// its run's, which every DTL test answers as it would the sio's own.
     pub fn pop_from(&mut self, start: u64) -> Option<(Sio, Option<u64>)> {
         let e = self.take_ext(start);
-        let (off, asize, psize, birth) = self.take_first_sio(start)?;
+        let ((off, asize, psize, birth), follow) = self.take_first_sio(start)?;
         self.n_sios -= 1;
         self.bytes -= asize as u64;
         if self.n_sios == 0 {
             self.scored = false; // drained: the next fill builds no index until asked
         }
         let rest = Ext { end: e.end, fill: e.fill - asize as u64 };
-        let next = self.runs.range(off..).next().map(|(&o, _)| o).filter(|&o| o < e.end);
+        let next = follow.or_else(|| self.runs.range(off..).next().map(|(&o, _)| o)).filter(|&o| o < e.end);
         match next {
             Some(n) if rest.fill > 0 => {
                 self.put_ext(n, rest);
