@@ -335,21 +335,23 @@ impl Model_ {
             // The read is in: repair every child whose DTL covers the synthetic block's
             // birth — the new disks (vdev_mirror_io_done, REBUILD priority, IO_REPAIR).
             let t = io.top as usize;
-            let targets: Vec<u16> = self
-                .top_leaves_iter(t)
-                .filter(|&l| self.leaves[l as usize].writeable() && self.leaves[l as usize].dtl.is_some_and(|(lo, _)| lo <= TXG_INITIAL))
-                .collect();
-            if !targets.is_empty() {
-                for &l in &targets {
-                    self.submit_leaf(l, Op::Write, IoClass::Rebuild, flags::REPAIR, io.offset, io.size as u32, OWNER_REBUILD | slot, ctx);
-                    self.leaves[l as usize].rebuild_processed += io.size;
-                }
+            let mut targets = std::mem::take(&mut self.writes);
+            targets.clear();
+            let empty = |l: u16| self.leaves[l as usize].writeable() && self.leaves[l as usize].dtl.is_some_and(|(lo, _)| lo <= TXG_INITIAL);
+            targets.extend(self.top_leaves_iter(t).filter(|&l| empty(l)).map(|l| (l, io.offset, io.size)));
+            let n = targets.len() as u64;
+            for &(l, off, size) in &targets {
+                self.submit_leaf(l, Op::Write, IoClass::Rebuild, flags::REPAIR, off, size as u32, OWNER_REBUILD | slot, ctx);
+                self.leaves[l as usize].rebuild_processed += size;
+            }
+            self.writes = targets;
+            if n > 0 {
                 if let Some(r) = self.admin.rebuilds[t].as_mut() {
-                    r.rebuilt += io.size * targets.len() as u64;
+                    r.rebuilt += io.size * n;
                 }
                 let e = &mut self.admin.rb.ios[slot as usize];
                 e.writing = true;
-                e.pending = targets.len() as u32;
+                e.pending = n as u32;
                 return;
             }
         }

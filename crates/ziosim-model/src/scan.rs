@@ -977,7 +977,8 @@ impl Model_ {
         let fl = flags::REPAIR;
         let mut n = 0;
         let mut bytes = 0;
-        let mut writes: Vec<(u16, u64, u64)> = Vec::new();
+        let mut writes = std::mem::take(&mut self.writes);
+        writes.clear();
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
                 for l in self.top_leaves_iter(t) {
@@ -1000,12 +1001,13 @@ impl Model_ {
                 self.cols = cols;
             }
         }
-        for (l, off, size) in writes {
+        for &(l, off, size) in &writes {
             self.submit_leaf(l, Op::Write, IoClass::AsyncWrite, fl, off, size as u32, owner, ctx);
             self.leaves[l as usize].scan_processed += size;
             n += 1;
             bytes += size;
         }
+        self.writes = writes;
         self.scan.as_mut().unwrap().processed += bytes;
         n
     }

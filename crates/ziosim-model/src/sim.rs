@@ -623,6 +623,8 @@ pub struct Model_ {
     pub(crate) blocks_per_run: u64,
     pub(crate) recordsize: u64,
     pub(crate) cols: Vec<Column>,
+    /// Scratch list of (leaf, offset, size) writes, reused by the repair paths.
+    pub(crate) writes: Vec<(u16, u64, u64)>,
     pub(crate) done: Vec<u32>,
     pub(crate) sample_t: Vec<u64>,
     pub(crate) leaf_ios_done: u64,
@@ -964,6 +966,7 @@ impl Model_ {
             blocks_per_run,
             recordsize: rs,
             cols: Vec::with_capacity(32),
+            writes: Vec::with_capacity(32),
             done: Vec::with_capacity(64),
             sample_t: Vec::new(),
             leaf_ios_done: 0,
