@@ -383,15 +383,14 @@ impl Model_ {
             }
         }
         let kind = self.tops[p.t].kind;
-        if seq && kind.is_raidz() {
-            let why = if replacing { "only mirror and dRAID vdevs support sequential reconstruction" } else { "can only attach to mirrors and top-level disks" };
+        if let Some(why) = crate::config::raidz_refusal(kind, seq, replacing) {
             return Err(format!("{msg}: {why}"));
         }
         if replacing {
             if p.new || self.replacing[p.t][p.c].is_some() {
                 return Err(format!("{msg}: already in replacing/spare config; wait for completion or use 'zpool detach'"));
             }
-        } else if kind.is_raidz() || p.new || self.replacing[p.t][p.c].is_some() {
+        } else if p.new || self.replacing[p.t][p.c].is_some() {
             return Err(format!("{msg}: can only attach to mirrors and top-level disks"));
         }
         let dev = device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone());

@@ -336,6 +336,16 @@ fn default_arc_hit_ns() -> u64 {
     2_000
 }
 
+/// What `zpool` says when `attach` (or `replace` with `-s`) targets a raidz child, which
+/// it refuses in every release (`spa_vdev_attach`); None when the kind allows it.
+pub(crate) fn raidz_refusal(kind: VdevType, sequential: bool, replacing: bool) -> Option<&'static str> {
+    match (kind.is_raidz(), replacing) {
+        (true, true) if sequential => Some("only mirror and dRAID vdevs support sequential reconstruction"),
+        (true, false) => Some("can only attach to mirrors and top-level disks"),
+        _ => None,
+    }
+}
+
 /// A config problem: one line naming the field, the value and what is allowed.
 pub fn field_err(field: &str, value: impl std::fmt::Display, allowed: &str) -> String {
     format!("{field}: {value} — {allowed}")
@@ -436,12 +446,7 @@ impl RunConfig {
                         return Err(field_err(&f("sequential"), true, "allowed: only from release zfs-2.0 (zpool replace -s)"));
                     }
                     let kind = kinds[k];
-                    if kind.is_raidz() && (*sequential || !replacing) {
-                        let why = if replacing {
-                            "only mirror and dRAID vdevs support sequential reconstruction"
-                        } else {
-                            "can only attach to mirrors and top-level disks"
-                        };
+                    if let Some(why) = raidz_refusal(kind, *sequential, replacing) {
                         let (fk, v) = if replacing { ("sequential", "true".to_string()) } else { ("disk", target.clone()) };
                         return Err(field_err(&f(fk), v, &format!("{} is in a {}: zpool says \"{why}\"", target, kind.label())));
                     }

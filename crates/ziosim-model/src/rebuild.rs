@@ -65,6 +65,17 @@ pub enum RebuildState {
     Canceled,
 }
 
+impl RebuildState {
+    /// The name in results and `zpool status` snapshots (`vdev_rebuild_state_t`).
+    pub fn key(self) -> &'static str {
+        match self {
+            RebuildState::Active => "active",
+            RebuildState::Complete => "complete",
+            RebuildState::Canceled => "canceled",
+        }
+    }
+}
+
 /// One top-level vdev's rebuild (`vdev_rebuild_t` with its `vdev_rebuild_phys_t`).
 #[derive(Clone, Debug)]
 pub struct Rebuild {
@@ -412,7 +423,7 @@ impl Model_ {
         let end = if r.active() { now } else { r.end_ns };
         json!({
             "vdev": self.tops[t].name,
-            "state": match r.state { RebuildState::Active => "active", RebuildState::Complete => "complete", RebuildState::Canceled => "canceled" },
+            "state": r.state.key(),
             "start_s": secs(r.start_ns), "end_s": if r.active() { 0 } else { secs(r.end_ns) },
             "scan_time_ms": (end - r.start_ns) / NS_PER_MS,
             "scanned": r.scanned, "issued": r.issued, "rebuilt": r.rebuilt, "estimate": r.est,
@@ -429,7 +440,7 @@ impl Model_ {
         let secs = (dur as f64 / 1e9).max(1e-9);
         json!({
             "vdev": self.tops[r.top].name,
-            "state": match r.state { RebuildState::Active => "active", RebuildState::Complete => "complete", RebuildState::Canceled => "canceled" },
+            "state": r.state.key(),
             "start_ns": r.start_ns, "end_ns": end, "duration_ns": dur,
             "scanned_bytes": r.scanned, "issued_bytes": r.issued, "rebuilt_bytes": r.rebuilt,
             "estimate_bytes": r.est, "chunks": r.chunks, "errors": r.errors,

@@ -82,11 +82,32 @@ pub enum ScanFunc {
     Resilver,
 }
 
+impl ScanFunc {
+    /// The name in results and `zpool status` snapshots.
+    pub fn key(self) -> &'static str {
+        match self {
+            ScanFunc::Scrub => "scrub",
+            ScanFunc::Resilver => "resilver",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScanState {
     Scanning,
     Finished,
     Canceled,
+}
+
+impl ScanState {
+    /// The name in results and `zpool status` snapshots (`dsl_scan_state_t` without DSS_).
+    pub fn key(self) -> &'static str {
+        match self {
+            ScanState::Scanning => "scanning",
+            ScanState::Finished => "finished",
+            ScanState::Canceled => "canceled",
+        }
+    }
 }
 
 /// What the sync thread's scan loop is waiting for.
@@ -1032,8 +1053,8 @@ impl Model_ {
         let dur = end.saturating_sub(sc.start_ns);
         let secs = (dur as f64 / 1e9).max(1e-9);
         json!({
-            "func": match sc.func { ScanFunc::Scrub => "scrub", ScanFunc::Resilver => "resilver" },
-            "state": format!("{:?}", sc.state).to_lowercase(),
+            "func": sc.func.key(),
+            "state": sc.state.key(),
             "start_ns": sc.start_ns, "end_ns": end, "duration_ns": dur,
             "min_txg": sc.min_txg, "max_txg": sc.max_txg,
             "to_examine_bytes": sc.to_examine, "examined_bytes": sc.examined, "issued_bytes": sc.issued,
@@ -1055,11 +1076,7 @@ impl Model_ {
         match &self.scan {
             None => json!({"func": "none", "state": "none"}),
             Some(s) => {
-                let state = match s.state {
-                    ScanState::Scanning => "scanning",
-                    ScanState::Finished => "finished",
-                    ScanState::Canceled => "canceled",
-                };
+                let state = s.state.key();
                 let paused_now = s.paused_since_ns.map_or(0, |t| now - t);
                 // Not in pool_scan_stat_t: which part of the engine the current txg runs
                 // (legacy visits and issues in one walk; sorted alternates phase A and B).
@@ -1070,7 +1087,7 @@ impl Model_ {
                 };
                 json!({
                     "phase": phase,
-                    "func": match s.func { ScanFunc::Scrub => "scrub", ScanFunc::Resilver => "resilver" },
+                    "func": s.func.key(),
                     "state": state,
                     "start_s": secs(s.start_ns),
                     "end_s": if s.state == ScanState::Scanning { 0 } else { secs(s.end_ns) },
