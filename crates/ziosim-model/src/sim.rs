@@ -327,6 +327,8 @@ pub(crate) struct LogicalOp {
     pub(crate) rpc: NfsStep,
     /// database: which part of a transaction or checkpoint this is.
     pub(crate) db: DbOp,
+    /// A record of this read had no readable copy: the op returns EIO.
+    pub(crate) eio: bool,
 }
 
 /// A database workload's operations (`WorkloadKind::Database`).
@@ -511,7 +513,7 @@ pub(crate) struct Workload {
     pub(crate) bytes: u64,
     pub(crate) arc_hits: u64,
     pub(crate) l2_hits: u64,
-    /// Records a read of this workload found with no readable copy (EIO).
+    /// Reads of this workload that returned EIO: a record had no readable copy.
     pub(crate) read_errors: u64,
     pub(crate) lat: FineHist,
     pub(crate) lat_log2: Log2Hist<64>,
@@ -1102,7 +1104,7 @@ impl Model_ {
         let foid = ((wl as u64) << 32 | thread as u64) + 1;
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off,
-            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None,
+            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false,
         };
         if !is_read {
             let first = off / rs;
@@ -1242,7 +1244,7 @@ impl Model_ {
         w.inflight += 1;
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes, dirty: bytes.next_multiple_of(4096),
-            live: true, foid, offset: off, commit_ns: 0, rpc: step, db: DbOp::None,
+            live: true, foid, offset: off, commit_ns: 0, rpc: step, db: DbOp::None, eio: false,
         };
         let id = self.alloc_op(op);
         ctx.schedule_in(wire_ns.max(1), Ev::NfsServer { op: id });
@@ -1565,7 +1567,7 @@ impl Model_ {
         }
         let base = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid: db.data_foid,
-            offset: 0, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None,
+            offset: 0, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false,
         };
         if s.reads_done < db.reads_per_txn {
             let (off, size) = Self::db_page(w);
@@ -1684,7 +1686,7 @@ impl Model_ {
             let dirty = ((off + size - 1) / rs - off / rs + 1) * rs;
             let op = LogicalOp {
                 wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: size, dirty, live: true, foid,
-                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite,
+                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite, eio: false,
             };
             let id = self.alloc_op(op);
             self.wls[wl].db.as_mut().unwrap().ckpt_written += 1;
@@ -1709,7 +1711,7 @@ impl Model_ {
         let foid = db.data_foid;
         let op = LogicalOp {
             wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid,
-            offset: 0, commit_ns: now, rpc: NfsStep::Idle, db: DbOp::CkptSync,
+            offset: 0, commit_ns: now, rpc: NfsStep::Idle, db: DbOp::CkptSync, eio: false,
         };
         let id = self.alloc_op(op);
         let mut out = Vec::new();
@@ -1738,6 +1740,10 @@ impl Model_ {
     }
 
     fn finish_op(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let eio = self.ops[id as usize].eio;
+        if eio {
+            self.wls[self.ops[id as usize].wl as usize].read_errors += 1;
+        }
         if self.ops[id as usize].db != DbOp::None {
             self.db_finish(id, ctx);
             return;
@@ -1754,6 +1760,12 @@ impl Model_ {
         w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
         w.inflight_since_ns = now;
         w.inflight -= 1;
+        if eio {
+            // A failed read counts in read_errors only, not in ops, bytes or latency, and
+            // its thread stops, as a fio job does on an I/O error (continue_on_error=none).
+            // (Open-loop arrivals go on: they do not wait for completions.)
+            return;
+        }
         w.ops += 1;
         w.bytes += bytes;
         w.lat.add(lat);
@@ -1852,7 +1864,7 @@ impl Model_ {
             if let Some(slot) = pf.lookup(b) {
                 let rec = &mut self.pf_recs[slot as usize];
                 if rec.lost {
-                    self.wls[wl].read_errors += 1;
+                    self.ops[id as usize].eio = true;
                 } else if rec.pending > 0 {
                     rec.waiters.push(id);
                     self.ops[id as usize].pending += 1;
@@ -1868,8 +1880,8 @@ impl Model_ {
         self.ops[id as usize].pending -= 1;
         self.ops[id as usize].pending += n;
         if n == 0 {
-            // No copy could be read: the op gets EIO for this record, at once.
-            self.wls[wl].read_errors += 1;
+            // No copy could be read: the op will return EIO.
+            self.ops[id as usize].eio = true;
         }
     }
 

@@ -329,13 +329,15 @@ fn rebuilding_a_failed_single_disk_counts_every_chunk_as_an_error_without_deep_r
     assert_eq!(class_bytes(&leaf(&res, "sdb"), "rebuild"), 0, "nothing reaches the new disk");
 }
 
-/// A random reader on `vdevs` whose disks `dead` fail at 1 s, 4 s run.
+/// Random readers on `vdevs` whose disks `dead` fail at 1 s, 4 s run: 4 threads (closed
+/// loop) and 100 reads/s (open loop).
 fn reads_after_failing(kind: &str, names: &[&str], dead: &[&str]) -> Value {
     let disks: Vec<Value> = names.iter().map(|n| disk(n)).collect();
     let mut cfg = pool("zfs-2.2", json!([{"type": kind, "disks": disks}]), 2, json!([]));
     cfg["stop_on_scan_done"] = json!(false);
     cfg["stop_ns"] = json!(4 * S);
-    cfg["workloads"] = json!([{"name": "r", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 4}]);
+    cfg["workloads"] = json!([{"name": "r", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 4},
+                              {"name": "o", "kind": "random-read", "sizes": [[131072, 1.0]], "rate_per_s": 100.0}]);
     cfg["actions"] = Value::Array(dead.iter().map(|d| json!({"at_ns": S, "do": "fail", "disk": d})).collect());
     run(&cfg)
 }
@@ -345,6 +347,7 @@ fn reads_of_a_vdev_beyond_its_redundancy_fail_and_are_logged() {
     // Within redundancy: every read is served, nothing is logged.
     let ok = reads_after_failing("raidz1", &["sda", "sdb", "sdc"], &["sda"]);
     assert_eq!(ok["workloads"][0]["read_errors"], 0);
+    assert_eq!(ok["workloads"][1]["read_errors"], 0);
     let last = ok["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["state"], "DEGRADED");
     assert_eq!(last["errors"], 0);
@@ -354,10 +357,16 @@ fn reads_of_a_vdev_beyond_its_redundancy_fail_and_are_logged() {
         ("disk", &["sda"][..], &["sda"][..]),
     ] {
         let res = reads_after_failing(kind, names, dead);
-        let w = &res["workloads"][0];
-        // Reads before the failure were served; after it every record is EIO at once.
-        let errors = w["read_errors"].as_u64().unwrap();
-        assert!(errors > 1000, "{kind}: {errors} read errors");
+        // Reads before the failure were served; after it every read returns EIO. Each
+        // closed-loop thread stops at its error (as fio does); open-loop reads go on failing
+        // and count in neither ops nor latency.
+        let (w, o) = (&res["workloads"][0], &res["workloads"][1]);
+        assert_eq!(w["read_errors"], 4, "{kind}");
+        let errors = o["read_errors"].as_u64().unwrap();
+        assert!((250..=350).contains(&errors), "{kind}: {errors} open-loop read errors in 3 s at 100/s");
+        let served = o["ops"].as_u64().unwrap();
+        assert!((70..=130).contains(&served), "{kind}: {served} reads served in the first second");
+        assert!(o["latency_ns"]["min"].as_u64().unwrap() > 100_000, "{kind}: failed reads kept out of the latency");
         // The failed disks serve nothing after 1 s: their ops are those of the first
         // second, a quarter of what they serve in 4 s healthy.
         let healthy = reads_after_failing(kind, names, &[]);
@@ -369,6 +378,6 @@ fn reads_of_a_vdev_beyond_its_redundancy_fail_and_are_logged() {
         assert_eq!(last["state"], "UNAVAIL", "{kind}");
         assert_eq!(last["tree"][0]["note"], "insufficient replicas", "{kind}");
         let nerr = last["errors"].as_u64().unwrap();
-        assert!(nerr > 100 && nerr <= errors, "{kind}: {nerr} distinct lost blocks for {errors} errors");
+        assert!(nerr > 100 && nerr <= errors + 4, "{kind}: {nerr} distinct lost blocks for {} failed reads", errors + 4);
     }
 }
