@@ -67,7 +67,7 @@ VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
 VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
 VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
-WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database")
+WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database", "zvol")
 WORKLOAD_KINDS_LATER = ("trace",)
 NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs", "source")
 DB_KEYS = ("reads", "wal", "dirty_pages", "checkpoint", "checkpoint_spread")
@@ -127,6 +127,8 @@ WORKLOAD_KEYS = (
     "start",
     "stop",
     "o_dsync",
+    "fua",
+    "flush_every",
     "files",
     "wsize",
     "rtt",
@@ -991,6 +993,22 @@ class _Normaliser:
                 )
             seen[n["name"]] = i
             out.append(n)
+        # A zvol workload makes the dataset a volume: no files for the file workloads, and
+        # the 2009 zvol log path is not modelled.
+        zvols = [i for i, n in enumerate(out) if n["kind"] == "zvol"]
+        if zvols:
+            i = zvols[0]
+            if c["release"] == "solaris-2009":
+                raise ScenarioError(
+                    f"workload[{i}].kind: \"zvol\" — allowed: from release freebsd-9 "
+                    "(the 2009 zvol log path is not modelled)"
+                )
+            for n in out:
+                if n["kind"] in ("fsync-write", "nfs-copy", "database"):
+                    raise ScenarioError(
+                        f"workload[{i}].kind: \"zvol\" — the dataset is then a volume, which "
+                        f"{n['name']} ({n['kind']}) cannot use; allowed: zvol with random or sequential workloads"
+                    )
         return out
 
     def workload(self, w: dict[str, Any], path: str, pool: dict[str, Any], c: dict[str, Any]) -> dict[str, Any]:
@@ -1026,7 +1044,7 @@ class _Normaliser:
                 )
         arc = _ratio(w.get("arc_hit", 0.0), f"{path}.arc_hit")
         l2 = _ratio(w.get("l2arc_hit", 0.0), f"{path}.l2arc_hit")
-        if kind.endswith("write"):
+        if kind.endswith("write") or kind == "zvol":
             for k in ("arc_hit", "l2arc_hit"):
                 if w.get(k, 0):
                     raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to reads only; allowed for {kind}: 0")
@@ -1051,6 +1069,18 @@ class _Normaliser:
         if o_dsync and kind not in ("fsync-write", "database"):
             raise ScenarioError(f"{path}.o_dsync: true — applies to fsync-write and database only; allowed for {kind}: false")
         extra: dict[str, Any] = {"o_dsync": True} if o_dsync else {}
+        for k in ("fua", "flush_every"):
+            if k in w and kind != "zvol":
+                raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to zvol only; remove it for {kind}")
+        if kind == "zvol":
+            fua = w.get("fua", False)
+            if not isinstance(fua, bool):
+                raise ScenarioError(f"{path}.fua: {show(fua)} — allowed: true or false")
+            if fua:
+                extra["fua"] = True
+            every = _int(w.get("flush_every", 0), f"{path}.flush_every", 0, 1 << 31)
+            if every:
+                extra["flush_every"] = every
         for k in NFS_KEYS:
             if k in w and kind != "nfs-copy":
                 raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to nfs-copy only; remove it for {kind}")

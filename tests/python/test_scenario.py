@@ -244,7 +244,7 @@ def test_scan_done_syntax_is_still_checked():
 def test_later_workload_kinds_are_named_as_not_yet_supported():
     assert err(wl('kind = "trace"\nthreads = 1\n')) == (
         'workload[0].kind: "trace" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write, '
-        "fsync-write, nfs-copy, database"
+        "fsync-write, nfs-copy, database, zvol"
     )
 
 
@@ -676,6 +676,22 @@ def test_sync_write_mistakes():
     )
     assert err(wl('kind = "nfs-copy"\nrate = 5\n')).startswith("workload[0].rate: 5.0 — nfs-copy copies file after file")
     assert err(wl('kind = "random-read"\nthreads = 1\nfiles = 3\n')).startswith("workload[0].files: 3 — applies to nfs-copy")
+
+
+def test_zvol_workload_normalises_and_refuses_file_workloads():
+    c = scenario.loads(wl('kind = "zvol"\nsize = "4K"\nthreads = 2\nfua = true\nflush_every = 8\n')).config
+    w = c["workloads"][0]
+    assert (w["kind"], w["fua"], w["flush_every"]) == ("zvol", True, 8)
+    c = scenario.loads(wl('kind = "zvol"\nthreads = 1\n')).config
+    assert "fua" not in c["workloads"][0] and "flush_every" not in c["workloads"][0]
+    assert err(wl('kind = "random-write"\nthreads = 1\nflush_every = 4\n')).startswith(
+        "workload[0].flush_every: 4 — applies to zvol only")
+    assert err(wl('kind = "zvol"\nthreads = 1\nfua = 1\n')).startswith("workload[0].fua: 1 — allowed: true or false")
+    assert err(wl('kind = "zvol"\nthreads = 1\nflush_every = -1\n')).startswith("workload[0].flush_every: -1")
+    mixed = wl('kind = "zvol"\nthreads = 1\n[[workload]]\nname = "db"\nkind = "fsync-write"\nthreads = 1\n')
+    assert err(mixed).startswith('workload[0].kind: "zvol" — the dataset is then a volume, which db (fsync-write)')
+    old = wl('kind = "zvol"\nthreads = 1\n', head=HEAD.replace('"zfs-2.2"', '"solaris-2009"'))
+    assert err(old).startswith('workload[0].kind: "zvol" — allowed: from release freebsd-9')
 
 
 MIRROR = (

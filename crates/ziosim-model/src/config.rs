@@ -202,6 +202,11 @@ pub enum WorkloadKind {
     /// a checkpointer writes the pages the transactions dirtied, spread over the
     /// checkpoint interval, then fsyncs the data files.
     Database,
+    /// A block-device user of a zvol (a VM disk, an iSCSI LU): random writes of `sizes`,
+    /// each FUA if `fua`, and a cache flush (REQ_PREFLUSH, DKIOCFLUSHWRITECACHE) after
+    /// every `flush_every`-th write; both end in `zil_commit(ZVOL_OBJ)`. The scenario's
+    /// dataset is then a volume and `pool.recordsize` its volblocksize.
+    Zvol,
 }
 
 impl WorkloadKind {
@@ -214,6 +219,7 @@ impl WorkloadKind {
             WorkloadKind::FsyncWrite => "fsync-write",
             WorkloadKind::NfsCopy => "nfs-copy",
             WorkloadKind::Database => "database",
+            WorkloadKind::Zvol => "zvol",
         }
     }
     pub fn is_read(self) -> bool {
@@ -221,6 +227,13 @@ impl WorkloadKind {
     }
     pub fn is_seq(self) -> bool {
         matches!(self, WorkloadKind::SeqRead | WorkloadKind::SeqWrite)
+    }
+}
+
+impl RunConfig {
+    /// The dataset is a volume (zvol) rather than a filesystem: a zvol workload uses it.
+    pub fn is_volume(&self) -> bool {
+        self.workloads.iter().any(|w| w.kind == WorkloadKind::Zvol)
     }
 }
 
@@ -256,6 +269,13 @@ pub struct WorkloadConfig {
     /// fsync-write: open the file O_DSYNC (the write itself commits) instead of fsync.
     #[serde(default)]
     pub o_dsync: bool,
+    /// zvol: every write is FUA (Force Unit Access): committed before it completes.
+    #[serde(default)]
+    pub fua: bool,
+    /// zvol: a cache flush follows every this-many writes of the workload (the write
+    /// completes with it); 0 = never.
+    #[serde(default)]
+    pub flush_every: u32,
     /// nfs-copy: files to copy (sizes drawn from `sizes`); 0 = until stop.
     #[serde(default)]
     pub files: u64,
@@ -490,6 +510,22 @@ impl RunConfig {
                 if !self.devices.contains_key(src) {
                     let have: Vec<&str> = self.devices.keys().map(|s| s.as_str()).collect();
                     return Err(field_err(&f("source"), src, &format!("allowed: one of [{}]", have.join(", "))));
+                }
+            }
+            if w.kind != WorkloadKind::Zvol && (w.fua || w.flush_every > 0) {
+                let (k, v) = if w.fua { ("fua", "true".to_string()) } else { ("flush_every", w.flush_every.to_string()) };
+                return Err(field_err(&f(k), v, &format!("applies to zvol only; remove it for {}", w.kind.key())));
+            }
+            if w.kind == WorkloadKind::Zvol {
+                if self.release == Release::Solaris2009 {
+                    return Err(field_err(&f("kind"), "zvol", "allowed: from release freebsd-9 (the 2009 zvol log path is not modelled)"));
+                }
+                if let Some(o) = self.workloads.iter().find(|o| matches!(o.kind, WorkloadKind::FsyncWrite | WorkloadKind::NfsCopy | WorkloadKind::Database)) {
+                    return Err(field_err(
+                        &f("kind"),
+                        "zvol",
+                        &format!("the dataset is then a volume, which {} ({}) cannot use: allowed: zvol with random or sequential workloads", o.name, o.kind.key()),
+                    ));
                 }
             }
             if w.kind == WorkloadKind::NfsCopy && w.threads.is_none() {

@@ -97,6 +97,9 @@ pub enum Ev {
 // (`rebuild::OWNER_REBUILD`), 010 a scan zio (`scan::OWNER_SCAN`, with
 // `scan_prefetch::OWNER_SCAN_PF` below it), 011 the ZIL (`zil_ios`), 1xx a prefetch
 // (`pf_recs`); `NO_IO` (nobody) and `OWNER_TXG` (the sync thread) are whole values.
+/// The object every write of a volume goes to (`ZVOL_OBJ`); apart from the per-thread file
+/// ids of a filesystem's writers.
+const ZVOL_FOID: u64 = u64::MAX - 1;
 const OWNER_TXG: u32 = u32::MAX - 1;
 /// Held on a pending-I/O counter while its writes are being submitted (see `begin_sync`).
 const SUBMIT_GUARD: u64 = 1 << 30;
@@ -539,6 +542,10 @@ pub(crate) struct Workload {
     pub(crate) inflight_since_ns: u64,
     /// fsync-write: O_DSYNC instead of an fsync after each write.
     pub(crate) o_dsync: bool,
+    /// zvol: FUA writes; a flush after every `flush_every` writes (0: never); writes so far.
+    pub(crate) fua: bool,
+    pub(crate) flush_every: u32,
+    pub(crate) zvol_writes: u64,
     pub(crate) nfs: Option<NfsClient>,
     pub(crate) db: Option<Db>,
 }
@@ -836,6 +843,9 @@ impl Model_ {
                 inflight_ns: 0,
                 inflight_since_ns: 0,
                 o_dsync: w.o_dsync,
+                fua: w.fua,
+                flush_every: w.flush_every,
+                zvol_writes: 0,
                 nfs: (w.kind == WorkloadKind::NfsCopy).then(|| NfsClient {
                     files_left: if w.files == 0 { u64::MAX } else { w.files },
                     files_done: 0,
@@ -917,7 +927,7 @@ impl Model_ {
         let zil = crate::zil::Zil::new(
             cfg.release,
             &tun,
-            crate::zil::ZilConfig { slog: !log_tops.is_empty(), logbias, sync, zil_disable, recordsize_bytes: rs as u32 },
+            crate::zil::ZilConfig { slog: !log_tops.is_empty(), logbias, sync, zil_disable, recordsize_bytes: rs as u32, volume: cfg.is_volume() },
         );
         let nleaves = leaves.len();
         let ntops_all = tops.len();
@@ -1100,8 +1110,9 @@ impl Model_ {
         w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
         w.inflight_since_ns = now;
         w.inflight += 1;
-        // A writer thread of an fsync workload writes its own file.
-        let foid = ((wl as u64) << 32 | thread as u64) + 1;
+        // A writer thread of an fsync workload writes its own file; on a volume every
+        // write goes to its one object.
+        let foid = if self.zil.is_volume() { ZVOL_FOID } else { ((wl as u64) << 32 | thread as u64) + 1 };
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off,
             commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false,
@@ -1388,10 +1399,19 @@ impl Model_ {
         let now = ctx.now();
         let op = &self.ops[id as usize];
         let w = &self.wls[op.wl as usize];
-        let fsync = w.kind == WorkloadKind::FsyncWrite || op.db == DbOp::Wal;
-        let (foid, off, len, o_dsync) = (op.foid, op.offset, op.bytes, w.o_dsync);
+        let (foid, off, len) = (op.foid, op.offset, op.bytes);
+        let (fsync, sync) = if w.kind == WorkloadKind::Zvol {
+            // A FUA write is logged sync and committed; a flush request after it commits
+            // everything the volume logged (zvol_write, zvol_request: zil_commit(ZVOL_OBJ)).
+            let w = &mut self.wls[op.wl as usize];
+            w.zvol_writes += 1;
+            (w.flush_every > 0 && w.zvol_writes % w.flush_every as u64 == 0, w.fua)
+        } else {
+            let fsync = w.kind == WorkloadKind::FsyncWrite || op.db == DbOp::Wal;
+            (fsync, fsync && w.o_dsync)
+        };
         let mut out = Vec::new();
-        let need = self.zil.write(txg, foid, off, len as u32, fsync && o_dsync, &mut out);
+        let need = self.zil.write(txg, foid, off, len as u32, sync, &mut out);
         self.txg.eng.log_written(txg, len);
         if need || fsync {
             // zil_commit(foid) for O_DSYNC/sync=always, or the fsync(2) after the write.

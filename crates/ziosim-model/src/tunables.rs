@@ -402,6 +402,10 @@ tunables! {
         [(Solaris2009, 32 * KIB)], None,
         "Writes at least this large (no SLOG) are logged indirectly: the block is written in place and the log holds a pointer; higher puts more data through the log.",
         "ZL@zfs-0.6.5, ZL@zfs-0.7.0, ZL@zfs-2.2.0";
+    zvol_immediate_write_sz = "zvol_immediate_write_sz", "bytes", [0, 1 << 30],
+        [(Freebsd9, 32 * KIB)], None,
+        "A zvol whose volblocksize is above this (no SLOG) logs full-block writes indirectly: the block is written in place and the log holds a pointer.",
+        "zvol.c zvol_log_write (illumos 2012–2014, ZL@zfs-0.6.5, ZL@zfs-0.7.0, ZL@zfs-2.2.0)";
     zil_slog_limit = "zil_slog_limit", "bytes", [0, 1 << 40],
         [(Solaris2009, MIB), (Zfs07, NA)], None,
         "A commit larger than this (with a commit list over twice it) writes its log blocks to the main pool instead of the SLOG, sparing the SLOG bulk data.",

@@ -140,8 +140,10 @@ pub struct ZilConfig {
     pub sync: SyncMode,
     /// OpenSolaris `zil_disable` (only solaris-2009 has it; ignored elsewhere).
     pub zil_disable: bool,
-    /// Dataset record size: INDIRECT writes are whole blocks of it.
+    /// Dataset record size (a volume's volblocksize): INDIRECT writes are whole blocks of it.
     pub recordsize_bytes: u32,
+    /// The dataset is a volume: writes are logged by `zvol_log_write`, not `zfs_log_write`.
+    pub volume: bool,
 }
 
 /// How a record's data reaches the log (`itx_wr_state_t`).
@@ -272,6 +274,8 @@ pub struct Zil {
     cfg: ZilConfig,
     disabled: bool,
     imm_bytes: u32,
+    /// `zvol_immediate_write_sz`.
+    zvol_imm_bytes: u32,
     max_copied: u32,
     max_block: u32,
     slog_limit: Option<u64>,
@@ -342,6 +346,7 @@ impl Zil {
             cfg,
             disabled: cfg.sync == SyncMode::Disabled || (zil_disable && release == Release::Solaris2009),
             imm_bytes: tun.get(T::zfs_immediate_write_sz) as u32,
+            zvol_imm_bytes: tun.try_get(T::zvol_immediate_write_sz).unwrap_or(32 * KIB as i64) as u32,
             // ZIL_MAX_COPIED_DATA before 2.2: whatever fits one max-size block.
             max_copied: tun
                 .try_get(T::zil_maxcopied)
@@ -406,6 +411,21 @@ impl Zil {
     ) -> bool {
         let sync = o_dsync;
         let bs = self.cfg.recordsize_bytes.max(512) as u64;
+        if self.cfg.volume {
+            for (state, data, user) in self.volume_records(offset, len as u64, o_dsync) {
+                let itx = Itx { txg, state, data, header: LR_WRITE_BYTES, user };
+                if sync {
+                    self.sync_list.push_back(itx);
+                } else {
+                    self.async_by_foid.entry(foid).or_default().push(itx);
+                }
+            }
+            if o_dsync && self.disabled {
+                self.promise(foid, out);
+                return false;
+            }
+            return o_dsync || self.cfg.sync == SyncMode::Always;
+        }
         // zfs_write logs a write chunk by chunk and zfs_log_write picks the write state
         // for each chunk's length (`resid`): up to 2.1 a chunk is one file block (at most
         // `z_max_blksz`, aligned to it); from 2.2 up to DMU_MAX_ACCESS / 2 (32 MiB), i.e.
@@ -453,6 +473,57 @@ impl Zil {
     pub fn log_meta(&mut self, txg: u64, _foid: u64, record_bytes: u32) {
         let itx = Itx { txg, state: WriteState::Copied, data: 0, header: record_bytes.max(64), user: 0 };
         self.sync_list.push_back(itx);
+    }
+
+    /// The dataset is a volume.
+    pub fn is_volume(&self) -> bool {
+        self.cfg.volume
+    }
+
+    /// `zvol_log_write`: the records (state, data bytes carried, bytes written) of one
+    /// volume write of `len` at `offset`, `sync` if FUA or `sync=always`.
+    ///   - ≤ 0.6.5 and illumos: per chunk, INDIRECT for an aligned full block when
+    ///     volblocksize > imm (0 if logbias=throughput, else `zvol_immediate_write_sz`) and
+    ///     not (SLOG and logbias=latency); else COPIED if sync, NEED_COPY if not, in chunks
+    ///     of at most `ZIL_MAX_LOG_DATA`.
+    ///   - 0.7+ (OpenZFS 7578): one state for the write — throughput → INDIRECT; no SLOG
+    ///     and len ≥ volblocksize > `zvol_immediate_write_sz` → INDIRECT; sync → COPIED
+    ///     (NEED_COPY above the largest copied record); else NEED_COPY — one record for the
+    ///     whole write, INDIRECT ones cut at block boundaries.
+    pub fn volume_records(&self, offset: u64, len: u64, sync: bool) -> Vec<(WriteState, u32, u64)> {
+        let bs = self.cfg.recordsize_bytes.max(512) as u64;
+        let imm = self.zvol_imm_bytes as u64;
+        let throughput = self.cfg.logbias == Logbias::Throughput;
+        let mut recs = Vec::new();
+        let (mut off, end) = (offset, offset + len);
+        if self.release <= Release::Zfs065 {
+            let imm = if throughput { 0 } else { imm };
+            let slogging = self.cfg.slog && !throughput;
+            while off < end {
+                let resid = end - off;
+                let (state, n) = if bs > imm && !slogging && resid >= bs && off % bs == 0 {
+                    (WriteState::Indirect, bs)
+                } else {
+                    (if sync { WriteState::Copied } else { WriteState::NeedCopy }, resid.min(ZIL_MAX_LOG_DATA))
+                };
+                recs.push((state, if state == WriteState::Indirect { 0 } else { n as u32 }, n));
+                off += n;
+            }
+            return recs;
+        }
+        let state = if throughput || (!self.cfg.slog && len >= bs && bs > imm) {
+            WriteState::Indirect
+        } else if sync && len <= self.max_copied as u64 {
+            WriteState::Copied
+        } else {
+            WriteState::NeedCopy
+        };
+        while off < end {
+            let n = if state == WriteState::Indirect { (bs - off % bs).min(end - off) } else { end - off };
+            recs.push((state, if state == WriteState::Indirect { 0 } else { n as u32 }, n));
+            off += n;
+        }
+        recs
     }
 
     /// The write state `zfs_log_write` picks for a write of `len` (§6.2).

@@ -319,3 +319,63 @@ fn a_data_disk_named_log_is_flushed_like_any_data_disk() {
         assert!(flushes + 2 >= commits && flushes <= commits + 2, "{name}: {flushes} flushes, {commits} commits");
     }
 }
+
+/// A VM writing 4 KiB blocks to a zvol (16K volblocksize) on one 7200 rpm disk, zfs-2.2.
+fn zvol(fua: bool, flush_every: u32, sync: &str) -> Value {
+    let mut cfg = config(
+        "zfs-2.2",
+        preset("hdd-7200-sata-2014"),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "vm", "kind": "zvol", "sizes": [[4096, 1.0]], "threads": 1, "fua": fua, "flush_every": flush_every}]),
+        20,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(16384);
+    cfg["sync"] = json!(sync);
+    cfg
+}
+
+#[test]
+fn zvol_fua_writes_commit_each_and_flushes_commit_every_nth() {
+    let fua = run(&zvol(true, 0, "standard"));
+    let (ops, z) = (wl(&fua)["ops"].as_u64().unwrap(), &fua["zil"]);
+    let commits = z["commits"].as_u64().unwrap();
+    eprintln!("fua: {ops} ops, zil {z}");
+    // Every FUA write is one commit: one log block and one flush, like an O_DSYNC file.
+    assert!(commits.abs_diff(ops) <= 2, "commits {commits} vs ops {ops}");
+    let ops_per_s = wl(&fua)["ops_per_s"].as_f64().unwrap();
+    assert!((20.0..=300.0).contains(&ops_per_s), "{ops_per_s} ops/s");
+    assert_eq!(z["indirect_writes"], 0, "4K writes into 16K blocks are copied into the log");
+    // A flush after every 8th buffered write: one commit per 8 writes, much faster.
+    let fl = run(&zvol(false, 8, "standard"));
+    let (ops8, c8) = (wl(&fl)["ops"].as_u64().unwrap(), fl["zil"]["commits"].as_u64().unwrap());
+    assert!(c8.abs_diff(ops8 / 8) <= 2, "commits {c8} vs ops {ops8} / 8");
+    assert!(ops8 > 4 * ops, "flush every 8: {ops8} ops vs FUA {ops}");
+    // Buffered writes and no flushes never touch the log.
+    let none = run(&zvol(false, 0, "standard"));
+    assert_eq!(none["zil"]["commits"], 0);
+    assert_eq!(none["zil"]["at_risk"]["bytes_max"], 0);
+    // sync=always commits every write even without FUA; sync=disabled acknowledges FUA
+    // writes at once and puts their bytes at risk.
+    let always = run(&zvol(false, 0, "always"));
+    let (ops_a, c_a) = (wl(&always)["ops"].as_u64().unwrap(), always["zil"]["commits"].as_u64().unwrap());
+    assert!(c_a.abs_diff(ops_a) <= 2, "sync=always: commits {c_a} vs ops {ops_a}");
+    let off = run(&zvol(true, 0, "disabled"));
+    assert!(off["zil"]["at_risk"]["bytes_max"].as_u64().unwrap() > 0);
+    assert!(wl(&off)["ops"].as_u64().unwrap() > 10 * ops);
+}
+
+#[test]
+fn zvol_is_refused_with_a_filesystem_workload_and_before_freebsd_9() {
+    let mut cfg = zvol(true, 0, "standard");
+    cfg["workloads"].as_array_mut().unwrap().push(json!({"name": "db", "kind": "fsync-write", "sizes": [[4096, 1.0]], "threads": 1}));
+    let e = ziosim_model::config::RunConfig::from_json(&cfg.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].kind: zvol — the dataset is then a volume, which db (fsync-write) cannot use"), "{e}");
+    let mut cfg = zvol(true, 0, "standard");
+    cfg["release"] = json!("solaris-2009");
+    let e = ziosim_model::config::RunConfig::from_json(&cfg.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].kind: zvol — allowed: from release freebsd-9"), "{e}");
+    let mut cfg = fsync_loop("zfs-2.2", 1, 1);
+    cfg["workloads"][0]["fua"] = json!(true);
+    let e = ziosim_model::config::RunConfig::from_json(&cfg.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].fua: true — applies to zvol only"), "{e}");
+}

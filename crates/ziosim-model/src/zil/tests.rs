@@ -50,6 +50,7 @@ fn cfg(slog: bool) -> ZilConfig {
         sync: SyncMode::Standard,
         zil_disable: false,
         recordsize_bytes: 128 * 1024,
+        volume: false,
     }
 }
 
@@ -647,4 +648,43 @@ fn write_state_is_picked_per_logged_chunk() {
     // latency) copied data, each 128 KiB chunk cut into 64 KiB records (ZIL_MAX_LOG_DATA).
     assert_eq!(records(Release::Solaris2009, false, 0, 1024 * k), [(Indirect, 0); 8]);
     assert_eq!(records(Release::Solaris2009, true, 0, 1024 * k), [(NeedCopy, 64 * k); 16]);
+}
+
+/// `zvol_log_write` (§6.2): the records of one volume write of `len` at `off`.
+fn vol_recs(r: Release, volblock: u32, slog: bool, logbias: Logbias, off: u64, len: u64, sync: bool) -> Vec<(WriteState, u32, u64)> {
+    let c = ZilConfig { slog, logbias, recordsize_bytes: volblock, volume: true, ..cfg(slog) };
+    Zil::new(r, &tun(r, &[]), c).volume_records(off, len, sync)
+}
+
+#[test]
+fn zvol_log_write_legacy_rule() {
+    use WriteState::*;
+    let lat = Logbias::Latency;
+    // 8K volblocksize ≤ zvol_immediate_write_sz (32K): never INDIRECT; FUA → COPIED.
+    assert_eq!(vol_recs(Release::Illumos2014, 8192, false, lat, 0, 16384, true), vec![(Copied, 16384, 16384)]);
+    assert_eq!(vol_recs(Release::Illumos2014, 8192, false, lat, 0, 16384, false), vec![(NeedCopy, 16384, 16384)]);
+    // logbias=throughput (imm 0): aligned full blocks INDIRECT, the unaligned head copied.
+    let tp = vol_recs(Release::Zfs065, 8192, false, Logbias::Throughput, 4096, 20480, true);
+    assert_eq!(tp, vec![(Copied, 20480, 20480)], "an unaligned start copies the rest in one chunk");
+    let tp = vol_recs(Release::Zfs065, 8192, false, Logbias::Throughput, 8192, 20480, true);
+    assert_eq!(tp, vec![(Indirect, 0, 8192), (Indirect, 0, 8192), (Copied, 4096, 4096)]);
+    // 64K blocks (> 32K) without a SLOG: full aligned blocks INDIRECT; with one (latency): copied.
+    assert_eq!(vol_recs(Release::Illumos2014, 65536, false, lat, 0, 65536, true), vec![(Indirect, 0, 65536)]);
+    assert_eq!(vol_recs(Release::Illumos2014, 65536, true, lat, 0, 65536, true), vec![(Copied, 65536, 65536)]);
+}
+
+#[test]
+fn zvol_log_write_rule_from_0_7() {
+    use WriteState::*;
+    let lat = Logbias::Latency;
+    // One state for the whole write; INDIRECT records cut at block boundaries.
+    assert_eq!(vol_recs(Release::Zfs22, 65536, false, lat, 32768, 131072, true), vec![(Indirect, 0, 32768), (Indirect, 0, 65536), (Indirect, 0, 32768)]);
+    // Shorter than a block: copied (FUA) or need-copy, one record.
+    assert_eq!(vol_recs(Release::Zfs22, 65536, false, lat, 0, 4096, true), vec![(Copied, 4096, 4096)]);
+    assert_eq!(vol_recs(Release::Zfs07, 16384, false, lat, 0, 65536, false), vec![(NeedCopy, 65536, 65536)]);
+    // 2.2: a FUA write above zil_maxcopied (7.5K) is NEED_COPY.
+    assert_eq!(vol_recs(Release::Zfs22, 16384, false, lat, 0, 16384, true), vec![(NeedCopy, 16384, 16384)]);
+    assert_eq!(vol_recs(Release::Zfs21, 16384, false, lat, 0, 16384, true), vec![(Copied, 16384, 16384)]);
+    // logbias=throughput: INDIRECT whatever the size.
+    assert_eq!(vol_recs(Release::Zfs22, 16384, true, Logbias::Throughput, 0, 4096, true), vec![(Indirect, 0, 4096)]);
 }
