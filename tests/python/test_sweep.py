@@ -360,6 +360,7 @@ def test_table_is_deterministic_across_jobs_and_runs(tmp_path, real_core):
 VIEW_SNAPSHOTS = {
     "sweep-nfs-sync.txt": ["sweep", "scenarios/sweeps/nfs-sync.toml"],
     "sweep-scrub-delay.txt": ["sweep", "scenarios/sweeps/scrub-delay.toml"],
+    "sweep-vm-sync.txt": ["sweep", "scenarios/sweeps/vm-sync.toml"],
 }
 
 
@@ -405,6 +406,27 @@ def test_sync_slog_view_shows_throughput_latency_and_data_at_risk(tmp_path, monk
     vs = {tuple(ln.split()[1:4]) for ln in lines if ln.strip()[:1].isdigit()}
     assert vs == {("standard", "none", "1"), ("standard", "s3700", "2"), ("standard", "850pro", "3"),
                   ("disabled", "none", "1"), ("disabled", "s3700", "2"), ("disabled", "850pro", "3")}
+
+
+@needs_core
+def test_vm_sync_sweep_trades_commit_cost_for_data_at_risk(tmp_path, monkeypatch, real_core):
+    """Issue 4 for zvols: guests' flushes commit the volume's log; sync=always commits
+    every write (far slower on HDDs), a PLP SLOG absorbs the commits, sync=disabled
+    commits nothing and leaves acknowledged writes at risk."""
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "o"
+    r = invoke("sweep", "scenarios/sweeps/vm-sync.toml", "--out", out, "-q")
+    assert r.exit_code == 0, r.stderr
+    rows = {(x["zfs.sync"], x["slog"]): x for x in pq.read_table(out / "sweep.parquet").to_pylist()
+            if x["workload"] == "guest-writes"}
+    assert len(rows) == 6
+    std, always, off = rows[("standard", "none")], rows[("always", "none")], rows[("disabled", "none")]
+    assert always["ops_per_s"] * 4 < std["ops_per_s"] < off["ops_per_s"]
+    assert always["zil_commits"] > std["zil_commits"] > 0 == off["zil_commits"]
+    assert std["at_risk_bytes_max"] == always["at_risk_bytes_max"] == 0 < off["at_risk_bytes_max"]
+    slog = rows[("always", "s3700")]
+    assert slog["ops_per_s"] > 10 * always["ops_per_s"] and slog["at_risk_bytes_max"] == 0
+    assert slog["zil_commit_latency_ns_mean"] * 20 < always["zil_commit_latency_ns_mean"]
 
 
 def test_ratios_and_units():
