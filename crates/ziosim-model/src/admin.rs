@@ -143,20 +143,25 @@ impl Model_ {
     /// spa_sync of engine txg `txg` starts: a disk that cannot be written misses it.
     pub(crate) fn dtl_note_sync(&mut self, txg: u64) {
         let ptxg = self.layout.last_txg() + txg;
+        let mut changed = false;
         for t in 0..self.tops.len() {
             for c in 0..self.tops[t].leaves.len() {
                 for l in self.child_leaves(t, c) {
                     let leaf = &mut self.leaves[l as usize];
                     if leaf.failed || leaf.offline {
-                        leaf.dtl = Some(match leaf.dtl {
+                        let dtl = Some(match leaf.dtl {
                             Some((lo, hi)) => (lo, hi.max(ptxg)),
                             None => (ptxg, ptxg),
                         });
+                        changed |= dtl != leaf.dtl;
+                        leaf.dtl = dtl;
                     }
                 }
             }
         }
-        self.refresh_dtl_cuts();
+        if changed {
+            self.refresh_dtl_cuts();
+        }
     }
 
     /// Recompute `dtl_cuts` after a DTL changed.
