@@ -1045,9 +1045,9 @@ class _Normaliser:
         arc = _ratio(w.get("arc_hit", 0.0), f"{path}.arc_hit")
         l2 = _ratio(w.get("l2arc_hit", 0.0), f"{path}.l2arc_hit")
         if kind.endswith("write") or kind == "zvol":
-            for k in ("arc_hit", "l2arc_hit"):
-                if w.get(k, 0):
-                    raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to reads only; allowed for {kind}: 0")
+            # arc_hit of a writer: the share of partly covered records found in the ARC.
+            if w.get("l2arc_hit", 0):
+                raise ScenarioError(f"{path}.l2arc_hit: {show(w['l2arc_hit'])} — applies to reads only; allowed for {kind}: 0")
         if l2 > 0 and not pool["cache"]:
             raise ScenarioError(f"{path}.l2arc_hit: {show(w['l2arc_hit'])} — needs an L2ARC; add pool.cache or set 0")
         arc_ns = parse_duration(w.get("arc_hit_latency", DEFAULTS["arc_hit_latency"]), f"{path}.arc_hit_latency")

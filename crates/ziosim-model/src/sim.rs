@@ -332,6 +332,8 @@ pub(crate) struct LogicalOp {
     pub(crate) db: DbOp,
     /// A record of this read had no readable copy: the op returns EIO.
     pub(crate) eio: bool,
+    /// A write waiting for the reads of the records it covers only in part.
+    pub(crate) rmw: bool,
 }
 
 /// A database workload's operations (`WorkloadKind::Database`).
@@ -542,6 +544,8 @@ pub(crate) struct Workload {
     pub(crate) inflight_since_ns: u64,
     /// fsync-write: O_DSYNC instead of an fsync after each write.
     pub(crate) o_dsync: bool,
+    /// The last record a write of this workload covered (its dbuf is dirty in memory).
+    pub(crate) last_rec: u64,
     /// zvol: FUA writes; a flush after every `flush_every` writes (0: never); writes so far.
     pub(crate) fua: bool,
     pub(crate) flush_every: u32,
@@ -844,6 +848,7 @@ impl Model_ {
                 inflight_since_ns: 0,
                 o_dsync: w.o_dsync,
                 fua: w.fua,
+                last_rec: u64::MAX,
                 flush_every: w.flush_every,
                 zvol_writes: 0,
                 nfs: (w.kind == WorkloadKind::NfsCopy).then(|| NfsClient {
@@ -1115,18 +1120,48 @@ impl Model_ {
         let foid = if self.zil.is_volume() { ZVOL_FOID } else { ((wl as u64) << 32 | thread as u64) + 1 };
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off,
-            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false,
+            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false, rmw: false,
         };
         if !is_read {
             let first = off / rs;
             let last = (off + size - 1) / rs;
             let dirty = (last - first + 1) * rs;
             let id = self.alloc_op(LogicalOp { dirty, ..op });
-            self.assign_write(id, false, ctx);
+            if self.rmw_reads(wl, id, off, size, ctx) == 0 {
+                self.assign_write(id, false, ctx);
+            }
             return;
         }
         let id = self.alloc_op(op);
         self.start_read(wl, id, off, size, ctx);
+    }
+
+    /// `dmu_write` → `dmu_buf_will_dirty`: a record that write `id` covers only in part
+    /// must be in memory before the copy, so one not cached is read first (`dbuf_read`,
+    /// synchronously, in the writer's thread). Cached are the record this workload's
+    /// previous write ended in (its dbuf is dirty) and, with probability `arc_hit`, any
+    /// other. Returns the reads issued; the write goes on when they are in (`data_ready`).
+    fn rmw_reads(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) -> u32 {
+        let rs = self.recordsize;
+        let end = off + size;
+        let (first, last) = (off / rs, (end - 1) / rs);
+        let partial_first = off % rs != 0 || end < (first + 1) * rs;
+        let partial_last = last != first && end % rs != 0;
+        let prev = std::mem::replace(&mut self.wls[wl].last_rec, last);
+        let mut n = 0;
+        for b in [partial_first.then_some(first), partial_last.then_some(last)].into_iter().flatten() {
+            let w = &mut self.wls[wl];
+            if b == prev || w.rng.chance(w.arc_hit) {
+                continue;
+            }
+            self.ops[id as usize].pending += 1;
+            let k = self.read_block(b, IoClass::SyncRead, id, ctx);
+            self.ops[id as usize].pending -= 1;
+            self.ops[id as usize].pending += k;
+            n += k;
+        }
+        self.ops[id as usize].rmw = n > 0;
+        n
     }
 
     /// Read op `id` (`size` bytes at `off` of workload `wl`'s region): an ARC hit, an
@@ -1255,7 +1290,7 @@ impl Model_ {
         w.inflight += 1;
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes, dirty: bytes.next_multiple_of(4096),
-            live: true, foid, offset: off, commit_ns: 0, rpc: step, db: DbOp::None, eio: false,
+            live: true, foid, offset: off, commit_ns: 0, rpc: step, db: DbOp::None, eio: false, rmw: false,
         };
         let id = self.alloc_op(op);
         ctx.schedule_in(wire_ns.max(1), Ev::NfsServer { op: id });
@@ -1587,7 +1622,7 @@ impl Model_ {
         }
         let base = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid: db.data_foid,
-            offset: 0, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false,
+            offset: 0, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false, rmw: false,
         };
         if s.reads_done < db.reads_per_txn {
             let (off, size) = Self::db_page(w);
@@ -1706,7 +1741,7 @@ impl Model_ {
             let dirty = ((off + size - 1) / rs - off / rs + 1) * rs;
             let op = LogicalOp {
                 wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: size, dirty, live: true, foid,
-                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite, eio: false,
+                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite, eio: false, rmw: false,
             };
             let id = self.alloc_op(op);
             self.wls[wl].db.as_mut().unwrap().ckpt_written += 1;
@@ -1731,7 +1766,7 @@ impl Model_ {
         let foid = db.data_foid;
         let op = LogicalOp {
             wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid,
-            offset: 0, commit_ns: now, rpc: NfsStep::Idle, db: DbOp::CkptSync, eio: false,
+            offset: 0, commit_ns: now, rpc: NfsStep::Idle, db: DbOp::CkptSync, eio: false, rmw: false,
         };
         let id = self.alloc_op(op);
         let mut out = Vec::new();
@@ -1755,6 +1790,11 @@ impl Model_ {
     /// Every record an operation needs is in memory: the copy to the caller's buffer
     /// (the same memory-copy cost as an ARC hit) ends the operation.
     fn data_ready(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        if std::mem::take(&mut self.ops[id as usize].rmw) {
+            // The records a write covers in part are in: now the write itself.
+            self.assign_write(id, false, ctx);
+            return;
+        }
         let t = self.wls[self.ops[id as usize].wl as usize].arc_hit_ns;
         ctx.schedule_in(t, Ev::OpDone { op: id });
     }

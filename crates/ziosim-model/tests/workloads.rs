@@ -127,3 +127,43 @@ fn compressed_records_are_read_at_their_physical_size() {
     let per_op = c["bytes"].as_f64().unwrap() / c["ops"].as_f64().unwrap();
     assert_eq!(per_op, 65536.0, "{c}");
 }
+
+/// One writer of `size`-byte writes (`kind`) into 128 KiB records on the simple device.
+fn writer(kind: &str, size: u64, arc_hit: f64) -> serde_json::Value {
+    let mut cfg = config(
+        "zfs-2.2",
+        simple_device(1_000_000, "deterministic", 4),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "w", "kind": kind, "sizes": [[size, 1.0]], "threads": 1, "think_ns": 1_000_000, "arc_hit_ratio": arc_hit}]),
+        10,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg
+}
+
+#[test]
+fn partial_record_writes_read_the_record_first_unless_cached() {
+    let reads = |r: &serde_json::Value| r["leaves"][0]["classes"].get("sync_read").map_or(0, |c| c["ops"].as_u64().unwrap());
+    let ops = |r: &serde_json::Value| r["workloads"][0]["ops"].as_u64().unwrap();
+    // 4 KiB random overwrites of 128 KiB records: one read per write (dmu_buf_will_dirty),
+    // which the write waits for: 1 ms read + 1 ms think per write.
+    let rnd = run(&writer("random-write", 4096, 0.0));
+    assert!(reads(&rnd).abs_diff(ops(&rnd)) <= 1, "reads {} vs writes {}", reads(&rnd), ops(&rnd));
+    let lat = rnd["workloads"][0]["latency_ns"]["p50"].as_f64().unwrap();
+    assert!(lat > 1_000_000.0, "a write waits for its read: p50 {lat}");
+    // Half of the records in the ARC: about half the reads.
+    let half = run(&writer("random-write", 4096, 0.5));
+    let share = reads(&half) as f64 / ops(&half) as f64;
+    assert!((0.4..0.6).contains(&share), "arc_hit 0.5: {share} reads per write");
+    // A sequential writer reads each record once: the next write into it finds it dirty.
+    let seq = run(&writer("seq-write", 4096, 0.0));
+    let per_rec = ops(&seq) as f64 / reads(&seq) as f64;
+    assert!((31.0..=33.0).contains(&per_rec), "seq 4K: {per_rec} writes per read");
+    // Whole records need no read.
+    let full = run(&writer("random-write", 131072, 0.0));
+    assert_eq!(reads(&full), 0);
+    // 192 KiB writes at multiples of 192 KiB cover one and a half records: the half
+    // record is read (at the start or at the end), the whole one is not.
+    let odd = run(&writer("random-write", 3 * 65536, 0.0));
+    assert!(reads(&odd).abs_diff(ops(&odd)) <= 1, "reads {} vs writes {}", reads(&odd), ops(&odd));
+}
