@@ -546,6 +546,8 @@ pub(crate) struct Workload {
     pub(crate) o_dsync: bool,
     /// The last record a write of this workload covered (its dbuf is dirty in memory).
     pub(crate) last_rec: u64,
+    /// Records read because a write covered them only in part (`dmu_buf_will_dirty`).
+    pub(crate) rmw_reads: u64,
     /// zvol: FUA writes; a flush after every `flush_every` writes (0: never); writes so far.
     pub(crate) fua: bool,
     pub(crate) flush_every: u32,
@@ -849,6 +851,7 @@ impl Model_ {
                 o_dsync: w.o_dsync,
                 fua: w.fua,
                 last_rec: u64::MAX,
+                rmw_reads: 0,
                 flush_every: w.flush_every,
                 zvol_writes: 0,
                 nfs: (w.kind == WorkloadKind::NfsCopy).then(|| NfsClient {
@@ -1159,6 +1162,7 @@ impl Model_ {
             self.ops[id as usize].pending -= 1;
             self.ops[id as usize].pending += k;
             n += k;
+            self.wls[wl].rmw_reads += 1;
         }
         self.ops[id as usize].rmw = n > 0;
         n
@@ -2609,7 +2613,7 @@ impl Model_ {
                 json!({
                     "inflight_at_end": open[i].0, "inflight_age_ns_at_end": open[i].1,
                     "name": w.name, "kind": w.kind.key(), "ops": w.ops, "bytes": w.bytes,
-                    "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits, "read_errors": w.read_errors,
+                    "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits, "read_errors": w.read_errors, "rmw_reads": w.rmw_reads,
                     "prefetch_hits": w.pf.as_ref().map_or(0, |p| p.hits),
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
                     "by_scan_phase": (self.scan.is_some() || self.rebuild_ran()).then(|| {

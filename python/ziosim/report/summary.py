@@ -71,6 +71,7 @@ def _workloads(results: dict) -> dict:
             "arc_hits": w.get("arc_hits", 0),
             "l2arc_hits": w.get("l2arc_hits", 0),
             "read_errors": w.get("read_errors", 0),
+            "rmw_reads": w.get("rmw_reads", 0),
             "latency_ns": _stats(w.get("latency_ns")),
             "latency_log2": list(w.get("latency_log2", [])),
             "by_scan_phase": _by_scan_phase(w.get("by_scan_phase")),
@@ -285,7 +286,8 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
             f"{name}: ({w['kind']}) ops={w['ops']}, {_fmt(w['ops_per_s'])} ops/s, "
             f"bytes={zfs_nicebytes(w['bytes'])}, {nicerate(w['bytes_per_s'], release)}, "
             f"arc_hits={w['arc_hits']}, l2arc_hits={w['l2arc_hits']}"
-            + (f", read_errors={w['read_errors']}" if w["read_errors"] else ""))
+            + (f", read_errors={w['read_errors']}" if w["read_errors"] else "")
+            + (f", rmw_reads={w['rmw_reads']}" if w["rmw_reads"] else ""))
         lines.append(_lat_line("lat", w["latency_ns"]))
         for phase, p in (w.get("by_scan_phase") or {}).items():
             if p["ops"]:
