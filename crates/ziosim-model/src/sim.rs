@@ -1827,7 +1827,10 @@ impl Model_ {
         if eio {
             // A failed read counts in read_errors only, not in ops, bytes or latency, and
             // its thread stops, as a fio job does on an I/O error (continue_on_error=none).
-            // (Open-loop arrivals go on: they do not wait for completions.)
+            // (Open-loop arrivals go on: they do not wait for completions.) Its time in
+            // flight leaves the in-flight integral too, so Little's law holds over the ops
+            // that are counted.
+            w.inflight_ns -= lat as u128;
             return;
         }
         w.ops += 1;

@@ -61,6 +61,25 @@ fn derive(seed: u64) -> Value {
         cfg["devices"]["slog"] = serde_json::to_value(presets::get(slog).unwrap()).unwrap();
         cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "log0", "device": "slog"}]}]);
     }
+    // Failures (drawn after the above): one disk of the first top-level vdev at 1 s, or all
+    // of them — a dead vdev, whose blocks' reads then fail with EIO.
+    if r.chance(0.3) {
+        let all = r.chance(0.5);
+        let dead: Vec<Value> = (1..=if all { n } else { 1 }).map(|k| json!({"at_ns": 1_000_000_000u64, "do": "fail", "disk": format!("d{k}")})).collect();
+        cfg["actions"] = json!(dead);
+    }
+    // A volume: the first random or sequential writer becomes a zvol user when no workload
+    // needs a filesystem.
+    let kinds: Vec<String> = cfg["workloads"].as_array().unwrap().iter().map(|w| w["kind"].as_str().unwrap().to_string()).collect();
+    let files = kinds.iter().any(|k| k == "fsync-write" || k == "nfs-copy");
+    if release != "solaris-2009" && !files && r.chance(0.3) {
+        if let Some(i) = kinds.iter().position(|k| k == "random-write" || k == "seq-write") {
+            let w = &mut cfg["workloads"][i];
+            w["kind"] = json!("zvol");
+            w["fua"] = json!(r.chance(0.5));
+            w["flush_every"] = json!(r.below(8));
+        }
+    }
     cfg
 }
 
