@@ -92,14 +92,15 @@ pub enum Ev {
     Stop,
 }
 
+/// The object every write of a volume goes to (`ZVOL_OBJ`); apart from the per-thread file
+/// ids of a filesystem's writers.
+const ZVOL_FOID: u64 = u64::MAX - 1;
+
 // Who waits for a leaf I/O (`LeafIo::owner`): the top three bits name the waiter, the
 // bits below index its table. 000 a logical op (`ops`), 001 a rebuild chunk
 // (`rebuild::OWNER_REBUILD`), 010 a scan zio (`scan::OWNER_SCAN`, with
 // `scan_prefetch::OWNER_SCAN_PF` below it), 011 the ZIL (`zil_ios`), 1xx a prefetch
 // (`pf_recs`); `NO_IO` (nobody) and `OWNER_TXG` (the sync thread) are whole values.
-/// The object every write of a volume goes to (`ZVOL_OBJ`); apart from the per-thread file
-/// ids of a filesystem's writers.
-const ZVOL_FOID: u64 = u64::MAX - 1;
 const OWNER_TXG: u32 = u32::MAX - 1;
 /// Held on a pending-I/O counter while its writes are being submitted (see `begin_sync`).
 const SUBMIT_GUARD: u64 = 1 << 30;
