@@ -1750,7 +1750,11 @@ impl Model_ {
             };
             let id = self.alloc_op(op);
             self.wls[wl].db.as_mut().unwrap().ckpt_written += 1;
-            self.assign_write(id, false, ctx);
+            // A page smaller than the record: the record is read first unless the ARC
+            // still has it (the share `arc_hit`, as for the transactions' page reads).
+            if self.rmw_reads(wl, id, off, size, ctx) == 0 {
+                self.assign_write(id, false, ctx);
+            }
         }
         if due < pages {
             ctx.schedule_in(DB_TICK_NS, Ev::DbTick { wl: wl as u16 });
