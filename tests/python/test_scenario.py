@@ -678,6 +678,13 @@ def test_sync_write_mistakes():
     assert err(wl('kind = "random-read"\nthreads = 1\nfiles = 3\n')).startswith("workload[0].files: 3 — applies to nfs-copy")
 
 
+def test_nan_and_inf_are_no_value():
+    # TOML has nan and inf; no field takes them (found by tests/python/test_fuzz.py: nan
+    # passed the range checks and broke the config's JSON with a traceback).
+    assert err(wl('kind = "random-read"\nthreads = 1\narc_hit = nan\n')).startswith("workload[0].arc_hit: nan — allowed: a number 0..1")
+    assert err(wl('kind = "random-read"\nrate = inf\n')).startswith("workload[0].rate: inf")
+
+
 def test_zvol_workload_normalises_and_refuses_file_workloads():
     c = scenario.loads(wl('kind = "zvol"\nsize = "4K"\nthreads = 2\nfua = true\nflush_every = 8\n')).config
     w = c["workloads"][0]
