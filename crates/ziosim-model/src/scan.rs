@@ -671,8 +671,7 @@ impl Model_ {
         let n = self.read_at(d.vdev as usize, d.offset, blk.psize, class, 0, OWNER_SCAN | zi, ctx);
         self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
         if n == 0 {
-            // read_at logged the block as lost.
-            self.scan.as_mut().unwrap().errors += 1;
+            self.scan_lost_block(d.vdev as usize, d.offset);
             self.scan_zio_done(zi, ctx);
         }
         false
@@ -920,7 +919,7 @@ impl Model_ {
                 }
             }
         }
-        if n == 0 && !matches!(self.tops[t].kind, k if k.is_raidz()) {
+        if n == 0 && !self.tops[t].kind.is_raidz() {
             // No child holds the block.
             self.scan_lost_block(t, voff);
         }

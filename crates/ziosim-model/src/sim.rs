@@ -1158,9 +1158,8 @@ impl Model_ {
             if b == prev || w.rng.chance(w.arc_hit) {
                 continue;
             }
-            self.ops[id as usize].pending += 1;
+            // Completions are events, so counting after submitting is safe.
             let k = self.read_block(b, IoClass::SyncRead, id, ctx);
-            self.ops[id as usize].pending -= 1;
             self.ops[id as usize].pending += k;
             n += k;
             self.wls[wl].rmw_reads += 1;
@@ -1892,9 +1891,13 @@ impl Model_ {
             k => {
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
-                let gone = |c: &&Column| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none();
-                let missing_data = cols.iter().filter(|c| !c.parity).any(|c| gone(&c));
-                if cols.iter().filter(gone).count() > k.nparity() as usize {
+                // Columns no child can read: any data one means reconstruction from parity.
+                let (mut gone, mut missing_data) = (0, false);
+                for c in cols.iter().filter(|c| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none()) {
+                    gone += 1;
+                    missing_data |= !c.parity;
+                }
+                if gone > k.nparity() as usize {
                     // vdev_raidz_combrec: more columns lost than parity can rebuild.
                     self.cols = cols;
                     self.lost_blocks.insert((t as u16, voff));

@@ -276,6 +276,8 @@ pub struct Zil {
     imm_bytes: u32,
     /// `zvol_immediate_write_sz`.
     zvol_imm_bytes: u32,
+    /// Scratch list of one write's records (`write`).
+    recs: Vec<(WriteState, u32, u64)>,
     max_copied: u32,
     max_block: u32,
     slog_limit: Option<u64>,
@@ -347,6 +349,7 @@ impl Zil {
             disabled: cfg.sync == SyncMode::Disabled || (zil_disable && release == Release::Solaris2009),
             imm_bytes: tun.get(T::zfs_immediate_write_sz) as u32,
             zvol_imm_bytes: tun.try_get(T::zvol_immediate_write_sz).unwrap_or(32 * KIB as i64) as u32,
+            recs: Vec::new(),
             // ZIL_MAX_COPIED_DATA before 2.2: whatever fits one max-size block.
             max_copied: tun
                 .try_get(T::zil_maxcopied)
@@ -409,29 +412,41 @@ impl Zil {
         o_dsync: bool,
         out: &mut Vec<ZilAction>,
     ) -> bool {
-        let sync = o_dsync;
-        let bs = self.cfg.recordsize_bytes.max(512) as u64;
+        // The records (state, data carried, bytes written) of this write, then its itxs:
+        // O_DSYNC ones on the sync list, the others per file until a commit of that file.
+        let mut recs = std::mem::take(&mut self.recs);
+        recs.clear();
         if self.cfg.volume {
-            for (state, data, user) in self.volume_records(offset, len as u64, o_dsync) {
-                let itx = Itx { txg, state, data, header: LR_WRITE_BYTES, user };
-                if sync {
-                    self.sync_list.push_back(itx);
-                } else {
-                    self.async_by_foid.entry(foid).or_default().push(itx);
-                }
-            }
-            if o_dsync && self.disabled {
-                self.promise(foid, out);
-                return false;
-            }
-            return o_dsync || self.cfg.sync == SyncMode::Always;
+            self.volume_records(offset, len as u64, o_dsync, &mut recs);
+        } else {
+            self.file_records(offset, len as u64, o_dsync, &mut recs);
         }
+        for &(state, data, user) in &recs {
+            let itx = Itx { txg, state, data, header: LR_WRITE_BYTES, user };
+            if o_dsync {
+                self.sync_list.push_back(itx);
+            } else {
+                self.async_by_foid.entry(foid).or_default().push(itx);
+            }
+        }
+        self.recs = recs;
+        if o_dsync && self.disabled {
+            self.promise(foid, out);
+            return false;
+        }
+        o_dsync || self.cfg.sync == SyncMode::Always
+    }
+
+    /// `zfs_log_write`: the records (state, data bytes carried, bytes written) of one file
+    /// write of `len` at `offset`, appended to `recs`.
+    fn file_records(&self, offset: u64, len: u64, o_dsync: bool, recs: &mut Vec<(WriteState, u32, u64)>) {
+        let bs = self.cfg.recordsize_bytes.max(512) as u64;
         // zfs_write logs a write chunk by chunk and zfs_log_write picks the write state
         // for each chunk's length (`resid`): up to 2.1 a chunk is one file block (at most
         // `z_max_blksz`, aligned to it); from 2.2 up to DMU_MAX_ACCESS / 2 (32 MiB), i.e.
         // the whole request here (the full-block append path is not told apart).
         // INDIRECT records are one per file block.
-        let (mut off, end) = (offset, offset + len as u64);
+        let (mut off, end) = (offset, offset + len);
         while off < end {
             let n = if self.release >= Release::Zfs22 {
                 ((32 << 20) - off % bs).min(end - off)
@@ -449,22 +464,11 @@ impl Zil {
             let mut o = 0;
             while o < n {
                 let m = if state == WriteState::Indirect { (bs - (off + o) % bs).min(n - o) } else { piece.min(n - o) };
-                let data = if state == WriteState::Indirect { 0 } else { m as u32 };
-                let itx = Itx { txg, state, data, header: LR_WRITE_BYTES, user: m };
-                if sync {
-                    self.sync_list.push_back(itx);
-                } else {
-                    self.async_by_foid.entry(foid).or_default().push(itx);
-                }
+                recs.push((state, if state == WriteState::Indirect { 0 } else { m as u32 }, m));
                 o += m;
             }
             off += n;
         }
-        if o_dsync && self.disabled {
-            self.promise(foid, out);
-            return false;
-        }
-        o_dsync || self.cfg.sync == SyncMode::Always
     }
 
     /// A metadata record (create, remove, setattr, …) of `record_bytes` for `foid`:
@@ -481,7 +485,7 @@ impl Zil {
     }
 
     /// `zvol_log_write`: the records (state, data bytes carried, bytes written) of one
-    /// volume write of `len` at `offset`, `sync` if FUA or `sync=always`.
+    /// volume write of `len` at `offset`, `sync` if FUA or `sync=always`, appended to `recs`.
     ///   - ≤ 0.6.5 and illumos: per chunk, INDIRECT for an aligned full block when
     ///     volblocksize > imm (0 if logbias=throughput, else `zvol_immediate_write_sz`) and
     ///     not (SLOG and logbias=latency); else COPIED if sync, NEED_COPY if not, in chunks
@@ -490,11 +494,10 @@ impl Zil {
     ///     and len ≥ volblocksize > `zvol_immediate_write_sz` → INDIRECT; sync → COPIED
     ///     (NEED_COPY above the largest copied record); else NEED_COPY — one record for the
     ///     whole write, INDIRECT ones cut at block boundaries.
-    pub fn volume_records(&self, offset: u64, len: u64, sync: bool) -> Vec<(WriteState, u32, u64)> {
+    pub fn volume_records(&self, offset: u64, len: u64, sync: bool, recs: &mut Vec<(WriteState, u32, u64)>) {
         let bs = self.cfg.recordsize_bytes.max(512) as u64;
         let imm = self.zvol_imm_bytes as u64;
         let throughput = self.cfg.logbias == Logbias::Throughput;
-        let mut recs = Vec::new();
         let (mut off, end) = (offset, offset + len);
         if self.release <= Release::Zfs065 {
             let imm = if throughput { 0 } else { imm };
@@ -509,7 +512,7 @@ impl Zil {
                 recs.push((state, if state == WriteState::Indirect { 0 } else { n as u32 }, n));
                 off += n;
             }
-            return recs;
+            return;
         }
         let state = if throughput || (!self.cfg.slog && len >= bs && bs > imm) {
             WriteState::Indirect
@@ -523,7 +526,6 @@ impl Zil {
             recs.push((state, if state == WriteState::Indirect { 0 } else { n as u32 }, n));
             off += n;
         }
-        recs
     }
 
     /// The write state `zfs_log_write` picks for a write of `len` (§6.2).

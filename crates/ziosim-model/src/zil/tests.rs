@@ -653,7 +653,9 @@ fn write_state_is_picked_per_logged_chunk() {
 /// `zvol_log_write` (§6.2): the records of one volume write of `len` at `off`.
 fn vol_recs(r: Release, volblock: u32, slog: bool, logbias: Logbias, off: u64, len: u64, sync: bool) -> Vec<(WriteState, u32, u64)> {
     let c = ZilConfig { slog, logbias, recordsize_bytes: volblock, volume: true, ..cfg(slog) };
-    Zil::new(r, &tun(r, &[]), c).volume_records(off, len, sync)
+    let mut recs = Vec::new();
+    Zil::new(r, &tun(r, &[]), c).volume_records(off, len, sync, &mut recs);
+    recs
 }
 
 #[test]
