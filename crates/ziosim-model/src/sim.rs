@@ -275,6 +275,7 @@ impl Leaf {
         spec: &crate::device::DeviceSpec,
         seed: u64,
         release: crate::release::Release,
+        hz: u32,
         tun: &Tunables,
         link: Option<(usize, usize)>,
         samples: usize,
@@ -287,7 +288,7 @@ impl Leaf {
             role,
             device_name: device_name.to_string(),
             size_bytes: dev.capacity_bytes(),
-            policy: queue::build(release, tun, rotational),
+            policy: queue::build(release, hz, tun, rotational),
             dev,
             blk: VecDeque::new(),
             wake_gen: 0,
@@ -741,7 +742,7 @@ impl Model_ {
                 }
                 None => None,
             };
-            leaves.push(Leaf::new(&d.name, vdev_name, role, &d.device, &cfg.devices[&d.device], seed, cfg.release, &tun, link, 0));
+            leaves.push(Leaf::new(&d.name, vdev_name, role, &d.device, &cfg.devices[&d.device], seed, cfg.release, cfg.hz, &tun, link, 0));
             Ok(idx)
         };
         for (i, v) in cfg.pool.vdevs.iter().enumerate() {
@@ -1070,7 +1071,7 @@ impl Model_ {
     /// A disk added while running (`zpool replace` new disk); its series start with zeros.
     pub(crate) fn add_leaf_at_runtime(&mut self, name: &str, device: &str, vdev_name: &str) -> u16 {
         let spec = &self.cfg.devices[device];
-        let leaf = Leaf::new(name, vdev_name, LeafRole::Data, device, spec, self.seed, self.cfg.release, &self.tun, None, self.sample_t.len());
+        let leaf = Leaf::new(name, vdev_name, LeafRole::Data, device, spec, self.seed, self.cfg.release, self.cfg.hz, &self.tun, None, self.sample_t.len());
         self.leaves.push(leaf);
         self.zil_flush_owed.push(false);
         self.txg.flush_owed.push(false);

@@ -81,9 +81,9 @@ tunables! {
         "How fast the pending limit climbs per completion; higher reaches full depth sooner.",
         "VQ@zfs-0.6.2";
     zfs_vdev_time_shift = "zfs_vdev_time_shift", "shift", [0, 63],
-        [(Solaris2009, 29), (Illumos2014, NA)], None,
-        "Deadline bucket = enqueue time >> shift (29 on ns = 0.537 s); larger buckets sort more I/O by offset, smaller ones enforce priority sooner.",
-        "VQ@zfs-0.6.2, il:69962b5647^";
+        [(Solaris2009, 6), (Freebsd9, 29), (Illumos2014, NA)], None,
+        "Deadline bucket = enqueue time >> shift: 29 on ns (0.537 s); solaris-2009 shifts clock ticks, 6 = 64 ticks (0.64 s at hz 100). Larger buckets sort more I/O by offset, smaller ones enforce priority sooner.",
+        "snv_117 (zfs-fuse 5c5ace08, lbolt64); FreeBSD 9 (gethrtime); VQ@zfs-0.6.2, il:69962b5647^";
 
     // ---- 2013 scheduler classes (§1.2) ----
     zfs_vdev_max_active = "zfs_vdev_max_active", "count", [1, 100000],

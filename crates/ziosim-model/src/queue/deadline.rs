@@ -4,8 +4,11 @@
 //! `vdev_queue_io_done`, `vdev_queue_deadline_compare`) and `zio_priority_table` of
 //! module/zfs/zio.c at the same tag (`spec/zfs-model.md` §2.1).
 //!
-//! One queue per leaf, ordered by `deadline = (enqueue_ns >> zfs_vdev_time_shift) + prio`,
-//! then offset. With shift 29 a bucket is 0.537 s, so a priority step is "one bucket later":
+//! One queue per leaf, ordered by `deadline = (enqueue time >> zfs_vdev_time_shift) + prio`,
+//! then offset. The clock is `gethrtime()` in ns with shift 29 (a 0.537 s bucket) from the
+//! 2012 code on (FreeBSD 9's copy, ZoL 0.6.2); in 2009 it was `lbolt64`, the clock tick
+//! count, with shift 6: 64 ticks, 0.64 s at hz 100 (snv_117, `vdev_queue_io`, read in
+//! zfs-fuse 5c5ace08). Either way a priority step is "one bucket later":
 //!
 //! | class (ziosim) | old priority | | class | old priority |
 //! |---|---|---|---|---|
@@ -13,7 +16,8 @@
 //! | AsyncWrite, Trim (FREE) | 4 | | Scrub with RESILVER flag, Rebuild | 10 |
 //! | | | | Scrub, Removal, Initializing | 20 |
 //!
-//! A scrub read is thus ~10.7 s behind a sync read queued at the same time, and waits
+//! A scrub read is thus ~10.7 s (2009: 12.8 s at hz 100) behind a sync read queued at the
+//! same time, and waits
 //! behind every sync read queued within those 20 buckets. (Removal, Initializing, Trim and
 //! Rebuild did not exist then; their rows are the nearest old equivalents.)
 //!
@@ -33,6 +37,7 @@ use super::aggregate::{self, AggParams};
 use super::order::key;
 use super::{ClassDepth, Issue, QueueEnv, QueuePolicy};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, NUM_CLASSES};
+use crate::release::Release;
 use crate::tunables::{Tunables, T};
 
 /// `zio_priority_table` value of a ziosim class (ZIO@zfs-0.6.2).
@@ -61,6 +66,7 @@ pub struct DeadlinePolicy {
     max_pending: u32,
     ramp_rate: u32,
     time_shift: u32,
+    clock: DeadlineClock,
     agg: AggParams,
     /// Attempts owed at the max_pending limit (from completions).
     attempts_done: u32,
@@ -70,8 +76,33 @@ pub struct DeadlinePolicy {
     discarded: VecDeque<IoId>,
 }
 
+/// What the deadline counts in: `gethrtime()` nanoseconds, or `lbolt64` clock ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeadlineClock {
+    Hrtime,
+    /// Ticks of this many ns (1 s / hz); simulated time 0 is tick 0.
+    Lbolt { tick_ns: u64 },
+}
+
+impl DeadlineClock {
+    /// The clock `release` stamps queued I/Os with, on a kernel running at `hz`.
+    pub fn of(release: Release, hz: u32) -> DeadlineClock {
+        match release {
+            Release::Solaris2009 => DeadlineClock::Lbolt { tick_ns: 1_000_000_000 / hz.max(1) as u64 },
+            _ => DeadlineClock::Hrtime,
+        }
+    }
+    #[inline]
+    fn read(self, ns: u64) -> u64 {
+        match self {
+            DeadlineClock::Hrtime => ns,
+            DeadlineClock::Lbolt { tick_ns } => ns / tick_ns,
+        }
+    }
+}
+
 impl DeadlinePolicy {
-    pub fn new(t: &Tunables, agg: AggParams) -> DeadlinePolicy {
+    pub fn new(t: &Tunables, agg: AggParams, clock: DeadlineClock) -> DeadlinePolicy {
         DeadlinePolicy {
             deadline: SortedSet::default(),
             by_type: Default::default(),
@@ -82,6 +113,7 @@ impl DeadlinePolicy {
             max_pending: t.get(T::zfs_vdev_max_pending) as u32,
             ramp_rate: t.get(T::zfs_vdev_ramp_rate) as u32,
             time_shift: t.get(T::zfs_vdev_time_shift) as u32,
+            clock,
             agg,
             attempts_done: 0,
             attempts_enqueue: 0,
@@ -92,7 +124,7 @@ impl DeadlinePolicy {
 
     #[inline]
     fn key(&self, io: &LeafIo, id: IoId) -> Key {
-        ((io.enqueue_ns >> self.time_shift) + old_priority(io.class, io.flags), io.offset, id)
+        ((self.clock.read(io.enqueue_ns) >> self.time_shift) + old_priority(io.class, io.flags), io.offset, id)
     }
 
     /// Remove from the deadline queue only; `io_to_issue` removes all members from the

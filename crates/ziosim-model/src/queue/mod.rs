@@ -108,11 +108,12 @@ pub fn agg_params(release: Release, t: &Tunables, rotational: bool) -> AggParams
     }
 }
 
-/// Build the policy of `release` for a leaf.
-pub fn build(release: Release, t: &Tunables, rotational: bool) -> Box<dyn QueuePolicy> {
+/// Build the policy of `release` for a leaf (`hz`: the kernel clock rate, which the
+/// solaris-2009 deadline counts in).
+pub fn build(release: Release, hz: u32, t: &Tunables, rotational: bool) -> Box<dyn QueuePolicy> {
     let agg = agg_params(release, t, rotational);
     match release.queue_era() {
-        QueueEra::Deadline => Box::new(deadline::DeadlinePolicy::new(t, agg)),
+        QueueEra::Deadline => Box::new(deadline::DeadlinePolicy::new(t, agg, deadline::DeadlineClock::of(release, hz))),
         QueueEra::Classes => {
             let order = if release >= Release::Zfs08 { InClassOrder::From } else { InClassOrder::After };
             // illumos-2014 predates 5313 (2015-01): aggregation stays inside the class queue

@@ -31,7 +31,7 @@ struct H {
 
 impl H {
     fn new(r: Release, tweaks: &[(&str, i64)]) -> H {
-        H::with(build(r, &tunables(r, tweaks), true))
+        H::with(build(r, 100, &tunables(r, tweaks), true))
     }
     fn with(q: Box<dyn QueuePolicy>) -> H {
         H { ios: IoSlab::new(), q, env: QueueEnv::default(), now: 0 }
@@ -466,7 +466,7 @@ fn adjacent_reads_merge_up_to_the_limit() {
     (0..200).for_each(|i| _ = h.add(AsyncRead, i * 8 * KIB, 8 * KIB));
     assert_eq!(h.pump()[0].size, MIB);
     let t = tunables(Release::Zfs08, &[]);
-    let mut h = H::with(build(Release::Zfs08, &t, false));
+    let mut h = H::with(build(Release::Zfs08, 100, &t, false));
     (0..200).for_each(|i| _ = h.add(AsyncRead, i * 8 * KIB, 8 * KIB));
     assert_eq!(h.pump()[0].size, 128 * KIB, "aggregation_limit_non_rotating");
 
@@ -713,6 +713,35 @@ fn deadline_scrub_waits_behind_newer_sync_reads() {
     }
     assert_eq!(order, vec![100, 0, 200, 400, 300]);
     assert_eq!(h.depth(Scrub), ClassDepth { queued: 0, active: 2 });
+}
+
+/// solaris-2009 stamps deadlines in clock ticks (`lbolt64 >> 6`), so its bucket depends on
+/// hz: 0.64 s at hz 100, 64 ms at hz 1000; later releases use 0.537 s of `gethrtime()`.
+#[test]
+fn deadline_bucket_follows_the_release_clock() {
+    // A scrub read queued at 0 has deadline 0 + 20; which side of it does a sync read
+    // queued at `at` fall on? (Four async writes fill min_pending so both wait.)
+    let first = |r: Release, hz: u32, at: u64| {
+        let mut h = H::with(build(r, hz, &tunables(r, &[("zfs_vdev_aggregation_limit", 0)]), true));
+        let mut active = Vec::new();
+        for i in 0..4 {
+            h.add(AsyncWrite, 500 * GIB + i * GIB, 4096);
+            active.extend(h.pump());
+        }
+        h.add(Scrub, 0, 4096);
+        h.now = at;
+        h.add(SyncRead, 100 * GIB, 4096);
+        let i = active.remove(0);
+        h.done(&i);
+        h.pump()[0].offset / GIB
+    };
+    let ms = S / 1000;
+    // 12.7 s: 1270 ticks >> 6 = 19 at hz 100 (before the scrub's 20); 23 buckets of 0.537 s.
+    assert_eq!(first(Release::Solaris2009, 100, 12_700 * ms), 100);
+    assert_eq!(first(Release::Illumos2012, 100, 12_700 * ms), 0);
+    // 1.4 s at hz 1000: 1400 >> 6 = 21, after the scrub; at hz 100 still bucket 2.
+    assert_eq!(first(Release::Solaris2009, 1000, 1_400 * ms), 0);
+    assert_eq!(first(Release::Solaris2009, 100, 1_400 * ms), 100);
 }
 
 // ---------------------------------------------------------------- depths and invariants
