@@ -44,6 +44,15 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar a
 NoProgressOpt = Annotated[
     bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
 ]
+SetOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--set",
+        metavar="FIELD=VALUE",
+        help="Override one scenario field, e.g. zfs.tunables.zfs_scrub_delay=0 (repeatable; paths as in "
+        "docs/sweep.md).",
+    ),
+]
 
 
 def _stderr() -> Console:
@@ -175,6 +184,29 @@ def _stop_arg(stop: Optional[str]) -> str:
     return f" --stop {shlex.quote(stop)}" if stop else ""
 
 
+def _set_args(sets: Optional[list[str]]) -> str:
+    return "".join(f" --set {shlex.quote(s)}" for s in sets or [])
+
+
+def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[list[str]]) -> scenario_mod.Scenario:
+    """The scenario file with each ``--set field=value`` applied before validation, so an
+    override is checked (and named in errors) exactly as the same value in the file."""
+    if not sets:
+        return scenario_mod.load(path, seed=seed, stop=stop)
+    from .fields import parse_set_option, set_path
+
+    doc = scenario_mod.parse_toml(scenario_mod.read_text(path, "scenario"), str(path))
+    for opt in sets:
+        fld, values = parse_set_option(opt)
+        if len(values) != 1:
+            raise ScenarioError(
+                f"--set {fld}: {len(values)} values — allowed: one value per field here; "
+                "`ziosim sweep` runs one point per value"
+            )
+        set_path(doc, fld, values[0], "--set")
+    return scenario_mod.from_dict(doc, default_name=path.stem, path=str(path), seed=seed, stop=stop)
+
+
 def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> dict[str, Any]:
     with _Progress(progress, sc.name) as bar:
         on_scan = bar.scan if sc.config.get("stop_on_scan_done") else None
@@ -196,6 +228,7 @@ def run(
     stop: Annotated[
         Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s", "2h" (overrides scenario.stop).')
     ] = None,
+    sets: SetOpt = None,
     views: Annotated[
         Optional[str],
         typer.Option(
@@ -212,12 +245,11 @@ def run(
     ] = False,
 ) -> None:
     """Run a scenario: print the text report and write summary.json, Parquet, SVG plots and report.html."""
-    repro = (
-        f"ziosim run {shlex.quote(str(scenario))}" + (f" --seed {seed}" if seed is not None else "") + _stop_arg(stop)
-    )
+    extra = _stop_arg(stop) + _set_args(sets)
+    repro = f"ziosim run {shlex.quote(str(scenario))}" + (f" --seed {seed}" if seed is not None else "") + extra
     with _errors(repro):
-        sc = scenario_mod.load(scenario, seed=seed, stop=stop)
-        repro = runner.reproduce_command(sc, "run", _stop_arg(stop))
+        sc = _load(scenario, seed, stop, sets)
+        repro = runner.reproduce_command(sc, "run", extra)
     view_list: Optional[list[str]] = None
     if views is not None:
         view_list = [v.strip() for v in views.split(",") if v.strip()]
@@ -442,13 +474,15 @@ def check_determinism(
         Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s" (overrides scenario.stop).')
     ] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Seed (overrides scenario.seed).")] = None,
+    sets: SetOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
 ) -> None:
     """Run a scenario twice and compare the digests and the full results."""
-    repro = f"ziosim check-determinism {shlex.quote(str(scenario))}" + _stop_arg(stop)
+    extra = _stop_arg(stop) + _set_args(sets)
+    repro = f"ziosim check-determinism {shlex.quote(str(scenario))}" + extra
     with _errors(repro):
-        sc = scenario_mod.load(scenario, seed=seed, stop=stop)
-        repro = runner.reproduce_command(sc, "check-determinism", _stop_arg(stop))
+        sc = _load(scenario, seed, stop, sets)
+        repro = runner.reproduce_command(sc, "check-determinism", extra)
         progress = _progress_enabled(quiet, False)
         try:
             first = _run_once(sc, progress, repro)

@@ -97,6 +97,58 @@ def test_run_passes_meta_and_views(tmp_path, fake_report, monkeypatch):
     assert seen["results"]["sim_time_ns"] == 2 * 10**9
 
 
+def test_run_set_overrides_fields_before_validation(tmp_path, fake_report, monkeypatch):
+    seen = {}
+    real = fake_report.render_text
+
+    def spy(results, meta, *views):
+        seen.update(meta=meta)
+        return real(results, meta, *views)
+
+    monkeypatch.setattr(fake_report, "render_text", spy)
+    base = invoke("run", SCENARIOS / "one-disk-qd1.toml", "--out", tmp_path / "a", "--stop", "1s")
+    assert base.exit_code == 0, base.stderr
+    base_hash = seen["meta"]["scenario_hash"]
+    r = invoke(
+        "run", SCENARIOS / "one-disk-qd1.toml", "--out", tmp_path / "b", "--stop", "1s",
+        "--set", "zfs.tunables.zfs_vdev_sync_read_max_active=4", "--set", "workload[qd1].threads=3",
+    )
+    assert r.exit_code == 0, r.stderr
+    cfg = seen["meta"]["config"]
+    assert cfg["tunables"] == {"zfs_vdev_sync_read_max_active": 4}
+    assert cfg["workloads"][0]["threads"] == 3
+    assert seen["meta"]["scenario_hash"] != base_hash  # the override is part of what ran
+
+
+@pytest.mark.parametrize(
+    "opt, message",
+    [
+        ("zfs.tunables.zfs_scrub_delay=0,1", "error: --set zfs.tunables.zfs_scrub_delay: 2 values — allowed: one value"),
+        ("zfs.tunables.zfs_vdev_sync_read_max_active=0", "error: zfs.tunables.zfs_vdev_sync_read_max_active: 0 — out of range"),
+        ("pool.vdevs[7].disks=2", "error: --set: pool.vdevs[7].disks — pool.vdevs has 1 element(s)"),
+        ("threads", 'error: --set: "threads" — allowed: field=value'),
+    ],
+)
+def test_run_bad_set_exits_2_with_one_line(tmp_path, opt, message):
+    r = invoke("run", SCENARIOS / "one-disk-qd1.toml", "--out", tmp_path / "o", "--set", opt)
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[0].startswith(message), r.stderr
+    assert not r.stderr.splitlines()[1:] or r.stderr.splitlines()[1].startswith("hint: ")
+    assert not (tmp_path / "o").exists()
+
+
+def test_run_set_is_in_the_reproduce_line(tmp_path, fake_core, monkeypatch):
+    monkeypatch.setattr(fake_core, "PANIC", True)
+    r = invoke(
+        "run", SCENARIOS / "default.toml", "--seed", "5", "--out", tmp_path / "o",
+        "--set", "zfs.tunables.zfs_vdev_scrub_max_active=3",
+    )
+    assert r.exit_code == 1
+    assert r.stderr.rstrip().endswith(
+        f"reproduce: ziosim run {SCENARIOS / 'default.toml'} --seed 5 --set zfs.tunables.zfs_vdev_scrub_max_active=3)"
+    )
+
+
 def test_run_default_outdir_is_out_slash_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = invoke("run", SCENARIOS / "one-disk-seq.toml", "--quiet")

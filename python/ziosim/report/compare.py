@@ -186,7 +186,7 @@ def resolve_baseline(spec: Mapping[str, Any], axes: Sequence[Any], where: str) -
 
 def parse_baseline_options(opts: Sequence[str]) -> dict[str, Any]:
     """``--baseline field=value`` (repeatable) → a baseline table."""
-    from ..sweep.spec import parse_value
+    from ..fields import parse_value
 
     spec: dict[str, Any] = {}
     for o in opts:
