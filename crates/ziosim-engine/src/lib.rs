@@ -38,7 +38,7 @@ mod rng;
 pub use rng::{Rng, stream_seed};
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Nanoseconds of simulated time.
 pub type TimeNs = u64;
@@ -94,19 +94,38 @@ impl<E> Ord for Entry<E> {
 /// What a model may do to the engine while handling an event.
 ///
 /// The pending events live here, so `schedule_at` files an event at once instead of
-/// staging it for the engine to copy. The earliest pending event may sit in `front`
-/// instead of the heap: a handler very often schedules exactly the event that runs next
-/// (a device's wake-up, a completion), and that one then never enters the heap at all.
-/// Invariant: `front`, when set, has a smaller key than every heap entry.
+/// staging it for the engine to copy, in one of three places:
+/// * `now_q`: events at the current time, in scheduling order. Every other pending event
+///   at the current time was scheduled before the clock got here, so it comes first, and
+///   these need no ordering beyond their queue (a burst of same-time events, such as
+///   throttled writers released together, never enters the heap).
+/// * `front`: the earliest of the rest, when set: a handler very often schedules exactly
+///   the event that runs next (a device's wake-up, a completion), and that one then never
+///   enters the heap at all.
+/// * `heap`: the others.
+///
+/// Invariants: `front`, when set, has a smaller key than every heap entry; every `now_q`
+/// entry is at `now_ns` with a larger `seq` than any `front` or heap entry at `now_ns`.
 pub struct Ctx<E> {
     now_ns: TimeNs,
     next_seq: u64,
+    now_q: VecDeque<Entry<E>>,
     front: Option<Entry<E>>,
     heap: BinaryHeap<Entry<E>>,
     stop_requested: bool,
 }
 
 impl<E: Copy> Ctx<E> {
+    fn new() -> Ctx<E> {
+        Ctx {
+            now_ns: 0,
+            next_seq: 0,
+            now_q: VecDeque::with_capacity(64),
+            front: None,
+            heap: BinaryHeap::with_capacity(1024),
+            stop_requested: false,
+        }
+    }
     #[inline]
     pub fn now(&self) -> TimeNs {
         self.now_ns
@@ -130,10 +149,14 @@ impl<E: Copy> Ctx<E> {
         self.stop_requested = true;
     }
 
-    /// File `e`, keeping `front` the earliest pending event when it is set. A new entry's
-    /// `seq` is the largest yet, so it goes first only if its time is strictly earlier.
+    /// File `e` (its `seq` is the largest yet). Later than now: it goes in front only if
+    /// its time is strictly earlier than every other pending event's.
     #[inline]
     fn insert(&mut self, e: Entry<E>) {
+        if e.time_ns == self.now_ns {
+            self.now_q.push_back(e);
+            return;
+        }
         match &self.front {
             Some(f) if e.time_ns < f.time_ns => {
                 let old = self.front.replace(e);
@@ -144,20 +167,32 @@ impl<E: Copy> Ctx<E> {
             None => self.heap.push(e),
         }
     }
-    /// The earliest pending event, removed.
+    /// Time of the earliest event in `front` or the heap.
     #[inline]
-    fn pop(&mut self) -> Option<Entry<E>> {
-        self.front.take().or_else(|| self.heap.pop())
-    }
-    #[inline]
-    fn peek_time(&self) -> Option<TimeNs> {
+    fn later_time(&self) -> Option<TimeNs> {
         match &self.front {
             Some(f) => Some(f.time_ns),
             None => self.heap.peek().map(|e| e.time_ns),
         }
     }
+    /// The earliest pending event, removed.
+    #[inline]
+    fn pop(&mut self) -> Option<Entry<E>> {
+        if !self.now_q.is_empty() && self.later_time() != Some(self.now_ns) {
+            return self.now_q.pop_front();
+        }
+        self.front.take().or_else(|| self.heap.pop())
+    }
+    #[inline]
+    fn peek_time(&self) -> Option<TimeNs> {
+        if self.now_q.is_empty() {
+            self.later_time()
+        } else {
+            Some(self.now_ns)
+        }
+    }
     fn len(&self) -> usize {
-        self.heap.len() + usize::from(self.front.is_some())
+        self.now_q.len() + usize::from(self.front.is_some()) + self.heap.len()
     }
 }
 
@@ -213,13 +248,7 @@ impl<M: Model> Sim<M> {
     pub fn new(model: M, limits: Limits) -> Self {
         Sim {
             model,
-            ctx: Ctx {
-                now_ns: 0,
-                next_seq: 0,
-                front: None,
-                heap: BinaryHeap::with_capacity(1024),
-                stop_requested: false,
-            },
+            ctx: Ctx::new(),
             limits,
             events: 0,
             digest: DIGEST_SEED,
@@ -464,13 +493,13 @@ mod tests {
         assert!(h.pop().is_none());
     }
 
-    /// The context's front slot plus heap pops in `(time, seq)` order too: events scheduled
-    /// before, at and after the pending minimum, at the current time and later, with the
-    /// clock following the pops as the engine moves it.
+    /// The context's same-time queue, front slot and heap pop in `(time, seq)` order too:
+    /// events scheduled before, at and after the pending minimum, at the current time and
+    /// later, with the clock following the pops as the engine moves it.
     #[test]
     fn ctx_pops_in_key_order() {
         let mut rng = Rng::stream(9, "engine-front");
-        let mut ctx = Ctx::<u32> { now_ns: 0, next_seq: 0, front: None, heap: BinaryHeap::new(), stop_requested: false };
+        let mut ctx = Ctx::<u32>::new();
         let mut want = std::collections::BTreeSet::new();
         for step in 0..50_000u32 {
             if rng.below(100) < 52 || want.is_empty() {
