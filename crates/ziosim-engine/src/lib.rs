@@ -150,8 +150,9 @@ impl<E: Copy> Ctx<E> {
     }
 
     /// File `e` (its `seq` is the largest yet). Later than now: it goes in front only if
-    /// its time is strictly earlier than every other pending event's.
-    #[inline]
+    /// its time is strictly earlier than every other pending event's. Always inlined: it
+    /// sits under every `schedule_*` call, and left to itself the compiler outlines it.
+    #[inline(always)]
     fn insert(&mut self, e: Entry<E>) {
         if e.time_ns == self.now_ns {
             self.now_q.push_back(e);

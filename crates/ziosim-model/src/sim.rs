@@ -1952,29 +1952,52 @@ impl Model_ {
             k => {
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
-                // Columns no child can read: any data one means reconstruction from parity.
-                let (mut gone, mut missing_data) = (0, false);
-                for c in cols.iter().filter(|c| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none()) {
-                    gone += 1;
-                    missing_data |= !c.parity;
-                }
-                if gone > k.nparity() as usize {
-                    // vdev_raidz_combrec: more columns lost than parity can rebuild.
-                    self.cols = cols;
-                    self.lost_blocks.insert((t as u16, voff));
-                    return 0;
-                }
-                let mut n = 0;
-                for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data)) {
-                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
-                        self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
-                        n += 1;
-                    }
-                }
+                let n = if self.tops[t].leaves.iter().all(|&l| self.leaves[l as usize].holds_data()) {
+                    self.read_data_columns(t, &cols, class, fl, owner, ctx)
+                } else {
+                    self.read_degraded(t, voff, k.nparity(), &cols, class, fl, owner, ctx)
+                };
                 self.cols = cols;
                 n
             }
         }
+    }
+
+    /// A raidz read with every child readable: the data columns, each from its child.
+    #[allow(clippy::too_many_arguments)]
+    fn read_data_columns(&mut self, t: usize, cols: &[Column], class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
+        let mut n = 0;
+        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && !c.parity) {
+            let leaf = self.tops[t].leaves[c.child as usize];
+            self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
+            n += 1;
+        }
+        n
+    }
+
+    /// A raidz read with a child missing: the readable columns, parity too if a data
+    /// column is gone; nothing (0) if more are gone than parity can rebuild.
+    #[allow(clippy::too_many_arguments)]
+    fn read_degraded(&mut self, t: usize, voff: u64, nparity: u32, cols: &[Column], class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
+        // Columns no child can read: any data one means reconstruction from parity.
+        let (mut gone, mut missing_data) = (0, false);
+        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none()) {
+            gone += 1;
+            missing_data |= !c.parity;
+        }
+        if gone > nparity as usize {
+            // vdev_raidz_combrec: more columns lost than parity can rebuild.
+            self.lost_blocks.insert((t as u16, voff));
+            return 0;
+        }
+        let mut n = 0;
+        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data)) {
+            if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
+                self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
+                n += 1;
+            }
+        }
+        n
     }
 
     /// The leaf that can serve reads for child `c` of top-level vdev `t`: the original disk
@@ -1988,6 +2011,7 @@ impl Model_ {
 
     /// The leaves a write to child `c` goes to: the original (unless failed or offline) and
     /// the new disk of a `replacing` vdev.
+    #[inline]
     pub(crate) fn child_write_leaves(&self, t: usize, c: usize) -> [Option<u16>; 2] {
         let old = self.tops[t].leaves[c];
         [self.leaves[old as usize].writeable().then_some(old), self.replacing[t][c]]
@@ -2035,12 +2059,8 @@ impl Model_ {
         pf.next = pf.next.max(last + 1);
         pf.dist_bytes = (pf.dist_bytes * 2).max(bytes).min(pf.max_dist_bytes);
         let target = last + 1 + pf.dist_bytes / rs;
-        let end = self.nblocks;
-        let mut todo = Vec::new();
-        while pf.next < target.min(end) {
-            todo.push(pf.next);
-            pf.next += 1;
-        }
+        let todo = pf.next..pf.next.max(target.min(self.nblocks));
+        pf.next = todo.end;
         for b in todo {
             let slot = match self.pf_free.pop() {
                 Some(s) => s,
@@ -2201,7 +2221,7 @@ impl Model_ {
     fn sync_data_progress(&mut self, ctx: &mut Ctx<Ev>) {
         let t = &mut self.txg;
         t.sync_data_done += 1;
-        let landed = (t.sync_bytes as u128 * t.sync_data_done as u128 / t.sync_data_ios.max(1) as u128) as u64;
+        let landed = crate::layout::mul_div(t.sync_bytes, t.sync_data_done, t.sync_data_ios.max(1));
         let delta = landed - t.sync_reported_bytes;
         t.sync_reported_bytes = landed;
         let mut out = Vec::new();
