@@ -38,7 +38,7 @@ mod rng;
 pub use rng::{Rng, stream_seed};
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Nanoseconds of simulated time.
 pub type TimeNs = u64;
@@ -92,14 +92,40 @@ impl<E> Ord for Entry<E> {
 }
 
 /// What a model may do to the engine while handling an event.
+///
+/// The pending events live here, so `schedule_at` files an event at once instead of
+/// staging it for the engine to copy, in one of three places:
+/// * `now_q`: events at the current time, in scheduling order. Every other pending event
+///   at the current time was scheduled before the clock got here, so it comes first, and
+///   these need no ordering beyond their queue (a burst of same-time events, such as
+///   throttled writers released together, never enters the heap).
+/// * `front`: the earliest of the rest, when set: a handler very often schedules exactly
+///   the event that runs next (a device's wake-up, a completion), and that one then never
+///   enters the heap at all.
+/// * `heap`: the others.
+///
+/// Invariants: `front`, when set, has a smaller key than every heap entry; every `now_q`
+/// entry is at `now_ns` with a larger `seq` than any `front` or heap entry at `now_ns`.
 pub struct Ctx<E> {
     now_ns: TimeNs,
     next_seq: u64,
-    pending: Vec<(TimeNs, u64, E)>,
+    now_q: VecDeque<Entry<E>>,
+    front: Option<Entry<E>>,
+    heap: BinaryHeap<Entry<E>>,
     stop_requested: bool,
 }
 
 impl<E: Copy> Ctx<E> {
+    fn new() -> Ctx<E> {
+        Ctx {
+            now_ns: 0,
+            next_seq: 0,
+            now_q: VecDeque::with_capacity(64),
+            front: None,
+            heap: BinaryHeap::with_capacity(1024),
+            stop_requested: false,
+        }
+    }
     #[inline]
     pub fn now(&self) -> TimeNs {
         self.now_ns
@@ -116,11 +142,58 @@ impl<E: Copy> Ctx<E> {
         let t = t.max(self.now_ns);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.pending.push((t, seq, ev));
+        self.insert(Entry { time_ns: t, seq, ev });
     }
     /// Ask the engine to stop after this event.
     pub fn stop(&mut self) {
         self.stop_requested = true;
+    }
+
+    /// File `e` (its `seq` is the largest yet). Later than now: it goes in front only if
+    /// its time is strictly earlier than every other pending event's. Always inlined: it
+    /// sits under every `schedule_*` call, and left to itself the compiler outlines it.
+    #[inline(always)]
+    fn insert(&mut self, e: Entry<E>) {
+        if e.time_ns == self.now_ns {
+            self.now_q.push_back(e);
+            return;
+        }
+        match &self.front {
+            Some(f) if e.time_ns < f.time_ns => {
+                let old = self.front.replace(e);
+                self.heap.push(old.unwrap());
+            }
+            Some(_) => self.heap.push(e),
+            None if self.heap.peek().is_none_or(|h| e.time_ns < h.time_ns) => self.front = Some(e),
+            None => self.heap.push(e),
+        }
+    }
+    /// Time of the earliest event in `front` or the heap.
+    #[inline]
+    fn later_time(&self) -> Option<TimeNs> {
+        match &self.front {
+            Some(f) => Some(f.time_ns),
+            None => self.heap.peek().map(|e| e.time_ns),
+        }
+    }
+    /// The earliest pending event, removed.
+    #[inline]
+    fn pop(&mut self) -> Option<Entry<E>> {
+        if !self.now_q.is_empty() && self.later_time() != Some(self.now_ns) {
+            return self.now_q.pop_front();
+        }
+        self.front.take().or_else(|| self.heap.pop())
+    }
+    #[inline]
+    fn peek_time(&self) -> Option<TimeNs> {
+        if self.now_q.is_empty() {
+            self.later_time()
+        } else {
+            Some(self.now_ns)
+        }
+    }
+    fn len(&self) -> usize {
+        self.now_q.len() + usize::from(self.front.is_some()) + self.heap.len()
     }
 }
 
@@ -155,7 +228,6 @@ pub enum End {
 /// The simulation: a model, a clock, a heap of events and a digest.
 pub struct Sim<M: Model> {
     model: M,
-    heap: BinaryHeap<Entry<M::Event>>,
     ctx: Ctx<M::Event>,
     limits: Limits,
     events: u64,
@@ -177,8 +249,7 @@ impl<M: Model> Sim<M> {
     pub fn new(model: M, limits: Limits) -> Self {
         Sim {
             model,
-            heap: BinaryHeap::with_capacity(1024),
-            ctx: Ctx { now_ns: 0, next_seq: 0, pending: Vec::with_capacity(16), stop_requested: false },
+            ctx: Ctx::new(),
             limits,
             events: 0,
             digest: DIGEST_SEED,
@@ -205,44 +276,33 @@ impl<M: Model> Sim<M> {
     }
     /// Number of events waiting.
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        self.ctx.len()
     }
 
     /// Schedule from outside a handler (initial events).
     pub fn schedule_at(&mut self, t: TimeNs, ev: M::Event) {
         self.ctx.schedule_at(t, ev);
-        self.flush_pending();
     }
 
     /// Lets setup code act on the model with a context (e.g. to start workloads).
     pub fn with_ctx<R>(&mut self, f: impl FnOnce(&mut M, &mut Ctx<M::Event>) -> R) -> R {
-        let r = f(&mut self.model, &mut self.ctx);
-        self.flush_pending();
-        r
-    }
-
-    #[inline]
-    fn flush_pending(&mut self) {
-        for (time_ns, seq, ev) in self.ctx.pending.drain(..) {
-            self.heap.push(Entry { time_ns, seq, ev });
-        }
+        f(&mut self.model, &mut self.ctx)
     }
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<TimeNs> {
-        self.heap.peek().map(|e| e.time_ns)
+        self.ctx.peek_time()
     }
 
     /// Handle exactly one event. Returns false if there was none.
     pub fn step(&mut self) -> bool {
-        let Some(e) = self.heap.pop() else { return false };
+        let Some(e) = self.ctx.pop() else { return false };
         let time_ns = e.time_ns;
         debug_assert!(time_ns >= self.ctx.now_ns, "time went backwards");
         self.ctx.now_ns = time_ns;
         self.events += 1;
         self.digest = mix(mix(self.digest, time_ns), M::digest_word(&e.ev));
         self.model.handle(e.ev, &mut self.ctx);
-        self.flush_pending();
         true
     }
 
@@ -432,5 +492,40 @@ mod tests {
             assert_eq!((e.time_ns, e.seq, e.ev), (t, q, ev));
         }
         assert!(h.pop().is_none());
+    }
+
+    /// The context's same-time queue, front slot and heap pop in `(time, seq)` order too:
+    /// events scheduled before, at and after the pending minimum, at the current time and
+    /// later, with the clock following the pops as the engine moves it.
+    #[test]
+    fn ctx_pops_in_key_order() {
+        let mut rng = Rng::stream(9, "engine-front");
+        let mut ctx = Ctx::<u32>::new();
+        let mut want = std::collections::BTreeSet::new();
+        for step in 0..50_000u32 {
+            if rng.below(100) < 52 || want.is_empty() {
+                let delay = match rng.below(4) {
+                    0 => 0,
+                    1 => rng.below(4),
+                    2 => rng.below(1 << 20),
+                    _ => u64::MAX - rng.below(4),
+                };
+                let seq = ctx.next_seq;
+                ctx.schedule_in(delay, step);
+                want.insert((ctx.now_ns.saturating_add(delay), seq, step));
+            } else {
+                let (t, q, ev) = want.pop_first().unwrap();
+                let e = ctx.pop().unwrap();
+                assert_eq!((e.time_ns, e.seq, e.ev), (t, q, ev));
+                ctx.now_ns = t;
+            }
+            assert_eq!(ctx.len(), want.len());
+            assert_eq!(ctx.peek_time(), want.first().map(|w| w.0));
+        }
+        while let Some((t, q, ev)) = want.pop_first() {
+            let e = ctx.pop().unwrap();
+            assert_eq!((e.time_ns, e.seq, e.ev), (t, q, ev));
+        }
+        assert!(ctx.pop().is_none());
     }
 }

@@ -347,6 +347,9 @@ struct Geom {
     /// `pre[i]`: offset of cycle slot i; `pre[Q]` = bytes per cycle (its slots, then on
     /// raidz a gap of < dcols sectors that sets the next cycle's first column).
     pre: Vec<u64>,
+    /// `pre` in `Layout::pos` order (`pos_pre[i] = pre[pos[i]]`): a slot-lane's `k`-th slot
+    /// of a cycle is one lookup away (`slot_offset`).
+    pos_pre: Vec<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -419,6 +422,17 @@ fn indirect_psize(children: u64, ratio: f64, ashift: u32) -> u64 {
         INDIRECT_LSIZE
     } else {
         p
+    }
+}
+
+/// ⌊a·b / n⌋ for a quotient that fits 64 bits. The product fits 64 bits too in every
+/// real use (block index × txgs, bytes × writes), so the 128-bit division — a library call
+/// — is only the fallback; both give the same quotient.
+#[inline]
+pub(crate) fn mul_div(a: u64, b: u64, n: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p / n,
+        None => (a as u128 * b as u128 / n as u128) as u64,
     }
 }
 
@@ -834,7 +848,8 @@ impl Layout {
                         off = align(off, stretch + 1);
                     }
                     pre.push(off);
-                    self.geoms.push(Geom { lane_asize, pre });
+                    let pos_pre = self.pos.iter().map(|&i| pre[i as usize]).collect();
+                    self.geoms.push(Geom { lane_asize, pre, pos_pre });
                     keys.len() - 1
                 }
             };
@@ -862,7 +877,7 @@ impl Layout {
                     self.alloc[t] += blocks * g.lane_asize[li];
                     let s = l.slot as usize + d;
                     let k = runs_here - 1;
-                    let run_end = self.slot_offset(s, t, k) + l.run_blocks * g.lane_asize[li];
+                    let run_end = self.slot_offset(g, s, k) + l.run_blocks * g.lane_asize[li];
                     end[t] = end[t].max(run_end);
                 }
             }
@@ -941,7 +956,7 @@ impl Layout {
 
     #[inline]
     fn fresh_birth(&self, index: u64) -> u64 {
-        1 + ((index.min(self.n_blocks - 1) as u128 * self.txgs as u128) / self.n_blocks as u128) as u64
+        1 + mul_div(index.min(self.n_blocks - 1), self.txgs, self.n_blocks)
     }
 
     /// Birth of a metadata block whose subtree ends at traversal index `end`.
@@ -971,12 +986,12 @@ impl Layout {
         (runs / r) * w + (runs % r).saturating_sub(s).min(w)
     }
 
+    /// Offset of the `k`-th slot of slot-lane `s` in geometry `g`.
     #[inline]
-    fn slot_offset(&self, s: usize, t: usize, k: u64) -> u64 {
-        let g = &self.geoms[self.top_geom[t] as usize];
+    fn slot_offset(&self, g: &Geom, s: usize, k: u64) -> u64 {
         let q = self.q[s] as u64;
         let cycle = g.pre[g.pre.len() - 1];
-        (k / q) * cycle + g.pre[self.pos[self.pos_start[s] as usize + (k % q) as usize] as usize]
+        (k / q) * cycle + g.pos_pre[self.pos_start[s] as usize + (k % q) as usize]
     }
 
     /// Fills `b.dvas` for the block of rank `rank` in lane `li`.
@@ -992,11 +1007,14 @@ impl Layout {
         let (t0, k) = self.rotor_rank(q);
         let ntops = self.top_geom.len();
         b.ndvas = l.ndvas;
-        for d in 0..l.ndvas as usize {
-            let t = (t0 as usize + d) % ntops;
-            let asize = self.geoms[self.top_geom[t] as usize].lane_asize[li as usize];
-            let offset = self.slot_offset(l.slot as usize + d, t, k) + j * asize;
-            b.dvas[d] = Dva { vdev: t as u16, offset, asize };
+        // Copy d goes to top t0 + d (mod ntops); t0 < ntops, so stepping with a wrap is that.
+        let mut t = t0 as usize;
+        for (d, dva) in b.dvas[..l.ndvas as usize].iter_mut().enumerate() {
+            let g = &self.geoms[self.top_geom[t] as usize];
+            let asize = g.lane_asize[li as usize];
+            let offset = self.slot_offset(g, l.slot as usize + d, k) + j * asize;
+            *dva = Dva { vdev: t as u16, offset, asize };
+            t = if t + 1 == ntops { 0 } else { t + 1 };
         }
     }
 
@@ -1008,6 +1026,7 @@ impl Layout {
         b
     }
 
+    #[inline]
     fn data_birth(&self, index: u64, li: u32, rank: u64) -> u64 {
         let fresh = self.fresh_birth(index);
         if self.frag <= 0.0 {
@@ -1375,6 +1394,20 @@ impl Iterator for Traversal<'_> {
 mod tests {
     use super::*;
     use crate::pool::{raidz_map, VdevType};
+
+    #[test]
+    fn mul_div_is_the_wide_quotient() {
+        let mut rng = ziosim_engine::Rng::stream(5, "mul-div");
+        for _ in 0..100_000 {
+            let (sn, sb) = (rng.below(64), rng.below(64));
+            let n = 1 + rng.below(u64::MAX >> sn);
+            let a = rng.below(n);
+            let b = rng.below(u64::MAX >> sb);
+            // a < n keeps the quotient below b, so it fits; wide products take the fallback.
+            assert_eq!(mul_div(a, b, n), (a as u128 * b as u128 / n as u128) as u64, "{a} {b} {n}");
+        }
+        assert_eq!(mul_div(u64::MAX - 1, u64::MAX - 2, u64::MAX), u64::MAX - 3);
+    }
 
     fn top(name: &str, kind: VdevType, disks: u16, size_bytes: u64) -> TopVdev {
         TopVdev { name: name.into(), kind, leaves: (0..disks).collect(), ashift: 12, size_bytes }

@@ -181,19 +181,42 @@ impl Prefetcher {
 const LEAF_LAT_BUCKETS: usize = 37;
 const SIZE_BUCKETS: usize = 25;
 
+/// One leaf's completions of one class. The `zpool iostat -w` latency histograms
+/// (`*_wait_log2`) are derived from the fine ones at the end (`FineHist::log2`).
 #[derive(Default, Clone)]
 pub(crate) struct ClassStats {
     ops: u64,
     bytes: u64,
     agg_ops: u64,
-    total: Log2Hist<LEAF_LAT_BUCKETS>,
-    disk: Log2Hist<LEAF_LAT_BUCKETS>,
-    queue: Log2Hist<LEAF_LAT_BUCKETS>,
     size_ind: Log2Hist<SIZE_BUCKETS>,
     size_agg: Log2Hist<SIZE_BUCKETS>,
     total_f: FineHist,
     disk_f: FineHist,
     queue_f: FineHist,
+}
+
+/// Consecutive members of one completed command with the same class and op: the sums
+/// `Leaf::count_run` adds at once.
+struct MemberRun {
+    class: IoClass,
+    op: Op,
+    n: u64,
+    bytes: u64,
+    total_ns: u64,
+    queue_ns: u64,
+}
+
+impl MemberRun {
+    fn new(io: &LeafIo) -> MemberRun {
+        MemberRun { class: io.class, op: io.op, n: 0, bytes: 0, total_ns: 0, queue_ns: 0 }
+    }
+    #[inline]
+    fn add(&mut self, io: &LeafIo, total: u64, queue: u64) {
+        self.n += 1;
+        self.bytes += io.size as u64;
+        self.total_ns += total;
+        self.queue_ns += queue;
+    }
 }
 
 /// Counters that the sampler turns into per-interval series (cumulative here).
@@ -262,6 +285,43 @@ impl Leaf {
     /// Writeable and not missing everything (a new disk's DTL starts at the first txg).
     pub(crate) fn holds_data(&self) -> bool {
         self.writeable() && self.dtl.is_none_or(|(lo, _)| lo > crate::admin::TXG_INITIAL)
+    }
+
+    /// The statistics of one completed member that depend on the member itself.
+    #[inline]
+    fn count_member(&mut self, io: &LeafIo, total: u64, queue: u64, agg: bool) {
+        let cs = &mut self.classes[io.class.idx()];
+        cs.total_f.add(total);
+        cs.queue_f.add(queue);
+        if agg {
+            cs.size_agg.add(io.size as u64);
+        } else {
+            cs.size_ind.add(io.size as u64);
+        }
+    }
+
+    /// The statistics of a run of members of one class and op, all with disk time `disk`.
+    #[inline]
+    fn count_run(&mut self, r: &MemberRun, disk: u64, agg: bool) {
+        let cs = &mut self.classes[r.class.idx()];
+        cs.ops += r.n;
+        cs.bytes += r.bytes;
+        if agg {
+            cs.agg_ops += r.n;
+        }
+        cs.disk_f.add_n(disk, r.n);
+        let c = &mut self.cnt;
+        c.class_ops[r.class.idx()] += r.n;
+        c.queue_ns[r.class.idx()] += r.queue_ns;
+        let (ops, bytes, total_ns, disk_ns) = match r.op {
+            Op::Read => (&mut c.read_ops, &mut c.read_bytes, &mut c.read_total_ns, &mut c.read_disk_ns),
+            Op::Write => (&mut c.write_ops, &mut c.write_bytes, &mut c.write_total_ns, &mut c.write_disk_ns),
+            Op::Flush => return,
+        };
+        *ops += r.n;
+        *bytes += r.bytes;
+        *total_ns += r.total_ns;
+        *disk_ns += disk * r.n;
     }
 
     /// A leaf built from its device spec with the release's queue policy. `samples` is how
@@ -1892,29 +1952,52 @@ impl Model_ {
             k => {
                 let mut cols = std::mem::take(&mut self.cols);
                 raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
-                // Columns no child can read: any data one means reconstruction from parity.
-                let (mut gone, mut missing_data) = (0, false);
-                for c in cols.iter().filter(|c| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none()) {
-                    gone += 1;
-                    missing_data |= !c.parity;
-                }
-                if gone > k.nparity() as usize {
-                    // vdev_raidz_combrec: more columns lost than parity can rebuild.
-                    self.cols = cols;
-                    self.lost_blocks.insert((t as u16, voff));
-                    return 0;
-                }
-                let mut n = 0;
-                for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data)) {
-                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
-                        self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
-                        n += 1;
-                    }
-                }
+                let n = if self.tops[t].leaves.iter().all(|&l| self.leaves[l as usize].holds_data()) {
+                    self.read_data_columns(t, &cols, class, fl, owner, ctx)
+                } else {
+                    self.read_degraded(t, voff, k.nparity(), &cols, class, fl, owner, ctx)
+                };
                 self.cols = cols;
                 n
             }
         }
+    }
+
+    /// A raidz read with every child readable: the data columns, each from its child.
+    #[allow(clippy::too_many_arguments)]
+    fn read_data_columns(&mut self, t: usize, cols: &[Column], class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
+        let mut n = 0;
+        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && !c.parity) {
+            let leaf = self.tops[t].leaves[c.child as usize];
+            self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
+            n += 1;
+        }
+        n
+    }
+
+    /// A raidz read with a child missing: the readable columns, parity too if a data
+    /// column is gone; nothing (0) if more are gone than parity can rebuild.
+    #[allow(clippy::too_many_arguments)]
+    fn read_degraded(&mut self, t: usize, voff: u64, nparity: u32, cols: &[Column], class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
+        // Columns no child can read: any data one means reconstruction from parity.
+        let (mut gone, mut missing_data) = (0, false);
+        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none()) {
+            gone += 1;
+            missing_data |= !c.parity;
+        }
+        if gone > nparity as usize {
+            // vdev_raidz_combrec: more columns lost than parity can rebuild.
+            self.lost_blocks.insert((t as u16, voff));
+            return 0;
+        }
+        let mut n = 0;
+        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data)) {
+            if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
+                self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
+                n += 1;
+            }
+        }
+        n
     }
 
     /// The leaf that can serve reads for child `c` of top-level vdev `t`: the original disk
@@ -1928,6 +2011,7 @@ impl Model_ {
 
     /// The leaves a write to child `c` goes to: the original (unless failed or offline) and
     /// the new disk of a `replacing` vdev.
+    #[inline]
     pub(crate) fn child_write_leaves(&self, t: usize, c: usize) -> [Option<u16>; 2] {
         let old = self.tops[t].leaves[c];
         [self.leaves[old as usize].writeable().then_some(old), self.replacing[t][c]]
@@ -1975,12 +2059,8 @@ impl Model_ {
         pf.next = pf.next.max(last + 1);
         pf.dist_bytes = (pf.dist_bytes * 2).max(bytes).min(pf.max_dist_bytes);
         let target = last + 1 + pf.dist_bytes / rs;
-        let end = self.nblocks;
-        let mut todo = Vec::new();
-        while pf.next < target.min(end) {
-            todo.push(pf.next);
-            pf.next += 1;
-        }
+        let todo = pf.next..pf.next.max(target.min(self.nblocks));
+        pf.next = todo.end;
         for b in todo {
             let slot = match self.pf_free.pop() {
                 Some(s) => s,
@@ -2141,7 +2221,7 @@ impl Model_ {
     fn sync_data_progress(&mut self, ctx: &mut Ctx<Ev>) {
         let t = &mut self.txg;
         t.sync_data_done += 1;
-        let landed = (t.sync_bytes as u128 * t.sync_data_done as u128 / t.sync_data_ios.max(1) as u128) as u64;
+        let landed = crate::layout::mul_div(t.sync_bytes, t.sync_data_done, t.sync_data_ios.max(1));
         let delta = landed - t.sync_reported_bytes;
         t.sync_reported_bytes = landed;
         let mut out = Vec::new();
@@ -2417,51 +2497,28 @@ impl Model_ {
         self.leaves[li].active -= 1;
         self.leaf_ios_done += 1;
         let agg = iss.members > 1;
+        // `pump` stamped every member with the command's issue time, so all share one disk
+        // time; what only sums are counted once per run of members of one class.
+        let first = self.ios.get(head);
+        let disk = now - first.issue_ns;
+        let mut run = MemberRun::new(first);
         let mut m = head;
         while m != NO_IO {
             let io = *self.ios.get(m);
-            let next = io.agg_next;
+            if (io.class, io.op) != (run.class, run.op) {
+                self.leaves[li].count_run(&run, disk, agg);
+                run = MemberRun::new(&io);
+            }
+            debug_assert_eq!(now - io.issue_ns, disk, "members issued apart");
             let total = now - io.enqueue_ns;
-            let disk = now - io.issue_ns;
             let queue = io.issue_ns - io.enqueue_ns;
-            let l = &mut self.leaves[li];
-            let cs = &mut l.classes[io.class.idx()];
-            cs.ops += 1;
-            cs.bytes += io.size as u64;
-            cs.total.add(total);
-            cs.disk.add(disk);
-            cs.queue.add(queue);
-            cs.total_f.add(total);
-            cs.disk_f.add(disk);
-            cs.queue_f.add(queue);
-            if agg {
-                cs.agg_ops += 1;
-                cs.size_agg.add(io.size as u64);
-            } else {
-                cs.size_ind.add(io.size as u64);
-            }
-            let c = &mut l.cnt;
-            c.class_ops[io.class.idx()] += 1;
-            c.queue_ns[io.class.idx()] += queue;
-            match io.op {
-                Op::Read => {
-                    c.read_ops += 1;
-                    c.read_bytes += io.size as u64;
-                    c.read_total_ns += total;
-                    c.read_disk_ns += disk;
-                }
-                Op::Write => {
-                    c.write_ops += 1;
-                    c.write_bytes += io.size as u64;
-                    c.write_total_ns += total;
-                    c.write_disk_ns += disk;
-                }
-                Op::Flush => {}
-            }
+            self.leaves[li].count_member(&io, total, queue, agg);
+            run.add(&io, total, queue);
             self.ios.free(m);
             self.resolve_owner(io.owner, ctx);
-            m = next;
+            m = io.agg_next;
         }
+        self.leaves[li].count_run(&run, disk, agg);
     }
 
     /// One leaf I/O of `owner` is done: tell whoever waits for it.
@@ -2581,9 +2638,9 @@ impl Model_ {
                         c.key().into(),
                         json!({
                             "ops": cs.ops, "bytes": cs.bytes, "agg_ops": cs.agg_ops,
-                            "total_wait_log2": cs.total.counts.to_vec(),
-                            "disk_wait_log2": cs.disk.counts.to_vec(),
-                            "queue_wait_log2": cs.queue.counts.to_vec(),
+                            "total_wait_log2": cs.total_f.log2::<LEAF_LAT_BUCKETS>().counts.to_vec(),
+                            "disk_wait_log2": cs.disk_f.log2::<LEAF_LAT_BUCKETS>().counts.to_vec(),
+                            "queue_wait_log2": cs.queue_f.log2::<LEAF_LAT_BUCKETS>().counts.to_vec(),
                             "size_ind_log2": cs.size_ind.counts.to_vec(),
                             "size_agg_log2": cs.size_agg.counts.to_vec(),
                             "total_wait_ns": pct(&cs.total_f), "disk_wait_ns": pct(&cs.disk_f), "queue_wait_ns": pct(&cs.queue_f),

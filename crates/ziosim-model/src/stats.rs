@@ -6,17 +6,16 @@
 //! * [`FineHist`]: log-linear (16 sub-buckets per power of two, relative error ≤ 1/32 at
 //!   the bucket midpoint) for percentiles; its 976 buckets are allocated at the first sample
 //!   (a leaf keeps 27 of these, most for classes it never sees), never per sample.
+//!   Every fine bucket lies inside one power of two, so a `FineHist` also yields the exact
+//!   [`Log2Hist`] of its samples ([`FineHist::log2`]): a latency recorded in both costs
+//!   one sample, not two.
 
 use serde::Serialize;
 
 /// Index of the log2 bucket holding `v` (0 for 0 and 1).
 #[inline]
 pub fn log2_bucket(v: u64) -> usize {
-    if v <= 1 {
-        0
-    } else {
-        63 - v.leading_zeros() as usize
-    }
+    63 - (v | 1).leading_zeros() as usize
 }
 
 #[derive(Clone, Debug)]
@@ -63,15 +62,14 @@ impl Default for FineHist {
     }
 }
 
+/// Bucket of `v`: `(e − SUB_BITS + 1)·SUB + sub` for octave `e = ⌊log2 v⌋ ≥ SUB_BITS`, `sub`
+/// the SUB_BITS bits below the leading one; `v` itself below `SUB`. With `sh = e − SUB_BITS`,
+/// `v >> sh` is `SUB + sub`, so the index is `sh·SUB + (v >> sh)`, and `sh = 0` (clamped)
+/// gives `v` for small values: no branch.
 #[inline]
 fn fine_index(v: u64) -> usize {
-    if v < SUB as u64 {
-        v as usize
-    } else {
-        let e = 63 - v.leading_zeros(); // >= SUB_BITS
-        let sub = (v >> (e - SUB_BITS)) as usize & (SUB - 1);
-        ((e - SUB_BITS + 1) as usize) * SUB + sub
-    }
+    let sh = (63 - (v | 1).leading_zeros()).saturating_sub(SUB_BITS);
+    ((sh as usize) << SUB_BITS) + (v >> sh) as usize
 }
 
 /// Lower bound and width of fine bucket `i`.
@@ -101,14 +99,34 @@ pub struct Pcts {
 impl FineHist {
     #[inline]
     pub fn add(&mut self, v: u64) {
-        if self.counts.is_empty() {
-            self.counts = vec![0; FINE_LEN];
+        self.add_n(v, 1);
+    }
+    /// `n` samples of the same value `v`: exactly `n` calls of `add(v)`.
+    #[inline]
+    pub fn add_n(&mut self, v: u64, n: u64) {
+        // One bounds check also finds the unallocated (empty) histogram.
+        match self.counts.get_mut(fine_index(v)) {
+            Some(c) => *c += n,
+            None => self.first_add(v, n),
         }
-        self.counts[fine_index(v)] += 1;
-        self.n += 1;
-        self.sum += v as u128;
+        self.n += n;
+        self.sum += v as u128 * n as u128;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
+    }
+    #[cold]
+    fn first_add(&mut self, v: u64, n: u64) {
+        self.counts = vec![0; FINE_LEN];
+        self.counts[fine_index(v)] += n;
+    }
+    /// The log2 histogram of the same samples (bucket `N − 1` also holds everything above),
+    /// as `Log2Hist::add` of each would have made it.
+    pub fn log2<const N: usize>(&self) -> Log2Hist<N> {
+        let mut h = Log2Hist::default();
+        for (i, &c) in self.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+            h.counts[log2_bucket(fine_bounds(i).0).min(N - 1)] += c;
+        }
+        h
     }
     pub fn merge(&mut self, o: &FineHist) {
         if self.counts.is_empty() && !o.counts.is_empty() {
@@ -189,6 +207,58 @@ mod tests {
             let (lo, w) = fine_bounds(i);
             assert!(lo <= v && v - lo < w, "v={v} i={i} lo={lo} w={w}");
         }
+    }
+
+    /// The branch-free forms give what the definitions give.
+    #[test]
+    fn bucket_indices_match_their_definitions() {
+        let by_def = |v: u64| {
+            if v < SUB as u64 {
+                v as usize
+            } else {
+                let e = 63 - v.leading_zeros();
+                ((e - SUB_BITS + 1) as usize) * SUB + ((v >> (e - SUB_BITS)) as usize & (SUB - 1))
+            }
+        };
+        let mut vals: Vec<u64> = (0..5_000u64).collect();
+        for e in 1..64 {
+            for d in [0u64, 1, 2, 3, 7, 12345] {
+                vals.extend([(1u64 << e).wrapping_add(d), (1u64 << e).wrapping_sub(1 + d)]);
+            }
+        }
+        vals.push(u64::MAX);
+        for v in vals {
+            assert_eq!(fine_index(v), by_def(v), "fine_index({v})");
+            assert_eq!(log2_bucket(v), if v <= 1 { 0 } else { 63 - v.leading_zeros() as usize }, "log2_bucket({v})");
+        }
+    }
+
+    /// `add_n` is `n` adds, and `log2` is the log2 histogram of the samples themselves.
+    #[test]
+    fn add_n_and_log2_match_per_sample_adds() {
+        let mut rng = ziosim_engine::Rng::stream(3, "stats-log2");
+        let (mut one, mut many) = (FineHist::default(), FineHist::default());
+        let (mut l37, mut l64) = (Log2Hist::<37>::default(), Log2Hist::<64>::default());
+        for _ in 0..20_000 {
+            let v = match rng.below(4) {
+                0 => rng.below(64),
+                1 => rng.below(1 << 24),
+                2 => rng.below(1 << 40) << rng.below(24),
+                _ => u64::MAX - rng.below(1 << 20),
+            };
+            let n = 1 + rng.below(5);
+            for _ in 0..n {
+                one.add(v);
+                l37.add(v);
+                l64.add(v);
+            }
+            many.add_n(v, n);
+        }
+        assert_eq!(many.counts, one.counts);
+        assert_eq!((many.n, many.sum, many.min, many.max), (one.n, one.sum, one.min, one.max));
+        assert_eq!(one.log2::<37>().counts, l37.counts);
+        assert_eq!(one.log2::<64>().counts, l64.counts);
+        assert_eq!(FineHist::default().log2::<37>().counts, [0; 37]);
     }
 
     #[test]
