@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 #: Bump when point_metrics changes shape: finished points of another schema are re-run.
-METRICS_SCHEMA = 1
+#: 2: the workload's figures while a scan was issuing (``scan_window_*``), ``scan_eta_ns``.
+METRICS_SCHEMA = 2
 
 LAT = ("mean", "p50", "p90", "p99", "p999", "max")
 
@@ -50,6 +51,11 @@ WORKLOAD_COLUMNS = (
     ("ops_per_s", "float64"), ("bytes_per_s", "float64"),
     *((f"latency_ns_{k}", "float64" if k == "mean" else "int64") for k in LAT),
     ("active_ns", "int64"), ("elapsed_ns", "int64"),
+    # The same workload while a scan (scrub, resilver, rebuild) was issuing: the window
+    # `ziosim run` prints as "during the scan"; null when no scan ran or none of its
+    # operations ended in that window.
+    ("scan_window_ops", "int64"), ("scan_window_ops_per_s", "float64"),
+    *((f"scan_window_latency_ns_{k}", "float64" if k == "mean" else "int64") for k in LAT),
 )
 POINT_COLUMNS = (
     ("scan_func", "string"), ("scan_state", "string"), ("scan_engine", "string"),
@@ -57,6 +63,9 @@ POINT_COLUMNS = (
     ("scan_examined_bytes", "int64"), ("scan_issued_bytes", "int64"), ("scan_processed_bytes", "int64"),
     ("scan_examined_bytes_per_s", "float64"), ("scan_issued_bytes_per_s", "float64"),
     ("scan_processed_bytes_per_s", "float64"), ("scan_leaf_read_bytes_per_s", "float64"),
+    # A scan still running when the run stopped: the time to go that the release's own
+    # `zpool status` prints at that moment (null if it prints no estimate).
+    ("scan_eta_ns", "int64"),
     ("txg_syncs", "int64"), ("txg_sync_ns_mean", "float64"), ("txg_sync_ns_p99", "int64"),
     ("txg_sync_ns_max", "int64"),
     ("zil_commits", "int64"), ("zil_slog", "bool"),
@@ -84,6 +93,38 @@ def _active_ns(w: Mapping[str, Any], cfg: Mapping[str, Any] | None, sim_ns: int)
     return max(end - start, 0), elapsed
 
 
+def _scan_eta_ns(results: Mapping[str, Any], release: str) -> int | None:
+    """What the last ``zpool status`` of the run gives as time to go, in ns."""
+    from ..report.status import scan_progress
+
+    snaps = (results.get("status") or {}).get("snapshots") or []
+    if not snaps or not release:
+        return None
+    snap = snaps[-1]
+    ps = snap.get("scan") or {}
+    if ps.get("state") != "scanning":
+        return None
+    now_s = int((results.get("status") or {}).get("epoch_s", 0)) + int(snap.get("t_ns", 0)) // 1_000_000_000
+    secs = scan_progress(ps, release, now_s).secs_left
+    return None if secs is None else int(secs) * 1_000_000_000
+
+
+def _scan_window(w: Mapping[str, Any]) -> dict[str, Any]:
+    """A workload's ``scan_window_*`` columns from its ``by_scan_phase.during``."""
+    during = (w.get("by_scan_phase") or {}).get("during") or {}
+    ops = int(during.get("ops") or 0)
+    window_s = int(during.get("window_ns") or 0) / 1e9
+    lat = during.get("latency_ns") if ops else None
+    out: dict[str, Any] = {
+        "scan_window_ops": ops if during else None,
+        "scan_window_ops_per_s": ops / window_s if window_s > 0 else None,
+    }
+    for k in LAT:
+        v = _stat(lat, k)
+        out[f"scan_window_latency_ns_{k}"] = float(v) if (k == "mean" and v is not None) else v
+    return out
+
+
 def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What the sweep table keeps of one run (plain JSON: ints, floats, strings, null).
 
@@ -101,6 +142,7 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
     if sc:
         # Every scan_<k> column is the results' scan.<k>.
         point.update({c: sc.get(c[len("scan_"):]) for c, _ in POINT_COLUMNS if c.startswith("scan_")})
+        point["scan_eta_ns"] = _scan_eta_ns(results, (config or {}).get("release") or "")
     txg = results.get("txg")
     if txg:
         point.update({
@@ -134,6 +176,7 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
         for k in LAT:
             v = _stat(lat, k)
             row[f"latency_ns_{k}"] = float(v) if (k == "mean" and v is not None) else v
+        row.update(_scan_window(w))
         workloads.append(row)
     return {"run": run, "point": point, "workloads": workloads}
 
