@@ -430,6 +430,128 @@ def compare(
         sys.stdout.write(compare_mod.render(man, rows, base_spec, metric_list))
 
 
+# ----------------------------------------------------------------------------- advise
+
+
+def _with_baseline(opt: str, baseline: dict) -> str:
+    """A --set axis on a tunable gains the scenario's own value, so the baseline is a point."""
+    from .fields import parse_set_option
+
+    fld, values = parse_set_option(opt)
+    cur = baseline.get(fld)
+    if not fld.startswith("zfs.tunables.") or cur is None or cur in values:
+        return opt
+    return f"{fld}=" + ",".join(str(v) for v in [cur, *values])
+
+
+@app.command()
+def advise(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML): the pool as it runs today.")],
+    goal: Annotated[
+        Optional[str],
+        typer.Option("--goal", metavar="[WORKLOAD.]MEASURE",
+                     help="What to minimise or maximise: scan-time, scan-rate, p50, p90, p99, p99.9, max, mean, "
+                          "ops/s, elapsed, at-risk, commit-p99. [default: scan-time when the scenario scans]"),
+    ] = None,
+    limits: Annotated[
+        Optional[list[str]],
+        typer.Option("--limit", metavar="[WORKLOAD.]MEASURE<=VALUE",
+                     help="A bound every recommended setting must meet, e.g. users.p99<=50ms (repeatable; "
+                          "workload measures are taken during the scan when the scenario scans)."),
+    ] = None,
+    sets: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", metavar="FIELD=V1,V2",
+                     help="Settings to try instead of the default knobs (repeatable; a grid, as in ziosim sweep)."),
+    ] = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", help="Directory for the runs and advice.json. [default: out/advise-<name>]")
+    ] = None,
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", min=1, help="Runs in parallel. [default: the CPUs available]")
+    ] = None,
+    backend: Annotated[
+        str, typer.Option("--backend", help="local (a process pool) or ray (Ray tasks; needs ziosim[ray]).")
+    ] = "local",
+    stop: Annotated[
+        Optional[str], typer.Option("--stop", help='Simulated time for every run, e.g. "30m" (overrides scenario.stop).')
+    ] = None,
+    allow_unsafe: Annotated[
+        bool, typer.Option("--allow-unsafe", help="Also recommend settings that put acknowledged data at risk.")
+    ] = False,
+    tolerance: Annotated[
+        float, typer.Option("--tolerance", min=0.0, max=1.0,
+                            help="Goal values within this fraction of the best are as good; then the fewest "
+                                 "changes win.")
+    ] = 0.02,
+    show_all: Annotated[bool, typer.Option("--all", help="List every setting tried, also those that miss a limit.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the advice as JSON instead of text.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Re-run settings already finished in OUT.")] = False,
+    quiet: QuietOpt = False,
+    no_progress: NoProgressOpt = False,
+) -> None:
+    """Find the tunable setting that best meets a goal, and print how to apply and revert it."""
+    from . import advise as advise_mod
+    from .sweep import execute, spec
+
+    repro = f"ziosim advise {shlex.quote(str(scenario))}"
+    with _errors(repro):
+        sc = scenario_mod.load(scenario, stop=stop)
+        doc = scenario_mod.parse_toml(scenario_mod.read_text(Path(scenario), "scenario"), str(scenario))
+        config = sc.config
+        scanning = bool(advise_mod.scan_kinds(config))
+        if goal is None:
+            if not scanning:
+                raise ScenarioError("--goal: missing — the scenario runs no scrub or resilver; allowed: a measure "
+                                    "such as p99 or ops/s (see --help)")
+            goal = "scan-time"
+        g = advise_mod.parse_goal(goal)
+        lims = [advise_mod.parse_limit(t) for t in (limits or [])]
+        names = [w["name"] for w in config.get("workloads", [])]
+        g = advise_mod.with_workload(g, names, "--goal")
+        lims = [advise_mod.with_workload(lim, names, f"--limit {lim.text}") for lim in lims]
+        if sets:
+            set_opts = list(sets)
+        else:
+            knobs = advise_mod.default_knobs(config)
+            if not knobs:
+                raise ScenarioError("--set: missing — the scenario runs no scan ziosim has default knobs for; allowed: "
+                                    "the settings to try, e.g. --set zfs.tunables.zfs_txg_timeout=1,5,10")
+            set_opts = advise_mod.set_options(knobs)
+        fields = [o.split("=", 1)[0].strip() for o in set_opts]
+        base_vals = advise_mod.baseline_values(doc, config, fields)
+        set_opts = [_with_baseline(o, base_vals) for o in set_opts]
+        sw = spec.load(scenario, sets=set_opts, stop=stop)
+        execute.check_backend(backend)
+    outdir = out if out is not None else Path("out") / f"advise-{_slug(sc.name)}"
+    with _errors(repro):
+        with _PointProgress(_progress_enabled(quiet, no_progress), len(sw.points)) as bar:
+            try:
+                res = execute.run_sweep(sw, outdir, jobs=jobs, backend=backend, fresh=fresh, on_point=bar.update)
+            except KeyboardInterrupt:
+                _say(f"interrupted; finished runs are kept in {outdir}/points — run the same command to resume")
+                raise typer.Exit(EXIT_INTERRUPTED) from None
+        if res.failures:
+            for f in res.failures:
+                _say(f"error: point {f.index} ({f.describe}): {f.message}")
+            _say(f"{len(res.failures)} of {len(sw.points)} runs failed (reproduce: {res.failures[0].reproduce})")
+            raise typer.Exit(EXIT_CHECK)
+        rows = execute.read_table(outdir, res.manifest)
+        advice = advise_mod.choose(g, lims, res.manifest, rows, base_vals, scan_window=scanning,
+                                   allow_unsafe=allow_unsafe, pool=config["pool"]["name"], tolerance=tolerance)
+        doc_json = advise_mod.to_json(advice)
+        execute.write_atomic(outdir / "advice.json", json.dumps(doc_json, indent=2, sort_keys=True) + "\n")
+        if json_out:
+            sys.stdout.write(json.dumps(doc_json, indent=2, sort_keys=True) + "\n")
+        else:
+            sys.stdout.write(advise_mod.render(advice, str(outdir), show_all=show_all))
+        sys.stdout.flush()
+        if not quiet:
+            _say(f"wrote {outdir} — {len(sw.points)} settings ({res.ran} run, {res.reused} reused), advice.json")
+    if advice.best is None:
+        raise typer.Exit(EXIT_CHECK)
+
+
 # ----------------------------------------------------------------------------- check-determinism
 
 

@@ -114,7 +114,7 @@ def manifest(sw: Sweep) -> dict[str, Any]:
     }
 
 
-def _write_atomic(path: Path, text: str | None = None, table: Any = None) -> None:
+def write_atomic(path: Path, text: str | None = None, table: Any = None) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
     try:
         if table is not None:
@@ -334,7 +334,7 @@ def run_sweep(
         _clean_partials(points_dir)
         _clean_partials(out)
         (out / TABLE).unlink(missing_ok=True)  # a table always matches the manifest beside it
-        _write_atomic(out / MANIFEST, _canonical(man))
+        write_atomic(out / MANIFEST, _canonical(man))
         todo, reused = [], 0
         metrics: dict[str, dict[str, Any]] = {}
         for p in sw.points:
@@ -376,7 +376,7 @@ def run_sweep(
                 metrics[p.id] = json.loads((points_dir / p.id / METRICS_FILE).read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
                 raise InternalError(f"point {p.index}: {points_dir / p.id / METRICS_FILE} unreadable after its run: {e}") from None
-        _write_atomic(out / TABLE, table=build_table(man, metrics))
+        write_atomic(out / TABLE, table=build_table(man, metrics))
         return SweepResult(out, man, len(todo), reused, (), out / TABLE)
 
 

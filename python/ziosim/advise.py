@@ -1,0 +1,652 @@
+"""`ziosim advise`: the setting that best meets a stated goal, what it is predicted to
+change, and the commands that apply and revert it on each platform (design.md §6).
+
+Theory of operation. A goal is one measure to minimise or maximise (``scan-time``, a
+workload's ``p99`` …) and any number of limits on measures (``users.p99<=50ms``). The
+candidates are a grid of tunable values — by default two knobs the scenario's release
+has for the scan it runs (``DEFAULT_KNOBS``), each over a ladder around the value the
+scenario runs with (``LADDERS``); ``--set`` gives the grid instead. Every candidate is a
+sweep point (``ziosim.sweep``), so runs go in parallel, resume after an interruption and
+leave the usual ``sweep.parquet``. The *baseline* is the point whose values are the
+scenario's own (what the pool runs today); the recommendation is the feasible point
+(every limit met, no more data at risk than the baseline, no unsafe setting unless
+allowed) with the best goal value; ties go to the point that changes fewer settings,
+then to grid order, so the answer is deterministic.
+
+Workload measures are taken while the scan was issuing (the ``during the scan`` window
+of ``ziosim run``) when the scenario runs a scan, else over the whole run. ``scan-time``
+is the scan's duration when it finished, else the time so far plus the time to go that
+the release's own ``zpool status`` printed when the run stopped (or, where it prints no
+estimate, the time so far scaled by the fraction issued), and the view marks it ``~``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _native
+from .errors import ScenarioError
+from .fields import get_path, show, value_label
+from .report.compare import fmt_duration, fmt_ops
+from .report.nicenum import zfs_nicebytes, nicerate
+from .report.summary import human_ns
+from .units import parse_duration, parse_rate, parse_size
+
+__all__ = [
+    "MEASURES",
+    "UNSAFE",
+    "Goal",
+    "Limit",
+    "Advice",
+    "parse_goal",
+    "parse_limit",
+    "with_workload",
+    "scan_kinds",
+    "default_knobs",
+    "ladder",
+    "choose",
+    "render",
+    "to_json",
+]
+
+MiB = 1 << 20
+
+#: Goal values within this fraction of the best count as equally good (fewest changes wins).
+TOLERANCE = 0.02
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    header: str
+    scope: str  # "point" or "workload"
+    better: str  # "min" or "max"
+    kind: str  # how a limit's value is written: duration, rate, size, count
+    doc: str
+
+
+MEASURES: dict[str, Measure] = {m.name: m for m in (
+    Measure("scan-time", "scan time", "point", "min", "duration",
+            "how long the scrub or resilver takes (projected from its progress if the run stops first)"),
+    Measure("scan-rate", "issued/s", "point", "max", "rate", "the scan's mean issue rate"),
+    Measure("mean", "mean", "workload", "min", "duration", "mean latency"),
+    Measure("p50", "p50", "workload", "min", "duration", "median latency"),
+    Measure("p90", "p90", "workload", "min", "duration", "90th percentile latency"),
+    Measure("p99", "p99", "workload", "min", "duration", "99th percentile latency"),
+    Measure("p99.9", "p99.9", "workload", "min", "duration", "99.9th percentile latency"),
+    Measure("max", "max", "workload", "min", "duration", "largest latency"),
+    Measure("ops/s", "ops/s", "workload", "max", "count", "operations per second"),
+    Measure("elapsed", "elapsed", "workload", "min", "duration", "time a finite workload (nfs-copy) takes"),
+    Measure("at-risk", "at risk", "point", "min", "size",
+            "most acknowledged bytes not yet on stable storage (lost on a crash)"),
+    Measure("commit-p99", "commit p99", "point", "min", "duration", "99th percentile zil_commit latency"),
+)}
+
+_LAT_KEY = {"mean": "mean", "p50": "p50", "p90": "p90", "p99": "p99", "p99.9": "p999", "max": "max"}
+
+# Knobs whose non-default value trades safety for speed: never recommended unless
+# --allow-unsafe; the view says why next to them.
+UNSAFE: dict[str, str] = {
+    "zil_disable": "acknowledged synchronous writes are lost on a crash",
+    "zfs_nocacheflush": "safe only when every device has power-loss protection; else a crash can lose "
+                        "synced transaction groups",
+    "zil_nocacheflush": "safe only when every log device has power-loss protection",
+    "zfs_no_scrub_io": "the scrub then reads nothing and verifies nothing",
+    "zfs_no_write_throttle": "writers are never held back; memory for dirty data is unbounded",
+}
+
+# Ladders: values tried for a knob, around ZFS's defaults (the scenario's own value is
+# always added). Units are the tunable's own (ticks, bytes, count, ms).
+LADDERS: dict[str, tuple[int, ...]] = {
+    "zfs_scrub_delay": (0, 1, 2, 4),
+    "zfs_resilver_delay": (0, 1, 2),
+    "zfs_scan_idle": (10, 50, 100),
+    "zfs_top_maxinflight": (16, 32, 64, 128),
+    "zfs_scan_vdev_limit": (1 * MiB, 4 * MiB, 16 * MiB, 64 * MiB),
+    "zfs_vdev_scrub_max_active": (1, 2, 3, 8),
+    "zfs_vdev_nia_delay": (2, 5, 10),
+    "zfs_vdev_nia_credit": (1, 5, 10),
+    "zfs_scrub_min_time_ms": (1000, 3000, 5000),
+    "zfs_scan_min_time_ms": (1000, 3000, 5000),
+    "zfs_resilver_min_time_ms": (1500, 3000, 5000),
+    "zfs_vdev_max_pending": (4, 10, 35),
+    "zfs_rebuild_vdev_limit": (8 * MiB, 32 * MiB, 64 * MiB),
+}
+
+# Per scan kind, knobs in order of preference; the first two the release has are swept.
+# Legacy scans (≤0.7) are throttled by the delay and bounded by top_maxinflight (§5.1);
+# sorted scans (0.8+) by the per-leaf byte limit and the scrub class's queue depth (§5.2).
+DEFAULT_KNOBS: dict[str, tuple[str, ...]] = {
+    "scrub": ("zfs_scrub_delay", "zfs_scan_vdev_limit", "zfs_top_maxinflight", "zfs_vdev_scrub_max_active",
+              "zfs_vdev_max_pending"),
+    "resilver": ("zfs_resilver_delay", "zfs_scan_vdev_limit", "zfs_resilver_min_time_ms", "zfs_top_maxinflight",
+                 "zfs_vdev_scrub_max_active", "zfs_vdev_max_pending"),
+    "rebuild": ("zfs_rebuild_vdev_limit", "zfs_vdev_rebuild_max_active"),
+}
+
+
+# ----------------------------------------------------------------------------- goals and limits
+
+
+@dataclass(frozen=True)
+class Goal:
+    measure: Measure
+    workload: str | None  # workload measures: which workload
+
+
+@dataclass(frozen=True)
+class Limit:
+    measure: Measure
+    workload: str | None
+    op: str  # "<=" or ">="
+    value: float
+    text: str
+
+    def met(self, v: float | None) -> bool:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return False
+        return v <= self.value if self.op == "<=" else v >= self.value
+
+
+_MEASURE_RE = re.compile(r"^(?:(?P<wl>[^.<>=\s][^<>=\s]*?)\.)?(?P<m>scan-time|scan-rate|commit-p99|at-risk|p99\.9|"
+                         r"p50|p90|p99|mean|max|ops/s|elapsed)$")
+
+
+def _split_measure(text: str, where: str) -> tuple[Measure, str | None]:
+    t = text.strip()
+    m = _MEASURE_RE.match(t)
+    if not m:
+        raise ScenarioError(
+            f"{where}: {show(text)} — allowed: [WORKLOAD.]MEASURE with MEASURE one of {', '.join(MEASURES)}"
+        )
+    meas = MEASURES[m.group("m")]
+    wl = m.group("wl")
+    if wl is not None and meas.scope == "point":
+        raise ScenarioError(f"{where}: {show(text)} — {meas.name} is a pool measure; allowed: no workload prefix")
+    return meas, wl
+
+
+def with_workload(m: Any, names: Sequence[str], where: str) -> Any:
+    """A goal or limit on a workload measure with its workload named (default: the first)."""
+    if m.measure.scope != "workload":
+        return m
+    wl = m.workload or (names[0] if names else None)
+    if wl is None:
+        raise ScenarioError(f"{where}: {m.measure.name} — the scenario has no workload; allowed: a pool measure "
+                            "(scan-time, scan-rate, at-risk, commit-p99)")
+    if wl not in names:
+        raise ScenarioError(f"{where}: workload {wl!r} — allowed: one of {', '.join(names)}")
+    return dataclasses.replace(m, workload=wl)
+
+
+def parse_goal(text: str) -> Goal:
+    """``scan-time`` or ``[WORKLOAD.]MEASURE``; the direction is the measure's own."""
+    meas, wl = _split_measure(text, "--goal")
+    return Goal(meas, wl)
+
+
+def _limit_value(meas: Measure, raw: str, where: str) -> float:
+    raw = raw.strip()
+    if meas.kind == "duration":
+        return float(parse_duration(raw, where))
+    if meas.kind == "rate":
+        return float(parse_rate(raw, where))
+    if meas.kind == "size":
+        return float(parse_size(int(raw) if raw.isdigit() else raw, where))
+    try:
+        v = float(raw)
+    except ValueError:
+        raise ScenarioError(f"{where}: {show(raw)} — allowed: a number") from None
+    if not math.isfinite(v) or v < 0:
+        raise ScenarioError(f"{where}: {show(raw)} — allowed: a finite number >= 0")
+    return v
+
+
+def parse_limit(text: str) -> Limit:
+    """``[WORKLOAD.]MEASURE<=VALUE`` or ``>=``, e.g. ``users.p99<=50ms``, ``scan-time<=8h``."""
+    where = f"--limit {text}"
+    m = re.match(r"^\s*([^<>=]+?)\s*(<=|>=)\s*(.+?)\s*$", text)
+    if not m:
+        raise ScenarioError(f"--limit: {show(text)} — allowed: [WORKLOAD.]MEASURE<=VALUE or >=VALUE, "
+                            "e.g. users.p99<=50ms")
+    meas, wl = _split_measure(m.group(1), where)
+    return Limit(meas, wl, m.group(2), _limit_value(meas, m.group(3), where), text.strip())
+
+
+# ----------------------------------------------------------------------------- candidates
+
+
+def _decls() -> dict[str, dict[str, Any]]:
+    return {t["name"]: t for t in _native.tunables()}
+
+
+def scan_kinds(config: Mapping[str, Any]) -> list[str]:
+    """The scans a scenario's actions start: scrub, resilver (replace/attach/online), rebuild."""
+    kinds: list[str] = []
+    for a in config.get("actions", []):
+        do = a.get("do")
+        k = None
+        if do == "scrub":
+            k = "scrub"
+        elif do in ("replace", "attach", "online"):
+            k = "rebuild" if a.get("sequential") else "resilver"
+        if k and k not in kinds:
+            kinds.append(k)
+    return kinds
+
+
+def current_value(config: Mapping[str, Any], name: str, decls: Mapping[str, Mapping[str, Any]]) -> int | None:
+    """What the scenario runs a tunable at: its own setting, else the release's default."""
+    own = (config.get("tunables") or {}).get(name)
+    if own is not None:
+        return int(own)
+    d = decls.get(name)
+    return None if d is None else d["defaults"].get(config["release"])
+
+
+def ladder(name: str, current: int, decl: Mapping[str, Any]) -> list[int]:
+    """Values tried for a knob: its ladder within the declared range, plus the current value."""
+    lo, hi = int(decl["min"]), int(decl["max"])
+    vals = {v for v in LADDERS.get(name, ()) if lo <= v <= hi}
+    vals.add(current)
+    return sorted(vals)
+
+
+def default_knobs(config: Mapping[str, Any], count: int = 2) -> list[tuple[str, list[int]]]:
+    """(tunable, values) for the scan the scenario runs: the first ``count`` preferred knobs
+    its release has. Empty when the scenario runs no scan."""
+    decls = _decls()
+    release = config["release"]
+    out: list[tuple[str, list[int]]] = []
+    for kind in scan_kinds(config):
+        for name in DEFAULT_KNOBS[kind]:
+            if len(out) >= count:
+                return out
+            d = decls.get(name)
+            if d is None or d["defaults"].get(release) is None or any(n == name for n, _ in out):
+                continue
+            cur = current_value(config, name, decls)
+            assert cur is not None
+            vals = ladder(name, cur, d)
+            if len(vals) > 1:
+                out.append((name, vals))
+    return out
+
+
+def set_options(knobs: Sequence[tuple[str, Sequence[int]]]) -> list[str]:
+    """The ``--set`` strings (sweep axes) for knobs."""
+    return [f"zfs.tunables.{n}=" + ",".join(str(v) for v in vals) for n, vals in knobs]
+
+
+# ----------------------------------------------------------------------------- measuring
+
+
+def _projected_scan_ns(row: Mapping[str, Any]) -> tuple[float | None, bool]:
+    """(scan time in ns, projected?) from a row's scan columns: the duration if the scan
+    finished; else the time so far plus the time to go the release's `zpool status`
+    printed at the end of the run; else (no estimate printed) the time so far scaled by
+    the fraction issued."""
+    dur = row.get("scan_duration_ns")
+    if dur is None:
+        return None, False
+    if row.get("scan_state") == "finished":
+        return float(dur), False
+    if row.get("scan_eta_ns") is not None:
+        return float(dur) + float(row["scan_eta_ns"]), True
+    total = row.get("scan_to_examine_bytes") or 0
+    issued = row.get("scan_issued_bytes") or 0
+    if total <= 0 or issued <= 0:
+        return math.inf, True
+    return float(dur) * total / min(issued, total), True
+
+
+def measure_value(meas: Measure, rows: Sequence[Mapping[str, Any]], workload: str | None,
+                  scan_window: bool) -> tuple[float | None, bool]:
+    """(value, projected?) of a measure on one point's rows."""
+    r0 = rows[0]
+    if meas.name == "scan-time":
+        return _projected_scan_ns(r0)
+    if meas.name == "scan-rate":
+        return r0.get("scan_issued_bytes_per_s"), False
+    if meas.name == "at-risk":
+        v = r0.get("at_risk_bytes_max")
+        return (0.0 if v is None else float(v)), False
+    if meas.name == "commit-p99":
+        v = r0.get("zil_commit_latency_ns_p99")
+        return (None if v is None else float(v)), False
+    row = next((r for r in rows if r.get("workload") == workload), None)
+    if row is None:
+        return None, False
+    if meas.name == "ops/s":
+        col = "scan_window_ops_per_s" if scan_window else "ops_per_s"
+    elif meas.name == "elapsed":
+        col = "elapsed_ns"
+    else:
+        col = ("scan_window_latency_ns_" if scan_window else "latency_ns_") + _LAT_KEY[meas.name]
+    v = row.get(col)
+    return (None if v is None else float(v)), False
+
+
+def fmt_measure(meas: Measure, v: float | None, release: str, projected: bool = False) -> str:
+    if v is None:
+        return "-"
+    if math.isinf(v):
+        return "never"
+    if meas.kind == "duration":
+        text = fmt_duration(v) if meas.name in ("scan-time", "elapsed") and v >= 60e9 else human_ns(v)
+    elif meas.kind == "rate":
+        text = nicerate(v, release)
+    elif meas.kind == "size":
+        text = zfs_nicebytes(v) if v else "0"
+    else:
+        text = fmt_ops(v)
+    return ("~" + text) if projected else text
+
+
+# ----------------------------------------------------------------------------- choosing
+
+
+@dataclass
+class Candidate:
+    index: int
+    settings: dict[str, Any]  # axis field -> value
+    labels: dict[str, str]
+    goal: float | None
+    goal_projected: bool
+    limits: list[tuple[Limit, float | None]]
+    at_risk: float
+    unsafe: list[str]
+    changed: int = 0
+    feasible: bool = False
+    why_not: str = ""
+
+
+@dataclass
+class Advice:
+    goal: Goal
+    limits: list[Limit]
+    release: str
+    pool: str
+    scan_window: bool
+    axes: list[dict[str, Any]]
+    candidates: list[Candidate]
+    baseline: Candidate | None
+    best: Candidate | None
+    allow_unsafe: bool
+    workloads: list[str] = field(default_factory=list)
+    scan_func: str | None = None
+
+
+def _unsafe(settings: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> list[str]:
+    out = []
+    for fld, v in settings.items():
+        before = (baseline or {}).get(fld)
+        name = fld.rsplit(".", 1)[-1]
+        if fld.startswith("zfs.tunables.") and name in UNSAFE and v and v != before:
+            out.append(f"{name}={value_label(v)}: {UNSAFE[name]}")
+        if fld == "zfs.sync" and v == "disabled" and before != "disabled":
+            out.append("sync=disabled: acknowledged synchronous writes are lost on a crash")
+    return out
+
+
+def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
+           baseline_values: Mapping[str, Any], *, scan_window: bool, allow_unsafe: bool, pool: str,
+           tolerance: float = TOLERANCE) -> Advice:
+    """Measure every point, mark what is feasible and pick the best (deterministically)."""
+    axes = manifest["axes"]
+    by_point: dict[int, list[Mapping[str, Any]]] = {}
+    for r in rows:
+        by_point.setdefault(int(r["point"]), []).append(r)
+    workloads = [r.get("workload") for r in by_point[min(by_point)] if r.get("workload")]
+    release = rows[0].get("release") or ""
+    base_settings = {a["field"]: baseline_values.get(a["field"]) for a in axes}
+    cands: list[Candidate] = []
+    baseline: Candidate | None = None
+    for p in manifest["points"]:
+        prow = by_point[int(p["index"])]
+        settings = {a["field"]: v for a, v in zip(axes, p["values"])}
+        labels = {a["field"]: lab for a, lab in zip(axes, p["labels"])}
+        g, proj = measure_value(goal.measure, prow, goal.workload, scan_window)
+        lims = [(lim, measure_value(lim.measure, prow, lim.workload, scan_window)[0]) for lim in limits]
+        risk, _ = measure_value(MEASURES["at-risk"], prow, None, scan_window)
+        c = Candidate(index=int(p["index"]), settings=settings, labels=labels, goal=g, goal_projected=proj,
+                      limits=lims, at_risk=risk or 0.0, unsafe=_unsafe(settings, base_settings))
+        c.changed = sum(1 for f, v in settings.items() if v != base_settings.get(f))
+        if all(settings.get(f) == v for f, v in base_settings.items()):
+            baseline = c
+        cands.append(c)
+    risk_cap = baseline.at_risk if baseline else 0.0
+    risk_limited = any(lim.measure.name == "at-risk" for lim in limits)
+    for c in cands:
+        missed = [lim.text for lim, v in c.limits if not lim.met(v)]
+        if c.goal is None:
+            c.why_not = f"no {goal.measure.name}"
+        elif missed:
+            c.why_not = "misses " + ", ".join(missed)
+        elif c.unsafe and not allow_unsafe:
+            c.why_not = "unsafe"
+        elif not risk_limited and not allow_unsafe and c.at_risk > risk_cap:
+            c.why_not = "more data at risk"
+        else:
+            c.feasible = True
+    sign = 1.0 if goal.measure.better == "min" else -1.0
+    feasible = [c for c in cands if c.feasible]
+    best = None
+    if feasible:
+        # Goal values within `tolerance` of the best are as good: a simulated difference of
+        # a percent is no reason to change one more setting. Among them, fewest changes.
+        top = min(sign * c.goal for c in feasible)
+        slack = tolerance * abs(top) if math.isfinite(top) else 0.0
+        as_good = [c for c in feasible if sign * c.goal <= top + slack]
+        best = min(as_good, key=lambda c: (c.changed, sign * c.goal, c.index))
+    return Advice(goal=goal, limits=list(limits), release=release, pool=pool, scan_window=scan_window,
+                  axes=list(axes), candidates=cands, baseline=baseline, best=best, allow_unsafe=allow_unsafe,
+                  workloads=workloads, scan_func=rows[0].get("scan_func"))
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
+    """(tunable changes for the platform commands: (name, value, release default); other
+    lines: dataset properties, scenario changes, and what to restore where the scenario did
+    not run a tunable at its default)."""
+    assert a.best is not None
+    decls = _decls()
+    tun: list[tuple[str, int, int]] = []
+    other: list[str] = []
+    base = a.baseline.settings if a.baseline else {}
+    for fld, v in a.best.settings.items():
+        before = base.get(fld)
+        if v == before:
+            continue
+        if fld.startswith("zfs.tunables."):
+            name = fld[len("zfs.tunables."):]
+            default = (decls.get(name) or {}).get("defaults", {}).get(a.release)
+            tun.append((name, int(v), int(default) if default is not None else int(v)))
+            if before is not None and default is not None and before != default:
+                other.append(f"# the pool ran {name}={before} before (not the default {default}): "
+                             f"to go back, restore {before} rather than the default")
+        elif fld in ("zfs.sync", "zfs.logbias"):
+            prop = fld.split(".")[1]
+            other.append(f"zfs set {prop}={v} {a.pool}" + (f"        # revert: zfs set {prop}={before} {a.pool}"
+                                                            if before is not None else ""))
+        elif fld == "pool.recordsize":
+            other.append(f"zfs set recordsize={value_label(v)} {a.pool}        # applies to blocks written from now on")
+        else:
+            other.append(f"# not a setting: {fld} = {value_label(v)} (hardware, layout or workload)")
+    return tun, other
+
+
+def commands(a: Advice) -> dict[str, list[str]]:
+    """Per platform, the lines that apply and revert the recommendation."""
+    from . import platforms
+
+    tun, other = _changes(a)
+    out: dict[str, list[str]] = {}
+    for plat in platforms.platforms_for(a.release):
+        lines = platforms.render(plat, a.release, tun) if tun or not other else []
+        out[plat] = lines + other
+    return out
+
+
+# ----------------------------------------------------------------------------- the view
+
+
+def _goal_header(a: Advice) -> str:
+    m = a.goal.measure
+    verb = "minimise" if m.better == "min" else "maximise"
+    if m.name == "scan-time":
+        return f"{verb} the {a.scan_func or 'scan'}'s duration"
+    if m.name == "scan-rate":
+        return f"{verb} the {a.scan_func or 'scan'}'s issue rate"
+    what = {"elapsed": "time to finish", "ops/s": "operations per second", "mean": "mean latency",
+            "max": "largest latency", "at-risk": "data at risk", "commit-p99": "zil_commit p99 latency"}
+    phrase = what.get(m.name, f"{m.name} latency")
+    who = f"{a.goal.workload}'s " if a.goal.workload else ""
+    win = " during the scan" if (a.scan_window and m.scope == "workload") else ""
+    return f"{verb} {who}{phrase}{win}"
+
+
+def _label(fld: str, value: Any, label: str) -> str:
+    """How the view prints an axis value: sizes of byte tunables as ZFS prints them."""
+    if fld.startswith("zfs.tunables.") and isinstance(value, int) and not isinstance(value, bool):
+        d = _decls().get(fld[len("zfs.tunables."):])
+        if d is not None and d["unit"] == "bytes":
+            return zfs_nicebytes(value)
+    return label
+
+
+def _settings_text(c: Candidate, axes: Sequence[Mapping[str, Any]], base: Candidate | None) -> str:
+    parts = []
+    for ax in axes:
+        f = ax["field"]
+        name = ax["name"].rsplit(".", 1)[-1]
+        mark = "*" if base is not None and c.settings.get(f) != base.settings.get(f) else ""
+        parts.append(f"{name}={_label(f, c.settings.get(f), c.labels[f])}{mark}")
+    return " ".join(parts) or "(scenario)"
+
+
+def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
+    lines = [f"advise: {_goal_header(a)}"]
+    for lim in a.limits:
+        lines.append(f"  limit: {lim.text}" + (" (during the scan)" if a.scan_window and lim.measure.scope == "workload"
+                                              else ""))
+    names = ", ".join(ax["name"].rsplit(".", 1)[-1] for ax in a.axes) or "nothing"
+    lines.append(f"  {len(a.candidates)} settings of {names} on {a.release}; runs in {out_dir}")
+    lines.append("")
+    # Table: baseline, best, then the rest by goal (all feasible ones, or every point with --all).
+    cols = [("setting (* = changed)", lambda c: _settings_text(c, a.axes, a.baseline))]
+    g = a.goal.measure
+    cols.append((g.header + (f" ({a.goal.workload})" if a.goal.workload else ""),
+                 lambda c: fmt_measure(g, c.goal, a.release, c.goal_projected)))
+    for i, lim in enumerate(a.limits):
+        cols.append((lim.measure.header + (f" ({lim.workload})" if lim.workload else ""),
+                     lambda c, i=i: fmt_measure(a.limits[i].measure, c.limits[i][1], a.release)))
+    cols.append(("at risk", lambda c: fmt_measure(MEASURES["at-risk"], c.at_risk, a.release)))
+    def note(c: Candidate) -> str:
+        words = ["RECOMMENDED"] if c is a.best else []
+        if c is a.baseline:
+            words.append("baseline")
+        if not c.feasible:
+            words.append(c.why_not)
+        return ", ".join(words)
+
+    cols.append(("", note))
+    sign = 1.0 if g.better == "min" else -1.0
+
+    def order(c: Candidate) -> tuple:
+        v = c.goal if c.goal is not None else math.inf * sign
+        return (c is not a.baseline, c is not a.best, not c.feasible, sign * v, c.index)
+
+    show_all = show_all or a.best is None  # nothing feasible: the whole grid is the answer
+    shown = [c for c in sorted(a.candidates, key=order)
+             if show_all or c.feasible or c is a.baseline or c is a.best]
+    table = [[h for h, _ in cols]] + [[f(c) for _, f in cols] for c in shown]
+    widths = [max(len(r[j]) for r in table) for j in range(len(cols))]
+    for r in table:
+        lines.append("  ".join(cell.ljust(w) if j == 0 or j == len(cols) - 1 else cell.rjust(w)
+                               for j, (cell, w) in enumerate(zip(r, widths))).rstrip())
+    hidden = len(a.candidates) - len(shown)
+    if hidden:
+        lines.append(f"({hidden} setting{'s' if hidden != 1 else ''} not shown: missing a limit, unsafe or putting "
+                     "more data at risk; --all shows them)")
+    if any(c.goal_projected for c in a.candidates):
+        lines.append("~ projected: the scan had not finished when the run stopped; time so far plus what "
+                     "zpool status gave as time to go")
+    lines.append("")
+    if a.best is None:
+        lines.append("no setting tried meets every limit; widen the grid (--set) or relax a limit")
+        return "\n".join(lines) + "\n"
+    if a.baseline is not None and a.best is a.baseline:
+        lines.append("recommended: keep the current settings (no setting tried does better within the limits)")
+        return "\n".join(lines) + "\n"
+    lines.append("recommended: " + _settings_text(a.best, a.axes, a.baseline))
+    if a.baseline is not None:
+        before = fmt_measure(g, a.baseline.goal, a.release, a.baseline.goal_projected)
+        after = fmt_measure(g, a.best.goal, a.release, a.best.goal_projected)
+        lines.append(f"  {g.header}: {before} -> {after}")
+        for i, lim in enumerate(a.limits):
+            lines.append(f"  {lim.measure.header}{f' ({lim.workload})' if lim.workload else ''}: "
+                         f"{fmt_measure(lim.measure, a.baseline.limits[i][1], a.release)} -> "
+                         f"{fmt_measure(lim.measure, a.best.limits[i][1], a.release)}  (limit {lim.text})")
+    for u in a.best.unsafe:
+        lines.append(f"  WARNING {u}")
+    if a.best.at_risk:
+        lines.append(f"  WARNING up to {zfs_nicebytes(a.best.at_risk)} of acknowledged writes are lost on a crash")
+    for plat, cmds in commands(a).items():
+        lines.append("")
+        lines.append(f"{_PLATFORM_TITLE.get(plat, plat)}:")
+        lines.extend("  " + c if c else "" for c in cmds)
+    return "\n".join(lines) + "\n"
+
+
+_PLATFORM_TITLE = {"linux": "Linux", "freebsd": "FreeBSD", "illumos": "illumos / Solaris"}
+
+
+def to_json(a: Advice) -> dict[str, Any]:
+    """The advice as a JSON document (``advice.json``, ``--json``)."""
+    def cand(c: Candidate | None) -> dict[str, Any] | None:
+        if c is None:
+            return None
+        return {
+            "point": c.index, "settings": {k: v for k, v in c.settings.items()},
+            "goal": None if c.goal is None or math.isinf(c.goal) else c.goal, "goal_projected": c.goal_projected,
+            "limits": [{"limit": lim.text, "value": v, "met": lim.met(v)} for lim, v in c.limits],
+            "at_risk_bytes_max": c.at_risk, "unsafe": c.unsafe, "feasible": c.feasible,
+            "why_not": c.why_not or None, "changed": c.changed,
+        }
+
+    return {
+        "schema_version": 1,
+        "goal": {"measure": a.goal.measure.name, "workload": a.goal.workload, "better": a.goal.measure.better,
+                 "during_scan": a.scan_window and a.goal.measure.scope == "workload"},
+        "limits": [{"measure": lim.measure.name, "workload": lim.workload, "op": lim.op, "value": lim.value,
+                    "text": lim.text} for lim in a.limits],
+        "release": a.release,
+        "axes": [{"field": ax["field"], "values": ax["values"]} for ax in a.axes],
+        "baseline": cand(a.baseline),
+        "recommended": cand(a.best),
+        "candidates": [cand(c) for c in a.candidates],
+        "commands": commands(a) if a.best is not None and a.best is not a.baseline else {},
+    }
+
+
+def baseline_values(doc: Mapping[str, Any], config: Mapping[str, Any], fields: Sequence[str]) -> dict[str, Any]:
+    """The scenario's own value at each axis field (tunables fall back to the release default)."""
+    decls = _decls()
+    out: dict[str, Any] = {}
+    for f in fields:
+        if f.startswith("zfs.tunables."):
+            out[f] = current_value(config, f[len("zfs.tunables."):], decls)
+        else:
+            try:
+                out[f] = get_path(doc, f)
+            except (KeyError, IndexError, TypeError, ValueError, ScenarioError):
+                out[f] = None
+    return out

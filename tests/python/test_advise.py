@@ -1,0 +1,235 @@
+"""`ziosim advise`: goals and limits, the default knobs per release, the choice rules
+(limits, unsafe settings, data at risk, the tolerance that prefers fewer changes), and the
+whole verb end to end on the busy-scrub case (the compiled core)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ziosim import advise
+from ziosim.cli import app
+from ziosim.errors import ScenarioError
+
+from conftest import ROOT, SCENARIOS
+
+ENV = {"NO_COLOR": "1", "COLUMNS": "100"}
+BUSY = ROOT / "cases" / "busy-scrub" / "default-delay.toml"
+needs_core = pytest.mark.needs_core
+
+
+def invoke(*args):
+    try:
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:
+        runner = CliRunner()
+    return runner.invoke(app, [str(a) for a in args], env=ENV)
+
+
+# ----------------------------------------------------------------------------- goals and limits
+
+
+def test_goal_and_limit_parse_with_units_and_workloads():
+    g = advise.parse_goal("scan-time")
+    assert (g.measure.name, g.measure.better, g.workload) == ("scan-time", "min", None)
+    assert advise.parse_goal("users.ops/s").measure.better == "max"
+    lim = advise.parse_limit("users.p99<=50ms")
+    assert (lim.workload, lim.measure.name, lim.op, lim.value) == ("users", "p99", "<=", 50e6)
+    assert lim.met(50e6) and not lim.met(50e6 + 1) and not lim.met(None)
+    assert advise.parse_limit("scan-rate>=100M/s").value == 100 * 2**20
+    assert advise.parse_limit("at-risk<=0").value == 0
+    assert advise.parse_limit("db.p99.9 <= 1s").measure.name == "p99.9"
+
+
+@pytest.mark.parametrize("text, match", [
+    ("p99<50ms", "MEASURE<=VALUE"),
+    ("p99<=50", "duration"),
+    ("users.scan-time<=1h", "pool measure"),
+    ("p42<=1ms", "MEASURE one of"),
+    ("ops/s>=-3", "finite number"),
+])
+def test_bad_limits_are_one_line_errors(text, match):
+    with pytest.raises(ScenarioError, match=match):
+        advise.parse_limit(text)
+
+
+def test_workload_measures_get_the_first_workload_or_an_error():
+    g = advise.with_workload(advise.parse_goal("p99"), ["users", "batch"], "--goal")
+    assert g.workload == "users"
+    with pytest.raises(ScenarioError, match="allowed: one of users"):
+        advise.with_workload(advise.parse_goal("nosuch.p99"), ["users"], "--goal")
+    with pytest.raises(ScenarioError, match="no workload"):
+        advise.with_workload(advise.parse_goal("p99"), [], "--goal")
+    assert advise.with_workload(advise.parse_goal("scan-time"), [], "--goal").workload is None
+
+
+# ----------------------------------------------------------------------------- default knobs
+
+
+def _config(release, actions, tunables=None):
+    return {"release": release, "actions": actions, "tunables": tunables or {}}
+
+
+def test_default_knobs_follow_the_release_scan_engine(fake_core):
+    legacy = advise.default_knobs(_config("illumos-2014", [{"do": "scrub"}], {"zfs_scrub_delay": 3}))
+    assert [n for n, _ in legacy] == ["zfs_scrub_delay", "zfs_top_maxinflight"]
+    assert legacy[0][1] == [0, 1, 2, 3, 4]  # the scenario's own 3 joins the ladder
+    assert 32 in legacy[1][1]  # the release default is always tried
+    sorted_ = advise.default_knobs(_config("zfs-2.2", [{"do": "scrub"}]))
+    assert [n for n, _ in sorted_] == ["zfs_scan_vdev_limit", "zfs_vdev_scrub_max_active"]
+    assert 16 << 20 in sorted_[0][1]
+    resilver = advise.default_knobs(_config("zfs-0.7", [{"do": "fail"}, {"do": "replace"}]))
+    assert [n for n, _ in resilver] == ["zfs_resilver_delay", "zfs_resilver_min_time_ms"]
+    assert advise.default_knobs(_config("zfs-2.2", [])) == []
+    for n, vals in sorted_ + legacy + resilver:
+        assert vals == sorted(set(vals)) and len(vals) > 1
+
+
+def test_ladders_stay_in_the_declared_range():
+    decl = {"min": 1, "max": 10}
+    assert advise.ladder("zfs_vdev_scrub_max_active", 3, decl) == [1, 2, 3, 8]
+    assert advise.ladder("zfs_top_maxinflight", 32, {"min": 1, "max": 50}) == [16, 32]
+
+
+# ----------------------------------------------------------------------------- choosing
+
+
+AXES = [{"field": "zfs.tunables.zfs_scrub_delay", "name": "zfs.tunables.zfs_scrub_delay", "values": [0, 1, 4]},
+        {"field": "zfs.tunables.zil_disable", "name": "zfs.tunables.zil_disable", "values": [0, 1]}]
+
+
+def _grid(scan_s, p99_ms, risk=None):
+    """Manifest and rows for the 3 × 2 grid; values per point in grid order."""
+    points, rows = [], []
+    k = 0
+    for d in AXES[0]["values"]:
+        for z in AXES[1]["values"]:
+            k += 1
+            points.append({"index": k, "id": f"p{k}", "values": [d, z], "labels": [str(d), str(z)]})
+            rows.append({
+                "point": k, "release": "illumos-2014", "workload": "users", "scan_func": "scrub",
+                "scan_state": "finished", "scan_duration_ns": int(scan_s[k - 1] * 1e9),
+                "scan_window_latency_ns_p99": int(p99_ms[k - 1] * 1e6),
+                "at_risk_bytes_max": (risk or [0] * 6)[k - 1],
+            })
+    return {"axes": AXES, "points": points}, rows
+
+
+BASE = {"zfs.tunables.zfs_scrub_delay": 4, "zfs.tunables.zil_disable": 0}
+
+
+def _choose(man, rows, limits=(), **kw):
+    kw.setdefault("allow_unsafe", False)
+    return advise.choose(advise.parse_goal("scan-time"), [advise.parse_limit(t) for t in limits], man, rows, BASE,
+                         scan_window=True, pool="tank", **kw)
+
+
+def test_the_best_feasible_point_wins_and_unsafe_settings_need_permission():
+    # points: (0,0) (0,1) (1,0) (1,1) (4,0) (4,1)
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [60, 60, 40, 40, 30, 30])
+    a = _choose(man, rows)
+    assert a.baseline.index == 5 and a.best.index == 1  # zil_disable=1 (point 2) is unsafe
+    assert "unsafe" in next(c for c in a.candidates if c.index == 2).why_not
+    assert _choose(man, rows, allow_unsafe=True).best.index == 2
+    limited = _choose(man, rows, ["users.p99<=50ms"])
+    assert limited.best.index == 3
+    assert next(c for c in limited.candidates if c.index == 1).why_not == "misses users.p99<=50ms"
+    none = _choose(man, rows, ["users.p99<=10ms"])
+    assert none.best is None
+    text = advise.render(none, "out/x")
+    assert "no setting tried meets every limit" in text and "misses users.p99<=10ms" in text
+
+
+def test_within_tolerance_the_fewest_changes_win():
+    # Point 1 (delay 0) is the fastest safe setting, but the baseline (point 5) is within
+    # 2 % of it: a simulated difference that small changes nothing. With no tolerance the
+    # fastest wins.
+    man, rows = _grid([99.0, 98.0, 99.5, 99.5, 100.0, 100.0], [1] * 6)
+    assert _choose(man, rows).best.index == 5
+    assert _choose(man, rows, tolerance=0.0).best.index == 1
+    text = advise.render(_choose(man, rows), "out/x")
+    assert "keep the current settings" in text
+
+
+def test_more_data_at_risk_than_today_is_refused_unless_limited():
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [1] * 6, risk=[4096, 0, 0, 0, 0, 0])
+    a = _choose(man, rows)
+    assert next(c for c in a.candidates if c.index == 1).why_not == "more data at risk"
+    assert a.best.index == 3
+    assert _choose(man, rows, ["at-risk<=1M"]).best.index == 1
+
+
+def test_scan_time_is_projected_from_zpool_status_when_unfinished():
+    row = {"scan_duration_ns": 100e9, "scan_state": "scanning", "scan_eta_ns": 50e9}
+    assert advise._projected_scan_ns(row) == (150e9, True)
+    row = {"scan_duration_ns": 100e9, "scan_state": "scanning", "scan_eta_ns": None,
+           "scan_to_examine_bytes": 1000, "scan_issued_bytes": 250}
+    assert advise._projected_scan_ns(row) == (400e9, True)
+    row["scan_issued_bytes"] = 0
+    assert advise._projected_scan_ns(row) == (math.inf, True)
+    assert advise.fmt_measure(advise.MEASURES["scan-time"], 400e9, "zfs-2.2", True) == "~6m40s"
+
+
+# ----------------------------------------------------------------------------- the verb
+
+
+def test_errors_before_anything_runs(tmp_path):
+    r = invoke("advise", SCENARIOS / "one-disk-qd1.toml", "--out", tmp_path / "o")
+    assert r.exit_code == 2 and "runs no scrub or resilver" in r.stderr
+    r = invoke("advise", SCENARIOS / "one-disk-qd1.toml", "--goal", "p99", "--out", tmp_path / "o")
+    assert r.exit_code == 2 and "--set: missing" in r.stderr
+    r = invoke("advise", BUSY, "--limit", "nosuch.p99<=1s", "--out", tmp_path / "o")
+    assert r.exit_code == 2 and r.stderr.strip().count("\n") == 0 and "one of users" in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@needs_core
+def test_busy_scrub_advice_is_the_delay_the_admin_removed(tmp_path):
+    """cases/busy-scrub: the OmniOS admin's fix was zfs_scrub_delay=0 through mdb. advise,
+    asked to minimise the scrub's time with the users' p99 bounded, finds it, prints the
+    illumos commands to apply and revert it, and writes advice.json; a second call reuses
+    the runs and prints the same bytes."""
+    out = tmp_path / "adv"
+    args = ("advise", BUSY, "--stop", "2m", "--limit", "users.p99<=200ms", "--out", out, "--jobs", "2")
+    r = invoke(*args)
+    assert r.exit_code == 0, r.stderr
+    text = r.stdout
+    # docs/advise.md shows this run (made with --out out/advise-busy-scrub).
+    shown = text.replace(str(out), "out/advise-busy-scrub")
+    doc_path = ROOT / "docs" / "advise.md"
+    page = doc_path.read_text(encoding="utf-8")
+    head, rest = page.split("<!-- advise-example -->\n```\n", 1)
+    example, tail = rest.split("```\n<!-- /advise-example -->", 1)
+    if os.environ.get("ZIOSIM_UPDATE_SNAPSHOTS"):
+        doc_path.write_text(head + "<!-- advise-example -->\n```\n" + shown + "```\n<!-- /advise-example -->" + tail,
+                            encoding="utf-8")
+    else:
+        assert shown == example, "docs/advise.md example is stale (ZIOSIM_UPDATE_SNAPSHOTS=1 rewrites it)"
+    assert "recommended: zfs_scrub_delay=0*" in text
+    assert "echo 'zfs_scrub_delay/W0t0' | mdb -kw" in text
+    assert "set zfs:zfs_scrub_delay = 0" in text
+    assert "echo 'zfs_scrub_delay/W0t4' | mdb -kw" in text  # the way back
+    doc = json.loads((out / "advice.json").read_text())
+    assert doc["recommended"]["settings"]["zfs.tunables.zfs_scrub_delay"] == 0
+    assert doc["baseline"]["settings"]["zfs.tunables.zfs_scrub_delay"] == 4
+    assert doc["recommended"]["goal"] < doc["baseline"]["goal"] / 5  # the delay costs the scrub > 5x
+    again = invoke(*args)
+    assert again.stdout == text and "0 run" in again.stderr
+
+
+@needs_core
+def test_json_output_is_the_advice_document(tmp_path):
+    r = invoke("advise", BUSY, "--stop", "1m", "--set", "zfs.tunables.zfs_scrub_delay=0", "--json", "-q",
+               "--out", tmp_path / "a", "--jobs", "1")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    # The scenario's own value (4) joins an axis that lacked it, so there is a baseline.
+    assert doc["axes"] == [{"field": "zfs.tunables.zfs_scrub_delay", "values": [4, 0]}]
+    assert doc["baseline"]["settings"] == {"zfs.tunables.zfs_scrub_delay": 4}
+    assert set(doc["commands"]) == {"illumos"}
+    assert Path(tmp_path / "a" / "sweep.parquet").is_file()
