@@ -31,7 +31,7 @@ from typing import Any
 
 from . import _native
 from .errors import ScenarioError
-from .fields import get_path, show, value_label
+from .fields import show, value_label
 from .report.compare import fmt_duration, fmt_ops
 from .report.nicenum import zfs_nicebytes, nicerate
 from .report.summary import human_ns
@@ -395,16 +395,21 @@ def _unsafe(settings: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> 
 
 
 def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
-           baseline_values: Mapping[str, Any], *, scan_window: bool, allow_unsafe: bool, pool: str,
+           baseline_id: str | None, *, scan_window: bool, allow_unsafe: bool, pool: str,
            tolerance: float = TOLERANCE) -> Advice:
-    """Measure every point, mark what is feasible and pick the best (deterministically)."""
+    """Measure every point, mark what is feasible and pick the best (deterministically).
+
+    The baseline is the point whose id (its scenario hash) is ``baseline_id``, the
+    scenario as written: then a point is the baseline exactly when it is the same run,
+    whatever fields the axes touch and however the scenario spelt (or omitted) them."""
     axes = manifest["axes"]
     by_point: dict[int, list[Mapping[str, Any]]] = {}
     for r in rows:
         by_point.setdefault(int(r["point"]), []).append(r)
     workloads = [r.get("workload") for r in by_point[min(by_point)] if r.get("workload")]
     release = rows[0].get("release") or ""
-    base_settings = {a["field"]: baseline_values.get(a["field"]) for a in axes}
+    base_point = next((p for p in manifest["points"] if p["id"] == baseline_id), None)
+    base_settings = {a["field"]: v for a, v in zip(axes, base_point["values"])} if base_point else {}
     cands: list[Candidate] = []
     baseline: Candidate | None = None
     for p in manifest["points"]:
@@ -416,8 +421,8 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
         risk, _ = measure_value(MEASURES["at-risk"], prow, None, scan_window)
         c = Candidate(index=int(p["index"]), settings=settings, labels=labels, goal=g, goal_projected=proj,
                       limits=lims, at_risk=risk or 0.0, unsafe=_unsafe(settings, base_settings))
-        c.changed = sum(1 for f, v in settings.items() if v != base_settings.get(f))
-        if all(settings.get(f) == v for f, v in base_settings.items()):
+        c.changed = sum(1 for f, v in settings.items() if base_point is None or v != base_settings.get(f))
+        if base_point is p:
             baseline = c
         cands.append(c)
     risk_cap = baseline.at_risk if baseline else 0.0
@@ -478,6 +483,11 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
                                                             if before is not None else ""))
         elif fld == "pool.recordsize":
             other.append(f"zfs set recordsize={value_label(v)} {a.pool}        # applies to blocks written from now on")
+        elif fld in ("pool.log", "pool.cache") and v:
+            kind = fld.split(".")[1]
+            other.append(f"# hardware: add a {kind} device like the one modelled ({value_label(v)}):")
+            other.append(f"zpool add {a.pool} {kind} <device>" + ("   # two devices: zpool add ... log mirror <dev1> <dev2>"
+                                                                  if kind == "log" else ""))
         else:
             other.append(f"# not a setting: {fld} = {value_label(v)} (hardware, layout or workload)")
     return tun, other
@@ -637,16 +647,38 @@ def to_json(a: Advice) -> dict[str, Any]:
     }
 
 
-def baseline_values(doc: Mapping[str, Any], config: Mapping[str, Any], fields: Sequence[str]) -> dict[str, Any]:
-    """The scenario's own value at each axis field (tunables fall back to the release default)."""
+# Dataset properties a config leaves out when the scenario does not set them: ZFS's defaults.
+_PROPERTY_DEFAULTS = {"sync": "standard", "logbias": "latency"}
+
+
+def _normalised(config: Mapping[str, Any], decls: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A run config with every tunable and property set to its default dropped."""
+    out = {k: v for k, v in config.items() if _PROPERTY_DEFAULTS.get(k, object()) != v}
+    release = config["release"]
+    out["tunables"] = {k: v for k, v in (config.get("tunables") or {}).items()
+                       if (decls.get(k) or {}).get("defaults", {}).get(release) != v}
+    return out
+
+
+def baseline_point(base_config: Mapping[str, Any], points: Sequence[Any]) -> str | None:
+    """The id of the point that is the same run as the scenario as written, if any: equal
+    configs once tunables spelt out at their default are dropped (an axis that sets
+    ``zfs_top_maxinflight = 32`` on a release whose default is 32 changes nothing)."""
     decls = _decls()
-    out: dict[str, Any] = {}
+    want = _normalised(base_config, decls)
+    for p in points:
+        if _normalised(p.scenario.config, decls) == want:
+            return p.id
+    return None
+
+
+def current_tunables(config: Mapping[str, Any], fields: Sequence[str]) -> dict[str, int]:
+    """For each axis field on a tunable, the value the scenario runs it at."""
+    decls = _decls()
+    out: dict[str, int] = {}
     for f in fields:
         if f.startswith("zfs.tunables."):
-            out[f] = current_value(config, f[len("zfs.tunables."):], decls)
-        else:
-            try:
-                out[f] = get_path(doc, f)
-            except (KeyError, IndexError, TypeError, ValueError, ScenarioError):
-                out[f] = None
+            v = current_value(config, f[len("zfs.tunables."):], decls)
+            if v is not None:
+                out[f] = v
     return out

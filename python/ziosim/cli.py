@@ -497,7 +497,6 @@ def advise(
     repro = f"ziosim advise {shlex.quote(str(scenario))}"
     with _errors(repro):
         sc = scenario_mod.load(scenario, stop=stop)
-        doc = scenario_mod.parse_toml(scenario_mod.read_text(Path(scenario), "scenario"), str(scenario))
         config = sc.config
         scanning = bool(advise_mod.scan_kinds(config))
         if goal is None:
@@ -519,8 +518,8 @@ def advise(
                                     "the settings to try, e.g. --set zfs.tunables.zfs_txg_timeout=1,5,10")
             set_opts = advise_mod.set_options(knobs)
         fields = [o.split("=", 1)[0].strip() for o in set_opts]
-        base_vals = advise_mod.baseline_values(doc, config, fields)
-        set_opts = [_with_baseline(o, base_vals) for o in set_opts]
+        current = advise_mod.current_tunables(config, fields)
+        set_opts = [_with_baseline(o, current) for o in set_opts]
         sw = spec.load(scenario, sets=set_opts, stop=stop)
         execute.check_backend(backend)
     outdir = out if out is not None else Path("out") / f"advise-{_slug(sc.name)}"
@@ -537,7 +536,8 @@ def advise(
             _say(f"{len(res.failures)} of {len(sw.points)} runs failed (reproduce: {res.failures[0].reproduce})")
             raise typer.Exit(EXIT_CHECK)
         rows = execute.read_table(outdir, res.manifest)
-        advice = advise_mod.choose(g, lims, res.manifest, rows, base_vals, scan_window=scanning,
+        advice = advise_mod.choose(g, lims, res.manifest, rows, advise_mod.baseline_point(config, sw.points),
+                                   scan_window=scanning,
                                    allow_unsafe=allow_unsafe, pool=config["pool"]["name"], tolerance=tolerance)
         doc_json = advise_mod.to_json(advice)
         execute.write_atomic(outdir / "advice.json", json.dumps(doc_json, indent=2, sort_keys=True) + "\n")

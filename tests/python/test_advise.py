@@ -120,7 +120,7 @@ def _grid(scan_s, p99_ms, risk=None):
     return {"axes": AXES, "points": points}, rows
 
 
-BASE = {"zfs.tunables.zfs_scrub_delay": 4, "zfs.tunables.zil_disable": 0}
+BASE = "p5"  # the point that runs the scenario as written: delay 4, zil_disable 0
 
 
 def _choose(man, rows, limits=(), **kw):
@@ -233,3 +233,19 @@ def test_json_output_is_the_advice_document(tmp_path):
     assert doc["baseline"]["settings"] == {"zfs.tunables.zfs_scrub_delay": 4}
     assert set(doc["commands"]) == {"illumos"}
     assert Path(tmp_path / "a" / "sweep.parquet").is_file()
+
+
+def test_the_baseline_is_the_same_run_however_the_axes_spell_it(fake_core):
+    from types import SimpleNamespace
+
+    base = {"release": "illumos-2014", "tunables": {"zfs_scrub_delay": 4}, "pool": {"name": "tank"}}
+
+    def point(pid, **cfg):
+        return SimpleNamespace(id=pid, scenario=SimpleNamespace(config={**base, **cfg}))
+
+    # An axis spelling out a default (top_maxinflight 32) or sync=standard is still today's run.
+    same = point("b", tunables={"zfs_scrub_delay": 4, "zfs_top_maxinflight": 32}, sync="standard")
+    other = point("a", tunables={"zfs_scrub_delay": 0, "zfs_top_maxinflight": 32})
+    assert advise.baseline_point(base, [other, same]) == "b"
+    assert advise.baseline_point(base, [other, point("c", sync="disabled")]) is None
+    assert advise.baseline_point(base, [point("d", pool={"name": "tank", "log": [{}]})]) is None
