@@ -682,9 +682,16 @@ def tunables(
         Optional[str], typer.Option("--release", help="Show defaults in this release only (e.g. zfs-2.2).")
     ] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="Only tunables whose name contains this text.")] = None,
+    platform: Annotated[
+        Optional[str],
+        typer.Option("--platform", help="With --release: how each is set there (linux, freebsd or illumos; "
+                                        "docs/platforms.md)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON on stdout.")] = False,
 ) -> None:
     """List the ZFS tunables ziosim models: unit, default per release, range, trade-off."""
+    from . import platforms
+
     with _errors("ziosim tunables"):
         releases = _native.releases()
         rows = _native.tunables()
@@ -694,10 +701,21 @@ def tunables(
                 f"--release: {json.dumps(release)} — allowed: {', '.join(releases)}",
                 hint=f"did you mean {hint}?" if hint else None,
             )
+        if platform is not None:
+            if release is None:
+                raise ScenarioError(f"--platform: {json.dumps(platform)} — names differ by release; allowed: "
+                                    "with --release, e.g. --release zfs-2.2 --platform freebsd")
+            shipped = platforms.platforms_for(release)
+            if platform not in shipped:
+                raise ScenarioError(f"--platform: {json.dumps(platform)} — {release} ran on: {', '.join(shipped)}")
     if name:
         rows = [t for t in rows if name.lower() in t["name"].lower()]
     if release is not None:
         rows = [dict(t, default=t["defaults"].get(release)) for t in rows if t["defaults"].get(release) is not None]
+    if platform is not None:
+        for t in rows:
+            k = platforms.knob(platform, release, t["name"])
+            t["set_as"] = None if k is None else {"name": k.name, "runtime": k.runtime}
     if as_json:
         print(json.dumps(rows, indent=2))
         return
@@ -709,6 +727,8 @@ def tunables(
     table.add_column("UNIT", no_wrap=True)
     table.add_column(f"DEFAULT ({release})" if release else "DEFAULT BY RELEASE", no_wrap=release is not None)
     table.add_column("RANGE", no_wrap=True)
+    if platform is not None:
+        table.add_column(f"ON {platform.upper()}", no_wrap=True)
     table.add_column("TRADE-OFF")
     for t in rows:
         if release is not None:
@@ -717,7 +737,11 @@ def tunables(
             default = _compact_defaults(t["defaults"], releases)
         if t.get("derived"):
             default += " (derived)"
-        table.add_row(t["name"], t["unit"], default, f"{t['min']}..{t['max']}", t["doc"])
+        cells = [t["name"], t["unit"], default, f"{t['min']}..{t['max']}"]
+        if platform is not None:
+            k = t["set_as"]
+            cells.append("-" if k is None else k["name"] + ("" if k["runtime"] else " (boot)"))
+        table.add_row(*cells, t["doc"])
     _print_table(table)
 
 

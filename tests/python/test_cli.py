@@ -289,6 +289,19 @@ def test_tunables_json():
     assert [(t["name"], t["default"]) for t in doc] == [("zfs_vdev_max_pending", 10), ("zfs_vdev_min_pending", 4)]
 
 
+def test_tunables_on_a_platform_name_what_to_set():
+    r = invoke("tunables", "--release", "zfs-2.2", "--platform", "freebsd", "--name", "scrub_max")
+    assert r.exit_code == 0
+    header, row = r.stdout.splitlines()
+    assert "ON FREEBSD" in header and "vfs.zfs.vdev.scrub_max_active" in row
+    r = invoke("tunables", "--release", "freebsd-9", "--platform", "freebsd", "--name", "scrub_delay", "--json")
+    assert json.loads(r.stdout)[0]["set_as"] == {"name": "vfs.zfs.scrub_delay", "runtime": True}
+    r = invoke("tunables", "--platform", "linux")
+    assert r.exit_code == 2 and "with --release" in r.stderr
+    r = invoke("tunables", "--release", "zfs-2.2", "--platform", "illumos")
+    assert r.exit_code == 2 and "zfs-2.2 ran on: linux, freebsd" in r.stderr
+
+
 def test_tunables_bad_release():
     r = invoke("tunables", "--release", "zfs-9")
     assert r.exit_code == 2
