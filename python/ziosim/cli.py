@@ -323,6 +323,26 @@ def _metrics_opt(metrics: Optional[str]) -> Optional[list[str]]:
     return check_metrics([m for m in metrics.split(",") if m.strip()], "--metrics")
 
 
+def _run_points(sw: Any, outdir: Path, jobs: Optional[int], backend: str, fresh: bool, progress: bool) -> Any:
+    """Run a sweep's unfinished points with a progress bar; an interrupt or a failed point
+    ends the command (exit 130 / 1) with what to do next."""
+    from .sweep import execute
+
+    with _PointProgress(progress, len(sw.points)) as bar:
+        try:
+            res = execute.run_sweep(sw, outdir, jobs=jobs, backend=backend, fresh=fresh, on_point=bar.update)
+        except KeyboardInterrupt:
+            _say(f"interrupted; finished points are kept in {outdir}/points — run the same command to resume")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+    if res.failures:
+        for f in res.failures:
+            _say(f"error: point {f.index} ({f.describe}): {f.message}")
+        _say(f"{len(res.failures)} of {len(sw.points)} points failed; no {execute.TABLE} written"
+             f" (reproduce: {res.failures[0].reproduce})")
+        raise typer.Exit(EXIT_CHECK)
+    return res
+
+
 _BaselineOpt = Annotated[
     Optional[list[str]],
     typer.Option("--baseline", metavar="AXIS=VALUE", help="Compare with this axis value (repeatable). [default: point 1]"),
@@ -388,18 +408,7 @@ def sweep(
             _say(f"{len(sw.points)} point{'s' if len(sw.points) != 1 else ''} valid; nothing run")
         return
     with _errors(repro):
-        with _PointProgress(_progress_enabled(quiet, no_progress), len(sw.points)) as bar:
-            try:
-                res = execute.run_sweep(sw, outdir, jobs=jobs, backend=backend, fresh=fresh, on_point=bar.update)
-            except KeyboardInterrupt:
-                _say(f"interrupted; finished points are kept in {outdir}/points — run the same command to resume")
-                raise typer.Exit(EXIT_INTERRUPTED) from None
-        if res.failures:
-            for f in res.failures:
-                _say(f"error: point {f.index} ({f.describe}): {f.message}")
-            _say(f"{len(res.failures)} of {len(sw.points)} points failed; no {execute.TABLE} written"
-                 f" (reproduce: {res.failures[0].reproduce})")
-            raise typer.Exit(EXIT_CHECK)
+        res = _run_points(sw, outdir, jobs, backend, fresh, _progress_enabled(quiet, no_progress))
         rows = execute.read_table(outdir, res.manifest)
         text = compare_mod.render(res.manifest, rows, base_spec, metric_list)
         sys.stdout.write(text)
@@ -524,17 +533,7 @@ def advise(
         execute.check_backend(backend)
     outdir = out if out is not None else Path("out") / f"advise-{_slug(sc.name)}"
     with _errors(repro):
-        with _PointProgress(_progress_enabled(quiet, no_progress), len(sw.points)) as bar:
-            try:
-                res = execute.run_sweep(sw, outdir, jobs=jobs, backend=backend, fresh=fresh, on_point=bar.update)
-            except KeyboardInterrupt:
-                _say(f"interrupted; finished runs are kept in {outdir}/points — run the same command to resume")
-                raise typer.Exit(EXIT_INTERRUPTED) from None
-        if res.failures:
-            for f in res.failures:
-                _say(f"error: point {f.index} ({f.describe}): {f.message}")
-            _say(f"{len(res.failures)} of {len(sw.points)} runs failed (reproduce: {res.failures[0].reproduce})")
-            raise typer.Exit(EXIT_CHECK)
+        res = _run_points(sw, outdir, jobs, backend, fresh, _progress_enabled(quiet, no_progress))
         rows = execute.read_table(outdir, res.manifest)
         advice = advise_mod.choose(g, lims, res.manifest, rows, advise_mod.baseline_point(config, sw.points),
                                    scan_window=scanning,
