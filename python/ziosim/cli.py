@@ -539,6 +539,8 @@ def advise(
                                    scan_window=scanning,
                                    allow_unsafe=allow_unsafe, pool=config["pool"]["name"], tolerance=tolerance)
         doc_json = advise_mod.to_json(advice)
+        doc_json.update(ziosim_version=__version__, scenario={"name": sc.name, "path": str(scenario),
+                                                               "hash": sc.hash, "seed": sc.seed})
         execute.write_atomic(outdir / "advice.json", json.dumps(doc_json, indent=2, sort_keys=True) + "\n")
         if json_out:
             sys.stdout.write(json.dumps(doc_json, indent=2, sort_keys=True) + "\n")

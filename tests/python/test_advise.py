@@ -232,6 +232,8 @@ def test_json_output_is_the_advice_document(tmp_path):
     assert doc["axes"] == [{"field": "zfs.tunables.zfs_scrub_delay", "values": [4, 0]}]
     assert doc["baseline"]["settings"] == {"zfs.tunables.zfs_scrub_delay": 4}
     assert set(doc["commands"]) == {"illumos"}
+    assert doc["schema_version"] == 1 and doc["ziosim_version"] and doc["scenario"]["seed"] == 0
+    assert len(doc["scenario"]["hash"]) == 16
     assert Path(tmp_path / "a" / "sweep.parquet").is_file()
 
 
