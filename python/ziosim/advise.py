@@ -290,7 +290,14 @@ def _projected_scan_ns(row: Mapping[str, Any]) -> tuple[float | None, bool]:
     """(scan time in ns, projected?) from a row's scan columns: the duration if the scan
     finished; else the time so far plus the time to go the release's `zpool status`
     printed at the end of the run; else (no estimate printed) the time so far scaled by
-    the fraction issued."""
+    the fraction issued. A sequential rebuild counts before the scrub that follows it: it
+    is what restores redundancy."""
+    if row.get("rebuild_duration_ns") is not None:
+        dur = float(row["rebuild_duration_ns"])
+        if row.get("rebuild_state") != "active":
+            return dur, False
+        eta = row.get("rebuild_eta_ns")
+        return (dur + float(eta), True) if eta is not None else (math.inf, True)
     dur = row.get("scan_duration_ns")
     if dur is None:
         return None, False
@@ -451,7 +458,8 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
         best = min(as_good, key=lambda c: (c.changed, sign * c.goal, c.index))
     return Advice(goal=goal, limits=list(limits), release=release, pool=pool, scan_window=scan_window,
                   axes=list(axes), candidates=cands, baseline=baseline, best=best, allow_unsafe=allow_unsafe,
-                  workloads=workloads, scan_func=rows[0].get("scan_func"))
+                  workloads=workloads,
+                  scan_func="rebuild" if rows[0].get("rebuild_state") else rows[0].get("scan_func"))
 
 
 # ----------------------------------------------------------------------------- commands

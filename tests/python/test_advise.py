@@ -173,6 +173,12 @@ def test_scan_time_is_projected_from_zpool_status_when_unfinished():
     row["scan_issued_bytes"] = 0
     assert advise._projected_scan_ns(row) == (math.inf, True)
     assert advise.fmt_measure(advise.MEASURES["scan-time"], 400e9, "zfs-2.2", True) == "~6m40s"
+    # A sequential rebuild is what restores redundancy: it counts before the scrub after it.
+    row = {"rebuild_duration_ns": 60e9, "rebuild_state": "active", "rebuild_eta_ns": 30e9,
+           "scan_duration_ns": 5e9, "scan_state": "finished"}
+    assert advise._projected_scan_ns(row) == (90e9, True)
+    row["rebuild_state"] = "complete"
+    assert advise._projected_scan_ns(row) == (60e9, False)
 
 
 # ----------------------------------------------------------------------------- the verb

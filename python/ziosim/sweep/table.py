@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 #: Bump when point_metrics changes shape: finished points of another schema are re-run.
-#: 2: the workload's figures while a scan was issuing (``scan_window_*``), ``scan_eta_ns``.
+#: 2: the workload's figures while a scan was issuing (``scan_window_*``), ``scan_eta_ns``,
+#: the sequential rebuild's ``rebuild_*``.
 METRICS_SCHEMA = 2
 
 LAT = ("mean", "p50", "p90", "p99", "p999", "max")
@@ -66,6 +67,11 @@ POINT_COLUMNS = (
     # A scan still running when the run stopped: the time to go that the release's own
     # `zpool status` prints at that moment (null if it prints no estimate).
     ("scan_eta_ns", "int64"),
+    # Sequential rebuilds (`zpool replace -s`, 2.0+), the longest of them: its state (active,
+    # complete, canceled), duration so far, bytes rebuilt, and the time to go the release's
+    # `zpool status` printed at the end of the run (null when it prints none).
+    ("rebuild_state", "string"), ("rebuild_duration_ns", "int64"), ("rebuild_bytes", "int64"),
+    ("rebuild_eta_ns", "int64"),
     ("txg_syncs", "int64"), ("txg_sync_ns_mean", "float64"), ("txg_sync_ns_p99", "int64"),
     ("txg_sync_ns_max", "int64"),
     ("zil_commits", "int64"), ("zil_slog", "bool"),
@@ -109,6 +115,25 @@ def _scan_eta_ns(results: Mapping[str, Any], release: str) -> int | None:
     return None if secs is None else int(secs) * 1_000_000_000
 
 
+def _rebuild(results: Mapping[str, Any], release: str) -> dict[str, Any]:
+    """The ``rebuild_*`` columns: the rebuild that ran longest (null without one)."""
+    from ..report.status import rebuild_progress
+
+    rebuilds = results.get("rebuilds") or []
+    if not rebuilds:
+        return {}
+    r = max(rebuilds, key=lambda r: (int(r.get("duration_ns", 0)), r.get("vdev", "")))
+    eta = None
+    snaps = (results.get("status") or {}).get("snapshots") or []
+    if r.get("state") == "active" and snaps:
+        live = [v for v in snaps[-1].get("rebuild") or [] if v.get("vdev") == r.get("vdev")]
+        if live:
+            secs = rebuild_progress(live[0], release)[3]
+            eta = None if secs is None else int(secs) * 1_000_000_000
+    return {"rebuild_state": r.get("state"), "rebuild_duration_ns": r.get("duration_ns"),
+            "rebuild_bytes": r.get("rebuilt_bytes"), "rebuild_eta_ns": eta}
+
+
 def _scan_window(w: Mapping[str, Any]) -> dict[str, Any]:
     """A workload's ``scan_window_*`` columns from its ``by_scan_phase.during``."""
     during = (w.get("by_scan_phase") or {}).get("during") or {}
@@ -143,6 +168,7 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
         # Every scan_<k> column is the results' scan.<k>.
         point.update({c: sc.get(c[len("scan_"):]) for c, _ in POINT_COLUMNS if c.startswith("scan_")})
         point["scan_eta_ns"] = _scan_eta_ns(results, (config or {}).get("release") or "")
+    point.update(_rebuild(results, (config or {}).get("release") or ""))
     txg = results.get("txg")
     if txg:
         point.update({
