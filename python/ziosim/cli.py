@@ -553,6 +553,98 @@ def advise(
         raise typer.Exit(EXIT_CHECK)
 
 
+# ----------------------------------------------------------------------------- import
+
+
+def _read_pasted(p: Path) -> str:
+    """A pasted text file; bytes that are not UTF-8 (a localised date) become U+FFFD."""
+    try:
+        return p.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise ScenarioError(f"{p}: no such file — allowed: a text file with the output of zpool status") from None
+    except OSError as e:
+        raise ScenarioError(f"{p}: cannot read — {e}") from None
+
+
+@app.command("import")
+def import_(
+    files: Annotated[
+        list[Path],
+        typer.Argument(metavar="FILE...",
+                       help="Text files with the output of zpool status (one pool), and optionally zpool list [-v] "
+                            "[-p] and zpool iostat -v; recognised by content, several per file allowed."),
+    ],
+    out: Annotated[
+        Optional[Path], typer.Option("--out", help="Write the scenario to this file (atomically). [default: stdout]")
+    ] = None,
+    release: Annotated[
+        Optional[str],
+        typer.Option("--release", help="ZFS release to simulate. [default: guessed from the zpool status format]"),
+    ] = None,
+    device: Annotated[
+        Optional[str],
+        typer.Option("--device", metavar="PRESET",
+                     help="Device preset of the data disks (`ziosim presets`). [default: hdd-7200-sata-2014]"),
+    ] = None,
+    log_device: Annotated[
+        Optional[str],
+        typer.Option("--log-device", metavar="PRESET", help="Device preset of log devices. [default: intel-s3700]"),
+    ] = None,
+    cache_device: Annotated[
+        Optional[str],
+        typer.Option("--cache-device", metavar="PRESET",
+                     help="Device preset of cache devices. [default: samsung-850pro]"),
+    ] = None,
+    pool: Annotated[
+        Optional[str], typer.Option("--pool", help="The pool to import when zpool status shows several.")
+    ] = None,
+    workload_from_iostat: Annotated[
+        bool,
+        typer.Option("--workload-from-iostat",
+                     help="Add an open-loop random-read workload at the pool's read ops/s and mean read size "
+                          "from zpool iostat -v."),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No log line on stderr.")] = False,
+) -> None:
+    """Turn pasted zpool status, zpool list and zpool iostat -v output into a scenario (docs/import.md)."""
+    from .importers import scenario as import_mod
+
+    with _errors("ziosim import " + " ".join(shlex.quote(str(f)) for f in files)):
+        releases = _native.releases()
+        if release is not None and release not in releases:
+            hint = scenario_mod.nearest(release, releases)
+            raise ScenarioError(f"--release: {json.dumps(release)} — allowed: {', '.join(releases)}",
+                                hint=f"did you mean {hint}?" if hint else None)
+        opts = import_mod.Options(release=release, device=device, log_device=log_device, cache_device=cache_device,
+                                  workload_from_iostat=workload_from_iostat)
+        presets = _native.presets()
+        import_mod.check_presets(opts, presets)
+        imp = import_mod.read_inputs([(str(f), _read_pasted(f)) for f in files], pool=pool)
+        text = import_mod.build(imp, opts, presets)
+        try:
+            sc = scenario_mod.loads(text, path=str(out) if out is not None else f"{imp.status.name}.toml")
+        except ScenarioError as e:
+            raise ScenarioError(f"the imported scenario does not validate: {e.line}",
+                                hint="a bug in ziosim import if the files are real zpool output; please report it "
+                                     "with them") from None
+        if out is not None:
+            from .sweep.execute import write_atomic
+
+            try:
+                write_atomic(out, text)
+            except OSError as e:
+                raise ScenarioError(f"--out: {out}: cannot write — {e.strerror or e}") from None
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        if not quiet:
+            disks = sum(len(v["disks"]) for v in sc.config["pool"]["vdevs"])
+            acts = len(sc.config["actions"])
+            where = f"wrote {out}" if out is not None else "scenario on stdout"
+            _say(f"{where} — pool {imp.status.name}, release {sc.release}, {disks} disks, "
+                 f"{acts} action{'s' if acts != 1 else ''}; check the assumptions in its # header")
+
+
 # ----------------------------------------------------------------------------- check-determinism
 
 

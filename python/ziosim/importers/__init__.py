@@ -1,0 +1,186 @@
+"""Read pasted ``zpool`` output back into plain data: the parsers behind ``ziosim import``.
+
+Theory of operation
+-------------------
+Users bring what they already have (spec/users.md §6 item 6): ``zpool status`` (any era,
+any locale), ``zpool list [-v] [-p]`` and ``zpool iostat -v``, pasted into files, sometimes
+several outputs in one file with the shell prompts still in front. ``ziosim import`` turns
+them into a scenario (``importers.scenario``). The work is split in three steps, each pure
+and free of TOML:
+
+1. ``split_sections(file, text)`` cuts a file into sections by content, never by file
+   name: a prompt line (``$ zpool list -v``, ``root@nas:~# zpool status tank``) starts a
+   section of that command; without prompts a ``pool:`` line starts a ``zpool status``,
+   a ``NAME  SIZE  ALLOC …`` header a ``zpool list`` and a ``capacity  operations
+   bandwidth`` header a ``zpool iostat``. A non-blank line outside every section is an
+   error naming the file and line.
+2. One parser per command (``zpool_status``, ``zpool_list``, ``zpool_iostat``) reads a
+   section into frozen dataclasses and keeps the line numbers.
+3. ``importers.scenario.build`` decides what the pieces mean for a simulation.
+
+Numbers are read as ZFS prints them (spec/users.md §4.1): base 1024 with ``K M G T P E``,
+an optional ``B`` (``zfs_nicebytes``, 0.7+), a decimal point or — under a ``LC_NUMERIC``
+that says so — a decimal comma (``4,43G``, ``11,4T``). A printed number carries three
+significant digits, so a parsed byte count is within half a unit of its last digit of
+the true value, never better.
+
+Every mistake is an ``ImportTextError``: one line, ``FILE:LINE: "text" — expected …``,
+which the command line prints as ``error: …`` and exits 2 on (a ``ScenarioError``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import ScenarioError
+
+__all__ = [
+    "ImportTextError",
+    "Line",
+    "Section",
+    "split_sections",
+    "kind_label",
+    "parse_number",
+    "parse_percent",
+    "has_byte_suffix",
+    "NUMBER",
+    "STAMP",
+]
+
+
+class ImportTextError(ScenarioError):
+    """A line the importer cannot read: ``FILE:LINE: "text" — expected …`` (one line)."""
+
+    def __init__(self, file: str, line: int, text: str | None, expected: str, hint: str | None = None) -> None:
+        shown = "" if text is None else f" {json.dumps(_clip(text), ensure_ascii=False)}"
+        sep = " —" if text is not None else ""
+        super().__init__(f"{file}:{line}:{shown}{sep} expected {expected}", hint=hint)
+
+
+def _clip(text: str, n: int = 72) -> str:
+    t = text.strip().replace("\t", " ")
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One input line and where it came from (1-based line number)."""
+
+    file: str
+    number: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of lines holding one command's output: ``kind`` is status, list or iostat."""
+
+    kind: str
+    file: str
+    lines: tuple[Line, ...]
+    command: str | None = None  # the prompt line's command, when there was one
+
+    @property
+    def first_line(self) -> int:
+        return self.lines[0].number if self.lines else 0
+
+
+# A number as zpool prints it: 1.21T, 0B, 512, 11,4T, 43.5M (the caller adds "/s", "%").
+NUMBER = r"\d+(?:[.,]\d+)?[KMGTPE]?B?"
+_NUMBER_RE = re.compile(r"(\d+(?:[.,]\d+)?)([KMGTPE]?)(B?)")
+_SHIFT = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40, "P": 50, "E": 60}
+
+
+def parse_number(text: str) -> int:
+    """Bytes (or a count) from a ``zfs_nicenum``/``zfs_nicebytes`` string, nearest integer.
+
+    Raises ValueError for anything else; callers turn that into an ``ImportTextError``.
+    """
+    m = _NUMBER_RE.fullmatch(text.strip())
+    if not m:
+        raise ValueError(text)
+    return round(Fraction(m.group(1).replace(",", ".")) * (1 << _SHIFT[m.group(2)]))
+
+
+def has_byte_suffix(text: str) -> bool | None:
+    """Whether a byte count shows ``zfs_nicebytes``'s ``B`` (True), is a bare count below
+    1024 that ``zfs_nicebytes`` would have suffixed (False), or cannot tell (None)."""
+    m = _NUMBER_RE.fullmatch(text.strip())
+    if not m or m.group(2):
+        return None
+    return bool(m.group(3))
+
+
+def parse_percent(text: str) -> float:
+    """``51.37`` from ``51.37%`` or ``51,37%`` (``%`` optional)."""
+    t = text.strip().rstrip("%")
+    if not re.fullmatch(r"\d+(?:[.,]\d+)?", t):
+        raise ValueError(text)
+    return float(t.replace(",", "."))
+
+
+# ----------------------------------------------------------------------------- sections
+
+# "$ zpool status -v tank", "root@nas:~# zpool list -v", "% sudo zpool iostat -v 10 2"
+_PROMPT = re.compile(
+    r"^\s*(?:[^#$%>]*[#$%>]\s*)?(?:sudo\s+)?(?:/\S*/)?zpool\s+(?P<cmd>status|list|iostat)\b(?P<args>.*)$"
+)
+_STATUS_START = re.compile(r"^\s*pool:\s*\S")
+_LIST_HEADER = re.compile(r"^\s*NAME\s+SIZE\s+(?:ALLOC|USED)\b")
+_IOSTAT_HEADER = re.compile(r"^\s*capacity\s+operations\s+bandwidth\b")
+# `zpool status -T u` / `-T d` print a time stamp before the pools.
+STAMP = re.compile(r"^\s*(\d{9,11}|.*\b\d{1,2}:\d\d:\d\d\b.*\b\d{4})\s*$")
+_HEALTHY = re.compile(r"^\s*(all pools are healthy|no pools available|pool '[^']*' is healthy)\s*$")
+_KINDS = {"status": "zpool status", "list": "zpool list", "iostat": "zpool iostat -v"}
+
+
+def split_sections(file: str, text: str) -> list[Section]:
+    """Cut one file's text into command sections (see the module docstring)."""
+    sections: list[Section] = []
+    kind: str | None = None
+    command: str | None = None
+    buf: list[Line] = []
+
+    def flush() -> None:
+        if kind is not None and any(ln.text.strip() for ln in buf):
+            sections.append(Section(kind, file, tuple(buf), command))
+
+    for i, raw in enumerate(text.splitlines(), start=1):
+        line = Line(file, i, raw.rstrip("\r\n"))
+        m = _PROMPT.match(raw)
+        if m:
+            flush()
+            kind, command, buf = m.group("cmd"), raw.strip(), []
+            continue
+        start = None
+        if _LIST_HEADER.match(raw) and kind != "list":
+            start = "list"
+        elif _IOSTAT_HEADER.match(raw) and kind != "iostat":
+            start = "iostat"
+        elif _STATUS_START.match(raw) and kind != "status":
+            start = "status"
+        if start is not None:
+            flush()
+            kind, command, buf = start, None, []
+        if _HEALTHY.match(raw):
+            raise ImportTextError(
+                file, i, raw, "a pool's full `zpool status` (zpool status -x printed no pool; run zpool status POOL)")
+        if kind is None:
+            if raw.strip() and not STAMP.match(raw):
+                raise ImportTextError(
+                    file, i, raw,
+                    "the output of zpool status, zpool list or zpool iostat -v (nothing else is read)")
+            continue
+        buf.append(line)
+    flush()
+    if not sections:
+        raise ImportTextError(file, 1, None, "the output of zpool status, zpool list or zpool iostat -v; "
+                              "the file is empty")
+    return sections
+
+
+def kind_label(kind: str) -> str:
+    return _KINDS[kind]

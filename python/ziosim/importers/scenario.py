@@ -1,0 +1,735 @@
+"""Parsed ``zpool`` output → a scenario TOML a user can run (``ziosim import``).
+
+Theory of operation
+-------------------
+``read_inputs`` cuts every file into sections (``importers.split_sections``), parses them
+and picks the one pool the scenario is about (``--pool`` when the texts hold several).
+``build`` then decides, in this order, and writes each decision where the user reads it —
+inferred values as ``#`` lines in the header and beside the key, assumptions as a list of
+their own (spec/users.md §6 items 1 and 6: the user must be able to see what was guessed):
+
+1. **Release**: ``zpool_status.guess_release`` (the scan line's format, narrowed by the
+   device names and ``see:`` URL), or ``--release``.
+2. **Pool**: one ``[[pool.vdevs]]`` per top-level vdev with the real disk names; inside a
+   ``replacing-N``/``spare-N`` the old disk stands in the pool and the new one arrives by
+   a ``replace`` action. Logs become ``[[pool.log]]``, cache devices ``[pool.cache]``;
+   spares, ``special`` and ``dedup`` vdevs have no counterpart in ziosim and are named in
+   the header instead. dRAID is refused.
+3. **Disks**: ``--device`` (default ``hdd-7200-sata-2014``), capacity from ``zpool list
+   -v`` (the smallest disk of a vdev, or a raidz vdev's SIZE ÷ width, a mirror's SIZE),
+   else from the pool's SIZE ÷ Σ widths; without ``zpool list`` the preset's, raised only
+   if the scanned data would not fit.
+4. **Allocated**: ``zpool list`` ALLOC, else the scan's total — both count raid-z parity,
+   ziosim's ``allocated`` does not, so each vdev's share is scaled by data/width.
+   ``layout = "aged"`` when FRAG ≥ 30 %.
+5. **Actions at 0 s**: ``fail`` (FAULTED/UNAVAIL/REMOVED) or ``offline`` (OFFLINE) for
+   each missing disk, ``replace`` old → new for each replacing/spare vdev (``sequential``
+   under a ``resilver (mirror-0)`` rebuild), then ``scrub`` if a scrub runs. ``stop =
+   "scan-done"`` when any of them starts a scan, so the simulated scan time can be set
+   against the real one (elapsed + the release's ETA), both printed in the header.
+6. **Workload**: none (the real one is unknown) unless ``--workload-from-iostat`` asks for
+   an open-loop ``random-read`` at the pool's observed read ops/s and mean read size.
+
+TOML is written by hand (``_q``): strings as TOML basic strings, one key per line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import ScenarioError
+from ..report.nicenum import zfs_nicenum
+from ..report.releases import at_least
+from ..scenario import VDEV_PARITY, default_hz, nearest
+from . import Section, kind_label, split_sections
+from . import zpool_iostat as iostat_mod
+from . import zpool_list as list_mod
+from . import zpool_status as status_mod
+from .zpool_iostat import IostatSample
+from .zpool_list import PoolList
+from .zpool_status import PoolStatus, Scan, Vdev
+
+__all__ = ["Options", "Imported", "read_inputs", "build", "DEFAULT_DEVICE", "DEFAULT_LOG_DEVICE",
+           "DEFAULT_CACHE_DEVICE"]
+
+DEFAULT_DEVICE = "hdd-7200-sata-2014"
+DEFAULT_LOG_DEVICE = "intel-s3700"
+DEFAULT_CACHE_DEVICE = "samsung-850pro"
+FRAG_AGED_PERCENT = 30
+FILL_ASSUMED = 0.5
+ALLOCATED_MAX_SHARE = 0.95  # of usable: room for metadata, which ziosim adds on top
+REPORT_INTERVALS = ("10s", "30s", "1m", "5m", "10m", "30m", "1h", "2h", "6h")
+_INTERVAL_S = {"10s": 10, "30s": 30, "1m": 60, "5m": 300, "10m": 600, "30m": 1800, "1h": 3600, "2h": 7200,
+               "6h": 21600}
+_GONE = ("FAULTED", "UNAVAIL", "REMOVED")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line adds: each None means "guess, and say so"."""
+
+    release: str | None = None
+    device: str | None = None
+    log_device: str | None = None
+    cache_device: str | None = None
+    workload_from_iostat: bool = False
+
+
+@dataclass(frozen=True)
+class Imported:
+    """The parsed pieces about one pool, and what each file held."""
+
+    status: PoolStatus
+    listing: PoolList | None
+    iostat: IostatSample | None
+    files: tuple[str, ...]
+    found: tuple[str, ...]  # "status.txt: zpool status (lines 1-24)"
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _span(sec: Section) -> str:
+    return f"lines {sec.first_line}-{sec.lines[-1].number}"
+
+
+def read_inputs(texts: Sequence[tuple[str, str]], pool: str | None = None) -> Imported:
+    """Parse ``(file name, text)`` pairs; the pool is the only one in the status texts,
+    or ``pool``."""
+    statuses: list[PoolStatus] = []
+    lists: list[PoolList] = []
+    iostats: list[IostatSample] = []
+    found: list[str] = []
+    for name, text in texts:
+        for sec in split_sections(name, text):
+            found.append(f"{name}: {kind_label(sec.kind)} ({_span(sec)})")
+            if sec.kind == "status":
+                statuses += status_mod.parse(sec)
+            elif sec.kind == "list":
+                lists += list_mod.parse(sec)
+            else:
+                iostats += iostat_mod.parse(sec)
+    if not statuses:
+        first = texts[0][0] if texts else "input"
+        raise ScenarioError(f"{first}: no zpool status among the files — allowed: at least one file with the "
+                            "output of zpool status POOL (zpool list and zpool iostat -v only add to it)")
+    names = list(dict.fromkeys(s.name for s in statuses))
+    if pool is None:
+        if len(names) > 1:
+            s2 = next(s for s in statuses if s.name == names[1])
+            raise ScenarioError(f"{s2.file}:{s2.first_line}: a second pool ({', '.join(names)}) — allowed: one pool "
+                                "per scenario; pick one with --pool NAME")
+        pool = names[0]
+    if pool not in names:
+        raise ScenarioError(f"--pool: {_q(pool)} — allowed: a pool of the zpool status text ({', '.join(names)})",
+                            hint=f"did you mean {nearest(pool, names)}?" if nearest(pool, names) else None)
+    status = [s for s in statuses if s.name == pool][-1]
+    listing = next((p for p in reversed(lists) if p.name == pool), None)
+    if lists and listing is None:
+        raise ScenarioError(f"{lists[0].file}:{lists[0].pool.line}: zpool list has no pool {pool} — allowed: the "
+                            f"zpool list of the same pool (it lists {', '.join(p.name for p in lists)})")
+    io = next((p for p in reversed(iostats) if p.name == pool), None)
+    if iostats and io is None:
+        raise ScenarioError(f"{iostats[0].file}:{iostats[0].pool.line}: zpool iostat has no pool {pool} — allowed: "
+                            f"the zpool iostat -v of the same pool (it shows {', '.join(p.name for p in iostats)})")
+    return Imported(status, listing, io, tuple(n for n, _ in texts), tuple(found))
+
+
+# ----------------------------------------------------------------------------- small helpers
+
+
+def _q(v: object) -> str:
+    """A TOML value."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str):
+        out = []
+        for ch in v:
+            if ch in ('"', "\\"):
+                out.append("\\" + ch)
+            elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+                out.append(f"\\u{ord(ch):04x}")
+            else:
+                out.append(ch)
+        return '"' + "".join(out) + '"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_q(x) for x in v) + "]"
+    raise TypeError(type(v))
+
+
+def _dur(seconds: int) -> str:
+    """A duration for humans and for TOML: ``7h01m``, ``45m``, ``30s``, ``2d3h``."""
+    s = int(seconds)
+    d, h, m = s // 86400, (s // 3600) % 24, (s // 60) % 60
+    if d:
+        return f"{d}d{h}h{m:02d}m"
+    if h:
+        return f"{h}h{m:02d}m"
+    if m:
+        return f"{m}m{s % 60:02d}s" if s < 600 and s % 60 else f"{m}m"
+    return f"{s}s"
+
+
+def _size(n: int, exact: bool) -> object:
+    return n if exact else zfs_nicenum(n)
+
+
+def _capacity(n: int, exact: bool) -> object:
+    """A disk capacity ziosim accepts (a whole number of 512-byte sectors): exact bytes
+    rounded down to 4 KiB under ``-p``, else whole GiB (``7454G`` for a 7.28T disk)."""
+    if exact or n < 1 << 30:
+        return n // 4096 * 4096
+    return f"{n >> 30}G"
+
+
+def _comment(text: str) -> str:
+    return "# " + text.replace("\t", " ").rstrip() if text else "#"
+
+
+@dataclass
+class _Plan:
+    """What ``build`` has decided so far, and the notes it owes the reader."""
+
+    inferred: list[str] = field(default_factory=list)
+    assumed: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    actions: list[tuple[dict, str]] = field(default_factory=list)
+    vdevs: list[dict] = field(default_factory=list)
+
+
+def _vdev_type(v: Vdev) -> str:
+    if v.kind in ("disk", "replacing", "spare"):
+        return "disk"
+    return v.kind
+
+
+def _width(v: dict) -> int:
+    return len(v["names"])
+
+
+def _data_disks(v: dict) -> int:
+    return 1 if v["type"] in ("disk", "mirror") else _width(v) - VDEV_PARITY[v["type"]]
+
+
+def _raw_disks(v: dict) -> int:
+    """Disks whose space a vdev's raw SIZE/ALLOC counts: a mirror counts one copy."""
+    return 1 if v["type"] in ("disk", "mirror") else _width(v)
+
+
+def _preset(name: str | None, default: str, option: str, presets: dict) -> str:
+    if name is None:
+        return default
+    if name not in presets:
+        hint = nearest(name, presets)
+        raise ScenarioError(f"{option}: {_q(name)} — allowed: a preset ({', '.join(presets)}; see `ziosim presets`)",
+                            hint=f"did you mean {hint}?" if hint else None)
+    return name
+
+
+def check_presets(opts: Options, presets: dict) -> None:
+    """Refuse an unknown ``--device``/``--log-device``/``--cache-device`` before any parsing."""
+    _preset(opts.device, DEFAULT_DEVICE, "--device", presets)
+    _preset(opts.log_device, DEFAULT_LOG_DEVICE, "--log-device", presets)
+    _preset(opts.cache_device, DEFAULT_CACHE_DEVICE, "--cache-device", presets)
+
+
+# ----------------------------------------------------------------------------- the builder
+
+
+class _Builder:
+    """Holds every decision ``build`` makes; ``emit`` writes them out."""
+
+    def __init__(self, imp: Imported, opts: Options, presets: dict) -> None:
+        self.imp, self.opts, self.presets = imp, opts, presets
+        self.st = imp.status
+        self.plan = _Plan()
+        self.names_used = {leaf.name for leaf in self.st.all_leaves()}
+        self.rebuilding = {s.rebuild_vdev for s in self.st.scans if s.sequential and s.active}
+        self.exact = bool(imp.listing and imp.listing.parsable)
+        self.release = ""
+        self.logs: list[dict] = []
+        self.cache: dict | None = None
+        self.devices: list[tuple[str, int | None, str]] = []
+        self.dev_names: list[str] = []
+        self.allocated: int | None = None
+        self.alloc_how = ""
+        self.layout = "fresh"
+        self.ashift = 12
+        self.workload: dict | None = None
+        self.acts: list[tuple[dict, str]] = []
+        self.stop, self.interval, self.start_time = "10m", "1m", None
+        self.real_scan: Scan | None = None
+        self.elapsed_s: int | None = None
+        self.total_s: int | None = None
+
+    # --- release
+    def choose_release(self) -> None:
+        g = status_mod.guess_release(self.st)
+        p = self.plan
+        same = ", ".join(g.candidates)
+        if self.opts.release is not None:
+            rel = self.opts.release
+            if rel in g.candidates:
+                p.inferred.append(f"release {rel}: from --release (the text's format is printed by {same})")
+            else:
+                p.inferred.append(f"release {rel}: from --release, although {rel} does not print the text's format "
+                                  f"(printed by {same})")
+        elif g.no_scan_line:
+            rel = g.release
+            p.assumed.append(f"release {rel}: the status has no scan line, so its format cannot tell; zfs-2.0 and "
+                             "later print none for a pool never scanned (--release to set it)")
+        else:
+            rel = g.release
+            also = [r for r in g.candidates if r != rel]
+            p.inferred.append(f"release {rel}: " + "; ".join(g.reasons)
+                              + (f"; also printed by {', '.join(also)} (--release to choose)" if also else ""))
+        if rel == "freebsd-9":
+            p.inferred.append("release freebsd-9 stands for FreeBSD's legacy ZFS (FreeBSD 9 to 12)")
+        self.release = rel
+
+    # --- vdev tree
+    def leaf_state(self, leaf: Vdev, in_pool: bool) -> None:
+        errs = [leaf.read or 0, leaf.write or 0, leaf.cksum or 0]
+        if leaf.state in _GONE or leaf.state == "OFFLINE":
+            why = f"{leaf.name} is {leaf.state}" + (f" ({leaf.note})" if leaf.note else "")
+            if in_pool:
+                do = "offline" if leaf.state == "OFFLINE" else "fail"
+                self.plan.actions.append(({"do": do, "disk": leaf.name}, why))
+            else:
+                self.plan.inferred.append(f"{why}: ziosim cannot fail a log or cache device; left as is")
+        elif leaf.state == "DEGRADED" or any(errs):
+            self.plan.inferred.append(f"{leaf.name}: {leaf.state}, {errs[0]} read / {errs[1]} write / {errs[2]} "
+                                      "checksum errors — not modelled (ziosim's disks return no errors)")
+
+    def member(self, v: Vdev, top: str, in_pool: bool = True) -> str:
+        """The disk that stands in the pool for ``v``; records what happens to it."""
+        if v.kind == "disk":
+            self.leaf_state(v, in_pool)
+            if v.resilvering and in_pool:
+                new = v.name + "-new"
+                while new in self.names_used:
+                    new += "-new"
+                self.names_used.add(new)
+                self.plan.actions.append(({"do": "fail", "disk": v.name}, f"{v.name} shows (resilvering) outside a "
+                                          "replacing vdev: it came back after an outage"))
+                self.plan.actions.append(({"do": "replace", "old": v.name, "new": new},
+                                          "an upper bound: ziosim cannot know how much it missed, so a whole new "
+                                          f"disk {new} is resilvered"))
+            return v.name
+        if v.kind in ("replacing", "spare"):
+            old = self.member(v.children[0], top, in_pool)
+            if not in_pool:
+                return old
+            new = v.children[-1].leaves()[-1].name
+            how = " → ".join(f"{c.name} {c.state}{' ' + c.note if c.note else ''}" for c in v.children)
+            act: dict = {"do": "replace", "old": old, "new": new}
+            if top in self.rebuilding:
+                if at_least(self.release, "zfs-2.0"):
+                    act["sequential"] = True
+                else:
+                    self.plan.inferred.append(f"{v.name}: the text shows a sequential rebuild, which {self.release} "
+                                              "lacks; modelled as a healing resilver")
+            note = f"{v.name}: {how}"
+            if v.kind == "spare":
+                note += "; a hot spare took over, ziosim has no hot spares: modelled as zpool replace"
+            self.plan.actions.append((act, note))
+            return old
+        raise ScenarioError(f"{self.st.file}:{v.line}: {v.name} inside {top} — allowed: disks, replacing-N and "
+                            "spare-N under a top-level vdev")
+
+    def pool_vdevs(self) -> None:
+        for v in self.st.vdevs:
+            if v.kind == "draid":
+                raise ScenarioError(f"{self.st.file}:{v.line}: {v.name} — ziosim does not model dRAID; allowed: "
+                                    "pools of disk, mirror and raidz1/2/3 vdevs")
+            members = [v] if v.kind in ("disk", "replacing", "spare") else list(v.children)
+            names = [self.member(c, v.name) for c in members]
+            self.plan.vdevs.append({"type": _vdev_type(v), "names": names, "source": v})
+
+    def classes(self) -> None:
+        for label, vs in self.st.classes:
+            if label == "logs":
+                for v in vs:
+                    kids = v.children if v.kind == "mirror" else [v]
+                    names = [self.member(c, v.name, in_pool=False) for c in kids]
+                    self.logs.append({"names": names, "mirror": v.kind == "mirror", "source": v})
+            elif label == "cache":
+                self.cache = {"names": [self.member(v, "cache", in_pool=False) for v in vs]}
+            elif label == "spares":
+                for v in vs:
+                    self.plan.ignored.append(f"spare {v.name} ({v.state}): ziosim has no hot spares")
+            else:
+                what = ", ".join(f"{v.name} ({', '.join(leaf.name for leaf in v.leaves())})" for v in vs)
+                self.plan.ignored.append(f"{label} vdevs {what}: ziosim has no allocation classes; their blocks "
+                                         "are simulated on the data vdevs")
+
+    # --- disks, capacity, allocation
+    def disks(self) -> None:
+        plan, opts, presets = self.plan, self.opts, self.presets
+        preset = _preset(opts.device, DEFAULT_DEVICE, "--device", presets)
+        self.dev_preset = preset
+        kind = str(presets[preset]["spec"].get("kind", "disk"))
+        if opts.device is None:
+            plan.assumed.append(f"device model {preset} for every data disk: ziosim's default, as the text does not "
+                                "say what the disks are (--device PRESET; `ziosim presets` lists them)")
+        else:
+            plan.inferred.append(f"device model {preset}: from --device")
+        preset_cap = int(presets[preset]["spec"].get("capacity_bytes", 0))
+        caps, cap_how = _vdev_disk_bytes(plan.vdevs, self.imp.listing, plan)
+        known = [c for c in caps if c is not None]
+        caps_eff = [c if c is not None else (min(known) if known else preset_cap) for c in caps]
+        share = _data_share(plan.vdevs, caps_eff)
+        self.allocation(share, caps_eff)
+        usable = sum(_data_disks(v) * c for v, c in zip(plan.vdevs, caps_eff))
+        how = cap_how
+        if known:
+            plan.inferred.append(f"disk capacity from {cap_how}")
+        elif self.allocated is not None and self.allocated > 0.8 * usable:
+            need = self.allocated / 0.8 / sum(_data_disks(v) for v in plan.vdevs)
+            raised = 10 ** 12 * math.ceil(need / 10 ** 12)
+            caps_eff = [raised] * len(caps)
+            usable = sum(_data_disks(v) * c for v, c in zip(plan.vdevs, caps_eff))
+            how = (f"{raised // 10 ** 12} TB, raised from the preset's {zfs_nicenum(preset_cap)} so the scanned data "
+                   "fits at most 80 % full")
+            known = caps_eff
+            plan.assumed.append(f"disk capacity {zfs_nicenum(raised)}: unknown without zpool list, and the preset's "
+                                f"{zfs_nicenum(preset_cap)} is too small for the scanned data")
+        else:
+            plan.assumed.append(f"disk capacity: the preset's {zfs_nicenum(preset_cap)} (no zpool list among the "
+                                "files)")
+        if self.allocated is not None and self.allocated > ALLOCATED_MAX_SHARE * usable:
+            plan.inferred.append(f"allocated capped at {ALLOCATED_MAX_SHARE:.0%} of the usable space (the text says "
+                                 f"{zfs_nicenum(self.allocated)}) so that ziosim's metadata fits")
+            self.allocated = int(ALLOCATED_MAX_SHARE * usable)
+        by_cap: dict[object, str] = {}
+        for c in caps_eff:
+            key = _size(c, self.exact) if known else None
+            if key not in by_cap:
+                name = kind if not by_cap else f"{kind}{len(by_cap) + 1}"
+                by_cap[key] = name
+                self.devices.append((name, c if known else None, how))
+            self.dev_names.append(by_cap[key])
+
+    def allocation(self, share: float, caps: list[int]) -> None:
+        lst, st, plan = self.imp.listing, self.st, self.plan
+        vdevs = plan.vdevs
+        if lst is not None and lst.pool.alloc_bytes is not None:
+            tops = [r for r in lst.section_rows(None) if r.depth == 1]
+            if lst.verbose and len(tops) == len(vdevs) and all(r.alloc_bytes is not None for r in tops):
+                self.allocated = int(sum(r.alloc_bytes * _data_disks(v) / _raw_disks(v)  # type: ignore[operator]
+                                         for r, v in zip(tops, vdevs)))
+                self.alloc_how = "zpool list -v: each vdev's ALLOC × data disks ÷ disks (ALLOC counts raid-z parity)"
+            else:
+                self.allocated = int(lst.pool.alloc_bytes * share)
+                self.alloc_how = (f"zpool list: ALLOC {zfs_nicenum(lst.pool.alloc_bytes)}"
+                                  + (f" × {share:.3f} (raid-z parity out)" if share < 1 else ""))
+        else:
+            scan = next((s for s in st.scans if s.total_bytes and not s.sequential), None)
+            rebuild = next((s for s in st.scans if s.total_bytes and s.sequential), None)
+            idx = next((i for i, v in enumerate(vdevs) if rebuild and v["source"].name == rebuild.rebuild_vdev), None)
+            if scan is not None:
+                self.allocated = int(scan.total_bytes * share)  # type: ignore[operator]
+                self.alloc_how = (f"the scan's total {zfs_nicenum(scan.total_bytes)}"  # type: ignore[arg-type]
+                                  + (f" × {share:.3f} (raid-z parity out)" if share < 1 else ""))
+            elif rebuild is not None and idx is not None:
+                self.allocated = int(rebuild.total_bytes * sum(caps) / caps[idx])  # type: ignore[operator]
+                self.alloc_how = (f"the rebuild's total {zfs_nicenum(rebuild.total_bytes)} for "  # type: ignore
+                                  f"{rebuild.rebuild_vdev}, as if every vdev were as full")
+        if self.allocated is not None:
+            self.allocated = max(self.allocated, 1 << 20)  # at least a few sectors, whatever the text says
+        if self.allocated is None:
+            plan.assumed.append(f"fill {FILL_ASSUMED}: neither zpool list nor the scan line says how much is "
+                                "allocated (add zpool list to the files)")
+
+    def fragmentation(self) -> None:
+        lst, plan = self.imp.listing, self.plan
+        lst_frag = lst.pool.frag_percent if lst is not None else None
+        if lst_frag is None:
+            plan.assumed.append('layout "fresh": fragmentation unknown (zpool list FRAG gives it)')
+        else:
+            self.layout = "aged" if lst_frag >= FRAG_AGED_PERCENT else "fresh"
+            plan.inferred.append(f'layout "{self.layout}": FRAG {lst_frag:g} % is '
+                                 f'{"≥" if self.layout == "aged" else "<"} {FRAG_AGED_PERCENT} %')
+
+    def settings(self) -> None:
+        plan = self.plan
+        for leaf in self.st.all_leaves():
+            m = re.search(r"block size: (\d+)B configured", leaf.note)
+            if m and int(m.group(1)) in (512, 1024, 2048, 4096, 8192):
+                self.ashift = int(math.log2(int(m.group(1))))
+                plan.inferred.append(f'ashift {self.ashift}: {leaf.name} says "{leaf.note}"')
+                break
+        else:
+            plan.assumed.append("ashift 12: not in zpool status (`zdb -C POOL | grep ashift` shows it)")
+        plan.assumed.append("recordsize 128K: ZFS's default (`zfs get recordsize POOL`); it sets the block sizes a "
+                            "scan reads")
+        plan.assumed.append("ram 16G: ziosim's default; set zfs.ram to the host's RAM (it sizes "
+                            "zfs_dirty_data_max and the scan's memory)")
+        plan.assumed.append("tunables: the release's defaults (zpool status does not show them)")
+        if not at_least(self.release, "zfs-0.8"):
+            plan.assumed.append(f"hz {default_hz(self.release)}: the release's usual tick rate; its scrub and "
+                                "resilver delays count ticks (a FreeBSD VM often runs kern.hz=100; set zfs.hz)")
+
+    # --- what happens
+    def happenings(self) -> None:
+        plan, st = self.plan, self.st
+        acts = sorted(plan.actions, key=lambda a: {"fail": 0, "offline": 0, "replace": 1}.get(a[0]["do"], 2))
+        active = [s for s in st.scans if s.active]
+        scrub = next((s for s in active if s.func == "scrub"), None)
+        if scrub is not None:
+            acts.append(({"do": "scrub"}, "the scrub in progress"
+                         + (" (paused in the text; it runs unpaused here)" if scrub.state == "paused" else "")))
+        elif any(s.func == "resilver" for s in active) and not any(a[0]["do"] == "replace" for a in acts):
+            acts.append(({"do": "scrub"}, "a resilver is in progress but no disk is being replaced or shows "
+                                          "(resilvering): modelled as a scrub of the whole pool"))
+        for s in st.scans:
+            if s.state == "finished":
+                plan.inferred.append(f"the last {s.func} finished in {s.took}: no action; to simulate one, add "
+                                     '[[action]] do = "scrub" and set stop = "scan-done"')
+            elif s.state == "canceled":
+                plan.inferred.append(f"the last {s.func} was canceled: no action")
+        self.acts = acts
+        if active:
+            s = sorted(active, key=lambda x: not x.sequential)[0]
+            self.real_scan, self.elapsed_s = s, s.elapsed_estimate_s()
+            if self.elapsed_s is not None and s.eta_s is not None:
+                self.total_s = self.elapsed_s + s.eta_s
+            when = status_mod.parse_ctime(s.started or s.since)
+            if when is not None:
+                self.start_time = when.strftime("%Y-%m-%d %H:%M:%S")
+        if any(a[0]["do"] in ("scrub", "replace") for a in acts):
+            self.stop = "scan-done"
+            guess = self.total_s
+            s = self.real_scan
+            if guess is None and s is not None and self.elapsed_s and s.done_percent:
+                guess = int(self.elapsed_s * 100 / s.done_percent)
+            if guess:
+                self.interval = next((i for i in REPORT_INTERVALS if _INTERVAL_S[i] * 24 >= guess), "6h")
+
+    def workload_from_iostat(self) -> None:
+        io, opts, plan = self.imp.iostat, self.opts, self.plan
+        if io is not None:
+            p = io.pool
+            busiest = max(io.data_leaves(), key=lambda r: r.read_ops_per_s + r.write_ops_per_s, default=None)
+            plan.inferred.append(
+                f"observed load (zpool iostat -v, {io.file} line {p.line}, the last of {io.samples} sample"
+                f"{'s' if io.samples > 1 else ''}): {p.read_ops_per_s} reads/s {zfs_nicenum(p.read_bytes_per_s)}/s, "
+                f"{p.write_ops_per_s} writes/s {zfs_nicenum(p.write_bytes_per_s)}/s"
+                + (f"; busiest disk {busiest.name}: {busiest.read_ops_per_s} reads/s, {busiest.write_ops_per_s} "
+                   "writes/s" if busiest is not None else ""))
+        if not opts.workload_from_iostat:
+            plan.assumed.append("workload: none, as the real load is unknown; add [[workload]] tables "
+                                "(docs/scenario.md)" + (" or pass --workload-from-iostat" if io is not None else ""))
+            return
+        if io is None:
+            raise ScenarioError("--workload-from-iostat: no zpool iostat -v output among the files — allowed: add a "
+                                "file with the output of zpool iostat -v POOL INTERVAL COUNT")
+        p = io.pool
+        if p.read_ops_per_s <= 0:
+            plan.assumed.append("workload: none, as zpool iostat -v shows no reads")
+            return
+        size = min(max(round(p.read_bytes_per_s / p.read_ops_per_s / 512) * 512, 512), 16 << 20)
+        plan.assumed.append(f"workload: random reads at the observed {p.read_ops_per_s}/s of {zfs_nicenum(size)} "
+                            "(the mean read), Poisson arrivals, no ARC hits; writes are left out, and the observed "
+                            "reads include any scrub or resilver reads of that moment")
+        self.workload = {"name": "observed", "kind": "random-read", "size": zfs_nicenum(size),
+                         "rate": p.read_ops_per_s}
+
+    # --- the text
+    def header(self) -> list[str]:
+        imp, st, plan = self.imp, self.st, self.plan
+        out = [f"Imported by `ziosim import {' '.join(imp.files)}`: pool {st.name}.", "Read:"]
+        out += [f"  {f}" for f in imp.found]
+        if plan.inferred:
+            out.append("Inferred from the text:")
+            out += [f"  {x}" for x in plan.inferred]
+        out.append("Assumed — check each against the real system:")
+        out += [f"  {x}" for x in plan.assumed]
+        out += [f"  left out: {x}" for x in plan.ignored]
+        s = self.real_scan
+        if s is not None:
+            ln = s.lines
+            what = f"rebuild of {s.rebuild_vdev}" if s.sequential else s.func
+            where = f"line {ln[0].number}" if len(ln) == 1 else f"lines {ln[0].number}-{ln[-1].number}"
+            out.append(f"Real {what} ({st.file} {where}):")
+            out += ["  " + x.text.strip() for x in ln]
+            out.append("  " + _scan_reading(s))
+            if self.elapsed_s is not None:
+                eta = (f"; the release's ETA {s.eta}" if s.eta_s is not None
+                       else f"; no ETA ({s.eta or 'none printed'})")
+                tot = f"; real total ≈ {_dur(self.total_s)} (elapsed + ETA)" if self.total_s is not None else ""
+                how = "as printed" if s.elapsed_s is not None else "bytes so far ÷ the pass-average rate"
+                out.append(f"  elapsed ≈ {_dur(self.elapsed_s)} ({how}){eta}{tot}")
+                real = (f"the real total ≈ {_dur(self.total_s)}" if self.total_s is not None
+                        else f"the real elapsed ≈ {_dur(self.elapsed_s)} and however long it still takes")
+            else:
+                out.append(f"  {s.state}: zpool status prints no rate and no ETA, so the real duration is unknown")
+                real = "the real scan's duration once it has finished"
+            out.append('Compare: the simulated scan time (summary.json scan.duration_ns, or the "in TIME" of the last')
+            out.append(f"  zpool status `ziosim run` prints) with {real}.")
+            out.append("  ziosim simulates the whole scan from its start, not only the part still to go.")
+        out.append('Use: ziosim run FILE; ziosim advise FILE (add a workload first to bound its latency with --limit).')
+        return [_comment(x) for x in out]
+
+    def emit(self) -> str:
+        st, plan, q = self.st, self.plan, _q
+        out = self.header()
+        c = out.append
+        c("")
+        c("[scenario]")
+        c(f"name = {q(st.name)}")
+        c(f"stop = {q(self.stop)}")
+        c(f"report_interval = {q(self.interval)}")
+        if self.start_time is not None:
+            c(f"start_time = {q(self.start_time)}   # the real scan's start, so zpool status dates line up")
+        c("")
+        c("[zfs]")
+        c(f"release = {q(self.release)}")
+        for name, cap, how in self.devices:
+            c("")
+            c(f"[devices.{name}]")
+            c(f"like = {q(self.dev_preset)}")
+            if cap is not None:
+                c(f"capacity = {q(_capacity(cap, self.exact))}   # {zfs_nicenum(cap)}: {how}")
+        if self.logs:
+            lp = _preset(self.opts.log_device, DEFAULT_LOG_DEVICE, "--log-device", self.presets)
+            c("")
+            c("[devices.slog]")
+            c(f"like = {q(lp)}" + ("   # assumed: the text does not say what the log devices are (--log-device)"
+                                   if self.opts.log_device is None else ""))
+        if self.cache:
+            cp = _preset(self.opts.cache_device, DEFAULT_CACHE_DEVICE, "--cache-device", self.presets)
+            c("")
+            c("[devices.l2arc]")
+            c(f"like = {q(cp)}" + ("   # assumed: the text does not say what the cache devices are "
+                                   "(--cache-device)" if self.opts.cache_device is None else ""))
+        c("")
+        c("[pool]")
+        c(f"name = {q(st.name)}")
+        c(f"ashift = {self.ashift}")
+        c('recordsize = "128K"   # assumed')
+        if self.allocated is not None:
+            c(f"allocated = {q(_size(self.allocated, self.exact))}   # {self.alloc_how}")
+        else:
+            c(f"fill = {FILL_ASSUMED}   # assumed")
+        c(f"layout = {q(self.layout)}")
+        for v, dev in zip(plan.vdevs, self.dev_names):
+            src: Vdev = v["source"]
+            c("")
+            c(f"[[pool.vdevs]]   # {src.name} {src.state} ({st.file} line {src.line})")
+            c(f"type = {q(v['type'])}")
+            if v["type"] != "disk":
+                c(f"disks = {len(v['names'])}")
+            c(f"device = {q(dev)}")
+            c(f"names = {q(v['names'])}")
+        for lg in self.logs:
+            c("")
+            c(f"[[pool.log]]   # logs: {lg['source'].name}")
+            c('device = "slog"')
+            c(f"count = {len(lg['names'])}")
+            if lg["mirror"]:
+                c("mirror = true")
+            c(f"names = {q(lg['names'])}")
+        if self.cache:
+            c("")
+            c("[pool.cache]")
+            c('device = "l2arc"')
+            c(f"count = {len(self.cache['names'])}")
+            c(f"names = {q(self.cache['names'])}")
+        if self.workload is not None:
+            c("")
+            c("[[workload]]   # --workload-from-iostat")
+            for k in ("name", "kind", "size", "rate"):
+                c(f"{k} = {q(self.workload[k])}")
+        for act, why in self.acts:
+            c("")
+            c(f"[[action]]   # {why}")
+            c('at = "0s"')
+            for k, val in act.items():
+                c(f"{k} = {q(val)}")
+        return "\n".join(out) + "\n"
+
+
+def _vdev_disk_bytes(vdevs: list[dict], listing: PoolList | None, plan: _Plan) -> tuple[list[int | None], str]:
+    """Per data vdev, the capacity of one disk from zpool list (None: unknown), and how."""
+    if listing is None:
+        return [None] * len(vdevs), ""
+    rows = listing.section_rows(None)
+    tops = [r for r in rows if r.depth == 1]
+    if listing.verbose and len(tops) == len(vdevs):
+        out: list[int | None] = []
+        how = []
+        for v, top in zip(vdevs, tops):
+            under = []
+            for r in rows[rows.index(top) + 1:]:
+                if r.depth <= 1:
+                    break
+                if r.size_bytes is not None:
+                    under.append(r.size_bytes)
+            if under:
+                out.append(min(under))
+                how.append(f"{top.name} smallest disk SIZE {zfs_nicenum(min(under))}")
+            elif top.size_bytes is not None:
+                raw = _raw_disks(v)
+                out.append(top.size_bytes // raw)
+                how.append(f"{top.name} SIZE {zfs_nicenum(top.size_bytes)}" + (f" ÷ {raw}" if raw > 1 else ""))
+            else:
+                out.append(None)
+        return out, "zpool list -v: " + "; ".join(how)
+    if listing.verbose:
+        plan.inferred.append(f"zpool list -v shows {len(tops)} top-level vdevs and zpool status {len(vdevs)}: its "
+                             "per-vdev sizes are not used")
+    raw = sum(_raw_disks(v) for v in vdevs)
+    size = listing.pool.size_bytes or 0
+    return [size // raw] * len(vdevs), (f"zpool list: SIZE {zfs_nicenum(size)} ÷ {raw} "
+                                        f"disk{'s' if raw > 1 else ''} of raw space")
+
+
+def _data_share(vdevs: list[dict], caps: list[int]) -> float:
+    """Data bytes per raw allocated byte over the pool (raid-z parity out; a mirror's
+    vs_alloc counts one copy already), each vdev weighted by its raw size."""
+    raw = sum(_raw_disks(v) * c for v, c in zip(vdevs, caps))
+    data = sum(_data_disks(v) * c for v, c in zip(vdevs, caps))
+    return data / raw if raw else 1.0
+
+
+def _scan_reading(s: Scan) -> str:
+    """What the importer read from the scan lines, in words."""
+    nb = zfs_nicenum
+    parts = [f"read as: {'sequential rebuild' if s.sequential else s.func}, {s.state}"]
+    if s.scanned_bytes is not None:
+        parts.append(f"scanned {nb(s.scanned_bytes)}" + (f" of {nb(s.total_bytes)}" if s.total_bytes else ""))
+    if s.issued_bytes is not None:
+        parts.append(f"issued {nb(s.issued_bytes)}"
+                     + (f" of {nb(s.issue_total_bytes)}" if s.issue_total_bytes is not None else ""))
+    if s.scan_rate_bytes_per_s:
+        parts.append(f"scan rate {nb(s.scan_rate_bytes_per_s)}/s")
+    if s.issue_rate_bytes_per_s:
+        parts.append(f"issue rate {nb(s.issue_rate_bytes_per_s)}/s")
+    if s.processed_bytes is not None:
+        parts.append(f"{'repaired' if s.func == 'scrub' else 'resilvered'} {nb(s.processed_bytes)}")
+    if s.done_percent is not None:
+        parts.append(f"{s.done_percent:.2f}% done")
+    return "; ".join(parts)
+
+
+def build(imp: Imported, opts: Options, presets: dict) -> str:
+    """The scenario TOML for the imported pool (see the module docstring)."""
+    check_presets(opts, presets)
+    b = _Builder(imp, opts, presets)
+    b.choose_release()
+    b.pool_vdevs()
+    b.classes()
+    b.disks()
+    b.fragmentation()
+    b.settings()
+    b.workload_from_iostat()
+    b.happenings()
+    return b.emit()
