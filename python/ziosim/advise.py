@@ -52,6 +52,7 @@ __all__ = [
     "choose",
     "render",
     "to_json",
+    "tradeoff_svg",
 ]
 
 MiB = 1 << 20
@@ -371,6 +372,7 @@ class Candidate:
     changed: int = 0
     feasible: bool = False
     why_not: str = ""
+    extra_p99: float | None = None  # the first workload's p99, for the trade-off plot
 
 
 @dataclass
@@ -428,6 +430,8 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
         risk, _ = measure_value(MEASURES["at-risk"], prow, None, scan_window)
         c = Candidate(index=int(p["index"]), settings=settings, labels=labels, goal=g, goal_projected=proj,
                       limits=lims, at_risk=risk or 0.0, unsafe=_unsafe(settings, base_settings))
+        if workloads:
+            c.extra_p99 = measure_value(MEASURES["p99"], prow, workloads[0], scan_window)[0]
         c.changed = sum(1 for f, v in settings.items() if base_point is None or v != base_settings.get(f))
         if base_point is p:
             baseline = c
@@ -690,3 +694,72 @@ def current_tunables(config: Mapping[str, Any], fields: Sequence[str]) -> dict[s
             if v is not None:
                 out[f] = v
     return out
+
+
+# ----------------------------------------------------------------------------- the trade-off plot
+
+
+def _axis_ticks(meas: Measure, hi: float, release: str) -> list[tuple[float, str]]:
+    from .report.svg import linear_ticks, time_ticks
+
+    if meas.kind == "duration":
+        return [(float(t), fmt_measure(meas, float(t), release)) for t in time_ticks(int(hi), target=6)]
+    return [(t, fmt_measure(meas, t, release) if t else "0") for t in linear_ticks(hi, 5)]
+
+
+def tradeoff_svg(a: Advice, identity: str) -> str | None:
+    """The goal against the first limited measure (else the first workload's p99): one mark
+    per setting tried, the settings no other beats on both drawn as a line (the trade-off
+    curve users.md §4.5 asks for), the limit as a dashed line, baseline and recommendation
+    labelled. None when there is no second measure or fewer than two finite points."""
+    from .report.svg import SERIES_STYLES, Figure, esc
+
+    if a.limits:
+        other, wl, idx = a.limits[0].measure, a.limits[0].workload, 0
+    elif a.workloads and a.goal.measure.scope == "point":
+        other, wl, idx = MEASURES["p99"], a.workloads[0], None
+    else:
+        return None
+    pts = []
+    for c in a.candidates:
+        y = c.limits[idx][1] if idx is not None else c.extra_p99
+        if c.goal is None or y is None or not math.isfinite(c.goal) or not math.isfinite(y):
+            continue
+        pts.append((c.goal, y, c))
+    if len(pts) < 2:
+        return None
+    g = a.goal.measure
+    title = f"{g.header} vs {other.header}" + (f" ({wl})" if wl else "")
+    fig = Figure("tradeoff", f"Trade-off: {title}, one mark per setting", identity, height=360, right=190)
+    xhi = max(p[0] for p in pts) * 1.08
+    yhi = max([p[1] for p in pts] + ([a.limits[0].value] if a.limits else [])) * 1.12
+    fig.set_x(0, xhi)
+    fig.set_y(0, yhi)
+    fig.x_axis(_axis_ticks(g, xhi, a.release), g.header + (" (~ projected)" if any(c.goal_projected for *_, c in pts)
+                                                            else ""))
+    win = " during the scan" if a.scan_window and other.scope == "workload" else ""
+    fig.y_axis(_axis_ticks(other, yhi, a.release), f"{other.header}{f' ({wl})' if wl else ''}{win}")
+    # Pareto front: no other point is at least as good on both and better on one.
+    sx = 1.0 if g.better == "min" else -1.0
+    sy = 1.0 if other.better == "min" else -1.0
+    front = [p for p in pts if not any(sx * q[0] <= sx * p[0] and sy * q[1] <= sy * p[1]
+                                       and (q[0], q[1]) != (p[0], p[1]) for q in pts)]
+    front.sort(key=lambda p: (p[0], p[1]))
+    fig.line("best trade-offs", SERIES_STYLES[0], [(p[0], p[1]) for p in front])
+    if a.limits:
+        ly = fig.y(a.limits[0].value)
+        fig.add(f'<line x1="{fig.x0:.1f}" y1="{ly:.1f}" x2="{fig.x1:.1f}" y2="{ly:.1f}" stroke="#D55E00" '
+                f'stroke-dasharray="6 3"/>')
+        fig.text(fig.x0 + 4, ly - 4, f"limit {a.limits[0].text}", size=10)
+    for x, y, c in sorted(pts, key=lambda p: p[2].index):
+        style = SERIES_STYLES[1] if c.feasible else SERIES_STYLES[2]
+        tip = esc(f"{_settings_text(c, a.axes, a.baseline)}: {fmt_measure(g, x, a.release, c.goal_projected)}, "
+                  f"{fmt_measure(other, y, a.release)}" + ("" if c.feasible else f" ({c.why_not})"))
+        fig.add(f'<g class="setting">{fig.marker(style, fig.x(x), fig.y(y), r=4.0)}<title>{tip}</title></g>')
+        label = "recommended" if c is a.best else ("today" if c is a.baseline else "")
+        if label:
+            fig.text(fig.x(x) + 7, fig.y(y) - 7, label, size=10, bold=c is a.best)
+    fig.legend([(fig.line_swatch(SERIES_STYLES[0]), "best trade-offs"),
+                (fig.marker(SERIES_STYLES[1], 8, 5, r=4.0), "meets the limits"),
+                (fig.marker(SERIES_STYLES[2], 8, 5, r=4.0), "does not")])
+    return fig.render()

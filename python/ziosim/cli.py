@@ -542,13 +542,18 @@ def advise(
         doc_json.update(ziosim_version=__version__, scenario={"name": sc.name, "path": str(scenario),
                                                                "hash": sc.hash, "seed": sc.seed})
         execute.write_atomic(outdir / "advice.json", json.dumps(doc_json, indent=2, sort_keys=True) + "\n")
+        svg = advise_mod.tradeoff_svg(advice, f"ziosim {__version__}, {sc.release}, seed {sc.seed}, "
+                                              f"scenario {sc.name} ({sc.hash})")
+        if svg is not None:
+            execute.write_atomic(outdir / "tradeoff.svg", svg)
         if json_out:
             sys.stdout.write(json.dumps(doc_json, indent=2, sort_keys=True) + "\n")
         else:
             sys.stdout.write(advise_mod.render(advice, str(outdir), show_all=show_all))
         sys.stdout.flush()
         if not quiet:
-            _say(f"wrote {outdir} — {len(sw.points)} settings ({res.ran} run, {res.reused} reused), advice.json")
+            _say(f"wrote {outdir} — {len(sw.points)} settings ({res.ran} run, {res.reused} reused), advice.json"
+                 + (", tradeoff.svg" if svg is not None else ""))
     if advice.best is None:
         raise typer.Exit(EXIT_CHECK)
 

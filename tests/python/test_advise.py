@@ -257,3 +257,18 @@ def test_the_baseline_is_the_same_run_however_the_axes_spell_it(fake_core):
     assert advise.baseline_point(base, [other, same]) == "b"
     assert advise.baseline_point(base, [other, point("c", sync="disabled")]) is None
     assert advise.baseline_point(base, [point("d", pool={"name": "tank", "log": [{}]})]) is None
+
+
+def test_tradeoff_plot_marks_every_setting_and_the_recommendation():
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [60, 60, 40, 40, 30, 30])
+    a = _choose(man, rows, ["users.p99<=50ms"])
+    svg = advise.tradeoff_svg(a, "ziosim test")
+    assert svg.count('<g class="setting">') == 6
+    assert ">recommended</text>" in svg and ">today</text>" in svg and "limit users.p99&lt;=50ms" in svg
+    assert svg == advise.tradeoff_svg(a, "ziosim test")  # deterministic
+    # The front: (5s, 60ms) is beaten by nothing; (10s, 60ms) is beaten by (5s, 60ms).
+    assert "(unsafe)" in svg and "(misses users.p99&lt;=50ms)" in svg
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [1] * 6)
+    for r in rows[1:]:
+        r["scan_window_latency_ns_p99"] = None  # no operation ended during the scan
+    assert advise.tradeoff_svg(_choose(man, rows, ["users.p99<=50ms"]), "x") is None  # one point: no trade-off
