@@ -408,9 +408,8 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
            tolerance: float = TOLERANCE) -> Advice:
     """Measure every point, mark what is feasible and pick the best (deterministically).
 
-    The baseline is the point whose id (its scenario hash) is ``baseline_id``, the
-    scenario as written: then a point is the baseline exactly when it is the same run,
-    whatever fields the axes touch and however the scenario spelt (or omitted) them."""
+    ``baseline_id`` is the point that is the same run as the scenario as written
+    (``baseline_point``), or None: then nothing counts as unchanged."""
     axes = manifest["axes"]
     by_point: dict[int, list[Mapping[str, Any]]] = {}
     for r in rows:
@@ -651,6 +650,7 @@ def to_json(a: Advice) -> dict[str, Any]:
         "limits": [{"measure": lim.measure.name, "workload": lim.workload, "op": lim.op, "value": lim.value,
                     "text": lim.text} for lim in a.limits],
         "release": a.release,
+        "allow_unsafe": a.allow_unsafe,
         "axes": [{"field": ax["field"], "values": ax["values"]} for ax in a.axes],
         "baseline": cand(a.baseline),
         "recommended": cand(a.best),
