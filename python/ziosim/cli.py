@@ -561,6 +561,37 @@ def advise(
 # ----------------------------------------------------------------------------- import
 
 
+def _audit_only(texts: Any, release: Optional[str], out: Optional[Path], quiet: bool) -> None:
+    """Tunables files without a zpool status: their audit, as a table on stdout."""
+    from .importers import tunables_conf as conf_mod
+
+    first = texts.confs[0].file
+    if release is None:
+        raise ScenarioError(f"{first}: tunables only, no zpool status — allowed: --release R to audit them for "
+                            f"that release ({', '.join(_native.releases())})")
+    if out is not None:
+        raise ScenarioError("--out: the files hold tunables only, so there is no scenario to write — allowed: --out "
+                            "with a zpool status among the files (the audit alone goes to stdout)")
+    rows = conf_mod.audit(texts.confs, release)
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for col in ("LINE", "NAME", "VALUE", "VERDICT"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("EXPLANATION")
+    for r in rows:
+        table.add_row(r.where, r.name, r.value, r.verdict, r.why)
+    _print_table(table)
+    failing = [r for r in rows if r.verdict in conf_mod.FAILING]
+    if not quiet:
+        counts = {v: sum(r.verdict == v for r in rows) for v in conf_mod.VERDICTS}
+        platform = conf_mod.platform_of(texts.confs, release)
+        _say(f"audit of {len(rows)} settings for {release} on {platform}: "
+             + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+             + (f"; exit {EXIT_CHECK}: {len(failing)} to fix (UNKNOWN, OUT OF RANGE, WRONG PLATFORM SYNTAX, UNSAFE)"
+                if failing else ""))
+    if failing:
+        raise typer.Exit(EXIT_CHECK)
+
+
 def _read_pasted(p: Path) -> str:
     """A pasted text file; bytes that are not UTF-8 (a localised date) become U+FFFD."""
     try:
@@ -577,14 +608,18 @@ def import_(
         list[Path],
         typer.Argument(metavar="FILE...",
                        help="Text files with the output of zpool status (one pool), and optionally zpool list [-v] "
-                            "[-p] and zpool iostat -v; recognised by content, several per file allowed."),
+                            "[-p], zpool iostat -v and tunables files (modprobe.d, /sys/module/zfs/parameters, "
+                            "loader.conf, sysctl.conf, sysctl vfs.zfs, /etc/system); recognised by content, several "
+                            "per file allowed. Tunables files alone (with --release) print their audit: exit 0, or 1 "
+                            "if a line is UNKNOWN, OUT OF RANGE, WRONG PLATFORM SYNTAX or UNSAFE."),
     ],
     out: Annotated[
         Optional[Path], typer.Option("--out", help="Write the scenario to this file (atomically). [default: stdout]")
     ] = None,
     release: Annotated[
         Optional[str],
-        typer.Option("--release", help="ZFS release to simulate. [default: guessed from the zpool status format]"),
+        typer.Option("--release", help="ZFS release to simulate, and to audit tunables files for. [default: guessed "
+                                        "from the zpool status format; required for tunables files alone]"),
     ] = None,
     device: Annotated[
         Optional[str],
@@ -609,10 +644,12 @@ def import_(
                      help="Add an open-loop random-read workload at the pool's read ops/s and mean read size "
                           "from zpool iostat -v."),
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No log line on stderr.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No log lines on stderr.")] = False,
 ) -> None:
-    """Turn pasted zpool status, zpool list and zpool iostat -v output into a scenario (docs/import.md)."""
+    """Turn pasted zpool status, zpool list and zpool iostat -v output, and tunables files, into a scenario; or
+    audit tunables files alone (docs/import.md)."""
     from .importers import scenario as import_mod
+    from .importers import tunables_conf as conf_mod
 
     with _errors("ziosim import " + " ".join(shlex.quote(str(f)) for f in files)):
         releases = _native.releases()
@@ -624,7 +661,11 @@ def import_(
                                   workload_from_iostat=workload_from_iostat)
         presets = _native.presets()
         import_mod.check_presets(opts, presets)
-        imp = import_mod.read_inputs([(str(f), _read_pasted(f)) for f in files], pool=pool)
+        texts = import_mod.read_texts([(str(f), _read_pasted(f)) for f in files])
+        if texts.confs and not (texts.statuses or texts.lists or texts.iostats):
+            _audit_only(texts, release, out, quiet)
+            return
+        imp = import_mod.pick_pool(texts, pool=pool)
         text = import_mod.build(imp, opts, presets)
         try:
             sc = scenario_mod.loads(text, path=str(out) if out is not None else f"{imp.status.name}.toml")
@@ -643,11 +684,17 @@ def import_(
             sys.stdout.write(text)
             sys.stdout.flush()
         if not quiet:
+            rows = conf_mod.audit(imp.confs, sc.release) if imp.confs else []
+            for r in rows:
+                _say(r.describe())
             disks = sum(len(v["disks"]) for v in sc.config["pool"]["vdevs"])
             acts = len(sc.config["actions"])
             where = f"wrote {out}" if out is not None else "scenario on stdout"
+            tun = len(conf_mod.applied(rows))
             _say(f"{where} — pool {imp.status.name}, release {sc.release}, {disks} disks, "
-                 f"{acts} action{'s' if acts != 1 else ''}; check the assumptions in its # header")
+                 f"{acts} action{'s' if acts != 1 else ''}"
+                 + (f", {tun} tunable{'s' if tun != 1 else ''} from {len(rows)} settings" if rows else "")
+                 + "; check the assumptions in its # header")
 
 
 # ----------------------------------------------------------------------------- check-determinism

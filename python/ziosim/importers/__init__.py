@@ -12,10 +12,15 @@ and free of TOML:
    name: a prompt line (``$ zpool list -v``, ``root@nas:~# zpool status tank``) starts a
    section of that command; without prompts a ``pool:`` line starts a ``zpool status``,
    a ``NAME  SIZE  ALLOC …`` header a ``zpool list`` and a ``capacity  operations
-   bandwidth`` header a ``zpool iostat``. A non-blank line outside every section is an
-   error naming the file and line.
-2. One parser per command (``zpool_status``, ``zpool_list``, ``zpool_iostat``) reads a
-   section into frozen dataclasses and keeps the line numbers.
+   bandwidth`` header a ``zpool iostat``. Tunables files make a ``conf`` section: a
+   prompt such as ``$ cat /etc/modprobe.d/zfs.conf`` or a ZFS setting line (``options
+   zfs``, ``vfs.zfs.``, ``set zfs:``, ``/sys/module/zfs/parameters/``) starts one
+   anywhere, any setting line where nothing else has started, and the comment lines just
+   before it belong to it. A non-blank line outside every section is an error naming the
+   file and line.
+2. One parser per command (``zpool_status``, ``zpool_list``, ``zpool_iostat``, and
+   ``tunables_conf`` for settings) reads a section into frozen dataclasses and keeps the
+   line numbers.
 3. ``importers.scenario.build`` decides what the pieces mean for a simulation.
 
 Numbers are read as ZFS prints them (spec/users.md §4.1): base 1024 with ``K M G T P E``,
@@ -76,7 +81,7 @@ class Line:
 
 @dataclass(frozen=True)
 class Section:
-    """A run of lines holding one command's output: ``kind`` is status, list or iostat."""
+    """A run of lines holding one command's output: ``kind`` is status, list, iostat or conf."""
 
     kind: str
     file: str
@@ -134,26 +139,40 @@ _IOSTAT_HEADER = re.compile(r"^\s*capacity\s+operations\s+bandwidth\b")
 # `zpool status -T u` / `-T d` print a time stamp before the pools.
 STAMP = re.compile(r"^\s*(\d{9,11}|.*\b\d{1,2}:\d\d:\d\d\b.*\b\d{4})\s*$")
 _HEALTHY = re.compile(r"^\s*(all pools are healthy|no pools available|pool '[^']*' is healthy)\s*$")
-_KINDS = {"status": "zpool status", "list": "zpool list", "iostat": "zpool iostat -v"}
+_KINDS = {"status": "zpool status", "list": "zpool list", "iostat": "zpool iostat -v", "conf": "tunables"}
 
 
 def split_sections(file: str, text: str) -> list[Section]:
     """Cut one file's text into command sections (see the module docstring)."""
+    from . import tunables_conf as conf  # here, as it imports this package
+
     sections: list[Section] = []
     kind: str | None = None
     command: str | None = None
     buf: list[Line] = []
+    comments: list[Line] = []  # comment lines before any section: a tunables file's, or an error
 
     def flush() -> None:
         if kind is not None and any(ln.text.strip() for ln in buf):
             sections.append(Section(kind, file, tuple(buf), command))
 
+    def not_read(ln: Line) -> ImportTextError:
+        return ImportTextError(file, ln.number, ln.text,
+                               "the output of zpool status, zpool list or zpool iostat -v (nothing else is read)")
+
     for i, raw in enumerate(text.splitlines(), start=1):
         line = Line(file, i, raw.rstrip("\r\n"))
-        m = _PROMPT.match(raw)
+        comment_in_conf = kind == "conf" and conf.is_comment(raw)
+        m = None if comment_in_conf else _PROMPT.match(raw)
         if m:
+            if comments:
+                raise not_read(comments[0])
             flush()
             kind, command, buf = m.group("cmd"), raw.strip(), []
+            continue
+        if not comment_in_conf and conf.PROMPT.match(raw):
+            flush()
+            kind, command, buf, comments = "conf", raw.strip(), comments, []
             continue
         start = None
         if _LIST_HEADER.match(raw) and kind != "list":
@@ -162,20 +181,26 @@ def split_sections(file: str, text: str) -> list[Section]:
             start = "iostat"
         elif _STATUS_START.match(raw) and kind != "status":
             start = "status"
+        elif kind != "conf" and conf.starts_section(raw, outside=kind is None):
+            start = "conf"
         if start is not None:
+            if comments and start != "conf":
+                raise not_read(comments[0])
             flush()
-            kind, command, buf = start, None, []
+            kind, command, buf, comments = start, None, comments, []
         if _HEALTHY.match(raw):
             raise ImportTextError(
                 file, i, raw, "a pool's full `zpool status` (zpool status -x printed no pool; run zpool status POOL)")
         if kind is None:
-            if raw.strip() and not STAMP.match(raw):
-                raise ImportTextError(
-                    file, i, raw,
-                    "the output of zpool status, zpool list or zpool iostat -v (nothing else is read)")
+            if raw.strip() and conf.is_comment(raw):
+                comments.append(line)
+            elif raw.strip() and not STAMP.match(raw):
+                raise not_read(comments[0] if comments else line)
             continue
         buf.append(line)
     flush()
+    if comments:
+        raise not_read(comments[0])
     if not sections:
         raise ImportTextError(file, 1, None, "the output of zpool status, zpool list or zpool iostat -v; "
                               "the file is empty")

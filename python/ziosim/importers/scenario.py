@@ -3,7 +3,8 @@
 Theory of operation
 -------------------
 ``read_inputs`` cuts every file into sections (``importers.split_sections``), parses them
-and picks the one pool the scenario is about (``--pool`` when the texts hold several).
+(``read_texts``) and picks the one pool the scenario is about (``--pool`` when the texts
+hold several).
 ``build`` then decides, in this order, and writes each decision where the user reads it —
 inferred values as ``#`` lines in the header and beside the key, assumptions as a list of
 their own (spec/users.md §6 items 1 and 6: the user must be able to see what was guessed):
@@ -29,22 +30,29 @@ their own (spec/users.md §6 items 1 and 6: the user must be able to see what wa
    against the real one (elapsed + the release's ETA), both printed in the header.
 6. **Workload**: none (the real one is unknown) unless ``--workload-from-iostat`` asks for
    an open-loop ``random-read`` at the pool's observed read ops/s and mean read size.
+7. **Tunables**: the settings of any tunables files (``tunables_conf``), audited for the
+   release; the ones it applies go into ``[zfs.tunables]``, every verdict into the header.
+   The files' platform also narrows the release guess (a Linux ``zfs.conf`` beside a
+   status that illumos and ZoL both print picks ZoL).
 
 TOML is written by hand (``_q``): strings as TOML basic strings, one key per line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import ScenarioError
+from ..platforms import platforms_for
 from ..report.nicenum import zfs_nicenum
 from ..report.releases import at_least
 from ..scenario import VDEV_PARITY, default_hz, nearest
 from . import Section, kind_label, split_sections
+from . import tunables_conf as conf_mod
 from . import zpool_iostat as iostat_mod
 from . import zpool_list as list_mod
 from . import zpool_status as status_mod
@@ -52,8 +60,8 @@ from .zpool_iostat import IostatSample
 from .zpool_list import PoolList
 from .zpool_status import PoolStatus, Scan, Vdev
 
-__all__ = ["Options", "Imported", "read_inputs", "build", "DEFAULT_DEVICE", "DEFAULT_LOG_DEVICE",
-           "DEFAULT_CACHE_DEVICE"]
+__all__ = ["Options", "Imported", "Texts", "read_texts", "read_inputs", "pick_pool", "build", "DEFAULT_DEVICE",
+           "DEFAULT_LOG_DEVICE", "DEFAULT_CACHE_DEVICE"]
 
 DEFAULT_DEVICE = "hdd-7200-sata-2014"
 DEFAULT_LOG_DEVICE = "intel-s3700"
@@ -87,6 +95,19 @@ class Imported:
     iostat: IostatSample | None
     files: tuple[str, ...]
     found: tuple[str, ...]  # "status.txt: zpool status (lines 1-24)"
+    confs: tuple[conf_mod.Config, ...] = ()  # tunables files, in the order given
+
+
+@dataclass(frozen=True)
+class Texts:
+    """Everything the files hold, before a pool is picked."""
+
+    statuses: tuple[PoolStatus, ...]
+    lists: tuple[PoolList, ...]
+    iostats: tuple[IostatSample, ...]
+    confs: tuple[conf_mod.Config, ...]
+    files: tuple[str, ...]
+    found: tuple[str, ...]
 
 
 # ----------------------------------------------------------------------------- reading
@@ -96,15 +117,20 @@ def _span(sec: Section) -> str:
     return f"lines {sec.first_line}-{sec.lines[-1].number}"
 
 
-def read_inputs(texts: Sequence[tuple[str, str]], pool: str | None = None) -> Imported:
-    """Parse ``(file name, text)`` pairs; the pool is the only one in the status texts,
-    or ``pool``."""
+def read_texts(texts: Sequence[tuple[str, str]]) -> Texts:
+    """Parse ``(file name, text)`` pairs into their sections' contents."""
     statuses: list[PoolStatus] = []
     lists: list[PoolList] = []
     iostats: list[IostatSample] = []
+    confs: list[conf_mod.Config] = []
     found: list[str] = []
     for name, text in texts:
         for sec in split_sections(name, text):
+            if sec.kind == "conf":
+                c = conf_mod.parse(sec)
+                confs.append(c)
+                found.append(f"{name}: {c.label} ({_span(sec)})")
+                continue
             found.append(f"{name}: {kind_label(sec.kind)} ({_span(sec)})")
             if sec.kind == "status":
                 statuses += status_mod.parse(sec)
@@ -112,10 +138,24 @@ def read_inputs(texts: Sequence[tuple[str, str]], pool: str | None = None) -> Im
                 lists += list_mod.parse(sec)
             else:
                 iostats += iostat_mod.parse(sec)
+    return Texts(tuple(statuses), tuple(lists), tuple(iostats), tuple(confs), tuple(n for n, _ in texts),
+                 tuple(found))
+
+
+def read_inputs(texts: Sequence[tuple[str, str]], pool: str | None = None) -> Imported:
+    """Parse ``(file name, text)`` pairs; the pool is the only one in the status texts,
+    or ``pool``."""
+    return pick_pool(read_texts(texts), pool)
+
+
+def pick_pool(t: Texts, pool: str | None = None) -> Imported:
+    """The one pool of the status texts (or ``pool``) with its zpool list and iostat."""
+    statuses, lists, iostats = t.statuses, t.lists, t.iostats
     if not statuses:
-        first = texts[0][0] if texts else "input"
+        first = t.files[0] if t.files else "input"
+        alone = "; tunables files on their own are audited with --release R" if t.confs else ""
         raise ScenarioError(f"{first}: no zpool status among the files — allowed: at least one file with the "
-                            "output of zpool status POOL (zpool list and zpool iostat -v only add to it)")
+                            "output of zpool status POOL (zpool list and zpool iostat -v only add to it)" + alone)
     names = list(dict.fromkeys(s.name for s in statuses))
     if pool is None:
         if len(names) > 1:
@@ -135,7 +175,7 @@ def read_inputs(texts: Sequence[tuple[str, str]], pool: str | None = None) -> Im
     if iostats and io is None:
         raise ScenarioError(f"{iostats[0].file}:{iostats[0].pool.line}: zpool iostat has no pool {pool} — allowed: "
                             f"the zpool iostat -v of the same pool (it shows {', '.join(p.name for p in iostats)})")
-    return Imported(status, listing, io, tuple(n for n, _ in texts), tuple(found))
+    return Imported(status, listing, io, t.files, t.found, t.confs)
 
 
 # ----------------------------------------------------------------------------- small helpers
@@ -268,10 +308,11 @@ class _Builder:
         self.real_scan: Scan | None = None
         self.elapsed_s: int | None = None
         self.total_s: int | None = None
+        self.audit: list[conf_mod.Row] = []
 
     # --- release
     def choose_release(self) -> None:
-        g = status_mod.guess_release(self.st)
+        g = self.narrowed_by_confs(status_mod.guess_release(self.st))
         p = self.plan
         same = ", ".join(g.candidates)
         if self.opts.release is not None:
@@ -293,6 +334,19 @@ class _Builder:
         if rel == "freebsd-9":
             p.inferred.append("release freebsd-9 stands for FreeBSD's legacy ZFS (FreeBSD 9 to 12)")
         self.release = rel
+
+    def narrowed_by_confs(self, g: status_mod.ReleaseGuess) -> status_mod.ReleaseGuess:
+        """The guess kept to releases that ran on the tunables files' platform, if any do."""
+        plats = [(c.platform, c.file) for c in self.imp.confs if c.platform is not None]
+        if not plats or self.opts.release is not None:
+            return g
+        plat, file = plats[0]
+        cands = tuple(r for r in g.candidates if plat in platforms_for(r))
+        if not cands or cands == g.candidates:
+            return g  # no narrowing; a mismatch is refused by the audit, naming the line
+        pick = next(r for r in status_mod.PREFERENCE if r in cands)
+        return dataclasses.replace(g, release=pick, candidates=cands,
+                                   reasons=(*g.reasons, f"{file} is a {plat} tunables file"))
 
     # --- vdev tree
     def leaf_state(self, leaf: Vdev, in_pool: bool) -> None:
@@ -472,10 +526,20 @@ class _Builder:
                             "scan reads")
         plan.assumed.append("ram 16G: ziosim's default; set zfs.ram to the host's RAM (it sizes "
                             "zfs_dirty_data_max and the scan's memory)")
-        plan.assumed.append("tunables: the release's defaults (zpool status does not show them)")
+        if not self.imp.confs:
+            plan.assumed.append("tunables: the release's defaults (zpool status does not show them)")
         if not at_least(self.release, "zfs-0.8"):
             plan.assumed.append(f"hz {default_hz(self.release)}: the release's usual tick rate; its scrub and "
                                 "resilver delays count ticks (a FreeBSD VM often runs kern.hz=100; set zfs.hz)")
+
+    def tunables(self) -> None:
+        if not self.imp.confs:
+            return
+        self.audit = conf_mod.audit(self.imp.confs, self.release)
+        n = len(conf_mod.applied(self.audit))
+        files = ", ".join(dict.fromkeys(c.file for c in self.imp.confs))
+        self.plan.assumed.append(f"tunables: the release's defaults except the {n} set by {files} (audited below); "
+                                 "check that the files are what the machine runs")
 
     # --- what happens
     def happenings(self) -> None:
@@ -553,6 +617,10 @@ class _Builder:
         out.append("Assumed — check each against the real system:")
         out += [f"  {x}" for x in plan.assumed]
         out += [f"  left out: {x}" for x in plan.ignored]
+        if self.audit:
+            plat = conf_mod.platform_of(imp.confs, self.release)
+            out.append(f"Tunables files, audited for {self.release} on {plat} (FILE:LINE SETTING: VERDICT — why):")
+            out += [f"  {r.describe()}" for r in self.audit]
         s = self.real_scan
         if s is not None:
             ln = s.lines
@@ -592,6 +660,13 @@ class _Builder:
         c("")
         c("[zfs]")
         c(f"release = {q(self.release)}")
+        chosen = conf_mod.applied(self.audit)
+        if chosen:
+            c("")
+            c("[zfs.tunables]   # from the tunables files; their audit is in the header")
+        for name, r in chosen.items():
+            note = {"REDUNDANT": f": the {self.release} default", "UNSAFE": ": UNSAFE, see the header"}
+            c(f"{name} = {r.number}   # {r.where}{note.get(r.verdict, '')}")
         for name, cap, how in self.devices:
             c("")
             c(f"[devices.{name}]")
@@ -730,6 +805,7 @@ def build(imp: Imported, opts: Options, presets: dict) -> str:
     b.disks()
     b.fragmentation()
     b.settings()
+    b.tunables()
     b.workload_from_iostat()
     b.happenings()
     return b.emit()
