@@ -28,7 +28,7 @@ from ziosim.importers import zpool_iostat, zpool_list, zpool_status
 from ziosim.report.releases import RELEASES, at_least
 from ziosim.report.status import rebuild_progress, scan_lines, scan_progress
 
-from conftest import ROOT
+from conftest import ROOT, check_doc_blocks
 
 try:
     import tomllib
@@ -747,7 +747,6 @@ def test_cli_entry_point_prints_no_traceback():
 # ----------------------------------------------------------------------------- docs/import.md
 
 DOC = ROOT / "docs" / "import.md"
-BLOCK = re.compile(r"(<!-- example: (?P<name>[\w.-]+) -->\n```(?P<lang>\w+)\n)(?P<body>.*?)(```)", re.S)
 DOC_INPUTS = ["zfs-2.2-classes.txt", "zfs-2.2-list-v.txt"]
 
 
@@ -758,12 +757,4 @@ def test_doc_example_is_current(presets):
         "import-output": f"$ ziosim import {' '.join(f'{REL}/{n}' for n in DOC_INPUTS)}\n"
         + _build(DOC_INPUTS, presets),
     }
-    text = DOC.read_text()
-    found = {m.group("name") for m in BLOCK.finditer(text)}
-    assert found == set(expected)
-    if UPDATE:
-        DOC.write_text(BLOCK.sub(lambda m: m.group(1) + expected[m.group("name")] + m.group(5), text))
-        return
-    for m in BLOCK.finditer(text):
-        assert m.group("body") == expected[m.group("name")], (
-            f"docs/import.md example {m.group('name')!r} is stale; UPDATE_SNAPSHOTS=1 to refresh")
+    check_doc_blocks(DOC, "example", expected, UPDATE)

@@ -26,7 +26,7 @@ from ziosim.importers import ImportTextError, split_sections
 from ziosim.importers import scenario as isc
 from ziosim.importers import tunables_conf as conf
 
-from conftest import ROOT
+from conftest import ROOT, check_doc_blocks
 
 try:
     import tomllib
@@ -572,7 +572,6 @@ def test_cli_scenario_with_tunables_logs_one_line_per_setting():
 # ----------------------------------------------------------------------------- docs/import.md
 
 DOC = ROOT / "docs" / "import.md"
-BLOCK = re.compile(r"(<!-- conf-example: (?P<name>[\w.-]+) -->\n```(?P<lang>\w+)\n)(?P<body>.*?)(```)", re.S)
 
 
 def _excerpt(text: str) -> str:
@@ -595,15 +594,7 @@ def test_doc_tunables_examples_are_current(presets, monkeypatch):
         "conf-scenario": f"$ ziosim import {REL}/zfs-2.2-paused.txt {REL}/zfs.conf | "
         "sed -n '/^\\[zfs\\]/,/^\\[devices/p'\n" + _excerpt(both),
     }
-    text = DOC.read_text()
-    found = {m.group("name") for m in BLOCK.finditer(text)}
-    assert found == set(expected)
-    if UPDATE:
-        DOC.write_text(BLOCK.sub(lambda m: m.group(1) + expected[m.group("name")] + m.group(5), text))
-        return
-    for m in BLOCK.finditer(text):
-        assert m.group("body") == expected[m.group("name")], (
-            f"docs/import.md example {m.group('name')!r} is stale; UPDATE_SNAPSHOTS=1 to refresh")
+    check_doc_blocks(DOC, "conf-example", expected, UPDATE)
 
 
 def test_doc_error_examples_are_what_ziosim_prints():
