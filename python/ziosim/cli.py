@@ -44,6 +44,13 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar a
 NoProgressOpt = Annotated[
     bool, typer.Option("--no-progress", help="No progress bar (it only shows on a terminal anyway).")
 ]
+# Options the verbs that run many points (sweep, advise) share.
+JobsOpt = Annotated[
+    Optional[int], typer.Option("--jobs", "-j", min=1, help="Runs in parallel. [default: the CPUs available]")
+]
+BackendOpt = Annotated[
+    str, typer.Option("--backend", help="local (a process pool) or ray (Ray tasks; needs ziosim[ray]).")
+]
 SetOpt = Annotated[
     Optional[list[str]],
     typer.Option(
@@ -367,12 +374,8 @@ def sweep(
             "--set", metavar="FIELD=V1,V2", help="Add an axis (or replace the file's axis on FIELD); repeatable."
         ),
     ] = None,
-    jobs: Annotated[
-        Optional[int], typer.Option("--jobs", "-j", min=1, help="Points run in parallel. [default: the CPUs available]")
-    ] = None,
-    backend: Annotated[
-        str, typer.Option("--backend", help="local (a process pool) or ray (Ray tasks; needs ziosim[ray]).")
-    ] = "local",
+    jobs: JobsOpt = None,
+    backend: BackendOpt = "local",
     baseline: _BaselineOpt = None,
     metrics: Annotated[
         Optional[str],
@@ -476,12 +479,8 @@ def advise(
     out: Annotated[
         Optional[Path], typer.Option("--out", help="Directory for the runs and advice.json. [default: out/advise-<name>]")
     ] = None,
-    jobs: Annotated[
-        Optional[int], typer.Option("--jobs", "-j", min=1, help="Runs in parallel. [default: the CPUs available]")
-    ] = None,
-    backend: Annotated[
-        str, typer.Option("--backend", help="local (a process pool) or ray (Ray tasks; needs ziosim[ray]).")
-    ] = "local",
+    jobs: JobsOpt = None,
+    backend: BackendOpt = "local",
     stop: Annotated[
         Optional[str], typer.Option("--stop", help='Simulated time for every run, e.g. "30m" (overrides scenario.stop).')
     ] = None,
