@@ -327,3 +327,14 @@ def test_run_shorter_than_one_interval(results, meta):
     assert "note: the run ended before the first 10s report interval; no `iostat` samples" \
         in text
     assert "summary:" in text
+
+
+def test_illumos_iostat_xn_fields_stay_apart_when_a_value_outgrows_its_column():
+    from ziosim.report.iostat import DiskSample, _illumos_block
+
+    d = DiskSample(name="c0t0d0", r_s=1.0, w_s=250.0, rkb_s=4.0, wkb_s=123456.7, r_await_ms=8.0,
+                   w_await_ms=2.0, queue_len=3.0, util_pct=99.0)
+    row = _illumos_block([d])[-1]
+    assert row.split() == ["1.0", "250.0", "4.0", "123456.7", "0.0", "3.0", "0.0", "2.0", "0", "99", "c0t0d0"]
+    small = _illumos_block([DiskSample("c0t1d0", 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.5, 7.0)])[-1]
+    assert small == "    1.0    2.0    3.0    4.0  0.0  0.5    0.0    5.7   0   7 c0t1d0"  # the header's columns

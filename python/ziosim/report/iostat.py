@@ -520,9 +520,11 @@ def _illumos_block(disks: list[DiskSample]) -> list[str]:
     for d in disks:
         ops = d.r_s + d.w_s
         asvc = (d.r_await_ms * d.r_s + d.w_await_ms * d.w_s) / ops if ops else 0.0
-        # ZFS holds its queue above sd(4D), so the driver wait queue is empty.
-        lines.append(f"{d.r_s:7.1f}{d.w_s:7.1f}{d.rkb_s:7.1f}{d.wkb_s:7.1f}{0.0:5.1f}"
-                     f"{d.queue_len:5.1f}{0.0:7.1f}{asvc:7.1f}{0.0:4.0f}{d.util_pct:4.0f}"
+        # ZFS holds its queue above sd(4D), so the driver wait queue is empty. Each field is
+        # a space then its width (" %6.1f"), so a value wider than its column (kw/s of
+        # 10000.0 and up) shifts the row but stays a separate field, as iostat's does.
+        lines.append(f" {d.r_s:6.1f} {d.w_s:6.1f} {d.rkb_s:6.1f} {d.wkb_s:6.1f} {0.0:4.1f}"
+                     f" {d.queue_len:4.1f} {0.0:6.1f} {asvc:6.1f} {0.0:3.0f} {d.util_pct:3.0f}"
                      f" {d.name}")
     return lines
 
