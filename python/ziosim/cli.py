@@ -607,7 +607,8 @@ def import_(
         list[Path],
         typer.Argument(metavar="FILE...",
                        help="Text files with the output of zpool status (one pool), and optionally zpool list [-v] "
-                            "[-p], zpool iostat -v and tunables files (modprobe.d, /sys/module/zfs/parameters, "
+                            "[-p], zpool iostat -v, iostat -x (Linux, FreeBSD, illumos) and tunables files "
+                            "(modprobe.d, /sys/module/zfs/parameters, "
                             "loader.conf, sysctl.conf, sysctl vfs.zfs, /etc/system); recognised by content, several "
                             "per file allowed. Tunables files alone (with --release) print their audit: exit 0, or 1 "
                             "if a line is UNKNOWN, OUT OF RANGE, WRONG PLATFORM SYNTAX or UNSAFE."),
@@ -641,7 +642,7 @@ def import_(
         bool,
         typer.Option("--workload-from-iostat",
                      help="Add an open-loop random-read workload at the pool's read ops/s and mean read size "
-                          "from zpool iostat -v."),
+                          "from zpool iostat -v, or from iostat -x for a pool of mirrors and single disks."),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No log lines on stderr.")] = False,
 ) -> None:
@@ -661,7 +662,7 @@ def import_(
         presets = _native.presets()
         import_mod.check_presets(opts, presets)
         texts = import_mod.read_texts([(str(f), _read_pasted(f)) for f in files])
-        if texts.confs and not (texts.statuses or texts.lists or texts.iostats):
+        if texts.confs and not (texts.statuses or texts.lists or texts.iostats or texts.iostatxs):
             _audit_only(texts, release, out, quiet)
             return
         imp = import_mod.pick_pool(texts, pool=pool)
@@ -686,6 +687,8 @@ def import_(
             rows = conf_mod.audit(imp.confs, sc.release) if imp.confs else []
             for r in rows:
                 _say(r.describe())
+            for line in import_mod.straggler_lines(imp):
+                _say(line)
             disks = sum(len(v["disks"]) for v in sc.config["pool"]["vdevs"])
             acts = len(sc.config["actions"])
             where = f"wrote {out}" if out is not None else "scenario on stdout"

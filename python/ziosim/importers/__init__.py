@@ -16,9 +16,13 @@ and free of TOML:
    prompt such as ``$ cat /etc/modprobe.d/zfs.conf`` or a ZFS setting line (``options
    zfs``, ``vfs.zfs.``, ``set zfs:``, ``/sys/module/zfs/parameters/``) starts one
    anywhere, any setting line where nothing else has started, and the comment lines just
-   before it belong to it. A non-blank line outside every section is an error naming the
-   file and line.
-2. One parser per command (``zpool_status``, ``zpool_list``, ``zpool_iostat``, and
+   before it belong to it. The operating system's ``iostat -x`` makes an ``iostatx``
+   section: a prompt running ``iostat``, a column header (``Device r/s w/s …``, ``device
+   r/s w/s …``, ``r/s w/s … device``), ``extended device statistics``, sysstat's ``Linux
+   5.15.0 (host) …`` banner or an ``avg-cpu:`` line starts one (``iostat_x``). A
+   non-blank line outside every section is an error naming the file and line.
+2. One parser per command (``zpool_status``, ``zpool_list``, ``zpool_iostat``,
+   ``iostat_x``, and
    ``tunables_conf`` for settings) reads a section into frozen dataclasses and keeps the
    line numbers.
 3. ``importers.scenario.build`` decides what the pieces mean for a simulation.
@@ -81,7 +85,7 @@ class Line:
 
 @dataclass(frozen=True)
 class Section:
-    """A run of lines holding one command's output: ``kind`` is status, list, iostat or conf."""
+    """A run of lines holding one command's output: ``kind`` is status, list, iostat, iostatx or conf."""
 
     kind: str
     file: str
@@ -139,12 +143,14 @@ _IOSTAT_HEADER = re.compile(r"^\s*capacity\s+operations\s+bandwidth\b")
 # `zpool status -T u` / `-T d` print a time stamp before the pools.
 STAMP = re.compile(r"^\s*(\d{9,11}|.*\b\d{1,2}:\d\d:\d\d\b.*\b\d{4})\s*$")
 _HEALTHY = re.compile(r"^\s*(all pools are healthy|no pools available|pool '[^']*' is healthy)\s*$")
-_KINDS = {"status": "zpool status", "list": "zpool list", "iostat": "zpool iostat -v", "conf": "tunables"}
+_KINDS = {"status": "zpool status", "list": "zpool list", "iostat": "zpool iostat -v", "iostatx": "iostat -x",
+          "conf": "tunables"}
 
 
 def split_sections(file: str, text: str) -> list[Section]:
     """Cut one file's text into command sections (see the module docstring)."""
-    from . import tunables_conf as conf  # here, as it imports this package
+    from . import iostat_x  # here, as they import this package
+    from . import tunables_conf as conf
 
     sections: list[Section] = []
     kind: str | None = None
@@ -170,6 +176,12 @@ def split_sections(file: str, text: str) -> list[Section]:
             flush()
             kind, command, buf = m.group("cmd"), raw.strip(), []
             continue
+        if not comment_in_conf and kind != "iostatx" and iostat_x.PROMPT.match(raw):
+            if comments:
+                raise not_read(comments[0])
+            flush()
+            kind, command, buf = "iostatx", raw.strip(), []
+            continue
         if not comment_in_conf and conf.PROMPT.match(raw):
             flush()
             kind, command, buf, comments = "conf", raw.strip(), comments, []
@@ -181,6 +193,8 @@ def split_sections(file: str, text: str) -> list[Section]:
             start = "iostat"
         elif _STATUS_START.match(raw) and kind != "status":
             start = "status"
+        elif kind != "iostatx" and any(p.match(raw) for p in iostat_x.START):
+            start = "iostatx"
         elif kind != "conf" and conf.starts_section(raw, outside=kind is None):
             start = "conf"
         if start is not None:

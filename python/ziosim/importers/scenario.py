@@ -29,7 +29,15 @@ their own (spec/users.md §6 items 1 and 6: the user must be able to see what wa
    "scan-done"`` when any of them starts a scan, so the simulated scan time can be set
    against the real one (elapsed + the release's ETA), both printed in the header.
 6. **Workload**: none (the real one is unknown) unless ``--workload-from-iostat`` asks for
-   an open-loop ``random-read`` at the pool's observed read ops/s and mean read size.
+   an open-loop ``random-read`` at the pool's observed read ops/s and mean read size: from
+   ``zpool iostat -v``, else from ``iostat -x`` for a pool of mirrors and single disks
+   only (a mirror read goes to one disk, so the disks' reads add up to the pool's; a
+   raid-z block's read touches one to all of its data columns depending on the block's
+   size, which ``iostat -x`` does not show, so that is refused).
+6b. **iostat -x**: the devices are matched to the pool's disks (``iostat_x.match_devices``,
+   every match and miss in the header), the data disks' load quoted, and stragglers
+   flagged (``iostat_x.stragglers``) in the header and on stderr, with what the scenario
+   cannot model: ziosim gives every disk of a vdev the same device.
 7. **Tunables**: the settings of any tunables files (``tunables_conf``), audited for the
    release; the ones it applies go into ``[zfs.tunables]``, every verdict into the header.
    The files' platform also narrows the release guess (a Linux ``zfs.conf`` beside a
@@ -52,6 +60,7 @@ from ..report.nicenum import zfs_nicenum
 from ..report.releases import at_least
 from ..scenario import VDEV_PARITY, default_hz, nearest
 from . import Section, kind_label, split_sections
+from . import iostat_x as iostat_x_mod
 from . import tunables_conf as conf_mod
 from . import zpool_iostat as iostat_mod
 from . import zpool_list as list_mod
@@ -96,6 +105,7 @@ class Imported:
     files: tuple[str, ...]
     found: tuple[str, ...]  # "status.txt: zpool status (lines 1-24)"
     confs: tuple[conf_mod.Config, ...] = ()  # tunables files, in the order given
+    iostat_x: iostat_x_mod.IostatX | None = None  # the last iostat -x section
 
 
 @dataclass(frozen=True)
@@ -108,6 +118,7 @@ class Texts:
     confs: tuple[conf_mod.Config, ...]
     files: tuple[str, ...]
     found: tuple[str, ...]
+    iostatxs: tuple[iostat_x_mod.IostatX, ...] = ()
 
 
 # ----------------------------------------------------------------------------- reading
@@ -123,6 +134,7 @@ def read_texts(texts: Sequence[tuple[str, str]]) -> Texts:
     lists: list[PoolList] = []
     iostats: list[IostatSample] = []
     confs: list[conf_mod.Config] = []
+    iostatxs: list[iostat_x_mod.IostatX] = []
     found: list[str] = []
     for name, text in texts:
         for sec in split_sections(name, text):
@@ -130,6 +142,11 @@ def read_texts(texts: Sequence[tuple[str, str]]) -> Texts:
                 c = conf_mod.parse(sec)
                 confs.append(c)
                 found.append(f"{name}: {c.label} ({_span(sec)})")
+                continue
+            if sec.kind == "iostatx":
+                x = iostat_x_mod.parse(sec)
+                iostatxs.append(x)
+                found.append(f"{name}: {x.label} ({_span(sec)})")
                 continue
             found.append(f"{name}: {kind_label(sec.kind)} ({_span(sec)})")
             if sec.kind == "status":
@@ -139,7 +156,7 @@ def read_texts(texts: Sequence[tuple[str, str]]) -> Texts:
             else:
                 iostats += iostat_mod.parse(sec)
     return Texts(tuple(statuses), tuple(lists), tuple(iostats), tuple(confs), tuple(n for n, _ in texts),
-                 tuple(found))
+                 tuple(found), tuple(iostatxs))
 
 
 def read_inputs(texts: Sequence[tuple[str, str]], pool: str | None = None) -> Imported:
@@ -175,7 +192,7 @@ def pick_pool(t: Texts, pool: str | None = None) -> Imported:
     if iostats and io is None:
         raise ScenarioError(f"{iostats[0].file}:{iostats[0].pool.line}: zpool iostat has no pool {pool} — allowed: "
                             f"the zpool iostat -v of the same pool (it shows {', '.join(p.name for p in iostats)})")
-    return Imported(status, listing, io, t.files, t.found, t.confs)
+    return Imported(status, listing, io, t.files, t.found, t.confs, t.iostatxs[-1] if t.iostatxs else None)
 
 
 # ----------------------------------------------------------------------------- small helpers
@@ -309,6 +326,7 @@ class _Builder:
         self.elapsed_s: int | None = None
         self.total_s: int | None = None
         self.audit: list[conf_mod.Row] = []
+        self.iostat_lines: list[str] = []
 
     # --- release
     def choose_release(self) -> None:
@@ -590,7 +608,11 @@ class _Builder:
                    "writes/s" if busiest is not None else ""))
         if not opts.workload_from_iostat:
             plan.assumed.append("workload: none, as the real load is unknown; add [[workload]] tables "
-                                "(docs/scenario.md)" + (" or pass --workload-from-iostat" if io is not None else ""))
+                                "(docs/scenario.md)" + (" or pass --workload-from-iostat"
+                                                        if io is not None or self.imp.iostat_x is not None else ""))
+            return
+        if io is None and self.imp.iostat_x is not None:
+            self.workload_from_iostat_x(self.imp.iostat_x)
             return
         if io is None:
             raise ScenarioError("--workload-from-iostat: no zpool iostat -v output among the files — allowed: add a "
@@ -605,6 +627,45 @@ class _Builder:
                             "reads include any scrub or resilver reads of that moment")
         self.workload = {"name": "observed", "kind": "random-read", "size": zfs_nicenum(size),
                          "rate": p.read_ops_per_s}
+
+    def workload_from_iostat_x(self, x: iostat_x_mod.IostatX) -> None:
+        """Pool reads from disk reads: mirrors and single disks only (module docstring, 6)."""
+        plan, st = self.plan, self.st
+        raidz = [v.name for v in st.vdevs if v.kind.startswith("raidz")]
+        where = f"{x.file}:{x.header_line}"
+        if raidz:
+            raise ScenarioError(
+                f"--workload-from-iostat: {where}: iostat -x shows each disk's reads, and a read of a block on "
+                f"{', '.join(raidz)} touches one to all of its data disks depending on the block's size, which "
+                "iostat -x does not show — allowed: zpool iostat -v POOL INTERVAL COUNT beside it (its pool row), "
+                "or iostat -x of a pool of mirrors and single disks")
+        leaves = [leaf.name for v in st.vdevs for leaf in v.leaves()]
+        m = iostat_x_mod.match_devices(leaves, x)
+        if m.no_row:
+            raise ScenarioError(
+                f"--workload-from-iostat: {where}: no iostat -x row for the pool "
+                f"disk{'s' if len(m.no_row) > 1 else ''} {', '.join(m.no_row)}, so the pool's reads cannot be added up — allowed: iostat -x naming every "
+                "data disk as the kernel does (sysstat iostat -j ID prints /dev/disk/by-id names), or zpool iostat -v")
+        ops = sum(m.disks[leaf].read_ops_per_s for leaf in leaves)
+        rbytes = sum(m.disks[leaf].read_bytes_per_s for leaf in leaves)
+        if ops <= 0:
+            plan.assumed.append("workload: none, as iostat -x shows no reads on the pool's data disks")
+            return
+        rate = round(ops, 1) if ops < 100 else round(ops)
+        size = min(max(round(rbytes / ops / 512) * 512, 512), 16 << 20)
+        plan.assumed.append(
+            f"workload: random reads at {rate}/s of {zfs_nicenum(size)}, the sum of the data disks' r/s in iostat -x "
+            f"({where}; a mirror read goes to one disk, so the disks' reads add up to the pool's) and their mean "
+            "read; Poisson arrivals, no ARC hits; writes are left out, and a scrub or resilver of that moment reads "
+            "every copy, so its reads are counted in")
+        self.workload = {"name": "observed", "kind": "random-read", "size": zfs_nicenum(size), "rate": rate}
+
+    def iostat_x(self) -> None:
+        """Match iostat -x devices to the pool, quote the data disks' load, flag stragglers."""
+        x = self.imp.iostat_x
+        if x is None:
+            return
+        self.iostat_lines = _iostat_x_lines(self.st, x)
 
     # --- the text
     def header(self) -> list[str]:
@@ -621,6 +682,7 @@ class _Builder:
             plat = conf_mod.platform_of(imp.confs, self.release)
             out.append(f"Tunables files, audited for {self.release} on {plat} (FILE:LINE SETTING: VERDICT — why):")
             out += [f"  {r.describe()}" for r in self.audit]
+        out += self.iostat_lines
         s = self.real_scan
         if s is not None:
             ln = s.lines
@@ -795,6 +857,118 @@ def _scan_reading(s: Scan) -> str:
     return "; ".join(parts)
 
 
+# ----------------------------------------------------------------------------- iostat -x
+
+
+def _peer_groups(st: PoolStatus) -> list[tuple[str, list[str]]]:
+    """Data disks that should see the same load: one group per vdev, or one for the pool
+    when its data vdevs are all of one type. Disks being replaced or resilvered, under a
+    spare, or not ONLINE are left out (their load differs by design)."""
+    def steady(v: Vdev) -> list[str]:
+        if v.kind in ("replacing", "spare"):
+            return []
+        if v.kind == "disk":
+            return [v.name] if v.state == "ONLINE" and not v.resilvering else []
+        return [n for c in v.children for n in steady(c)]
+
+    vdevs = list(st.vdevs)
+    kinds = {_vdev_type(v) for v in vdevs}
+    if len(kinds) == 1 and len(vdevs) > 1:
+        kind = kinds.pop()
+        return [(f"the pool's {kind} disks", [n for v in vdevs for n in steady(v)])]
+    return [(v.name, steady(v)) for v in vdevs]
+
+
+def _ms(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f} ms"
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def _load(d: iostat_x_mod.DiskStat, x: iostat_x_mod.IostatX) -> str:
+    busy = "%util" if x.flavour == "linux" else "%b"
+    return (f"{d.read_ops_per_s:.1f} r/s {zfs_nicenum(int(d.read_bytes_per_s))}/s, {d.write_ops_per_s:.1f} w/s "
+            f"{zfs_nicenum(int(d.write_bytes_per_s))}/s, {x.service_column} {_ms(d.service_ms)}, "
+            f"{busy} {_pct(d.busy_percent)}")
+
+
+def _straggler_text(s: iostat_x_mod.Straggler, x: iostat_x_mod.IostatX) -> str:
+    busy = "%util" if x.flavour == "linux" else "%b"
+    ops = "r/s" if x.service_column in ("r_await", "ms/r") else "I/Os per s"
+    why = " and ".join(w for w, on in (("slow", s.slow), ("busy", s.busy)) if on)
+    return (f"straggler ({why}): {s.leaf} in {s.group}: {x.service_column} {_ms(s.disk.service_ms)} at "
+            f"{s.disk.service_ops_per_s:.1f} {ops}, {busy} {_pct(s.disk.busy_percent)}; its {s.peers} peers' median "
+            f"{_ms(s.peer_service_ms)}, {busy} {_pct(s.peer_busy_percent)} ({x.file} line {s.disk.line})")
+
+
+def _rule(x: iostat_x_mod.IostatX) -> str:
+    m = iostat_x_mod
+    busy = "%util" if x.flavour == "linux" else "%b"
+    return (f"{x.service_column} > {m.SLOW_FACTOR:g}× the peers' median and ≥ {m.SLOW_MS_MIN:g} ms at ≥ "
+            f"{m.OPS_MIN_PER_S:g} I/Os per s, or {busy} ≥ {m.BUSY_PERCENT_MIN:g} with the peers' median at most "
+            f"{m.BUSY_PEER_SHARE_MAX:g}× its own")
+
+
+NOT_MODELLED = ("not modelled: ziosim gives every disk of a vdev the same device model, and the scenario format "
+                "has no per-disk device, so the simulation runs every disk at the healthy disks' speed; expect the "
+                "real scan and the users' latency to be worse (replacing the slow disk is what makes them match)")
+
+
+def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX) -> list[str]:
+    leaves = [leaf.name for leaf in st.all_leaves()]
+    m = iostat_x_mod.match_devices(leaves, x)
+    which = (f"report {x.used} of {x.reports}, the last complete one" if x.reports > 1
+             else "its only report: the averages since boot, not an interval (run iostat -x INTERVAL 2)")
+    out = [f"iostat -x ({x.file} lines {x.first_line}-{x.last_line}: {x.label}, {which}, header line "
+           f"{x.header_line}):"]
+    same = [leaf for leaf in m.disks if m.how[leaf] == leaf]
+    other = [m.how[leaf] for leaf in m.disks if m.how[leaf] != leaf]
+    matched = ([f"{', '.join(same)} (same names)"] if same else []) + other
+    out.append("  matched to the pool's disks: " + ("; ".join(matched) if matched else "none"))
+    if m.not_in_pool:
+        out.append(f"  not the pool's disks, skipped: {', '.join(m.not_in_pool)}")
+    for dev, ls in m.shared:
+        out.append(f"  skipped: {dev} holds {', '.join(ls)}, whose I/O it shows together")
+    if m.no_row:
+        labels = [n for n in m.no_row if "/" in n.removeprefix("/dev/") or "-" in n]
+        rest = [n for n in m.no_row if n not in labels]
+        if labels:
+            why = ("a label such as /dev/disk/by-id or gptid/… names no kernel disk, and no mapping is guessed: "
+                   "ls -l /dev/disk/by-id or glabel status gives it; sysstat iostat -j ID prints by-id names")
+            out.append(f"  pool disks with no row ({why}): {', '.join(labels)}")
+        if rest:
+            why = ("iostat -x without -n prints sdN instance names: run iostat -xn" if x.flavour == "illumos-x"
+                   else "not in the report: a missing disk does no I/O, and iostat -z leaves idle ones out")
+            out.append(f"  pool disks with no row ({why}): {', '.join(rest)}")
+    groups = [(label, [(n, m.disks[n]) for n in names if n in m.disks]) for label, names in _peer_groups(st)]
+    for label, members in groups:
+        for leaf, d in members:
+            out.append(f"  {leaf} ({label}): {_load(d, x)}")
+    found = iostat_x_mod.stragglers(groups)
+    if found:
+        out += [f"  {_straggler_text(s, x)}" for s in found]
+        out.append(f"  (rule: {_rule(x)}; docs/import.md)")
+        out.append(f"  {NOT_MODELLED}")
+    elif any(len(ms) > 1 for _, ms in groups):
+        out.append(f"  stragglers: none ({_rule(x)})")
+    else:
+        out.append("  stragglers: not looked for, as no two matched data disks share a vdev or a vdev type")
+    return out
+
+
+def straggler_lines(imp: Imported) -> list[str]:
+    """One line per straggler, for stderr (the header holds the same and more)."""
+    x = imp.iostat_x
+    if x is None:
+        return []
+    m = iostat_x_mod.match_devices([leaf.name for leaf in imp.status.all_leaves()], x)
+    groups = [(label, [(n, m.disks[n]) for n in names if n in m.disks]) for label, names in _peer_groups(imp.status)]
+    return [_straggler_text(s, x) + "; not modelled: ziosim gives every disk of a vdev the same device"
+            for s in iostat_x_mod.stragglers(groups)]
+
+
 def build(imp: Imported, opts: Options, presets: dict) -> str:
     """The scenario TOML for the imported pool (see the module docstring)."""
     check_presets(opts, presets)
@@ -806,6 +980,7 @@ def build(imp: Imported, opts: Options, presets: dict) -> str:
     b.fragmentation()
     b.settings()
     b.tunables()
+    b.iostat_x()
     b.workload_from_iostat()
     b.happenings()
     return b.emit()
