@@ -618,13 +618,25 @@ class _Builder:
             raise ScenarioError("--workload-from-iostat: no zpool iostat -v output among the files — allowed: add a "
                                 "file with the output of zpool iostat -v POOL INTERVAL COUNT")
         p = io.pool
+        raidz = [v.name for v in self.st.vdevs if v.kind.startswith("raidz")]
+        if raidz:
+            # From 0.7.0 the pool and vdev rows add up their disks' I/Os (vdev_get_stats_ex,
+            # as ziosim's own zpool iostat prints them): a raidz block's read counts once per
+            # data column it touches, which depends on its size. Older releases' pool rows
+            # were not read in the source. Either way the pool's own reads are not there.
+            raise ScenarioError(
+                f"--workload-from-iostat: {io.file}:{p.line}: the pool row of zpool iostat -v adds up its disks' "
+                f"reads, and a read of a block on {', '.join(raidz)} counts once per data column it touches, so "
+                "the pool's own reads per second cannot be told — allowed: a pool of mirrors and single disks, or "
+                "describe the load with [[workload]] tables (docs/scenario.md)")
         if p.read_ops_per_s <= 0:
             plan.assumed.append("workload: none, as zpool iostat -v shows no reads")
             return
         size = min(max(round(p.read_bytes_per_s / p.read_ops_per_s / 512) * 512, 512), 16 << 20)
         plan.assumed.append(f"workload: random reads at the observed {p.read_ops_per_s}/s of {zfs_nicenum(size)} "
-                            "(the mean read), Poisson arrivals, no ARC hits; writes are left out, and the observed "
-                            "reads include any scrub or resilver reads of that moment")
+                            "(the pool row: its disks' reads added up, and a mirror read goes to one disk), Poisson "
+                            "arrivals, no ARC hits; writes are left out, and the observed reads include any scrub or "
+                            "resilver reads of that moment")
         self.workload = {"name": "observed", "kind": "random-read", "size": zfs_nicenum(size),
                          "rate": p.read_ops_per_s}
 
