@@ -119,14 +119,15 @@ LADDERS: dict[str, tuple[int, ...]] = {
     "zfs_rebuild_vdev_limit": (8 * MiB, 32 * MiB, 64 * MiB),
 }
 
-# Per scan kind, knobs in order of preference; the first two the release has are swept.
-# Legacy scans (≤0.7) are throttled by the delay and bounded by top_maxinflight (§5.1);
-# sorted scans (0.8+) by the per-leaf byte limit and the scrub class's queue depth (§5.2).
+# Per scan kind, knobs in order of preference; the first two (--knobs) the release has are
+# swept. Legacy scans (≤0.7) are throttled by the delay and bounded by top_maxinflight
+# (§5.1); sorted scans (0.8+) by the per-leaf byte limit and the scrub class's queue depth
+# (§5.2); from 2.1 the NIA throttle decides how much scan I/O waits behind a user's (§2.3).
 DEFAULT_KNOBS: dict[str, tuple[str, ...]] = {
     "scrub": ("zfs_scrub_delay", "zfs_scan_vdev_limit", "zfs_top_maxinflight", "zfs_vdev_scrub_max_active",
-              "zfs_vdev_max_pending"),
+              "zfs_vdev_nia_delay", "zfs_vdev_max_pending"),
     "resilver": ("zfs_resilver_delay", "zfs_scan_vdev_limit", "zfs_resilver_min_time_ms", "zfs_top_maxinflight",
-                 "zfs_vdev_scrub_max_active", "zfs_vdev_max_pending"),
+                 "zfs_vdev_scrub_max_active", "zfs_vdev_nia_delay", "zfs_vdev_max_pending"),
     "rebuild": ("zfs_rebuild_vdev_limit", "zfs_vdev_rebuild_max_active"),
 }
 

@@ -476,6 +476,11 @@ def advise(
         typer.Option("--set", metavar="FIELD=V1,V2",
                      help="Settings to try instead of the default knobs (repeatable; a grid, as in ziosim sweep)."),
     ] = None,
+    knob_count: Annotated[
+        int, typer.Option("--knobs", min=1, max=4,
+                          help="Without --set: how many of the release's scan knobs to sweep (the grid grows "
+                               "as the product of their ladders).")
+    ] = 2,
     out: Annotated[
         Optional[Path], typer.Option("--out", help="Directory for the runs and advice.json. [default: out/advise-<name>]")
     ] = None,
@@ -520,7 +525,7 @@ def advise(
         if sets:
             set_opts = list(sets)
         else:
-            knobs = advise_mod.default_knobs(config)
+            knobs = advise_mod.default_knobs(config, count=knob_count)
             if not knobs:
                 raise ScenarioError("--set: missing — the scenario runs no scan ziosim has default knobs for; allowed: "
                                     "the settings to try, e.g. --set zfs.tunables.zfs_txg_timeout=1,5,10")

@@ -86,6 +86,10 @@ def test_default_knobs_follow_the_release_scan_engine(fake_core):
     resilver = advise.default_knobs(_config("zfs-0.7", [{"do": "fail"}, {"do": "replace"}]))
     assert [n for n, _ in resilver] == ["zfs_resilver_delay", "zfs_resilver_min_time_ms"]
     assert advise.default_knobs(_config("zfs-2.2", [])) == []
+    three = advise.default_knobs(_config("zfs-2.1", [{"do": "scrub"}]), count=3)
+    assert [n for n, _ in three] == ["zfs_scan_vdev_limit", "zfs_vdev_scrub_max_active", "zfs_vdev_nia_delay"]
+    two = advise.default_knobs(_config("zfs-2.0", [{"do": "scrub"}]), count=3)
+    assert [n for n, _ in two] == ["zfs_scan_vdev_limit", "zfs_vdev_scrub_max_active"]  # no NIA before 2.0.1
     for n, vals in sorted_ + legacy + resilver:
         assert vals == sorted(set(vals)) and len(vals) > 1
 
