@@ -42,9 +42,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 
 from ..errors import ScenarioError
+from ..units import parse_size
 
 __all__ = [
     "ImportTextError",
@@ -100,18 +100,20 @@ class Section:
 # A number as zpool prints it: 1.21T, 0B, 512, 11,4T, 43.5M (the caller adds "/s", "%").
 NUMBER = r"\d+(?:[.,]\d+)?[KMGTPE]?B?"
 _NUMBER_RE = re.compile(r"(\d+(?:[.,]\d+)?)([KMGTPE]?)(B?)")
-_SHIFT = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40, "P": 50, "E": 60}
 
 
 def parse_number(text: str) -> int:
     """Bytes (or a count) from a ``zfs_nicenum``/``zfs_nicebytes`` string, nearest integer.
 
-    Raises ValueError for anything else; callers turn that into an ``ImportTextError``.
+    Only zpool's own shapes are accepted (``_NUMBER_RE``, stricter than a scenario's
+    sizes); the value is read as scenario sizes are (``units.parse_size``: base 1024,
+    decimal point or comma). Raises ValueError for anything else; callers turn that into
+    an ``ImportTextError``.
     """
-    m = _NUMBER_RE.fullmatch(text.strip())
-    if not m:
+    t = text.strip()
+    if not _NUMBER_RE.fullmatch(t):
         raise ValueError(text)
-    return round(Fraction(m.group(1).replace(",", ".")) * (1 << _SHIFT[m.group(2)]))
+    return parse_size(t, "number")
 
 
 def has_byte_suffix(text: str) -> bool | None:
