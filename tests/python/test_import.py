@@ -492,8 +492,8 @@ def _error(text, name="bad.txt", pool=None):
 
 def test_errors_name_the_file_line_and_what_was_expected():
     assert _error((FIX / "bad-garbage.txt").read_text()) == (
-        'bad.txt:1: "Hello," — expected the output of zpool status, zpool list or zpool iostat -v '
-        "(nothing else is read)")
+        'bad.txt:1: "Hello," — expected the output of zpool status, zpool list, zpool iostat -v or '
+        "iostat -x, or a tunables file (docs/import.md)")
     assert _error((FIX / "bad-truncated.txt").read_text()).startswith(
         'bad.txt:13: expected the "errors:" line that ends the status of tank')
     assert _error((FIX / "bad-two-pools.txt").read_text()) == (

@@ -166,7 +166,7 @@ def split_sections(file: str, text: str) -> list[Section]:
 
     def not_read(ln: Line) -> ImportTextError:
         return ImportTextError(file, ln.number, ln.text,
-                               "the output of zpool status, zpool list or zpool iostat -v (nothing else is read)")
+                               "the output of zpool status, zpool list, zpool iostat -v or iostat -x, or a tunables file (docs/import.md)")
 
     for i, raw in enumerate(text.splitlines(), start=1):
         line = Line(file, i, raw.rstrip("\r\n"))
