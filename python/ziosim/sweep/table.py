@@ -99,6 +99,15 @@ def _active_ns(w: Mapping[str, Any], cfg: Mapping[str, Any] | None, sim_ns: int)
     return max(end - start, 0), elapsed
 
 
+def _lat_columns(prefix: str, lat: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``<prefix>mean``, ``_p50`` … ``_max`` from a latency summary (the mean as a float)."""
+    out = {}
+    for k in LAT:
+        v = _stat(lat, k)
+        out[prefix + k] = float(v) if (k == "mean" and v is not None) else v
+    return out
+
+
 def _scan_eta_ns(results: Mapping[str, Any], release: str) -> int | None:
     """What the last ``zpool status`` of the run gives as time to go, in ns."""
     from ..report.status import scan_progress
@@ -144,9 +153,7 @@ def _scan_window(w: Mapping[str, Any]) -> dict[str, Any]:
         "scan_window_ops": ops if during else None,
         "scan_window_ops_per_s": ops / window_s if window_s > 0 else None,
     }
-    for k in LAT:
-        v = _stat(lat, k)
-        out[f"scan_window_latency_ns_{k}"] = float(v) if (k == "mean" and v is not None) else v
+    out.update(_lat_columns("scan_window_latency_ns_", lat))
     return out
 
 
@@ -199,9 +206,7 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
             # A workload with an end of its own (nfs-copy's last file): the time it took.
             "elapsed_ns": elapsed,
         }
-        for k in LAT:
-            v = _stat(lat, k)
-            row[f"latency_ns_{k}"] = float(v) if (k == "mean" and v is not None) else v
+        row.update(_lat_columns("latency_ns_", lat))
         row.update(_scan_window(w))
         workloads.append(row)
     return {"run": run, "point": point, "workloads": workloads}
