@@ -21,7 +21,12 @@
 //! curves fitted at construction to (single-track, datasheet average, full-stroke) with the
 //! datasheet's triangular distance weighting; a head change costs at least `head_switch_ms`, a
 //! one-cylinder move at least `cyl_switch_ms`. The executed seek gets Gaussian jitter and, with
-//! `missed_rev_probability`, one extra revolution; the scheduler's estimate has neither.
+//! `missed_rev_probability`, one extra revolution; the scheduler's estimate has neither. With
+//! `read_recovery_probability` a media read meets a sector it must recover (a marginal drive, the
+//! straggler of a vdev): the drive re-reads it once per revolution until it reads — a geometric
+//! count with mean `read_recovery_revolutions_mean`, the first step of every drive's error
+//! recovery (Seagate SAS manuals: "a step … a single re-read") — cut at
+//! `recovery_time_limit_ms` (ERC/TLER). Healthy presets have probability 0 and draw nothing.
 //!
 //! **Which command next (§2.8, §2.9), decided each time the arm is free:**
 //! 1. a SATA FLUSH that has drained the queue, or a SAS SYNCHRONIZE CACHE, destages first;
@@ -73,7 +78,8 @@
 //! Invariants: every submitted tag completes exactly once; completions are reported in
 //! (time, order) order; a media access never completes sooner than its miss overhead; work
 //! per event is O(queue depth + cache segments + dirty extents), with no allocation after
-//! construction. Not modelled: media errors and TLER, SMR, media-cache, NCQ priority, CDL.
+//! construction. Not modelled: unrecovered media errors (a recovery always ends in a good read, at
+//! `recovery_time_limit_ms` at the latest), SMR, media-cache, NCQ priority, CDL.
 //!
 //! ZFS side: this is the leaf device below `vdev_queue.c`'s `vdev_queue_io_to_issue`; the
 //! behaviour of §2.9 is what the 2.1 NIA throttle (commit 2080c4f27e) works around.
@@ -175,6 +181,27 @@ pub struct HddParams {
     pub destage_high_water_percent: f64,
     /// Dirty fill at which watermark destage stops, percent; 0..high.
     pub destage_low_water_percent: f64,
+    /// Chance that a media read needs error recovery (a weak or marginal sector); 0..=1.
+    /// 0 for every preset: a healthy drive. A straggler disk is described with it.
+    #[serde(default)]
+    pub read_recovery_probability: f64,
+    /// Mean revolutions a recovery takes: the sector is re-read once per revolution until it
+    /// reads, a geometric count with this mean; 1..=10000.
+    #[serde(default = "one")]
+    pub read_recovery_revolutions_mean: f64,
+    /// Error recovery time limit (SCT ERC / TLER / CCTL, SCSI recovery time limit), ms;
+    /// 1..=60000. A recovery stops there.
+    #[serde(default = "erc_default_ms")]
+    pub recovery_time_limit_ms: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// WD's TLER default for RAID/NAS drives, 7 s (spec/devices.md §2.9, [R]).
+fn erc_default_ms() -> f64 {
+    7000.0
 }
 
 fn check_f(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), String> {
@@ -293,6 +320,9 @@ impl HddParams {
             p.destage_low_water_percent + 1.0,
             100.0,
         )?;
+        check_f("read_recovery_probability", p.read_recovery_probability, 0.0, 1.0)?;
+        check_f("read_recovery_revolutions_mean", p.read_recovery_revolutions_mean, 1.0, 10_000.0)?;
+        check_f("recovery_time_limit_ms", p.recovery_time_limit_ms, 1.0, 60_000.0)?;
         Ok(())
     }
 }
@@ -569,6 +599,8 @@ pub struct HddCounters {
     pub destages: u64,
     /// Commands dispatched because they reached `age_limit_ms`.
     pub aged_dispatches: u64,
+    /// Media reads that needed error recovery (`read_recovery_probability`).
+    pub read_recoveries: u64,
 }
 
 /// The position-aware HDD.
@@ -999,12 +1031,33 @@ impl Hdd {
         if (1.0 - w) * self.g.t_rev_ns < 1000.0 {
             w = 0.0;
         }
+        if !write && self.rng.chance(self.p.read_recovery_probability) {
+            extra_rev += self.recovery_ns();
+        }
         let end_pos = self.g.pos(end_off);
         let media = ((end_pos.x - to.x) * self.g.n_tracks * self.g.t_rev_ns).max(0.0);
         let t_end = t_arr + ns(w * self.g.t_rev_ns + extra_rev + media);
         self.head = end_pos;
         self.head_off = end_off;
         t_end.max(t + 1)
+    }
+
+    /// Time of one read error recovery: whole revolutions of re-reads, a geometric count with
+    /// mean `read_recovery_revolutions_mean` (each re-read succeeds with chance 1/mean), cut at
+    /// `recovery_time_limit_ms`. At the limit a real drive returns a medium error and ZFS
+    /// reconstructs the block; here the read completes then (the error path is not modelled).
+    fn recovery_ns(&mut self) -> f64 {
+        self.counters.read_recoveries += 1;
+        let m = self.p.read_recovery_revolutions_mean;
+        let revs = if m <= 1.0 {
+            1.0
+        } else {
+            // Inverse CDF of the geometric law on {1, 2, …} with success chance q = 1/m.
+            let u = 1.0 - self.rng.f64(); // (0, 1]
+            (u.ln() / (1.0 - 1.0 / m).ln()).floor() + 1.0
+        };
+        let cap = self.p.recovery_time_limit_ms * 1e6;
+        (revs * self.g.t_rev_ns).min(cap)
     }
 
     fn start_cmd(&mut self, t: u64, slot: u16) {
@@ -1596,6 +1649,9 @@ fn wd20efrx() -> HddParams {
         destage_idle_delay_ms: 20.0,          // [E] §9.1
         destage_high_water_percent: 75.0,     // [E] §9.1
         destage_low_water_percent: 25.0,      // [E] §9.1
+        read_recovery_probability: 0.0,       // a healthy drive
+        read_recovery_revolutions_mean: 1.0,  // unused at probability 0
+        recovery_time_limit_ms: 7000.0,       // [R] TLER 7 s, §2.9
     }
 }
 
@@ -1656,6 +1712,9 @@ fn st14000nm0048() -> HddParams {
         destage_idle_delay_ms: 20.0,          // [E] as §9.1
         destage_high_water_percent: 75.0,     // [E] as §9.1
         destage_low_water_percent: 25.0,      // [E] as §9.1
+        read_recovery_probability: 0.0,       // a healthy drive
+        read_recovery_revolutions_mean: 1.0,  // unused at probability 0
+        recovery_time_limit_ms: 7000.0,       // [R] ERC 7 s as TLER, §2.9
     }
 }
 
@@ -1729,6 +1788,9 @@ fn hdd_7200_desktop_2009() -> HddParams {
         cache_bytes: 32 * MB,                // [R] 16–32 MB, §9.3
         cache_segments: 8,                   // [E] 4 MB segments hold the 2 MiB read-ahead
         write_cache_max_dirty_bytes: 4 * MB, // [E] §9.3
+        // [R] desktop drives have no ERC and retry longer; the Linux SCSI command timeout
+        // (30 s) ends a recovery, §2.9.
+        recovery_time_limit_ms: 30_000.0,
         ..hdd_7200_sata_2014()
     }
 }
@@ -2441,6 +2503,81 @@ mod tests {
         let reads = iops(&prm, 1, 1000, 2);
         assert!(v < reads && v > 0.8 * reads, "writes {v:.1} reads {reads:.1}");
         assert_eq!(dev.counters().destages, 0);
+    }
+
+    /// QD1 4 KiB random reads: (mean latency ns, max latency ns, recoveries).
+    fn qd1_reads(p: &HddParams, n: usize, seed: u64) -> (f64, u64, u64) {
+        let mut dev = Hdd::new(p.clone(), seed);
+        let mut cl = [client(1, random_reads(p.capacity_bytes, 4 * KIB))];
+        run(&mut dev, &mut cl, n, u64::MAX, seed);
+        let lat = &cl[0].lat_ns;
+        let mean = lat.iter().sum::<u64>() as f64 / lat.len() as f64;
+        (mean, *lat.iter().max().unwrap(), dev.counters().read_recoveries)
+    }
+
+    #[test]
+    fn read_recovery_adds_its_mean_revolutions_to_every_recovered_read() {
+        let healthy = p("hdd-7200-sata-2014");
+        let t_rev_ns = 60e9 / healthy.rpm as f64;
+        let n = 4000;
+        let (base, _, r0) = qd1_reads(&healthy, n, 7);
+        assert_eq!(r0, 0, "a healthy preset never recovers");
+        // Every read recovers, 10 revolutions on average: + ≈ 10 revolutions per read.
+        let sick = HddParams { read_recovery_probability: 1.0, read_recovery_revolutions_mean: 10.0, ..healthy.clone() };
+        let (mean, _, r1) = qd1_reads(&sick, n, 7);
+        assert!(r1 >= n as u64, "every media read recovered: {r1}");
+        let added = (mean - base) / t_rev_ns;
+        assert!((9.0..11.0).contains(&added), "added {added:.2} revolutions per read, expected ≈ 10");
+        // One read in ten recovers, one revolution each: + ≈ 0.1 revolution per read.
+        let rare = HddParams { read_recovery_probability: 0.1, read_recovery_revolutions_mean: 1.0, ..healthy.clone() };
+        let (mean, _, r2) = qd1_reads(&rare, n, 7);
+        let share = r2 as f64 / n as f64;
+        assert!((0.08..0.12).contains(&share), "recovered share {share}");
+        let added = (mean - base) / t_rev_ns;
+        assert!((0.05..0.15).contains(&added), "added {added:.3} revolutions per read, expected ≈ 0.1");
+    }
+
+    #[test]
+    fn read_recovery_stops_at_the_time_limit_and_spares_writes() {
+        let healthy = p("hdd-7200-sata-2014");
+        // Mean 10 000 revolutions (≈ 83 s) against a 50 ms limit: every recovery is cut.
+        let sick = HddParams {
+            read_recovery_probability: 1.0,
+            read_recovery_revolutions_mean: 10_000.0,
+            recovery_time_limit_ms: 50.0,
+            ..healthy.clone()
+        };
+        let (mean, max, _) = qd1_reads(&sick, 500, 3);
+        let (base, base_max, _) = qd1_reads(&healthy, 500, 3);
+        assert!(max <= base_max + 50_000_000 + 20_000_000, "max {max} ns exceeds the limit");
+        assert!(mean > base + 45e6, "mean {mean} ns: the limit was not reached");
+        // Writes never recover (write cache off so that they reach the media).
+        let wp = HddParams { write_cache_enabled: false, ..sick.clone() };
+        let mut dev = Hdd::new(wp.clone(), 5);
+        let mut cl = [client(1, random_writes(wp.capacity_bytes, 4 * KIB))];
+        run(&mut dev, &mut cl, 200, u64::MAX, 5);
+        assert_eq!(dev.counters().read_recoveries, 0);
+        assert!(cl[0].lat_ns.iter().all(|&l| l < 40_000_000), "a write paid for a read recovery");
+    }
+
+    #[test]
+    fn read_recovery_fields_are_validated_and_default_when_absent() {
+        let mut q = p("wd20efrx");
+        q.read_recovery_probability = 1.5;
+        assert!(q.validate().unwrap_err().starts_with("read_recovery_probability = 1.5"));
+        q.read_recovery_probability = 0.5;
+        q.read_recovery_revolutions_mean = 0.5;
+        assert!(q.validate().unwrap_err().starts_with("read_recovery_revolutions_mean = 0.5"));
+        q.read_recovery_revolutions_mean = 2.0;
+        q.recovery_time_limit_ms = 0.0;
+        assert!(q.validate().unwrap_err().starts_with("recovery_time_limit_ms = 0"));
+        // A specification written before the fields existed still reads, as a healthy drive.
+        let mut v = serde_json::to_value(p("wd20efrx")).unwrap();
+        for k in ["read_recovery_probability", "read_recovery_revolutions_mean", "recovery_time_limit_ms"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        let back: HddParams = serde_json::from_value(v).unwrap();
+        assert_eq!(back, p("wd20efrx"));
     }
 
     #[test]
