@@ -649,6 +649,12 @@ def import_(
                      help="Add an open-loop random-read workload at the pool's read ops/s and mean read size "
                           "from zpool iostat -v, or from iostat -x for a pool of mirrors and single disks."),
     ] = False,
+    no_straggler_model: Annotated[
+        bool,
+        typer.Option("--no-straggler-model",
+                     help="Only report the stragglers iostat -x shows; without it each straggler on an HDD gets its "
+                          "own device, the vdev's preset with read recovery calibrated from its service time."),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No log lines on stderr.")] = False,
 ) -> None:
     """Turn pasted zpool status, zpool list and zpool iostat -v output, and tunables files, into a scenario; or
@@ -663,7 +669,8 @@ def import_(
             raise ScenarioError(f"--release: {json.dumps(release)} — allowed: {', '.join(releases)}",
                                 hint=f"did you mean {hint}?" if hint else None)
         opts = import_mod.Options(release=release, device=device, log_device=log_device, cache_device=cache_device,
-                                  workload_from_iostat=workload_from_iostat)
+                                  workload_from_iostat=workload_from_iostat,
+                                  straggler_model=not no_straggler_model)
         presets = _native.presets()
         import_mod.check_presets(opts, presets)
         texts = import_mod.read_texts([(str(f), _read_pasted(f)) for f in files])
@@ -692,7 +699,7 @@ def import_(
             rows = conf_mod.audit(imp.confs, sc.release) if imp.confs else []
             for r in rows:
                 _say(r.describe())
-            for line in import_mod.straggler_lines(imp):
+            for line in import_mod.straggler_lines(imp, opts, presets):
                 _say(line)
             disks = sum(len(v["disks"]) for v in sc.config["pool"]["vdevs"])
             acts = len(sc.config["actions"])

@@ -110,7 +110,7 @@ LAYOUT_KEYS = ("fragmentation", "files", "compression", "seed")
 LAYOUT_PRESETS = {"fresh": 0.0, "aged": 0.6}
 LAYOUT_FILE_CLASSES_MAX = 64
 COMPRESSION_MAX = 100.0
-VDEV_KEYS = ("type", "disks", "device", "link", "names")
+VDEV_KEYS = ("type", "disks", "device", "devices", "link", "names")
 CACHE_KEYS = ("device", "count", "link", "names")
 LINK_FIELDS = ("kind", "rate_bytes_per_s", "per_command_overhead_ns", "latency_ns", "host_slots")
 WORKLOAD_KEYS = (
@@ -833,9 +833,10 @@ class _Normaliser:
         p["vdevs"] = []
         usable = 0
         for spec in specs:
-            disks = [{"name": n, "device": spec["device"], "link": spec["link"]} for n in names_for(spec)]
+            disks = [{"name": n, "device": d, "link": spec["link"]} for n, d in zip(names_for(spec), spec["devices"])]
             p["vdevs"].append({"type": spec["type"], "disks": disks})
-            cap = self.capacity(spec["device"])
+            # ZFS sizes a vdev by its smallest child (vdev_mirror_open, vdev_raidz_open).
+            cap = min(self.capacity(d) for d in spec["devices"])
             if spec["type"] == "mirror":
                 usable += cap
             else:
@@ -952,10 +953,34 @@ class _Normaliser:
             raise ScenarioError(f"{path}.disks: {count} — too few for {vtype}; allowed: at least {lo}")
         if count > VDEV_DISKS_MAX:
             raise ScenarioError(f"{path}.disks: {count} — too many; allowed: at most {VDEV_DISKS_MAX}")
-        device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
+        devices = self.vdev_devices(v, path, count)
         link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
         names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
-        return {"type": vtype, "count": count, "device": device, "link": link, "names": names}
+        return {"type": vtype, "count": count, "devices": devices, "link": link, "names": names}
+
+    def vdev_devices(self, v: dict[str, Any], path: str, count: int) -> list[str]:
+        """One device per disk: `device` for all of them, or `devices` naming each in turn."""
+        if "device" in v and "devices" in v:
+            raise ScenarioError(
+                f"{path}.devices: {show(v['devices'])} — allowed: device (the same for every disk) or devices "
+                "(one per disk), not both"
+            )
+        if "device" in v:
+            return [self.device_ref(v["device"], f"{path}.device")] * count
+        if "devices" not in v:
+            raise ScenarioError(
+                f"{path}.device: missing — allowed: a device from [devices] or a preset, "
+                f"or devices (an array of {count}, one per disk)"
+            )
+        raw = v["devices"]
+        if not isinstance(raw, list) or len(raw) != count:
+            s = "s" if count > 1 else ""
+            got = f"{len(raw)} devices for {count} disk{s}" if isinstance(raw, list) else show(raw)
+            raise ScenarioError(
+                f"{path}.devices: {got} — allowed: an array of {count} device{s}, one per disk "
+                "(a [devices] key or a preset each)"
+            )
+        return [self.device_ref(d, f"{path}.devices[{i}]") for i, d in enumerate(raw)]
 
     def log_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
         """A separate intent log (SLOG): `count` devices, one log vdev each or one mirror."""

@@ -272,7 +272,7 @@ def test_header_names_matches_misses_and_the_straggler(presets):
     (s,) = [ln for ln in h if "straggler (" in ln]
     assert s.startswith("#   straggler (slow and busy): sdc in raidz2-0: r_await 141.3 ms at 48.1 r/s, %util 99.6; "
                         "its 5 peers' median 5.8 ms, %util 38.2")
-    assert any(ln.startswith("#   not modelled: ziosim gives every disk of a vdev the same device model") for ln in h)
+    assert any(ln.startswith("#   modelled: sdc is device sdc-slow, hdd-7200-sata-2014 with read recovery") for ln in h)
 
 
 @pytest.mark.needs_core
@@ -350,8 +350,8 @@ def test_cli_one_stderr_line_per_straggler():
     straggler, summary = r.stderr.splitlines()
     assert straggler == (
         f"straggler (busy): ada3p3 in the pool's mirror disks: ms/r 13.0 ms at 74.0 r/s, %b 100.0; its 3 peers' "
-        f"median 3.0 ms, %b 31.0 ({FIX}/freebsd-13-iostat-x-busy.txt line 33); not modelled: ziosim gives every "
-        "disk of a vdev the same device")
+        f"median 3.0 ms, %b 31.0 ({FIX}/freebsd-13-iostat-x-busy.txt line 33); modelled as device ada3p3-slow: "
+        "every read recovers, mean 1.2 revolutions of 8.33 ms")
     assert summary.startswith("scenario on stdout — pool zroot")
     quiet = _invoke(FIX / "freebsd-13-iostat-x-busy.txt", "-q")
     assert quiet.exit_code == 0 and quiet.stderr == "" and quiet.stdout == r.stdout
@@ -426,12 +426,20 @@ def test_doc_example_is_current(presets):
             iostat_header.append(ln)
         elif iostat_header:
             break
+    body = text.splitlines()
+    tables = []  # sed's two ranges: each from its table's first line to the blank line after it
+    for start in ("[devices.sdc-slow]", "[[pool.vdevs]]"):
+        i = next(i for i, ln in enumerate(body) if ln.startswith(start))
+        j = body.index("", i) if "" in body[i:] else len(body)
+        tables += body[i:j + 1]
     r = _invoke(FIX / DOC_INPUT, "--out", os.devnull)
     stderr = r.stderr.replace(str(FIX), REL)
     expected = {
         "iostat-input": f"$ cat {REL}/{DOC_INPUT}\n" + (FIX / DOC_INPUT).read_text(),
-        "iostat-header": f"$ ziosim import {REL}/{DOC_INPUT} | sed -n '/^# iostat -x/,/^#   not modelled/p'\n"
+        "iostat-header": f"$ ziosim import {REL}/{DOC_INPUT} | sed -n '/^# iostat -x/,/^#   modelled/p'\n"
         + "\n".join(iostat_header) + "\n",
+        "iostat-tables": f"$ ziosim import {REL}/{DOC_INPUT} | sed -n '/^\\[devices.sdc-slow\\]/,/^$/p; "
+        "/^\\[\\[pool.vdevs\\]\\]/,/^$/p'\n" + "\n".join(tables) + "\n",
         "iostat-stderr": f"$ ziosim import {REL}/{DOC_INPUT} --out tank.toml\n"
         + stderr.replace(f"wrote {os.devnull}", "wrote tank.toml"),
     }

@@ -810,3 +810,83 @@ def test_nfs_copy_source_mistakes():
         'workload[0].source: "wd20efrx" — applies to nfs-copy only'
     )
     assert err(wl('kind = "nfs-copy"\nthreads = 1\nsource = 3\n')).startswith("workload[0].source: 3 — allowed: a device")
+
+
+# --- per-disk devices (pool.vdevs[].devices) ------------------------------------------
+
+
+def vdev(body):
+    return HEAD + f"[pool]\nfill = 0.5\nvdevs = [{{ {body} }}]\n"
+
+
+def test_devices_give_each_disk_its_own():
+    c = ok('[devices.slow]\nlike = "hdd-7200-sata-2014"\nqueue_depth = 1\n'
+           + vdev('type = "raidz2", disks = 4, devices = ["hdd-7200-sata-2014", "slow", "wd20efrx", "slow"]'))
+    disks = c["pool"]["vdevs"][0]["disks"]
+    assert [(d["name"], d["device"]) for d in disks] == [
+        ("sda", "hdd-7200-sata-2014"), ("sdb", "slow"), ("sdc", "wd20efrx"), ("sdd", "slow")]
+    assert set(c["devices"]) == {"slow", "hdd-7200-sata-2014", "wd20efrx"}
+    assert c["devices"]["slow"]["queue_depth"] == 1
+    # a single disk takes a one-entry array
+    c = ok(vdev('type = "disk", devices = ["wd20efrx"]'))
+    assert c["pool"]["vdevs"][0]["disks"][0]["device"] == "wd20efrx"
+
+
+def test_devices_alike_make_the_same_config_as_device():
+    one = scenario.loads(vdev('type = "mirror", disks = 2, device = "wd20efrx"'))
+    each = scenario.loads(vdev('type = "mirror", disks = 2, devices = ["wd20efrx", "wd20efrx"]'))
+    assert each.config == one.config and each.hash == one.hash
+
+
+def test_usable_capacity_of_a_mixed_vdev_is_its_smallest_disk_times_data_disks():
+    small = 1_000_204_886_016  # fake hdd-7200-sata-2014
+    big = 2_000_398_934_016  # fake wd20efrx
+    c = ok(vdev('type = "raidz2", disks = 6, devices = ["wd20efrx", "wd20efrx", "hdd-7200-sata-2014", '
+                '"wd20efrx", "wd20efrx", "wd20efrx"]').replace("fill = 0.5", "fill = 1.0\nashift = 9"))
+    assert c["devices"]["hdd-7200-sata-2014"]["capacity_bytes"] == small
+    assert c["devices"]["wd20efrx"]["capacity_bytes"] == big
+    assert c["pool"]["allocated_bytes"] == 4 * small // 512 * 512
+    c = ok(vdev('type = "mirror", disks = 2, devices = ["wd20efrx", "hdd-7200-sata-2014"]')
+           .replace("fill = 0.5", "fill = 1.0\nashift = 9"))
+    assert c["pool"]["allocated_bytes"] == small // 512 * 512
+    # allocated beyond the smallest disk's share is refused, as any over-full pool
+    msg = err(HEAD + '[pool]\nallocated = "1.5T"\n'
+              'vdevs = [{ type = "mirror", disks = 2, devices = ["wd20efrx", "hdd-7200-sata-2014"] }]\n')
+    assert msg.startswith('pool.allocated: "1.5T" — allowed: at least one sector (4096 bytes), at most the usable '
+                          f"capacity ({small} bytes)")
+
+
+@pytest.mark.parametrize(
+    "body, msg",
+    [
+        ('type = "mirror", disks = 2, device = "wd20efrx", devices = ["wd20efrx", "wd20efrx"]',
+         "pool.vdevs[0].devices: [array] — allowed: device (the same for every disk) or devices (one per disk), "
+         "not both"),
+        ('type = "mirror", disks = 2',
+         "pool.vdevs[0].device: missing — allowed: a device from [devices] or a preset, or devices (an array of 2, "
+         "one per disk)"),
+        ('type = "raidz2", disks = 6, devices = ["wd20efrx", "wd20efrx", "wd20efrx", "wd20efrx", "wd20efrx"]',
+         "pool.vdevs[0].devices: 5 devices for 6 disks — allowed: an array of 6 devices, one per disk (a [devices] "
+         "key or a preset each)"),
+        ('type = "disk", devices = []',
+         "pool.vdevs[0].devices: 0 devices for 1 disk — allowed: an array of 1 device, one per disk (a [devices] "
+         "key or a preset each)"),
+        ('type = "mirror", disks = 2, devices = "wd20efrx"',
+         'pool.vdevs[0].devices: "wd20efrx" — allowed: an array of 2 devices, one per disk (a [devices] key or a '
+         "preset each)"),
+        ('type = "mirror", disks = 2, devices = ["wd20efrx", 7]',
+         "pool.vdevs[0].devices[1]: 7 — allowed: a device name from [devices] or a preset"),
+        ('type = "mirror", disks = 2, devices = ["wd20efrx", "wd20efrz"]',
+         # devices[0] has brought the preset wd20efrx into the run's devices
+         'pool.vdevs[0].devices[1]: "wd20efrz" — allowed: a device from [devices] (wd20efrx) or a preset\n'
+         "hint: did you mean wd20efrx?"),
+    ],
+)
+def test_devices_mistakes(body, msg):
+    assert err(vdev(body)) == msg
+
+
+def test_devices_in_the_second_vdev_are_named_by_its_index():
+    text = (HEAD + '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "wd20efrx" }, '
+            '{ type = "mirror", disks = 3, devices = ["wd20efrx"] }]\n')
+    assert err(text).startswith("pool.vdevs[1].devices: 1 devices for 3 disks — allowed: an array of 3 devices")

@@ -44,6 +44,15 @@ holds:
 Peers are the other disks of the group; at least one is needed. Two slow disks of three
 raise each other's median: the rule finds one (or a few) slow disks among many.
 
+**Service time without queueing** (``device_service_ms``, what a straggler's device model
+is calibrated from): every figure above is a response time that includes waiting behind
+the disk's other commands — ``r_await`` the block layer's and the drive's NCQ queue,
+``ms/r`` and ``asvc_t`` the drive's. The row itself says how much: the disk held
+N = Σ rate × time commands on average (Little's law; ``aqu-sz`` for Linux, but FreeBSD's
+``qlen`` is an instantaneous count) and was busy a share U of the time (``%busy``), so its
+mean service time is the response time × U ÷ N (S = U/X and R = N/X). When N ≤ U nothing
+waited and the figure is kept as printed. Reads are assumed to wait as long as writes.
+
 Columns are matched by header name, never by position; unknown columns are read past.
 Every flavour's first report is the average since boot, not an interval, so the last
 complete report is used: the last one, unless its rows stop short of the report before
@@ -66,7 +75,8 @@ from dataclasses import dataclass
 from . import ImportTextError, Section
 
 __all__ = ["DiskStat", "IostatX", "parse", "START", "PROMPT", "FLAVOUR_LABELS", "Matching", "match_devices",
-           "kernel_disk", "Straggler", "stragglers", "SLOW_FACTOR", "SLOW_MS_MIN", "OPS_MIN_PER_S",
+           "kernel_disk", "Straggler", "stragglers", "in_flight", "device_service_ms",
+           "SLOW_FACTOR", "SLOW_MS_MIN", "OPS_MIN_PER_S",
            "BUSY_PERCENT_MIN", "BUSY_PEER_SHARE_MAX"]
 
 KIB = 1024
@@ -343,6 +353,23 @@ BUSY_PERCENT_MIN = 90.0
 BUSY_PEER_SHARE_MAX = 0.5
 
 
+def in_flight(d: DiskStat) -> float | None:
+    """Mean commands the disk held, by Little's law over the times its row prints."""
+    if d.read_ms is not None:
+        return (d.read_ops_per_s * d.read_ms + d.write_ops_per_s * (d.write_ms or 0.0)) / 1000
+    if d.all_ms is not None:
+        return (d.read_ops_per_s + d.write_ops_per_s) * d.all_ms / 1000
+    return None
+
+
+def device_service_ms(d: DiskStat) -> float | None:
+    """``service_ms`` without the wait behind the disk's other commands (module docstring)."""
+    n = in_flight(d)
+    if d.service_ms is None or n is None or d.busy_percent is None or n <= d.busy_percent / 100:
+        return d.service_ms
+    return d.service_ms * (d.busy_percent / 100) / n
+
+
 @dataclass(frozen=True)
 class Straggler:
     leaf: str
@@ -353,6 +380,7 @@ class Straggler:
     peer_busy_percent: float | None
     slow: bool
     busy: bool
+    peer_device_ms: float | None = None  # median device_service_ms over the same peers
 
 
 def stragglers(groups: Sequence[tuple[str, Sequence[tuple[str, DiskStat]]]]) -> list[Straggler]:
@@ -363,14 +391,16 @@ def stragglers(groups: Sequence[tuple[str, Sequence[tuple[str, DiskStat]]]]) -> 
             peers = [p for j, (_, p) in enumerate(members) if j != i]
             if not peers:
                 continue
-            timed = [p.service_ms for p in peers if p.service_ms is not None and p.service_ops_per_s >= OPS_MIN_PER_S]
+            timed_peers = [p for p in peers if p.service_ms is not None and p.service_ops_per_s >= OPS_MIN_PER_S]
+            timed = [p.service_ms for p in timed_peers]
             busy_peers = [p.busy_percent for p in peers if p.busy_percent is not None]
             med_ms = statistics.median(timed) if timed else None
+            med_dev = statistics.median(device_service_ms(p) for p in timed_peers) if timed_peers else None
             med_busy = statistics.median(busy_peers) if busy_peers else None
             slow = (med_ms is not None and d.service_ms is not None and d.service_ops_per_s >= OPS_MIN_PER_S
                     and d.service_ms >= SLOW_MS_MIN and d.service_ms > SLOW_FACTOR * med_ms)
             busy = (med_busy is not None and d.busy_percent is not None and d.busy_percent >= BUSY_PERCENT_MIN
                     and med_busy <= BUSY_PEER_SHARE_MAX * d.busy_percent)
             if slow or busy:
-                out.append(Straggler(leaf, d, label, len(peers), med_ms, med_busy, slow, busy))
+                out.append(Straggler(leaf, d, label, len(peers), med_ms, med_busy, slow, busy, med_dev))
     return out

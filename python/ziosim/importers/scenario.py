@@ -36,8 +36,12 @@ their own (spec/users.md §6 items 1 and 6: the user must be able to see what wa
    size, which ``iostat -x`` does not show, so that is refused).
 6b. **iostat -x**: the devices are matched to the pool's disks (``iostat_x.match_devices``,
    every match and miss in the header), the data disks' load quoted, and stragglers
-   flagged (``iostat_x.stragglers``) in the header and on stderr, with what the scenario
-   cannot model: ziosim gives every disk of a vdev the same device.
+   flagged (``iostat_x.stragglers``) in the header and on stderr. On an HDD preset each
+   straggler gets its own device (``straggler_models``): ``[devices.<disk>-slow]``, the
+   vdev's preset and capacity plus read recovery calibrated from Δ, its service time per
+   read without queueing (``iostat_x.device_service_ms``) minus its peers' median, and the
+   vdev lists it in ``devices``. Not with ``--no-straggler-model``, an SSD preset, or
+   Δ ≤ 0: then only the report, with the reason.
 7. **Tunables**: the settings of any tunables files (``tunables_conf``), audited for the
    release; the ones it applies go into ``[zfs.tunables]``, every verdict into the header.
    The files' platform also narrows the release guess (a Linux ``zfs.conf`` beside a
@@ -70,7 +74,7 @@ from .zpool_list import PoolList
 from .zpool_status import PoolStatus, Scan, Vdev
 
 __all__ = ["Options", "Imported", "Texts", "read_texts", "read_inputs", "pick_pool", "build", "DEFAULT_DEVICE",
-           "DEFAULT_LOG_DEVICE", "DEFAULT_CACHE_DEVICE"]
+           "DEFAULT_LOG_DEVICE", "DEFAULT_CACHE_DEVICE", "StragglerModel", "straggler_models", "straggler_lines"]
 
 DEFAULT_DEVICE = "hdd-7200-sata-2014"
 DEFAULT_LOG_DEVICE = "intel-s3700"
@@ -93,6 +97,7 @@ class Options:
     log_device: str | None = None
     cache_device: str | None = None
     workload_from_iostat: bool = False
+    straggler_model: bool = True  # False: --no-straggler-model, stragglers only reported
 
 
 @dataclass(frozen=True)
@@ -246,6 +251,11 @@ def _capacity(n: int, exact: bool) -> object:
     return f"{n >> 30}G"
 
 
+def _key(name: str) -> str:
+    """A TOML key: bare when it can be (``sdc-slow``), else quoted (``"ada0p3.eli-slow"``)."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else _q(name)
+
+
 def _comment(text: str) -> str:
     return "# " + text.replace("\t", " ").rstrip() if text else "#"
 
@@ -327,6 +337,7 @@ class _Builder:
         self.total_s: int | None = None
         self.audit: list[conf_mod.Row] = []
         self.iostat_lines: list[str] = []
+        self.stragglers: list[StragglerModel] = []
 
     # --- release
     def choose_release(self) -> None:
@@ -677,7 +688,20 @@ class _Builder:
         x = self.imp.iostat_x
         if x is None:
             return
-        self.iostat_lines = _iostat_x_lines(self.st, x)
+        self.stragglers = straggler_models(self.imp, self.opts, self.presets)
+        self.iostat_lines = _iostat_x_lines(self.st, x, self.stragglers)
+        for sm in self.stragglers:
+            if sm.device is not None:
+                self.plan.assumed.append(
+                    f"straggler {sm.straggler.leaf}: its slower reads are modelled as media read recovery (device "
+                    f"{sm.device}), the least variable recovery that gives its measured mean; the real cause may "
+                    "be another (a weak head, vibration, a bad cable's retries) with another spread of latencies "
+                    "(the iostat -x block below; docs/import.md; --no-straggler-model leaves it out)")
+
+    def disk_devices(self, i: int) -> list[str]:
+        """Device of each disk of data vdev ``i``: its capacity's device, a straggler its own."""
+        own = {sm.straggler.leaf: sm.device for sm in self.stragglers if sm.device is not None}
+        return [own.get(n, self.dev_names[i]) for n in self.plan.vdevs[i]["names"]]
 
     # --- the text
     def header(self) -> list[str]:
@@ -747,6 +771,20 @@ class _Builder:
             c(f"like = {q(self.dev_preset)}")
             if cap is not None:
                 c(f"capacity = {q(_capacity(cap, self.exact))}   # {zfs_nicenum(cap)}: {how}")
+        x = self.imp.iostat_x
+        for sm in self.stragglers:
+            if sm.device is None or x is None:
+                continue
+            i = next(i for i, v in enumerate(plan.vdevs) if sm.straggler.leaf in v["names"])
+            cap = next(cap for name, cap, _ in self.devices if name == self.dev_names[i])
+            c("")
+            c(f"[devices.{_key(sm.device)}]   # the straggler {sm.straggler.leaf} (header: iostat -x)")
+            c(_comment(f"{sm.straggler.leaf}: {_measured_words(sm, x)}: {_recovery_words(sm)}"))
+            c(f"like = {q(sm.preset)}")
+            if cap is not None:
+                c(f"capacity = {q(_capacity(cap, self.exact))}   # as its vdev's other disks")
+            c(f"read_recovery_probability = {q(sm.probability)}")
+            c(f"read_recovery_revolutions_mean = {q(sm.revolutions_mean)}")
         if self.logs:
             lp = _preset(self.opts.log_device, DEFAULT_LOG_DEVICE, "--log-device", self.presets)
             c("")
@@ -769,14 +807,18 @@ class _Builder:
         else:
             c(f"fill = {FILL_ASSUMED}   # assumed")
         c(f"layout = {q(self.layout)}")
-        for v, dev in zip(plan.vdevs, self.dev_names):
+        for i, (v, dev) in enumerate(zip(plan.vdevs, self.dev_names)):
             src: Vdev = v["source"]
             c("")
             c(f"[[pool.vdevs]]   # {src.name} {src.state} ({st.file} line {src.line})")
             c(f"type = {q(v['type'])}")
             if v["type"] != "disk":
                 c(f"disks = {len(v['names'])}")
-            c(f"device = {q(dev)}")
+            each = self.disk_devices(i)
+            if each == [dev] * len(each):
+                c(f"device = {q(dev)}")
+            else:
+                c(f"devices = {q(each)}   # one per disk, in the order of names")
             c(f"names = {q(v['names'])}")
         for lg in self.logs:
             c("")
@@ -923,12 +965,105 @@ def _rule(x: iostat_x_mod.IostatX) -> str:
             f"{m.BUSY_PEER_SHARE_MAX:g}× its own")
 
 
-NOT_MODELLED = ("not modelled: ziosim gives every disk of a vdev the same device model, and the scenario format "
-                "has no per-disk device, so the simulation runs every disk at the healthy disks' speed; expect the "
-                "real scan and the users' latency to be worse (replacing the slow disk is what makes them match)")
+@dataclass(frozen=True)
+class StragglerModel:
+    """What the scenario makes of one straggler: its own device with read recovery, or why not."""
+
+    straggler: iostat_x_mod.Straggler
+    device: str | None = None  # "<leaf>-slow", a [devices] table; None: not modelled
+    preset: str = ""
+    probability: float = 0.0
+    revolutions_mean: float = 1.0
+    own_ms: float = 0.0  # service time per read without queueing (iostat_x.device_service_ms)
+    peers_ms: float = 0.0
+    rev_ms: float = 0.0
+    mean_ms: float = 0.0  # mean recovery per read once the drive's time limit cuts the longest
+    why_not: str = ""  # when device is None
 
 
-def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX) -> list[str]:
+def _matched_groups(st: PoolStatus, x: iostat_x_mod.IostatX) -> list[tuple[str, list]]:
+    m = iostat_x_mod.match_devices([leaf.name for leaf in st.all_leaves()], x)
+    return [(label, [(n, m.disks[n]) for n in names if n in m.disks]) for label, names in _peer_groups(st)]
+
+
+def _sig(v: float) -> float:
+    """Three significant digits: what a TOML line and a reader need of a calibration."""
+    return float(f"{v:.3g}")
+
+
+def straggler_models(imp: Imported, opts: Options, presets: dict) -> list[StragglerModel]:
+    """Each straggler's recovery, calibrated from its own measurement (module docstring, 6b):
+    Δ = its service time per read − its peers' median (both without queueing); with T_rev
+    the preset's revolution, every read recovers for Δ / T_rev revolutions on average when
+    Δ ≥ T_rev, else a share Δ / T_rev of the reads for one revolution — the least variable
+    recovery with that mean (each recovery is whole revolutions)."""
+    x = imp.iostat_x
+    if x is None:
+        return []
+    preset = _preset(opts.device, DEFAULT_DEVICE, "--device", presets)
+    spec = presets[preset]["spec"]
+    out = []
+    for s in iostat_x_mod.stragglers(_matched_groups(imp.status, x)):
+        own, peers = iostat_x_mod.device_service_ms(s.disk), s.peer_device_ms
+        if not opts.straggler_model:
+            out.append(StragglerModel(s, why_not="--no-straggler-model"))
+        elif spec.get("kind") != "hdd" or not spec.get("rpm"):
+            what = {"ssd": "an SSD"}.get(str(spec.get("kind")), f"a {spec.get('kind')} device")
+            out.append(StragglerModel(s, why_not=f"its vdev's device {preset} is {what}, and only ziosim's HDD "
+                                                 "model has read recovery to make one disk slower"))
+        elif own is None or peers is None:
+            out.append(StragglerModel(s, why_not=f"no {x.service_column} of its own or of peers doing at least "
+                                                 f"{iostat_x_mod.OPS_MIN_PER_S:g} I/Os per s to calibrate from"))
+        elif own <= peers:
+            out.append(StragglerModel(s, why_not=f"without queueing its {x.service_column} ({_ms(own)}) is no "
+                                                 f"longer than its peers' median ({_ms(peers)}): its extra busy "
+                                                 "time is not slower reads"))
+        else:
+            rev_ms = 60_000 / spec["rpm"]
+            delta = own - peers
+            p, m = (1.0, min(delta / rev_ms, 10_000.0)) if delta >= rev_ms else (delta / rev_ms, 1.0)
+            p, m = _sig(p), _sig(m)
+            # E[min(G, k)] = m (1 − (1 − 1/m)^k) revolutions for a geometric G of mean m cut at k.
+            k = float(spec.get("recovery_time_limit_ms", math.inf)) / rev_ms
+            mean_ms = p * rev_ms * (m * (1 - (1 - 1 / m) ** k) if m > 1 else min(1.0, k))
+            out.append(StragglerModel(s, f"{s.leaf}-slow", preset, p, m, own, peers, rev_ms, mean_ms))
+    return out
+
+
+def _recovery_words(sm: StragglerModel) -> str:
+    if sm.probability >= 1:
+        out = f"every read recovers, mean {sm.revolutions_mean:g} revolutions of {sm.rev_ms:.2f} ms"
+    else:
+        out = f"{sm.probability:.1%} of reads recover, one revolution of {sm.rev_ms:.2f} ms each"
+    full = sm.probability * sm.revolutions_mean * sm.rev_ms
+    if sm.mean_ms < 0.99 * full:
+        out += (f"; the preset's recovery_time_limit_ms cuts the longest, so reads gain {_ms(sm.mean_ms)}, not "
+                f"{_ms(full)} (raise it if the drive has no ERC/TLER)")
+    return out
+
+
+def _measured_words(sm: StragglerModel, x: iostat_x_mod.IostatX) -> str:
+    """How the service time per read was had from the row: as printed, or with its queueing out."""
+    d = sm.straggler.disk
+    per = "per read" if x.service_column in ("r_await", "ms/r") else "per I/O (reads and writes: no read column)"
+    if d.service_ms is not None and sm.own_ms < d.service_ms:
+        busy = "%util" if x.flavour == "linux" else "%b"
+        how = (f"iostat -x {x.service_column} {_ms(d.service_ms)} × {busy} {_pct(d.busy_percent)} ÷ "
+               f"{iostat_x_mod.in_flight(d):.2f} I/Os in flight: the queueing taken out")
+    else:
+        how = f"iostat -x {x.service_column} as printed: nothing waited, as its I/Os in flight ≤ its busy share"
+    return f"{_ms(sm.own_ms)} {per} vs peers' median {_ms(sm.peers_ms)} ({how})"
+
+
+def _model_line(sm: StragglerModel, x: iostat_x_mod.IostatX) -> str:
+    if sm.device is None:
+        return (f"not modelled: {sm.why_not}; {sm.straggler.leaf} runs at its peers' speed here, so expect the real scan "
+                "and the users' latency to be worse")
+    return (f"modelled: {sm.straggler.leaf} is device {sm.device}, {sm.preset} with read recovery: "
+            f"{_measured_words(sm, x)}; {_recovery_words(sm)}")
+
+
+def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX, models: Sequence[StragglerModel]) -> list[str]:
     leaves = [leaf.name for leaf in st.all_leaves()]
     m = iostat_x_mod.match_devices(leaves, x)
     which = (f"report {x.used} of {x.reports}, the last complete one" if x.reports > 1
@@ -954,15 +1089,14 @@ def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX) -> list[str]:
             why = ("iostat -x without -n prints sdN instance names: run iostat -xn" if x.flavour == "illumos-x"
                    else "not in the report: a missing disk does no I/O, and iostat -z leaves idle ones out")
             out.append(f"  pool disks with no row ({why}): {', '.join(rest)}")
-    groups = [(label, [(n, m.disks[n]) for n in names if n in m.disks]) for label, names in _peer_groups(st)]
+    groups = _matched_groups(st, x)
     for label, members in groups:
         for leaf, d in members:
             out.append(f"  {leaf} ({label}): {_load(d, x)}")
-    found = iostat_x_mod.stragglers(groups)
-    if found:
-        out += [f"  {_straggler_text(s, x)}" for s in found]
+    if models:
+        out += [f"  {_straggler_text(sm.straggler, x)}" for sm in models]
         out.append(f"  (rule: {_rule(x)}; docs/import.md)")
-        out.append(f"  {NOT_MODELLED}")
+        out += [f"  {_model_line(sm, x)}" for sm in models]
     elif any(len(ms) > 1 for _, ms in groups):
         out.append(f"  stragglers: none ({_rule(x)})")
     else:
@@ -970,15 +1104,15 @@ def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX) -> list[str]:
     return out
 
 
-def straggler_lines(imp: Imported) -> list[str]:
+def straggler_lines(imp: Imported, opts: Options, presets: dict) -> list[str]:
     """One line per straggler, for stderr (the header holds the same and more)."""
     x = imp.iostat_x
-    if x is None:
-        return []
-    m = iostat_x_mod.match_devices([leaf.name for leaf in imp.status.all_leaves()], x)
-    groups = [(label, [(n, m.disks[n]) for n in names if n in m.disks]) for label, names in _peer_groups(imp.status)]
-    return [_straggler_text(s, x) + "; not modelled: ziosim gives every disk of a vdev the same device"
-            for s in iostat_x_mod.stragglers(groups)]
+    out = []
+    for sm in straggler_models(imp, opts, presets):
+        what = (f"modelled as device {sm.device}: {_recovery_words(sm)}" if sm.device is not None
+                else f"not modelled: {sm.why_not}")
+        out.append(f"{_straggler_text(sm.straggler, x)}; {what}")  # type: ignore[arg-type]
+    return out
 
 
 def build(imp: Imported, opts: Options, presets: dict) -> str:
