@@ -655,6 +655,18 @@ def import_(
                      help="Only report the stragglers iostat -x shows; without it each straggler on an HDD gets its "
                           "own device, the vdev's preset with read recovery calibrated from its service time."),
     ] = False,
+    predict: Annotated[
+        bool,
+        typer.Option("--predict",
+                     help="Then run the scenario and print how long the real scan has left as the simulation sees "
+                          "it: the model's time, the same at the real pool's pace so far, and zpool's own ETA "
+                          "(on stdout with --out, else on stderr). The run may take minutes; Ctrl-C stops it."),
+    ] = False,
+    stop: Annotated[
+        Optional[str],
+        typer.Option("--stop", help='With --predict: simulated time to run, e.g. "2h"; an unfinished scan is '
+                                    "completed with its release's ETA. [default: until the scan is done]"),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No log lines on stderr.")] = False,
 ) -> None:
     """Turn pasted zpool status, zpool list and zpool iostat -v output, and tunables files, into a scenario; or
@@ -668,6 +680,9 @@ def import_(
             hint = scenario_mod.nearest(release, releases)
             raise ScenarioError(f"--release: {json.dumps(release)} — allowed: {', '.join(releases)}",
                                 hint=f"did you mean {hint}?" if hint else None)
+        if stop is not None and not predict:
+            raise ScenarioError(f"--stop: {json.dumps(stop)} — allowed: only with --predict (the scenario's own stop "
+                                "is scan-done; `ziosim run FILE --stop` runs it for a set time)")
         opts = import_mod.Options(release=release, device=device, log_device=log_device, cache_device=cache_device,
                                   workload_from_iostat=workload_from_iostat,
                                   straggler_model=not no_straggler_model)
@@ -685,6 +700,7 @@ def import_(
             raise ScenarioError(f"the imported scenario does not validate: {e.line}",
                                 hint="a bug in ziosim import if the files are real zpool output; please report it "
                                      "with them") from None
+        target = _predict_target(imp, sc) if predict else None  # refused before anything is written
         if out is not None:
             from .sweep.execute import write_atomic
 
@@ -709,6 +725,49 @@ def import_(
                  f"{acts} action{'s' if acts != 1 else ''}"
                  + (f", {tun} tunable{'s' if tun != 1 else ''} from {len(rows)} settings" if rows else "")
                  + "; check the assumptions in its # header")
+        if target is not None:
+            _predict_imported(imp, target, text, sc, out, stop, quiet)
+
+
+def _predict_target(imp: Any, sc: scenario_mod.Scenario) -> tuple[Any, str]:
+    """The real scan ``--predict`` compares with, and the kind of simulated scan that models it."""
+    active = [s for s in imp.status.scans if s.active]
+    if not active:
+        raise ScenarioError("--predict: the zpool status text shows no scan in progress — allowed: with a scrub, "
+                            "resilver or rebuild in progress (for a new scan, run the scenario: ziosim run)")
+    real = sorted(active, key=lambda s: not s.sequential)[0]  # the one the import's header compares with
+    if real.done_percent is None:
+        raise ScenarioError(f"--predict: the {real.func} in the text prints no % done — allowed: a scan line with "
+                            "one (zfs-0.7 and later, illumos from 2012)")
+    acts = {a["do"] for a in sc.config["actions"]}
+    kind = "rebuild" if real.sequential else real.func
+    if kind == "resilver" and not acts & {"replace", "attach"}:
+        kind = "scrub"  # the import models a resilver with no disk being replaced as a scrub (its header says so)
+    return real, kind
+
+
+def _predict_imported(imp: Any, target: tuple[Any, str], text: str, sc: scenario_mod.Scenario, out: Optional[Path],
+                      stop: Optional[str], quiet: bool) -> None:
+    """``ziosim import --predict``: run the imported scenario, compare with the real scan (ziosim.predict)."""
+    from . import predict as predict_mod
+
+    real, kind = target
+    if stop is not None:
+        sc = scenario_mod.loads(text, path=str(out) if out is not None else f"{imp.status.name}.toml", stop=stop)
+    repro = f"ziosim run {shlex.quote(str(out))}" if out is not None else "ziosim import --predict"
+    try:
+        results = _run_once(sc, _progress_enabled(quiet, False), repro)
+    except KeyboardInterrupt:
+        _say("interrupted; no prediction" + (f" ({out} was written)" if out is not None else ""))
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    try:
+        r = predict_mod.remaining(results, runner.meta(sc), kind, real.done_percent / 100, real.elapsed_estimate_s(),
+                                  real.eta_s)
+    except predict_mod.PredictError as e:
+        raise ScenarioError(f"--predict: {e}") from None
+    stream = sys.stdout if out is not None else sys.stderr
+    stream.write("\n".join(predict_mod.lines(r)) + "\n")
+    stream.flush()
 
 
 # ----------------------------------------------------------------------------- check-determinism
