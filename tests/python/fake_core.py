@@ -54,6 +54,9 @@ PRESETS = {
             "write_cache": True,
             "write_cache_dirty_max_bytes": 16 * MIB,
             "link_rate_bytes_per_s": 560_000_000,
+            "read_recovery_probability": 0.0,
+            "read_recovery_revolutions_mean": 1.0,
+            "recovery_time_limit_ms": 7000.0,
         },
     },
     "wd20efrx": {
@@ -78,6 +81,9 @@ PRESETS = {
             "write_cache": True,
             "write_cache_dirty_max_bytes": 16 * MIB,
             "link_rate_bytes_per_s": 560_000_000,
+            "read_recovery_probability": 0.0,
+            "read_recovery_revolutions_mean": 1.0,
+            "recovery_time_limit_ms": 7000.0,
         },
     },
     "samsung-850pro": {

@@ -67,6 +67,22 @@ def test_one_disk_sequential_read_reaches_outer_zone_rate(results):
     assert abs(rate / spec["rate_od_bytes_per_s"] - 1) <= 0.15, rate
 
 
+def test_one_straggler_holds_a_raidz2_resilver_back(results):
+    """resilver-straggler: one disk recovering every read (2 revolutions on average) against
+    the same pool healthy. A raidz2 block read waits for every data column, so the resilver
+    takes far longer and the users' reads slow down before and during it."""
+    from ziosim import runner, scenario
+
+    path = SCENARIOS / "resilver-straggler.toml"
+    text = path.read_text().replace("read_recovery_probability = 1.0", "read_recovery_probability = 0.0")
+    healthy = runner.run(scenario.loads(text, path=str(path)))
+    sick = results["resilver-straggler"]
+    assert sick["scan"]["state"] == healthy["scan"]["state"] == "finished"
+    ratio = sick["scan"]["duration_ns"] / healthy["scan"]["duration_ns"]
+    assert ratio > 2.0, ratio
+    assert sick["workloads"][0]["latency_ns"]["mean"] > 2 * healthy["workloads"][0]["latency_ns"]["mean"]
+
+
 def test_default_runs_twice_byte_identical(tmp_path):
     import subprocess
     import sys

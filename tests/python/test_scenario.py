@@ -57,6 +57,7 @@ def test_the_bundled_scenarios_exist():
         "port-multiplier.toml",
         "rebuild-mirror-zfs-2.1.toml",
         "resilver-raidz2-legacy.toml",
+        "resilver-straggler.toml",
     ]
 
 
