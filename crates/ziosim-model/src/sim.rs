@@ -2759,6 +2759,7 @@ impl Model_ {
             "commits": z.commits, "lwb_writes": z.lwb_writes, "lwb_bytes": z.lwb_bytes,
             "indirect_writes": z.indirect_writes, "indirect_bytes": z.indirect_bytes,
             "flush_requests": z.flushes, "batches": z.batches, "disabled": self.zil.is_disabled(),
+            "log_space_bytes_max": z.log_space_bytes_max,
             "slog": !self.log_tops.is_empty(),
             "commit_latency_ns": serde_json::to_value(self.zil_commit_hist.pcts()).unwrap(),
             "leaf_flushes": self.flushes,

@@ -222,6 +222,8 @@ struct Lwb {
     owe_slog: bool,
     owe_pool: bool,
     issued_ns: u64,
+    /// `lwb_max_txg`: the highest txg of the records in it.
+    max_txg: u64,
 }
 
 impl Lwb {
@@ -235,6 +237,7 @@ impl Lwb {
             indirect: Vec::new(),
             pending: 0,
             flush_pending: false,
+            max_txg: 0,
             owe_slog: false,
             owe_pool: false,
             issued_ns: 0,
@@ -265,10 +268,34 @@ pub struct ZilStats {
     pub flushes: u64,
     /// Legacy writer batches or pipeline commit bursts that did I/O.
     pub batches: u64,
+    /// Most log space (SLOG, or the pool without one) held by log blocks at once: written
+    /// and not yet allocatable again (see `LogSpace`).
+    pub log_space_bytes_max: u64,
+}
+
+/// `metaslab.c` `TXG_DEFER_SIZE`: space freed in txg t is allocatable again after txg
+/// t + 2 has synced (zfs-2.2.0 `include/sys/txg.h`; not checked in the 2009 sources).
+const TXG_DEFER_SIZE: u64 = 2;
+
+/// The log blocks' space on their device. `zil_sync` (zfs-2.2.0 `zil.c`) frees the lwbs at
+/// the head of the chain, in order, once the txg syncing is at least each one's
+/// `lwb_alloc_txg` and `lwb_max_txg` (the highest txg of its records); the metaslab then
+/// defers the freed space for `TXG_DEFER_SIZE` txgs. What a SLOG must hold is the peak of
+/// written-and-not-yet-reusable bytes.
+#[derive(Default)]
+struct LogSpace {
+    /// Issued lwbs in chain order: (txg whose sync frees it, bytes).
+    live: VecDeque<(u64, u64)>,
+    /// Freed in txg t, reusable once t + TXG_DEFER_SIZE has synced: (t, bytes).
+    deferred: VecDeque<(u64, u64)>,
+    bytes: u64,
+    /// Highest txg a record or allocation has been seen in (≈ the open txg).
+    seen_txg: u64,
 }
 
 /// The intent log of one dataset.
 pub struct Zil {
+    space: LogSpace,
     release: Release,
     era: Era,
     cfg: ZilConfig,
@@ -394,6 +421,7 @@ impl Zil {
             legacy_owe_slog: false,
             legacy_owe_pool: false,
             stats: ZilStats::default(),
+            space: LogSpace::default(),
         }
     }
 
@@ -421,6 +449,7 @@ impl Zil {
         } else {
             self.file_records(offset, len as u64, o_dsync, &mut recs);
         }
+        self.space.seen_txg = self.space.seen_txg.max(txg);
         for &(state, data, user) in &recs {
             let itx = Itx { txg, state, data, header: LR_WRITE_BYTES, user };
             if o_dsync {
@@ -476,6 +505,7 @@ impl Zil {
     /// anything carries it. With `sync=always` the caller commits after it (foid 0).
     pub fn log_meta(&mut self, txg: u64, _foid: u64, record_bytes: u32) {
         let itx = Itx { txg, state: WriteState::Copied, data: 0, header: record_bytes.max(64), user: 0 };
+        self.space.seen_txg = self.space.seen_txg.max(txg);
         self.sync_list.push_back(itx);
     }
 
@@ -551,6 +581,15 @@ impl Zil {
     /// log (forward `TxgAction::Synced`).
     pub fn on_txg_synced(&mut self, txg: u64) {
         self.synced_txg = self.synced_txg.max(txg);
+        let sp = &mut self.space;
+        while sp.live.front().is_some_and(|&(free, _)| free <= txg) {
+            let (_, b) = sp.live.pop_front().unwrap();
+            sp.deferred.push_back((txg, b));
+        }
+        while sp.deferred.front().is_some_and(|&(freed, _)| freed + TXG_DEFER_SIZE <= txg) {
+            let (_, b) = sp.deferred.pop_front().unwrap();
+            sp.bytes -= b;
+        }
         self.sync_list.retain(|i| i.txg > txg);
         for v in self.async_by_foid.values_mut() {
             v.retain(|i| i.txg > txg);
@@ -776,6 +815,7 @@ impl Zil {
             let bs = self.cfg.recordsize_bytes;
             let l = self.lwbs.back_mut().unwrap();
             l.nused += rec.min(l.space());
+            l.max_txg = l.max_txg.max(itx.txg);
             if indirect {
                 l.indirect.push(bs);
             }
@@ -793,7 +833,9 @@ impl Zil {
                         continue;
                     }
                     let chunk = left.min((space - itx.header) & !7);
-                    self.lwbs.back_mut().unwrap().nused += itx.header + round8(chunk);
+                    let l = self.lwbs.back_mut().unwrap();
+                    l.nused += itx.header + round8(chunk);
+                    l.max_txg = l.max_txg.max(itx.txg);
                     self.cur_used += (itx.header + round8(chunk)) as u64;
                     left -= chunk;
                 }
@@ -810,6 +852,7 @@ impl Zil {
                 }
                 let l = self.lwbs.back_mut().unwrap();
                 l.nused += rec.min(l.space());
+                l.max_txg = l.max_txg.max(itx.txg);
                 if itx.state == WriteState::Indirect {
                     l.indirect.push(self.cfg.recordsize_bytes);
                 }
@@ -834,11 +877,17 @@ impl Zil {
         let class = self.lwb_class(on_slog);
         let legacy = self.era == Era::Legacy;
         let idx = self.lwbs.len() - 1;
+        // The block was allocated in the open txg (`lwb_alloc_txg`) at its full planned size.
+        let alloc_txg = self.space.seen_txg.max(self.synced_txg + 1);
         let (id, bytes, indirect) = {
             let l = &mut self.lwbs[idx];
             debug_assert_eq!(l.state, LwbState::Opened);
             l.state = LwbState::Issued;
             l.issued_ns = now_ns;
+            let sp = &mut self.space;
+            sp.live.push_back((alloc_txg.max(l.max_txg), l.size as u64));
+            sp.bytes += l.size as u64;
+            self.stats.log_space_bytes_max = self.stats.log_space_bytes_max.max(sp.bytes);
             let bytes = if self.slim { round_up(l.nused, ZIL_MIN_BLKSZ).min(l.size) } else { l.size };
             l.pending = 1 + l.indirect.len() as u32;
             l.owe_slog |= on_slog;

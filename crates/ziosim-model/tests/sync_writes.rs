@@ -398,3 +398,38 @@ fn database_checkpoint_pages_in_larger_records_are_read_first() {
     assert!((0.05..0.15).contains(&share), "{rmw} reads for {pages} checkpoint pages");
     assert_eq!(wl(&run(&database(false)))["rmw_reads"], 0, "8K pages in 8K records");
 }
+
+/// What a SLOG must hold: log blocks stay allocated until the txg of their records has
+/// synced (`zil_sync`) and their space is reusable only `TXG_DEFER_SIZE` (2) txgs later.
+/// So the peak grows with the txg interval, is zero without a log, and fits between one
+/// interval's worth of log writes and the whole run's.
+#[test]
+fn log_space_peak_follows_the_txg_interval() {
+    let slog_loop = |timeout_s: u64, sync: &str| {
+        let mut cfg = fsync_loop("zfs-2.2", 1, 60);
+        cfg["devices"]["slog"] = preset("intel-s3700");
+        cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "sdb", "device": "slog"}]}]);
+        cfg["tunables"] = json!({"zfs_txg_timeout": timeout_s});
+        cfg["sync"] = json!(sync);
+        // 4 KiB records: 2 MB/s of dirty data, so the timeout, not the dirty threshold,
+        // ends each txg.
+        cfg["pool"]["recordsize_bytes"] = json!(4096);
+        // A steady 500 commits/s, well under what the S3700 takes.
+        cfg["workloads"][0]["think_ns"] = json!(2_000_000u64);
+        run(&cfg)
+    };
+    let r5 = slog_loop(5, "standard");
+    let r10 = slog_loop(10, "standard");
+    let z5 = &r5["zil"];
+    let peak5 = z5["log_space_bytes_max"].as_u64().unwrap() as f64;
+    let peak10 = r10["zil"]["log_space_bytes_max"].as_u64().unwrap() as f64;
+    let lwbs = z5["lwb_writes"].as_u64().unwrap() as f64;
+    eprintln!("log space: timeout 5 s {peak5}, 10 s {peak10}; lwbs {lwbs}; zil {z5}");
+    // Every lwb allocates at least ZIL_MIN_BLKSZ (4 KiB); 60 s of them at ~500/s.
+    let per_s = lwbs / 60.0;
+    assert!(peak5 >= per_s * 5.0 * 4096.0, "peak {peak5} under one txg interval of lwbs");
+    assert!(peak5 < lwbs * 128.0 * 1024.0, "peak {peak5} over every lwb ever written");
+    assert!(peak10 > 1.5 * peak5, "10 s txgs {peak10} vs 5 s {peak5}");
+    let off = slog_loop(5, "disabled");
+    assert_eq!(off["zil"]["log_space_bytes_max"].as_u64().unwrap(), 0);
+}

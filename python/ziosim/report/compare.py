@@ -99,6 +99,8 @@ METRICS: dict[str, Metric] = {
                          "mean zil_commit latency"),
     "zil_commit_p99": Metric("COMMIT P99", "zil_commit_latency_ns_p99", lambda v, r: human_ns(v), "point",
                              "99th percentile zil_commit latency"),
+    "log_space": Metric("LOG SPACE", "zil_log_space_bytes_max", lambda v, r: zfs_nicebytes(v), "point",
+                        "most log-block space in use at once: what a SLOG must hold"),
     "at_risk_max": Metric("AT RISK MAX", "at_risk_bytes_max", lambda v, r: zfs_nicebytes(v), "point",
                           "most acknowledged bytes not yet stable"),
     "at_risk_mean": Metric("AT RISK MEAN", "at_risk_bytes_mean", lambda v, r: zfs_nicebytes(v), "point",

@@ -182,6 +182,7 @@ def _zil(results: dict) -> dict:
         "lwb_bytes": z.get("lwb_bytes", 0),
         "indirect_writes": z.get("indirect_writes", 0),
         "leaf_flushes": z.get("leaf_flushes", 0),
+        "log_space_bytes_max": z.get("log_space_bytes_max", 0),
         "slog": bool(z.get("slog", False)),
         "disabled": bool(z.get("disabled", False)),
         "commit_latency_ns": _stats(z.get("commit_latency_ns")),
@@ -319,7 +320,7 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         lines.append(_lat_line("sync", t["sync_ns"]))
         lines.append(
             f"zil: commits={z['commits']}, lwb_writes={z['lwb_writes']}, flushes={z['leaf_flushes']}, "
-            f"slog={'yes' if z['slog'] else 'no'}")
+            f"slog={'yes' if z['slog'] else 'no'}, log space max={zfs_nicebytes(z['log_space_bytes_max'])}")
         lines.append(_lat_line("commit", z["commit_latency_ns"]))
         lines.append(
             f"at risk: max={zfs_nicebytes(z['at_risk_bytes_max'])}, mean={zfs_nicebytes(int(z['at_risk_bytes_mean']))}, "

@@ -34,8 +34,8 @@ __all__ = [
 
 #: Bump when point_metrics changes shape: finished points of another schema are re-run.
 #: 2: the workload's figures while a scan was issuing (``scan_window_*``), ``scan_eta_ns``,
-#: the sequential rebuild's ``rebuild_*``.
-METRICS_SCHEMA = 2
+#: the sequential rebuild's ``rebuild_*``. 3: ``zil_log_space_bytes_max``.
+METRICS_SCHEMA = 3
 
 LAT = ("mean", "p50", "p90", "p99", "p999", "max")
 
@@ -76,7 +76,7 @@ POINT_COLUMNS = (
     ("txg_sync_ns_max", "int64"),
     ("zil_commits", "int64"), ("zil_slog", "bool"),
     ("zil_commit_latency_ns_mean", "float64"), ("zil_commit_latency_ns_p99", "int64"),
-    ("zil_commit_latency_ns_max", "int64"),
+    ("zil_commit_latency_ns_max", "int64"), ("zil_log_space_bytes_max", "int64"),
     ("at_risk_bytes_max", "int64"), ("at_risk_bytes_mean", "float64"), ("at_risk_window_ns_max", "int64"),
 )
 RESERVED_COLUMNS = frozenset(c for c, _ in ID_COLUMNS + RUN_COLUMNS + WORKLOAD_COLUMNS + POINT_COLUMNS)
@@ -190,6 +190,7 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
             "zil_commits": commits, "zil_slog": bool(zil.get("slog", False)),
             "zil_commit_latency_ns_mean": _stat(lat, "mean"), "zil_commit_latency_ns_p99": _stat(lat, "p99"),
             "zil_commit_latency_ns_max": _stat(lat, "max"),
+            "zil_log_space_bytes_max": int(zil.get("log_space_bytes_max", 0)),
             **at_risk(zil),
         })
     workloads = []
