@@ -16,6 +16,7 @@ from ziosim.report import render_text
 from ziosim.report.iostat import os_iostat_x, zpool_iostat, zpool_iostat_r, zpool_iostat_w
 from ziosim.report.quantize import quantize
 from ziosim.report.status import zpool_status, zpool_status_config
+from ziosim.report.status_json import zpool_status_json
 from ziosim.report.summary import summary_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +42,11 @@ def examples() -> dict[str, str]:
         + zpool_status(st["paused_scrub"], "zfs-0.7", "tank", st["epoch_s"]),
         "status-rebuild-2.1": "$ zpool status tank      # release zfs-2.1\n"
         + zpool_status(st["rebuild"], "zfs-2.1", "tank", st["epoch_s"]),
+        "status-json": "$ zpool status -j -T u tank | jq .      # release zfs-2.3\n"
+        + json.dumps(json.loads(zpool_status_json(st["resilver"], "zfs-2.3", "tank", st["epoch_s"])),
+                     indent=2) + "\n",
+        "status-json-int": "$ zpool status -j --json-int -T u tank      # release zfs-2.3\n"
+        + zpool_status_json(st["paused_scrub"], "zfs-2.3", "tank", st["epoch_s"], as_int=True),
         "iostat": "$ zpool iostat -v tank 10\n" + zpool_iostat(r, "zfs-2.2", samples=one),
         "iostat-legacy": "$ zpool iostat -v tank 10      # release zfs-0.6.5\n"
         + zpool_iostat(r, "zfs-0.6.5", samples=one),

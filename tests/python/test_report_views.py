@@ -243,6 +243,7 @@ SNAPSHOT_CASES = [
     ("zfs-2.1", "iostat-l"), ("zfs-0.8", "iostat-q"), ("zfs-0.7", "iostat-w"),
     ("zfs-0.7", "iostat-r"), ("zfs-0.6.5", "iostat"), ("illumos-2014", "iostat-l"),
     ("solaris-2009", "status"), ("solaris-2009", "iostat"),
+    ("zfs-2.3", "status-json"), ("zfs-2.3", "status-json-int"),
 ]
 
 
@@ -267,11 +268,21 @@ def test_default_run_output_snapshot(results, meta):
 
 
 def test_all_views_render_for_every_release(results, meta):
-    from ziosim.report.releases import RELEASES
+    from ziosim.report.releases import RELEASES, has_json_status
 
     for release in RELEASES:
-        text = render_text(results, dict(meta, release=release), views=VIEWS)
+        views = VIEWS if has_json_status(release) else tuple(v for v in VIEWS if not v.startswith("status-json"))
+        text = render_text(results, dict(meta, release=release), views=views)
         assert f"release {release}" in text.splitlines()[0]
+
+
+def test_json_views_are_refused_before_2_3(results, meta):
+    """A release without ``zpool status -j`` cannot print JSON: one line naming the view,
+    the release and what is allowed (the CLI prints it after ``--views:`` and exits 2)."""
+    with pytest.raises(ValueError) as e:
+        render_text(results, dict(meta, release="zfs-2.2"), views=("iostat", "status-json-int"))
+    assert str(e.value) == ("views: status-json-int is zpool status -j, which release zfs-2.2 lacks (added in "
+                            "OpenZFS 2.3.0); allowed: release zfs-2.3, or the view status")
 
 
 def test_render_text_header_and_errors(results, meta):

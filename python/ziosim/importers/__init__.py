@@ -19,10 +19,13 @@ and free of TOML:
    before it belong to it. The operating system's ``iostat -x`` makes an ``iostatx``
    section: a prompt running ``iostat``, a column header (``Device r/s w/s …``, ``device
    r/s w/s …``, ``r/s w/s … device``), ``extended device statistics``, sysstat's ``Linux
-   5.15.0 (host) …`` banner or an ``avg-cpu:`` line starts one (``iostat_x``). A
-   non-blank line outside every section is an error naming the file and line.
-2. One parser per command (``zpool_status``, ``zpool_list``, ``zpool_iostat``,
-   ``iostat_x``, and
+   5.15.0 (host) …`` banner or an ``avg-cpu:`` line starts one (``iostat_x``). A line
+   that begins with ``{`` starts a ``zpool status -j`` document (``statusjson``), which
+   ends where the JSON does — on the same line as ``zpool`` prints it, or many lines on
+   (``| jq``). A non-blank line outside every section is an error naming the file and
+   line.
+2. One parser per command (``zpool_status``, ``zpool_status_json``, ``zpool_list``,
+   ``zpool_iostat``, ``iostat_x``, and
    ``tunables_conf`` for settings) reads a section into frozen dataclasses and keeps the
    line numbers.
 3. ``importers.scenario.build`` decides what the pieces mean for a simulation.
@@ -61,12 +64,15 @@ __all__ = [
 
 
 class ImportTextError(ScenarioError):
-    """A line the importer cannot read: ``FILE:LINE: "text" — expected …`` (one line)."""
+    """A line the importer cannot read: ``FILE:LINE: "text" — expected …`` (one line);
+    in JSON, ``FILE:LINE: PATH: "value" — expected …`` with the member's jq path."""
 
-    def __init__(self, file: str, line: int, text: str | None, expected: str, hint: str | None = None) -> None:
+    def __init__(self, file: str, line: int, text: str | None, expected: str, hint: str | None = None,
+                 path: str | None = None) -> None:
         shown = "" if text is None else f" {json.dumps(_clip(text), ensure_ascii=False)}"
         sep = " —" if text is not None else ""
-        super().__init__(f"{file}:{line}:{shown}{sep} expected {expected}", hint=hint)
+        where = f" {path}:" if path is not None else ""
+        super().__init__(f"{file}:{line}:{where}{shown}{sep} expected {expected}", hint=hint)
 
 
 def _clip(text: str, n: int = 72) -> str:
@@ -85,7 +91,8 @@ class Line:
 
 @dataclass(frozen=True)
 class Section:
-    """A run of lines holding one command's output: ``kind`` is status, list, iostat, iostatx or conf."""
+    """A run of lines holding one command's output: ``kind`` is status, statusjson, list,
+    iostat, iostatx or conf."""
 
     kind: str
     file: str
@@ -145,14 +152,15 @@ _IOSTAT_HEADER = re.compile(r"^\s*capacity\s+operations\s+bandwidth\b")
 # `zpool status -T u` / `-T d` print a time stamp before the pools.
 STAMP = re.compile(r"^\s*(\d{9,11}|.*\b\d{1,2}:\d\d:\d\d\b.*\b\d{4})\s*$")
 _HEALTHY = re.compile(r"^\s*(all pools are healthy|no pools available|pool '[^']*' is healthy)\s*$")
-_KINDS = {"status": "zpool status", "list": "zpool list", "iostat": "zpool iostat -v", "iostatx": "iostat -x",
-          "conf": "tunables"}
+_KINDS = {"status": "zpool status", "statusjson": "zpool status -j", "list": "zpool list",
+          "iostat": "zpool iostat -v", "iostatx": "iostat -x", "conf": "tunables"}
 
 
 def split_sections(file: str, text: str) -> list[Section]:
     """Cut one file's text into command sections (see the module docstring)."""
     from . import iostat_x  # here, as they import this package
     from . import tunables_conf as conf
+    from . import zpool_status_json as sj
 
     sections: list[Section] = []
     kind: str | None = None
@@ -168,7 +176,11 @@ def split_sections(file: str, text: str) -> list[Section]:
         return ImportTextError(file, ln.number, ln.text,
                                "the output of zpool status, zpool list, zpool iostat -v or iostat -x, or a tunables file (docs/import.md)")
 
-    for i, raw in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    json_end = 0  # the last line of the JSON document being skipped over
+    for i, raw in enumerate(lines, start=1):
+        if i <= json_end:
+            continue
         line = Line(file, i, raw.rstrip("\r\n"))
         comment_in_conf = kind == "conf" and conf.is_comment(raw)
         m = None if comment_in_conf else _PROMPT.match(raw)
@@ -177,6 +189,17 @@ def split_sections(file: str, text: str) -> list[Section]:
                 raise not_read(comments[0])
             flush()
             kind, command, buf = m.group("cmd"), raw.strip(), []
+            continue
+        if not comment_in_conf and sj.starts(raw):
+            if comments:
+                raise not_read(comments[0])
+            # The prompt of `zpool status -j` (nothing printed under it yet) names the document.
+            doc_command = command if kind == "status" and not any(ln.text.strip() for ln in buf) else None
+            flush()
+            json_end = sj.document_end(file, lines, i)
+            sections.append(Section(sj.KIND, file, tuple(Line(file, n, lines[n - 1].rstrip("\r\n"))
+                                                         for n in range(i, json_end + 1)), doc_command))
+            kind, command, buf = None, None, []
             continue
         if not comment_in_conf and kind != "iostatx" and iostat_x.PROMPT.match(raw):
             if comments:

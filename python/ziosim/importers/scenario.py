@@ -69,6 +69,7 @@ from . import tunables_conf as conf_mod
 from . import zpool_iostat as iostat_mod
 from . import zpool_list as list_mod
 from . import zpool_status as status_mod
+from . import zpool_status_json as status_json_mod
 from .zpool_iostat import IostatSample
 from .zpool_list import PoolList
 from .zpool_status import PoolStatus, Scan, Vdev
@@ -156,6 +157,8 @@ def read_texts(texts: Sequence[tuple[str, str]]) -> Texts:
             found.append(f"{name}: {kind_label(sec.kind)} ({_span(sec)})")
             if sec.kind == "status":
                 statuses += status_mod.parse(sec)
+            elif sec.kind == status_json_mod.KIND:
+                statuses += status_json_mod.parse(sec)
             elif sec.kind == "list":
                 lists += list_mod.parse(sec)
             else:

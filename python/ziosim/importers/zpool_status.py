@@ -170,7 +170,8 @@ class Scan:
 
 @dataclass(frozen=True)
 class PoolStatus:
-    """One pool of a ``zpool status``."""
+    """One pool of a ``zpool status``; ``source`` is ``text`` or ``json`` (``zpool status
+    -j``, read by ``zpool_status_json`` into the same fields)."""
 
     name: str
     state: str
@@ -183,6 +184,7 @@ class PoolStatus:
     root: Vdev
     classes: tuple[tuple[str, tuple[Vdev, ...]], ...]
     errors: str
+    source: str = "text"
 
     def vdevs_of(self, label: str) -> tuple[Vdev, ...]:
         """Top-level vdevs of a class section (``logs``, ``cache``, ``spares``, …)."""
@@ -702,7 +704,12 @@ class ReleaseGuess:
 
 
 def guess_release(status: PoolStatus) -> ReleaseGuess:
-    """The release that prints this status's scan line(s); see the module docstring."""
+    """The release that prints this status's scan line(s); see the module docstring.
+    JSON (``zpool status -j``) names its release by existing: OpenZFS 2.3.0 added it."""
+    if status.source == "json":
+        plat, _ = platform_hint(status)
+        return ReleaseGuess("zfs-2.3", ("zfs-2.3",), ("zpool status -j (JSON output, OpenZFS 2.3.0 and later)",),
+                            plat)
     reasons: list[str] = []
     if not status.scans:
         cands: tuple[str, ...] = _NEW

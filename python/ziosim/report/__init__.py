@@ -15,6 +15,7 @@ from .iostat import os_iostat_x, unsupported_note, zpool_iostat, zpool_iostat_r,
 from .nicenum import nicerate, zfs_nicebytes, zfs_nicenum, zfs_nicetime
 from .quantize import quantize
 from .status import zpool_status, zpool_status_config
+from .status_json import json_command, status_json, zpool_status_json
 from .summary import SCAN_PHASES, build_summary, summary_json, summary_text
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "os_iostat_x",
     "zpool_status",
     "zpool_status_config",
+    "zpool_status_json",
+    "status_json",
     "quantize",
     "zfs_nicenum",
     "zfs_nicebytes",
@@ -42,6 +45,8 @@ __all__ = [
 #: Every view ``render_text`` knows, in the order it prints them.
 VIEWS: tuple[str, ...] = (
     "status",     # zpool status: configuration, and scan progress per interval if scanned
+    "status-json",      # zpool status -j -T u (2.3+): the last snapshot, numbers as strings
+    "status-json-int",  # zpool status -j --json-int -T u (2.3+): the same, numbers as integers
     "iostat",     # zpool iostat -v <interval>: one block per report interval
     "iostat-l",   # zpool iostat -vl: average waits per interval
     "iostat-q",   # zpool iostat -vq: queue depths at the end of each interval
@@ -115,13 +120,20 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
     """The text ``ziosim run`` prints: a header naming version, release, seed and scenario
     hash, then each requested view preceded by the command that would have shown it.
 
-    A view the release's tools did not have prints a one-line note instead.
+    A view the release's tools did not have prints a one-line note instead; a JSON view is
+    refused (ValueError) for a release without ``zpool status -j``, as its output would not
+    be JSON.
     """
     unknown = [v for v in views if v not in VIEWS]
     if unknown:
         raise ValueError(f"views: unknown view {unknown[0]!r}; known: {', '.join(VIEWS)}")
     release = meta["release"]
     releases.index(release)  # validates the key
+    json_views = [v for v in views if v.startswith("status-json")]
+    if json_views and not releases.has_json_status(release):
+        newer = [r for r in releases.RELEASES if releases.has_json_status(r)]
+        raise ValueError(f"views: {json_views[0]} is zpool status -j, which release {release} lacks (added in "
+                         f"OpenZFS 2.3.0); allowed: release {', '.join(newer)}, or the view status")
     pool = results["pool"]["name"]
     interval = _interval_s(results)
     platform = meta.get("platform") or "linux"
@@ -137,6 +149,9 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
             continue
         if view == "status":
             out.extend(_status_sections(results, release, pool))
+        elif view in ("status-json", "status-json-int"):
+            as_int = view == "status-json-int"
+            out.append(_section(json_command(pool, as_int), status_json(results, meta, as_int)))
         elif view == "iostat":
             default_shown = True
             out.append(_section(f"zpool iostat -v {pool} {interval}",

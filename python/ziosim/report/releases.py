@@ -54,3 +54,9 @@ def names_top_level_with_id(release: str) -> bool:
     """``zpool iostat -v`` names top-level vdevs ``raidz2-0`` from 2.2.0
     (VDEV_NAME_TYPE_ID in print_vdev_stats, ZM@zfs-2.2.0); before, ``raidz2``."""
     return at_least(release, "zfs-2.2")
+
+
+def has_json_status(release: str) -> bool:
+    """``zpool status -j`` (and ``--json-int``, ``--json-flat-vdevs``,
+    ``--json-pool-key-guid``) arrived in OpenZFS 2.3.0 (ZM@zfs-2.3.0, commit 959e963)."""
+    return at_least(release, "zfs-2.3")

@@ -49,6 +49,7 @@ __all__ = [
     "scan_progress",
     "ScanProgress",
     "scan_lines",
+    "printed_scans",
     "ctime_utc",
     "secs_to_dhms",
 ]
@@ -449,6 +450,31 @@ def _rebuild_summary(snapshot: dict) -> tuple[bool, int]:
     return False, end
 
 
+def printed_scans(snapshot: dict) -> list[tuple[str, dict]]:
+    """What 2.0+ ``print_scan_status`` shows, in order: ``("scan", ps)`` for the scrub or
+    resilver, ``("rebuild", vrs)`` for each sequential rebuild. The scrub always; then the
+    active (or else the latest) of the healing resilver and the rebuilds. A pool never
+    scanned shows nothing (ZM@zfs-2.0.0, @zfs-2.3.0)."""
+    ps = snapshot.get("scan") or {"func": "none", "state": "none"}
+    func, state = ps.get("func", "none"), ps.get("state", "none")
+    have_resilver = func == "resilver"
+    active_resilver = have_resilver and state == "scanning"
+    resilver_end = int(ps.get("end_s", 0)) if have_resilver else 0
+    active_rebuild, rebuild_end = _rebuild_summary(snapshot)
+    have_rebuild = active_rebuild or rebuild_end > 0
+    out: list[tuple[str, dict]] = []
+    if func == "scrub":
+        out.append(("scan", ps))
+    if active_resilver or (not active_rebuild and have_resilver and resilver_end
+                           and resilver_end > rebuild_end):
+        out.append(("scan", ps))
+    elif active_rebuild or (not active_resilver and have_rebuild and rebuild_end
+                            and rebuild_end > resilver_end):
+        out += [("rebuild", v) for v in snapshot.get("rebuild") or []
+                if v["state"] in ("active", "complete", "canceled")]
+    return out
+
+
 def scan_lines(snapshot: dict, release: str, now_s: int) -> str:
     """The scan line(s) ``release``'s ``zpool status`` prints for a snapshot ('' if none)."""
     era = scan_era(release)
@@ -459,24 +485,8 @@ def scan_lines(snapshot: dict, release: str, now_s: int) -> str:
         return _scan_status_legacy(ps, release, now_s)
     if era == "0.8":
         return _scan_status_issued(ps, release, now_s)
-    # 2.0+ print_scan_status: scrub always; then the active (or else the latest) of the
-    # healing resilver and the sequential rebuilds. A pool never scanned prints nothing.
-    func, state = ps.get("func", "none"), ps.get("state", "none")
-    have_resilver = func == "resilver"
-    active_resilver = have_resilver and state == "scanning"
-    resilver_end = int(ps.get("end_s", 0)) if have_resilver else 0
-    active_rebuild, rebuild_end = _rebuild_summary(snapshot)
-    have_rebuild = active_rebuild or rebuild_end > 0
-    out = ""
-    if func == "scrub":
-        out += _scan_status_issued(ps, release, now_s)
-    if active_resilver or (not active_rebuild and have_resilver and resilver_end
-                           and resilver_end > rebuild_end):
-        out += _scan_status_issued(ps, release, now_s)
-    elif active_rebuild or (not active_resilver and have_rebuild and rebuild_end
-                            and rebuild_end > resilver_end):
-        out += "".join(_rebuild_status(v, release) for v in snapshot.get("rebuild") or [])
-    return out
+    return "".join(_scan_status_issued(obj, release, now_s) if what == "scan"
+                   else _rebuild_status(obj, release) for what, obj in printed_scans(snapshot))
 
 
 # ----------------------------------------------------------------------------- reasons

@@ -1,0 +1,333 @@
+"""``zpool status -j`` (OpenZFS 2.3+) from a status snapshot: the ``status-json`` views.
+
+Theory of operation
+-------------------
+OpenZFS 2.3.0 added JSON output to ``zpool status`` (commit 959e963, output_version 0.1).
+``status_callback_json`` in cmd/zpool/zpool_main.c (the same in every 2.3.x tag read,
+zfs-2.3.0 … zfs-2.3.5) builds an nvlist and ``nvlist_print_json``
+(lib/libnvpair/libnvpair_json.c) prints it on one line with no white space, then a
+newline. This module builds the same document from one snapshot of the results
+(docs/internals.md, "Scan results … and `zpool status` snapshots") — the moment the
+``status`` view prints as text — so the JSON and the text always agree:
+
+* ``{"output_version": {"command": "zpool status", "vers_major": 0, "vers_minor": 1},
+  "pools": {POOL: …}, "time": …}`` — ``zpool_json_schema(0, 1)``; ``time`` because ziosim
+  prints ``zpool status -j -T u``: without a clock the JSON cannot give a scan's rates or
+  ETA (``print_scan_status`` divides by ``time(NULL) - pass_start``), and ``ziosim import``
+  reads them back from it.
+* the pool: ``fill_pool_info`` (name, state, ``spa_version`` "5000", ``zpl_version`` "5"),
+  ``print_status_reason``'s ``status``/``action`` text (the text view's words, with their
+  ``\\n\\t`` continuations), ``msgid``/``moreinfo``, ``scan_stats`` (``scan_status_nvlist``:
+  the pool_scan_stat_t fields, then ``rebuild_stats`` per top-level vdev), ``vdevs`` (the
+  root vdev, children nested under ``vdevs``: ``vdev_stats_nvlist``), ``l2cache``
+  (``l2cache_nvlist``) and ``error_count`` (``errors_nvlist``).
+* a vdev: ``fill_vdev_info`` (``name``, ``vdev_type``, ``class``, ``state`` from
+  ``vdev_state_str`` — ``CANT_OPEN`` where the text says ``UNAVAIL``), then
+  ``alloc_space``/``total_space`` (root and top-level vdevs) and ``phys_space`` (disks),
+  each only when non-zero, the three error counters, ``scan_processed`` (non-zero only),
+  ``resilver_deferred``, ``slow_ios`` (disks only), ``aux`` (``OPEN_FAILED`` for the
+  text's "cannot open", ``NO_REPLICAS`` for "insufficient replicas").
+
+Numbers (``nice_num_str_nvlist``): by default strings — bytes as ``zfs_nicebytes``, counts
+as ``zfs_nicenum``, durations as ``ZFS_NICENUM_TIME`` (``ns us ms s``; a thousand seconds
+or more prints as ``N?``, as zpool does), dates as ``format_timestamp`` (strftime of
+``nl_langinfo(_DATE_FMT)``: ``Sat Oct 14 00:00:01 UTC 2023``, glibc's C locale; ziosim's
+clock is UTC), ``-`` for a zero date; ``pass_start``, ``scrub_spent_paused`` and
+``resilver_deferred`` are always plain integers in a string. With ``--json-int``
+(``status-json-int``) every one of them is a JSON integer (dates as seconds since the
+epoch, durations in ns), and ``time`` too. Key order is insertion order, as the nvlist's:
+a key added twice (``state`` of a rebuild entry) keeps its first place only because it was
+the last one added.
+
+Not modelled, so left out — exactly as ``fill_pool_info``/``fill_vdev_info`` leave them out
+when the configuration lacks them or they are zero: ``pool_guid``, ``txg``, vdev ``guid``,
+``path``, ``phys_path``, ``devid``, and the space figures ziosim does not keep
+(``def_space``, ``rep_dev_size``). A disk's ``scan_processed`` (its repair bytes) is not in
+the snapshot either: a disk the text marks ``(resilvering)``/``(repairing)`` gets the
+scan's processed bytes shared evenly among such disks, so the JSON says what the text says.
+The 2.x ``(resilvering)`` of a sequential rebuild comes from ``vs_rebuild_processed``,
+which ``zpool status -j`` does not print.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .nicenum import zfs_nicebytes, zfs_nicenum, zfs_nicetime
+from .releases import has_json_status
+from .status import _REASONS, _status_reason, _strftime_utc
+
+__all__ = ["zpool_status_json", "status_json", "json_command"]
+
+_SCAN_FUNC = {"none": "NONE", "scrub": "SCRUB", "resilver": "RESILVER"}          # pool_scan_func_str
+_SCAN_STATE = {"none": "NONE", "scanning": "SCANNING", "finished": "FINISHED",   # pool_scan_state_str
+               "canceled": "CANCELED"}
+_REBUILD_STATE = {"active": "ACTIVE", "canceled": "CANCELED", "complete": "COMPLETE"}  # vdev_rebuild_state_str
+# vdev_state_str (ZM@zfs-2.3.0): the vdev_state_t names, not zpool_state_to_name's words.
+_VDEV_STATE = {"ONLINE": "ONLINE", "DEGRADED": "DEGRADED", "UNAVAIL": "CANT_OPEN", "OFFLINE": "OFFLINE",
+               "FAULTED": "FAULTED", "REMOVED": "REMOVED"}
+# vdev_aux_str for the notes print_status_config prints from vs_aux.
+_AUX = {"cannot open": "OPEN_FAILED", "insufficient replicas": "NO_REPLICAS"}
+_INTERIOR = re.compile(r"(?P<t>mirror|raidz|replacing|spare|draid)")
+
+
+def json_command(pool: str, as_int: bool) -> str:
+    """The command line a view's section is headed by."""
+    return f"zpool status -j{' --json-int' if as_int else ''} -T u {pool}"
+
+
+# ----------------------------------------------------------------------------- printing
+
+
+def _string(s: str) -> str:
+    """``nvlist_print_json_string``: the escapes it writes, every other control character
+    and BMP character as ``\\u%04x``, characters beyond the BMP dropped."""
+    esc = {'"': '\\"', "\n": "\\n", "\r": "\\r", "\\": "\\\\", "\f": "\\f", "\t": "\\t", "\b": "\\b"}
+    out = []
+    for ch in s:
+        c = ord(ch)
+        if ch in esc:
+            out.append(esc[ch])
+        elif c <= 0x1F or 0x7F < c <= 0xFFFF:
+            out.append(f"\\u{c:04x}")
+        elif c <= 0x7F:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _dump(v: object) -> str:
+    """``nvlist_print_json``: no white space, keys in insertion order."""
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{_string(k)}:{_dump(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, bool):
+        raise TypeError("no boolean in zpool status -j")
+    if isinstance(v, int):
+        return str(v)
+    return _string(str(v))
+
+
+class _Nice:
+    """``nice_num_str_nvlist`` for one output: strings (default) or integers (--json-int)."""
+
+    def __init__(self, as_int: bool) -> None:
+        self.as_int = as_int
+
+    def bytes(self, n: int) -> object:
+        return int(n) if self.as_int else zfs_nicebytes(int(n))
+
+    def count(self, n: int) -> object:
+        return int(n) if self.as_int else zfs_nicenum(int(n))
+
+    def literal(self, n: int) -> object:
+        return int(n) if self.as_int else str(int(n))
+
+    def time_ns(self, ns: int) -> object:
+        return int(ns) if self.as_int else zfs_nicetime(int(ns))
+
+    def stamp(self, t: int) -> object:
+        """``format_timestamp`` (lib/libspl/timestamp.c): ``-`` for 0."""
+        if self.as_int:
+            return int(t)
+        if not t:
+            return "-"
+        head, year = _strftime_utc(int(t)).rsplit(" ", 1)
+        return f"{head} UTC {year}"
+
+
+# ----------------------------------------------------------------------------- pieces
+
+
+def _reason(snapshot: dict, release: str) -> dict:
+    """``print_status_reason`` then the msgid lines of ``status_callback_json``."""
+    reason = _status_reason(snapshot, release)
+    if reason is None:
+        return {}
+    text, msgid = _REASONS[reason]
+    status, action = re.fullmatch(r"status: (.*)action: (.*)", text, re.S).groups()  # type: ignore[union-attr]
+    out = {"status": status, "action": action}
+    if msgid:
+        out.update(msgid=msgid, moreinfo=f"https://openzfs.github.io/openzfs-docs/msg/{msgid}")
+    return out
+
+
+def _vdev_type(name: str, interior: bool, depth: int) -> str:
+    if depth == 0:
+        return "root"
+    if not interior:
+        return "disk"
+    m = _INTERIOR.match(name)
+    return m.group("t") if m else "mirror"
+
+
+def _scan_stats(snapshot: dict, nice: _Nice, tops: dict[str, str]) -> dict:
+    """``scan_status_nvlist``: pool_scan_stat_t (absent for a pool never scanned, as
+    ``spa_scan_get_stats`` then fails) and ``rebuild_stats``."""
+    out: dict = {}
+    ps = snapshot.get("scan") or {}
+    if ps.get("func", "none") != "none":
+        g = lambda k: int(ps.get(k, 0))  # noqa: E731
+        out.update({
+            "function": _SCAN_FUNC[ps["func"]],
+            "state": _SCAN_STATE[ps["state"]],
+            "start_time": nice.stamp(g("start_s")),
+            "end_time": nice.stamp(g("end_s")),
+            "to_examine": nice.bytes(g("to_examine")),
+            "examined": nice.bytes(g("examined")),
+            "skipped": nice.bytes(g("skipped")),
+            "processed": nice.bytes(g("processed")),
+            "errors": nice.count(g("errors")),
+            "bytes_per_scan": nice.bytes(g("pass_exam")),
+            "pass_start": nice.literal(g("pass_start_s")),
+            "scrub_pause": nice.stamp(g("pass_scrub_pause_s")),
+            "scrub_spent_paused": nice.literal(g("pass_scrub_spent_paused_s")),
+            "issued_bytes_per_scan": nice.bytes(g("pass_issued")),
+            "issued": nice.bytes(g("issued")),
+        })
+    rebuild = {}
+    for vrs in snapshot.get("rebuild") or []:
+        if vrs.get("state") not in _REBUILD_STATE:
+            continue
+        g = lambda k: int(vrs.get(k, 0))  # noqa: E731
+        end, start = g("end_s"), g("start_s")
+        scan_ms = int(vrs["scan_time_ms"]) if "scan_time_ms" in vrs else (
+            (end - start) * 1000 if end else g("pass_time_ms"))
+        name = vrs["vdev"]
+        rebuild[name] = {
+            "name": name, "vdev_type": tops.get(name, "mirror"), "class": "normal",
+            "state": _REBUILD_STATE[vrs["state"]],
+            "start_time": nice.stamp(start), "end_time": nice.stamp(end),
+            "scan_time": nice.time_ns(scan_ms * 1_000_000),
+            "scanned": nice.bytes(g("scanned")), "issued": nice.bytes(g("issued")),
+            "rebuilt": nice.bytes(g("rebuilt")), "to_scan": nice.bytes(g("estimate")),
+            "errors": nice.count(g("errors")),
+            "pass_time": nice.time_ns(g("pass_time_ms") * 1_000_000),
+            "pass_scanned": nice.bytes(g("pass_scanned")), "pass_issued": nice.bytes(g("pass_issued")),
+            "pass_skipped": nice.bytes(g("pass_skipped")),
+        }
+    if rebuild:
+        out["rebuild_stats"] = rebuild
+    return out
+
+
+def _vdev(row: dict, depth: int, interior: bool, nice: _Nice, extra: dict) -> dict:
+    """``vdev_stats_nvlist`` for one non-spare vdev, without its children."""
+    note = row.get("note") or ""
+    d: dict = {"name": row["name"], "vdev_type": _vdev_type(row["name"], interior, depth),
+               "class": extra.get("class", "normal"), "state": _VDEV_STATE.get(row["state"], row["state"])}
+    for key in ("alloc_space", "total_space", "phys_space"):
+        if extra.get(key):
+            d[key] = nice.bytes(extra[key])
+    d["read_errors"] = nice.count(int(row.get("read", 0)))
+    d["write_errors"] = nice.count(int(row.get("write", 0)))
+    d["checksum_errors"] = nice.count(int(row.get("cksum", 0)))
+    if extra.get("scan_processed"):
+        d["scan_processed"] = nice.bytes(extra["scan_processed"])
+    if "(awaiting resilver)" in note:
+        d["resilver_deferred"] = nice.literal(1)
+    if not interior:
+        d["slow_ios"] = nice.count(0)
+    aux = next((a for text, a in _AUX.items() if note.startswith(text)), None)
+    if aux:
+        d["aux"] = aux
+    return d
+
+
+def _repairing(note: str) -> bool:
+    return note.startswith(("(resilvering)", "(repairing)"))
+
+
+def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int, *, as_int: bool = False,
+                      layout: dict | None = None, cache: tuple[str, ...] = ()) -> str:
+    """``zpool status -j [--json-int] -T u <pool>`` as ``release`` (2.3+) prints it for one
+    status snapshot, newline included.
+
+    ``layout`` is the results' ``pool``/``leaves`` (``{"pool": …, "leaves": …}``) for the
+    space figures; ``cache`` names L2ARC devices to list under ``l2cache``.
+    """
+    if not has_json_status(release):
+        raise ValueError(f"release {release} has no zpool status -j (OpenZFS 2.3.0 added it)")
+    nice = _Nice(as_int)
+    now_s = int(epoch_s) + int(snapshot.get("t_ns", 0)) // 1_000_000_000
+    rows = snapshot.get("tree") or [{"depth": 0, "name": pool_name, "state": snapshot.get("state", "ONLINE")}]
+    pool = (layout or {}).get("pool") or {}
+    leaves = (layout or {}).get("leaves") or []
+    size_of = {leaf["name"]: int(leaf.get("size_bytes", 0)) for leaf in leaves}
+    top_space = [(int(v.get("alloc_bytes", 0)), int(v.get("size_bytes", 0))) for v in pool.get("vdevs", [])]
+    ps = snapshot.get("scan") or {}
+    noted = [r for r in rows if _repairing(r.get("note") or "")]
+    processed = int(ps.get("processed", 0))
+    share = max(processed // len(noted), 1) if noted and processed and ps.get("state") == "scanning" else 0
+
+    # Children of each row by index; vdev types of the top-level vdevs for rebuild_stats.
+    kids: dict[int, list[int]] = {i: [] for i in range(len(rows))}
+    stack: list[int] = []
+    for i, r in enumerate(rows):
+        while stack and int(rows[stack[-1]]["depth"]) >= int(r["depth"]):
+            stack.pop()
+        if stack:
+            kids[stack[-1]].append(i)
+        stack.append(i)
+    tops_in_order = kids[0] if rows else []
+    tops = {rows[i]["name"]: _vdev_type(rows[i]["name"], bool(kids[i]), 1) for i in tops_in_order}
+
+    def build(i: int) -> dict:
+        r, depth = rows[i], int(rows[i]["depth"])
+        extra: dict = {}
+        if depth == 0:
+            extra.update(alloc_space=int(pool.get("alloc_bytes", 0)), total_space=int(pool.get("size_bytes", 0)))
+        elif depth == 1 and i in tops_in_order and tops_in_order.index(i) < len(top_space):
+            extra["alloc_space"], extra["total_space"] = top_space[tops_in_order.index(i)]
+        if not kids[i]:
+            extra["phys_space"] = size_of.get(r["name"], 0)
+            if _repairing(r.get("note") or ""):
+                extra["scan_processed"] = share
+        d = _vdev(r, depth, bool(kids[i]), nice, extra)
+        if kids[i]:
+            d["vdevs"] = {rows[c]["name"]: build(c) for c in kids[i]}
+        return d
+
+    item: dict = {"name": pool_name, "state": snapshot.get("state", "ONLINE"),
+                  "spa_version": nice.literal(5000), "zpl_version": nice.literal(5)}
+    item.update(_reason(snapshot, release))
+    scan = _scan_stats(snapshot, nice, tops)
+    if scan:
+        item["scan_stats"] = scan
+    item["vdevs"] = {pool_name: build(0)}
+    if cache:
+        item["l2cache"] = {n: _vdev({"name": n, "state": "ONLINE"}, 2, False, nice,
+                                    {"class": "l2cache", "phys_space": size_of.get(n, 0)}) for n in cache}
+    item["error_count"] = nice.count(int(snapshot.get("errors") or 0))
+    doc = {"output_version": {"command": "zpool status", "vers_major": 0, "vers_minor": 1},
+           "pools": {pool_name: item}, "time": nice.literal(now_s)}
+    return _dump(doc) + "\n"
+
+
+def status_json(results: dict, meta: dict, as_int: bool = False) -> str:
+    """The ``status-json`` view: the run's last status snapshot, or — for a run without
+    scan actions — its configuration (every device ONLINE, the L2ARC devices under
+    ``l2cache``), at the end of the run."""
+    release = meta["release"]
+    pool = results["pool"]
+    layout = {"pool": pool, "leaves": results.get("leaves") or []}
+    status = results.get("status") or {}
+    if status.get("snapshots"):
+        return zpool_status_json(status["snapshots"][-1], release, pool["name"], int(status.get("epoch_s", 0)),
+                                 as_int=as_int, layout=layout)
+    leaves = results["leaves"]
+    rows: list[dict] = [{"depth": 0, "name": pool["name"], "state": "ONLINE"}]
+    for vdev in pool["vdevs"]:
+        idx = vdev["leaves"]
+        if vdev.get("type") == "disk" and len(idx) == 1:
+            rows.append({"depth": 1, "name": leaves[idx[0]]["name"], "state": "ONLINE"})
+            continue
+        rows.append({"depth": 1, "name": vdev["name"], "state": "ONLINE"})
+        rows.extend({"depth": 2, "name": leaves[i]["name"], "state": "ONLINE"} for i in idx)
+    epoch = (meta.get("config") or {}).get("epoch_s")
+    if epoch is None:
+        from ..scenario import DEFAULT_EPOCH_S
+
+        epoch = DEFAULT_EPOCH_S
+    snap = {"t_ns": int(results.get("sim_time_ns", 0)), "state": "ONLINE", "tree": rows,
+            "scan": {"func": "none", "state": "none"}, "rebuild": None, "errors": 0}
+    return zpool_status_json(snap, release, pool["name"], int(epoch), as_int=as_int, layout=layout,
+                             cache=tuple(leaves[i]["name"] for i in pool.get("cache", [])))
