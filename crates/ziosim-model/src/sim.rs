@@ -733,6 +733,8 @@ pub struct Model_ {
     /// The dataset's intent log and the separate log vdevs (leaf indexes per log vdev).
     pub(crate) zil: crate::zil::Zil,
     pub(crate) log_tops: Vec<Vec<u16>>,
+    /// Name and type of each log vdev, as `zpool status` prints them.
+    log_names: Vec<(String, VdevType)>,
     pub(crate) zil_slog_rotor: usize,
     pub(crate) zil_slog_cursor: Vec<u64>,
     pub(crate) zil_pool_rotor: usize,
@@ -826,12 +828,22 @@ impl Model_ {
             cache_leaves.push(add_leaf(&mut leaves, d, "cache", LeafRole::Cache)?);
         }
         let mut log_tops = Vec::new();
-        for v in &cfg.pool.log {
+        // Log vdevs are top-level vdevs too, numbered after the data vdevs (`zpool create
+        // tank mirror a b log mirror c d` makes mirror-0 and mirror-1); a lone disk goes by
+        // its own name, as zpool status prints it.
+        let mut log_names = Vec::new();
+        for (k, v) in cfg.pool.log.iter().enumerate() {
+            let name = if v.kind == VdevType::Disk {
+                v.disks[0].name.clone()
+            } else {
+                format!("{}-{}", v.kind.label(), cfg.pool.vdevs.len() + k)
+            };
             let mut idxs = Vec::new();
             for d in &v.disks {
-                idxs.push(add_leaf(&mut leaves, d, "log", LeafRole::Log)?);
+                idxs.push(add_leaf(&mut leaves, d, &name, LeafRole::Log)?);
             }
             log_tops.push(idxs);
+            log_names.push((name, v.kind));
         }
         for (li, name) in link_names.iter().enumerate() {
             links.push(Link::new(cfg.links[name].clone(), link_ports[li].len()));
@@ -1068,6 +1080,7 @@ impl Model_ {
             zil,
             zil_slog_cursor: vec![0; log_tops.len()],
             log_tops,
+            log_names,
             zil_slog_rotor: 0,
             zil_pool_rotor: 0,
             zil_flush_owed: vec![false; nleaves],
@@ -2738,7 +2751,10 @@ impl Model_ {
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
             "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
-                     "vdevs": vdevs, "cache": self.cache_leaves},
+                     "vdevs": vdevs, "cache": self.cache_leaves,
+                     "log": self.log_names.iter().zip(&self.log_tops)
+                         .map(|((name, kind), leaves)| json!({"name": name, "type": kind.label(), "leaves": leaves}))
+                         .collect::<Vec<_>>()},
             "leaves": leaves, "classes": pool_classes, "workloads": wls,
             "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.eng.dirty_max_bytes(),
                     "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
