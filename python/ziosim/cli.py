@@ -262,8 +262,14 @@ def run(
         view_list = [v.strip() for v in views.split(",") if v.strip()]
     outdir = out if out is not None else Path("out") / _slug(sc.name)
     with _errors(repro):
+        report = importlib.import_module("ziosim.report")
+        if view_list is not None:
+            try:
+                report.check_views(view_list, sc.release)  # before minutes of simulation, not after
+            except ValueError as e:
+                reason = re.sub(r"^views?: ", "", str(e).splitlines()[0])
+                raise ScenarioError(f"--views: {json.dumps(views)} — {reason}") from None
         try:
-            report = importlib.import_module("ziosim.report")
             results = _run_once(sc, _progress_enabled(quiet, no_progress), repro)
             meta = runner.meta(sc)
             try:

@@ -20,6 +20,12 @@ DEFAULT_VIEWS = ("status", "latency")
 CALLS: list = []
 
 
+def check_views(views, release):
+    unknown = [v for v in views if v not in VIEWS]
+    if unknown:
+        raise ValueError(f"views: unknown view {unknown[0]!r}; known: {', '.join(VIEWS)}")
+
+
 def render_text(results, meta, views=DEFAULT_VIEWS):
     CALLS.append(("render_text", views))
     unknown = [v for v in views if v not in VIEWS]

@@ -21,6 +21,7 @@ from .summary import SCAN_PHASES, build_summary, summary_json, summary_text
 __all__ = [
     "VIEWS",
     "DEFAULT_VIEWS",
+    "check_views",
     "render_text",
     "write_outputs",
     "build_summary",
@@ -116,6 +117,20 @@ def _phase_quantize(w: dict) -> list[str]:
     return out
 
 
+def check_views(views, release: str) -> None:
+    """ValueError unless every view is known and the release can print it (a JSON view needs
+    ``zpool status -j``); ``ziosim run`` asks before it simulates."""
+    unknown = [v for v in views if v not in VIEWS]
+    if unknown:
+        raise ValueError(f"views: unknown view {unknown[0]!r}; known: {', '.join(VIEWS)}")
+    releases.index(release)  # validates the key
+    json_views = [v for v in views if v.startswith("status-json")]
+    if json_views and not releases.has_json_status(release):
+        newer = [r for r in releases.RELEASES if releases.has_json_status(r)]
+        raise ValueError(f"views: {json_views[0]} is zpool status -j, which release {release} lacks (added in "
+                         f"OpenZFS 2.3.0); allowed: release {', '.join(newer)}, or the view status")
+
+
 def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
     """The text ``ziosim run`` prints: a header naming version, release, seed and scenario
     hash, then each requested view preceded by the command that would have shown it.
@@ -124,16 +139,8 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
     refused (ValueError) for a release without ``zpool status -j``, as its output would not
     be JSON.
     """
-    unknown = [v for v in views if v not in VIEWS]
-    if unknown:
-        raise ValueError(f"views: unknown view {unknown[0]!r}; known: {', '.join(VIEWS)}")
+    check_views(views, meta["release"])
     release = meta["release"]
-    releases.index(release)  # validates the key
-    json_views = [v for v in views if v.startswith("status-json")]
-    if json_views and not releases.has_json_status(release):
-        newer = [r for r in releases.RELEASES if releases.has_json_status(r)]
-        raise ValueError(f"views: {json_views[0]} is zpool status -j, which release {release} lacks (added in "
-                         f"OpenZFS 2.3.0); allowed: release {', '.join(newer)}, or the view status")
     pool = results["pool"]["name"]
     interval = _interval_s(results)
     platform = meta.get("platform") or "linux"
