@@ -547,6 +547,7 @@ impl Model_ {
         let scanning = self.running_scan(None).is_some();
         if !later && !scanning && self.scan_pending.is_none() && !self.rebuild_active_any() && !self.admin.resilver_waiting {
             ctx.schedule_in(self.cfg.stop_after_scan_done_ns, Ev::Stop);
+            self.scan_done_stop_ns.get_or_insert(now + self.cfg.stop_after_scan_done_ns);
         }
     }
 

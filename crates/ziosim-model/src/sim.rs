@@ -706,6 +706,10 @@ pub struct Model_ {
     pub(crate) sample_t: Vec<u64>,
     pub(crate) leaf_ios_done: u64,
     pub(crate) stopped: bool,
+    /// When `scenario.stop = "scan-done"` scheduled its stop (the run's `end` then says so).
+    pub(crate) scan_done_stop_ns: Option<u64>,
+    /// Why the run stopped: `scan-done` or `stop-time` (set by `Ev::Stop`).
+    stop_reason: &'static str,
     /// New disk per child of each top-level vdev while it is being replaced.
     pub(crate) replacing: Vec<Vec<Option<u16>>>,
     /// When a non-scan I/O last reached a top-level vdev (`spa_last_io`, legacy scan idle test).
@@ -1065,6 +1069,8 @@ impl Model_ {
             sample_t: Vec::new(),
             leaf_ios_done: 0,
             stopped: false,
+            scan_done_stop_ns: None,
+            stop_reason: "stop-time",
             replacing,
             last_user_io_ns: 0,
             lost_blocks: Default::default(),
@@ -2877,6 +2883,7 @@ impl Model for Model_ {
                     self.sample(ctx);
                 }
                 self.stopped = true;
+                self.stop_reason = if self.scan_done_stop_ns == Some(ctx.now()) { "scan-done" } else { "stop-time" };
                 ctx.stop();
             }
         }
@@ -2947,7 +2954,7 @@ impl Run {
                     let e = self.sim.run_until_events(target);
                     match e {
                         End::Stopped => {
-                            self.end = Some("stop-time".into());
+                            self.end = Some(self.sim.model().stop_reason.into());
                             return true;
                         }
                         End::Limit(s) => {

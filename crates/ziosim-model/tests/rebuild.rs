@@ -381,3 +381,17 @@ fn reads_of_a_vdev_beyond_its_redundancy_fail_and_are_logged() {
         assert!(nerr > 100 && nerr <= errors + 4, "{kind}: {nerr} distinct lost blocks for {} failed reads", errors + 4);
     }
 }
+
+/// The results' `end` says why the run stopped: `scan-done` when `stop = "scan-done"` ended
+/// it, `stop-time` when the time limit came first.
+#[test]
+fn end_names_the_scan_done_stop() {
+    let done = run(&pool("zfs-2.2", mirror("sda", "sdb"), 1, json!([{"at_ns": 0, "do": "scrub"}])));
+    assert_eq!(done["scan"]["state"], "finished");
+    assert_eq!(done["end"], "scan-done");
+    let mut cfg = pool("zfs-2.2", mirror("sda", "sdb"), 1, json!([{"at_ns": 0, "do": "scrub"}]));
+    cfg["stop_ns"] = json!(2 * S);
+    let cut = run(&cfg);
+    assert_eq!(cut["scan"]["state"], "scanning");
+    assert_eq!(cut["end"], "stop-time");
+}
