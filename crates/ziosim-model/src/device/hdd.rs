@@ -27,6 +27,10 @@
 //! count with mean `read_recovery_revolutions_mean`, the first step of every drive's error
 //! recovery (Seagate SAS manuals: "a step … a single re-read") — cut at
 //! `recovery_time_limit_ms` (ERC/TLER). Healthy presets have probability 0 and draw nothing.
+//! On an Advanced Format drive (`physical_sector_bytes` 4096, 512-byte logical sectors) a
+//! media write that starts or ends inside a physical sector is a read-modify-write: the
+//! drive reads that sector as it passes and writes it merged one revolution later (an
+//! `ashift=9` pool on a 512e disk pays it on most writes; ZFS's ashift=12 never does).
 //!
 //! **Which command next (§2.8, §2.9), decided each time the arm is free:**
 //! 1. a SATA FLUSH that has drained the queue, or a SAS SYNCHRONIZE CACHE, destages first;
@@ -193,6 +197,15 @@ pub struct HddParams {
     /// 1..=60000. A recovery stops there.
     #[serde(default = "erc_default_ms")]
     pub recovery_time_limit_ms: f64,
+    /// Physical sector, bytes (512, or 4096 for Advanced Format 512e drives); a power of two
+    /// 512..=65536. The host addresses 512-byte logical sectors; a media write that starts or
+    /// ends inside a physical sector is a read-modify-write.
+    #[serde(default = "sector_512")]
+    pub physical_sector_bytes: u32,
+}
+
+fn sector_512() -> u32 {
+    512
 }
 
 fn one() -> f64 {
@@ -323,6 +336,10 @@ impl HddParams {
         check_f("read_recovery_probability", p.read_recovery_probability, 0.0, 1.0)?;
         check_f("read_recovery_revolutions_mean", p.read_recovery_revolutions_mean, 1.0, 10_000.0)?;
         check_f("recovery_time_limit_ms", p.recovery_time_limit_ms, 1.0, 60_000.0)?;
+        let ps = p.physical_sector_bytes;
+        if !(512..=65536).contains(&ps) || !ps.is_power_of_two() {
+            return Err(format!("physical_sector_bytes = {ps}: must be a power of two in [512, 65536]"));
+        }
         Ok(())
     }
 }
@@ -601,6 +618,8 @@ pub struct HddCounters {
     pub aged_dispatches: u64,
     /// Media reads that needed error recovery (`read_recovery_probability`).
     pub read_recoveries: u64,
+    /// Media writes that were read-modify-writes of partial physical sectors.
+    pub rmw_writes: u64,
 }
 
 /// The position-aware HDD.
@@ -1012,7 +1031,7 @@ impl Hdd {
     }
 
     /// Execute one media access starting at `t`; returns when the media transfer ends.
-    fn access(&mut self, t: u64, from_off_pos: Pos, end_off: u64, write: bool, ovh_ns: f64) -> u64 {
+    fn access(&mut self, t: u64, start_off: u64, from_off_pos: Pos, end_off: u64, write: bool, ovh_ns: f64) -> u64 {
         let to = from_off_pos;
         let mut seek = self.g.seek_ns(&self.head, &to, write);
         let mut extra_rev = 0.0;
@@ -1033,6 +1052,13 @@ impl Hdd {
         }
         if !write && self.rng.chance(self.p.read_recovery_probability) {
             extra_rev += self.recovery_ns();
+        }
+        // A write that starts or ends inside a physical sector: the drive reads that sector
+        // as it passes under the head and writes it merged on the next revolution.
+        let phys = self.p.physical_sector_bytes as u64;
+        if write && phys > 512 && (start_off % phys != 0 || end_off % phys != 0) {
+            self.counters.rmw_writes += 1;
+            extra_rev += self.g.t_rev_ns;
         }
         let end_pos = self.g.pos(end_off);
         let media = ((end_pos.x - to.x) * self.g.n_tracks * self.g.t_rev_ns).max(0.0);
@@ -1065,7 +1091,7 @@ impl Hdd {
         self.slots[slot as usize].seq_cont = false;
         self.counters.media_accesses += 1;
         let write = s.op == Op::Write;
-        let end = self.access(t, s.pos, s.end, write, self.ovh_rest_ns(s.op));
+        let end = self.access(t, s.off, s.pos, s.end, write, self.ovh_rest_ns(s.op));
         self.job = Some((Job::Cmd(slot), end));
     }
 
@@ -1073,7 +1099,7 @@ impl Hdd {
         let d = self.dirty.swap_remove(i);
         self.counters.destages += 1;
         // An internal operation: no host command overhead.
-        let end = self.access(t, d.pos, d.end, true, 0.0);
+        let end = self.access(t, d.off, d.pos, d.end, true, 0.0);
         self.job = Some((Job::Destage(d), end));
     }
 
@@ -1652,6 +1678,7 @@ fn wd20efrx() -> HddParams {
         read_recovery_probability: 0.0,       // a healthy drive
         read_recovery_revolutions_mean: 1.0,  // unused at probability 0
         recovery_time_limit_ms: 7000.0,       // [R] TLER 7 s, §2.9
+        physical_sector_bytes: 4096,          // [S] smartctl "512 bytes logical, 4096 bytes physical", §9.1
     }
 }
 
@@ -1715,6 +1742,9 @@ fn st14000nm0048() -> HddParams {
         read_recovery_probability: 0.0,       // a healthy drive
         read_recovery_revolutions_mean: 1.0,  // unused at probability 0
         recovery_time_limit_ms: 7000.0,       // [R] ERC 7 s as TLER, §2.9
+        // [R] 512e: Seagate's helium Exos SAS drives ship 512E ("Default configuration is 512E
+        // for 512E / 4KN drives", X16/X18 SAS product manuals; the X14 manual not retrieved).
+        physical_sector_bytes: 4096,
     }
 }
 
@@ -1741,6 +1771,7 @@ fn hdd_7200_sata_2014() -> HddParams {
         cache_bytes: 128 * MB,                // [R] §3.5
         cache_segments: 16,                   // [E]
         write_cache_max_dirty_bytes: 16 * MB, // [E] §9.3
+        physical_sector_bytes: 512,           // [R] ST1000NM0033 is the 512-native ES.3 model
         // Seek curves: 7200 nearline profile (track 0.8/1.0, avg 8.5/9.5 [R], full 16/17.5 [E]), §9.3.
         ..st14000nm0048()
     }
@@ -2578,6 +2609,39 @@ mod tests {
         }
         let back: HddParams = serde_json::from_value(v).unwrap();
         assert_eq!(back, p("wd20efrx"));
+    }
+
+    /// Writes through to the media (write cache off) at QD1: (mean latency ns, RMW count).
+    fn qd1_writes(p: &HddParams, align: u64, n: usize, seed: u64) -> (f64, u64) {
+        let wp = HddParams { write_cache_enabled: false, ..p.clone() };
+        let mut dev = Hdd::new(wp.clone(), seed);
+        let gen: Gen = Box::new(move |r: &mut Rng| (Op::Write, r.below(wp.capacity_bytes / align - 8) * align, 4 * KIB));
+        let mut cl = [client(1, gen)];
+        run(&mut dev, &mut cl, n, u64::MAX, seed);
+        let lat = &cl[0].lat_ns;
+        (lat.iter().sum::<u64>() as f64 / lat.len() as f64, dev.counters().rmw_writes)
+    }
+
+    #[test]
+    fn misaligned_writes_on_a_512e_drive_cost_a_revolution() {
+        let red = p("wd20efrx");
+        assert_eq!(red.physical_sector_bytes, 4096);
+        let t_rev_ns = 60e9 / red.rpm as f64;
+        // ashift=12: every write covers whole physical sectors.
+        let (aligned, rmw0) = qd1_writes(&red, 4096, 2000, 11);
+        assert_eq!(rmw0, 0);
+        // ashift=9: 4 KiB at 512-byte offsets, 7 in 8 of them straddle physical sectors.
+        let (odd, rmw) = qd1_writes(&red, 512, 2000, 11);
+        let share = rmw as f64 / 2000.0;
+        assert!((0.83..0.92).contains(&share), "RMW share {share}");
+        let added = (odd - aligned) / t_rev_ns;
+        assert!((0.7..1.05).contains(&added), "added {added:.2} revolutions per write, expected ≈ 7/8");
+        // A 512-native drive takes the same writes without it.
+        let native = HddParams { physical_sector_bytes: 512, ..red.clone() };
+        assert_eq!(qd1_writes(&native, 512, 500, 11).1, 0);
+        // Validation.
+        let bad = HddParams { physical_sector_bytes: 3000, ..red };
+        assert!(bad.validate().unwrap_err().starts_with("physical_sector_bytes = 3000"));
     }
 
     #[test]
