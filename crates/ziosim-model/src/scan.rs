@@ -527,7 +527,8 @@ impl Model_ {
         let elapsed = now - s.txg_start_ns;
         let timeout_s = self.tun.get(T::zfs_txg_timeout) as u64;
         let mintime_ms = match s.func {
-            ScanFunc::Resilver => self.tun.get(T::zfs_resilver_min_time_ms),
+            // solaris-2009 has no min time (and its pause rule below does not use one).
+            ScanFunc::Resilver => self.tun.try_get(T::zfs_resilver_min_time_ms).unwrap_or(0),
             ScanFunc::Scrub => self.tun.try_get(T::zfs_scan_min_time_ms).or_else(|| self.tun.try_get(T::zfs_scrub_min_time_ms)).unwrap_or(1000),
         } as u64;
         let elapsed_s = elapsed / NS_PER_S;
@@ -708,7 +709,8 @@ impl Model_ {
             let s = self.scan.as_ref().unwrap();
             (s.func, s.min_txg, s.max_txg)
         };
-        let no_io = self.tun.get(T::zfs_no_scrub_io) != 0;
+        // solaris-2009 predates the tunable (dsl_scan.c): it always read.
+        let no_io = self.tun.try_get(T::zfs_no_scrub_io).unwrap_or(0) != 0;
         let in_scope = blk.birth_txg > min_txg && blk.birth_txg <= max_txg;
         let mut need = [false; 3];
         for (i, d) in blk.dvas().iter().enumerate() {

@@ -395,3 +395,31 @@ fn end_names_the_scan_done_stop() {
     assert_eq!(cut["scan"]["state"], "scanning");
     assert_eq!(cut["end"], "stop-time");
 }
+
+/// solaris-2009 predates dsl_scan.c and most scan tunables: its scrub and its resilver run
+/// to the end (both used to read a tunable the release lacks and panicked).
+#[test]
+fn solaris_2009_scrubs_and_resilvers() {
+    let mut cfg = pool("solaris-2009", mirror("sda", "sdb"), 1, json!([{"at_ns": 0, "do": "scrub"}]));
+    cfg["devices"]["d"] = serde_json::to_value(presets::get("hdd-7200-desktop-2009").unwrap()).unwrap();
+    let scrub = run(&cfg);
+    assert_eq!(scrub["scan"]["func"], "scrub");
+    assert_eq!(scrub["scan"]["state"], "finished");
+    cfg["actions"] = replace_failed(false);
+    let resilver = run(&cfg);
+    assert_eq!(resilver["scan"]["func"], "resilver");
+    assert_eq!(resilver["scan"]["state"], "finished");
+    assert!(resilver["scan"]["processed_bytes"].as_u64().unwrap() > 0);
+}
+
+/// Every release scrubs and resilvers a small pool to the end: no scan path reads a tunable
+/// its release lacks.
+#[test]
+fn every_release_scrubs_and_resilvers() {
+    for rel in ziosim_model::release::Release::ALL {
+        for actions in [json!([{"at_ns": 0, "do": "scrub"}]), replace_failed(false)] {
+            let res = run(&pool(rel.key(), mirror("sda", "sdb"), 1, actions));
+            assert_eq!(res["scan"]["state"], "finished", "{}", rel.key());
+        }
+    }
+}

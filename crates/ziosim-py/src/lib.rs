@@ -13,13 +13,33 @@ use ziosim_model::release::Release;
 use ziosim_model::sim::Run;
 use ziosim_model::tunables::DECLS;
 
+thread_local! {
+    /// Where the last panic on this thread happened (the quiet hook's record).
+    static PANIC_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Panics become one-line Python errors; the default hook's stderr lines ("thread panicked
+/// at …", a backtrace under RUST_BACKTRACE) would put a Rust trace in front of them. This hook
+/// only records the location for the message; `ZIOSIM_BACKTRACE=1` keeps the default output
+/// for developers.
+fn install_quiet_panic_hook() {
+    if std::env::var_os("ZIOSIM_BACKTRACE").is_some() {
+        return;
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+        PANIC_AT.with(|p| *p.borrow_mut() = at);
+    }));
+}
+
 fn internal(e: Box<dyn std::any::Any + Send>) -> PyErr {
     let msg = e
         .downcast_ref::<String>()
         .cloned()
         .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_else(|| "unknown panic".into());
-    PyRuntimeError::new_err(format!("internal error: {msg}"))
+    let at = PANIC_AT.with(|p| p.borrow_mut().take()).map(|a| format!(" at {a}")).unwrap_or_default();
+    PyRuntimeError::new_err(format!("internal error: {msg}{at}"))
 }
 
 #[pyfunction]
@@ -140,6 +160,7 @@ impl Simulation {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_quiet_panic_hook();
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(releases, m)?)?;
     m.add_function(wrap_pyfunction!(tunables_json, m)?)?;
