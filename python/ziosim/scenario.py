@@ -506,6 +506,10 @@ class _Normaliser:
         disks = [d["name"] for v in c["pool"]["vdevs"] for d in v["disks"]]
         # The type of each disk's top-level vdev; replace/attach add their new disks.
         kinds = [v["type"] for v in c["pool"]["vdevs"] for _ in v["disks"]]
+        # Log and cache disks: the core's actions act on data vdevs only, and the status
+        # printers show these devices ONLINE with no errors, so no action may name one.
+        aux = {d["name"]: "a log device (pool.log)" for v in c["pool"].get("log") or [] for d in v["disks"]}
+        aux.update({d["name"]: "a cache device (pool.cache)" for d in c["pool"].get("cache") or []})
         out: list[dict[str, Any]] = []
         last = 0
         for i, a in enumerate(raw):
@@ -519,14 +523,13 @@ class _Normaliser:
             last = at
             act: dict[str, Any] = {"at_ns": at, "do": do}
             if do in ("fail", "detach", "offline", "online"):
-                act["disk"] = self.disk_ref(a, "disk", path, disks)
+                act["disk"] = self.disk_ref(a, "disk", path, disks, aux)
             elif do in ("replace", "attach"):
                 key = "old" if do == "replace" else "disk"
-                target = self.disk_ref(a, key, path, disks)
+                target = self.disk_ref(a, key, path, disks, aux)
                 act[key] = target
                 new = _str(_required(a, "new", path, "the new disk's name"), f"{path}.new")
-                cache = [d["name"] for d in c["pool"].get("cache", [])]
-                if new in disks or new in cache:
+                if new in disks or new in aux:
                     raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has")
                 act["new"] = new
                 if "device" in a:
@@ -561,8 +564,13 @@ class _Normaliser:
         return out
 
     @staticmethod
-    def disk_ref(a: Mapping[str, Any], key: str, path: str, disks: list[str]) -> str:
+    def disk_ref(a: Mapping[str, Any], key: str, path: str, disks: list[str],
+                 aux: Mapping[str, str] | None = None) -> str:
         v = _required(a, key, path, "a disk name")
+        what = (aux or {}).get(v) if isinstance(v, str) else None
+        if what is not None:
+            raise ScenarioError(f"{path}.{key}: {show(v)} — {what}; actions act on the disks of pool.vdevs "
+                                f"only; allowed: one of {', '.join(disks)}")
         if v not in disks:
             raise ScenarioError(f"{path}.{key}: {show(v)} — allowed: one of {', '.join(disks)}", hint=_hint(str(v), disks))
         return v

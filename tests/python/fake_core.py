@@ -223,6 +223,16 @@ class Simulation:
         for d in c["pool"]["cache"]:
             cache.append(len(leaves))
             leaves.append(self._leaf(d, "cache"))
+        # Log vdevs as the real core names them (sim.rs): top-level vdevs numbered after the
+        # data vdevs, a lone disk by its own name; their leaves come after the cache's.
+        log = []
+        for k, v in enumerate(c["pool"].get("log", [])):
+            vname = v["disks"][0]["name"] if v["type"] == "disk" else f"{v['type']}-{len(vdevs) + k}"
+            ids = []
+            for d in v["disks"]:
+                ids.append(len(leaves))
+                leaves.append(self._leaf(d, vname))
+            log.append({"name": vname, "type": v["type"], "leaves": ids})
         n = max(1, c["stop_ns"] // c["report_interval_ns"])
         t_ns = [c["report_interval_ns"] * (k + 1) for k in range(n)]
         p99 = 8_000_000 + (int(digest[:4], 16) if NONDETERMINISTIC else 0)
@@ -263,6 +273,7 @@ class Simulation:
                     "size_bytes": 0,
                     "vdevs": vdevs,
                     "cache": cache,
+                    "log": log,
                 },
                 "leaves": leaves,
                 "classes": {"sync_read": {"ops": 1000, "bytes": 0}},

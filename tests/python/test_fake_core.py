@@ -45,3 +45,28 @@ def test_presets_used_by_bundled_scenarios_exist(real_core):
 def test_bundled_scenarios_load_against_the_real_core(name, real_core):
     sc = scenario.load(SCENARIOS / name)
     real_core.Simulation(sc.config_json())  # the core accepts the run config
+
+
+def test_pool_document_matches_the_real_core(real_core):
+    """The vdev names, log vdevs, cache and leaf order the fake reports are the real core's
+    (docs/internals.md "Results": pool.vdevs, pool.cache, pool.log)."""
+    sc = scenario.loads(
+        '[scenario]\nstop = "1s"\n[zfs]\nrelease = "zfs-2.2"\n[pool]\nallocated = "1G"\n'
+        'vdevs = [{ type = "mirror", disks = 2, device = "hdd-7200-sata-2014" },'
+        ' { type = "disk", device = "hdd-7200-sata-2014" }]\n'
+        'log = [{ device = "samsung-850pro", count = 2, mirror = true }, { device = "samsung-850pro" }]\n'
+        'cache = { device = "samsung-850pro", count = 2 }\n', path="slog.toml")
+
+    def pool_of(core):
+        sim = core.Simulation(sc.config_json())
+        while not sim.step_events(1_000_000):
+            pass
+        r = json.loads(sim.results_json())
+        strip = lambda vs: [{k: v[k] for k in ("name", "type", "leaves")} for v in vs]  # noqa: E731
+        return (strip(r["pool"]["vdevs"]), r["pool"]["cache"], strip(r["pool"]["log"]),
+                [(leaf["name"], leaf["vdev"]) for leaf in r["leaves"]])
+
+    real = pool_of(real_core)
+    assert real == pool_of(fake_core)
+    assert real[2] == [{"name": "mirror-2", "type": "mirror", "leaves": [5, 6]},
+                       {"name": "sdh", "type": "disk", "leaves": [7]}]

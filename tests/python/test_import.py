@@ -2,7 +2,8 @@
 
 * Round trip (needs the core): snapshots of real runs are printed by
   ``ziosim.report.status.zpool_status`` as each release prints them and read back; the
-  tree, the states, the scan's numbers (within the printed precision) and the guessed
+  tree, the states, the log and cache sections (one run has a SLOG mirror, a lone SLOG and
+  an L2ARC device), the scan's numbers (within the printed precision) and the guessed
   release (it must print the same scan lines) have to match.
 * Hand-written fixtures (tests/python/fixtures/import/), one per format of
   spec/zfs-model.md §8.1 and users.md §4.1–4.2, each with its expected parse.
@@ -142,6 +143,20 @@ new = "15227935785154093815"
 """
 
 
+# A log mirror (sdd sde, "mirror-2": after the two data vdevs), a lone log disk (sdf) and
+# an L2ARC device (sdc), which the status snapshots do not hold and the printer appends.
+SLOG_CACHE = """
+[[pool.log]]
+device = "intel-s3700"
+count = 2
+mirror = true
+[[pool.log]]
+device = "intel-s3700"
+[pool.cache]
+device = "samsung-850pro"
+"""
+
+
 def _small(actions, stop, interval):
     from ziosim import scenario
 
@@ -160,12 +175,13 @@ def runs():
         "busy-scrub": _load("cases/busy-scrub/default-delay.toml", "10m", "5m"),
         "small-scrub": _small(SCRUB_PAUSE_CANCEL, "70s", "2s"),
         "small-resilver": _small(FAIL_REPLACE, "40s", "3s"),
+        "small-slog-resilver": _small(SLOG_CACHE + FAIL_REPLACE, "20s", "5s"),
     }
     out = []
     for name, sc in scs.items():
         r = runner.run(sc)
         for snap in r["status"]["snapshots"]:
-            out.append((name, sc.config["pool"]["name"], r["status"]["epoch_s"], snap))
+            out.append((name, sc.config["pool"]["name"], r["status"]["epoch_s"], snap, r))
     return out
 
 
@@ -180,7 +196,7 @@ def _releases_for(snap):
     return out
 
 
-def _expected_rows(snap, release):
+def _expected_rows(snap, release, results):
     rows = snap["tree"]
     out = []
     for i, r in enumerate(rows):
@@ -189,6 +205,19 @@ def _expected_rows(snap, release):
         if release == "solaris-2009" and interior and r["depth"] > 0:
             name = re.sub(r"-\d+$", "", name)
         out.append((r["depth"], name, r["state"], r.get("note", "")))
+    pool, leaves = results["pool"], results["leaves"]
+    if pool.get("log"):
+        # OpenSolaris 2009.06 prints "logs" as a row with the root's state (il:379c004d1f)
+        root = rows[0]
+        out.append((0, "logs", root["state"], root.get("note", "")) if release == "solaris-2009"
+                   else (0, "logs", None, ""))
+        for v in pool["log"]:
+            if v["type"] != "disk":
+                out.append((1, "mirror" if release == "solaris-2009" else v["name"], "ONLINE", ""))
+            out += [(2 if v["type"] != "disk" else 1, leaves[i]["name"], "ONLINE", "") for i in v["leaves"]]
+    if pool.get("cache"):
+        out.append((0, "cache", None, ""))
+        out += [(1, leaves[i]["name"], "ONLINE", "") for i in pool["cache"]]
     return out
 
 
@@ -242,15 +271,22 @@ def _check_scan(parsed, snap, release, now_s):
 def test_round_trip_every_release_reads_back(runs):
     from ziosim.report.status import zpool_status as render
 
-    seen_shapes, checked = set(), 0
-    for name, pool, epoch, snap in runs:
+    seen_shapes, checked, with_classes = set(), 0, 0
+    for name, pool, epoch, snap, results in runs:
         now = epoch + snap["t_ns"] // 10**9
         for release in _releases_for(snap):
-            text = render(snap, release, pool, epoch)
+            text = render(snap, release, pool, epoch, results)
             where = f"{name} at {snap['t_ns'] // 10**9}s as {release}:\n{text}"
             st = status_of(text)
             assert st.name == pool and st.state == snap["state"], where
-            assert [(r.depth, r.name, r.state, r.note) for r in st.rows] == _expected_rows(snap, release), where
+            assert [(r.depth, r.name, r.state, r.note) for r in st.rows] == _expected_rows(
+                snap, release, results), where
+            logs, cache = results["pool"]["log"], results["pool"]["cache"]
+            assert [v.kind for v in st.vdevs_of("logs")] == [v["type"] for v in logs], where
+            assert [leaf.name for v in st.vdevs_of("logs") for leaf in v.leaves()] == [
+                results["leaves"][i]["name"] for v in logs for i in v["leaves"]], where
+            assert [v.name for v in st.vdevs_of("cache")] == [results["leaves"][i]["name"] for i in cache], where
+            with_classes += bool(logs and cache)
             assert all(close(r.read, t.get("read", 0)) and close(r.cksum, t.get("cksum", 0))
                        for r, t in zip(st.rows, snap["tree"])), where
             leaves = [leaf.name for leaf in st.root.leaves()]
@@ -266,7 +302,7 @@ def test_round_trip_every_release_reads_back(runs):
             guess = zpool_status.guess_release(st)
             assert scan_lines(snap, guess.release, now) == printed, f"guessed {guess.release}; {where}"
             checked += 1
-    assert checked > 300
+    assert checked > 300 and with_classes > 30
     # every printed form was met at least once
     assert {("2009", "scanning"), ("legacy", "scanning"), ("legacy", "paused"), ("issued", "scanning"),
             ("issued", "paused"), ("rebuild", "scanning"), ("slash", "scanning"), ("slash", "paused"),
@@ -280,8 +316,8 @@ def test_round_trip_guess_per_platform(runs):
     (8-space continuation lines), sdX as ZoL."""
     from ziosim.report.status import zpool_status as render
 
-    name, pool, epoch, snap = next(r for r in runs if r[0] == "resilver-raidz2-legacy"
-                                   and (r[3].get("scan") or {}).get("state") == "scanning")
+    name, pool, epoch, snap, _ = next(r for r in runs if r[0] == "resilver-raidz2-legacy"
+                                      and (r[3].get("scan") or {}).get("state") == "scanning")
     assert zpool_status.guess_release(status_of(render(snap, "illumos-2014", pool, epoch))).release == "illumos-2014"
     assert zpool_status.guess_release(status_of(render(snap, "freebsd-9", pool, epoch))).release == "freebsd-9"
     assert zpool_status.guess_release(status_of(render(snap, "zfs-0.7", pool, epoch))).release == "zfs-0.7"

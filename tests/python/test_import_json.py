@@ -112,9 +112,9 @@ def key_by_guid(doc: dict, guid: int = 3920273586464696295) -> dict:
     return out
 
 
-def forms(snap: dict, pool: str, epoch: int) -> dict[str, str]:
-    s = render_json(snap, "zfs-2.3", pool, epoch)
-    i = render_json(snap, "zfs-2.3", pool, epoch, as_int=True)
+def forms(snap: dict, pool: str, epoch: int, layout: dict | None = None) -> dict[str, str]:
+    s = render_json(snap, "zfs-2.3", pool, epoch, layout=layout)
+    i = render_json(snap, "zfs-2.3", pool, epoch, as_int=True, layout=layout)
     compact = lambda d: json.dumps(d, separators=(",", ":")) + "\n"  # noqa: E731
     return {
         "strings": s,
@@ -144,7 +144,8 @@ def test_flat_form_has_zpools_quirks():
 @pytest.fixture(scope="module")
 def runs():
     """Snapshots of real runs at zfs-2.3: a scrub in progress (then paused, canceled,
-    finished), a resilver with replacing, a sequential rebuild, its scrub and a resilver."""
+    finished), a resilver with replacing, a sequential rebuild, its scrub and a resilver,
+    and a resilver of a pool with log vdevs and an L2ARC device. Each with its results."""
     from ziosim import runner, scenario
 
     def load(path, stop, interval):
@@ -153,7 +154,7 @@ def runs():
         doc["zfs"] = {**doc.get("zfs", {}), "release": "zfs-2.3"}
         return scenario.from_dict(doc, default_name="x")
 
-    from test_import import FAIL_REPLACE, SCRUB_PAUSE_CANCEL, SMALL
+    from test_import import FAIL_REPLACE, SCRUB_PAUSE_CANCEL, SLOG_CACHE, SMALL
 
     def small(actions, stop, interval):
         return scenario.loads(SMALL.format(stop=stop, interval=interval, actions=actions)
@@ -164,13 +165,14 @@ def runs():
         "rebuild": load("scenarios/rebuild-mirror-zfs-2.1.toml", "42m", "1m"),
         "small-scrub": small(SCRUB_PAUSE_CANCEL, "70s", "2s"),
         "small-resilver": small(FAIL_REPLACE, "40s", "3s"),
+        "small-slog-resilver": small(SLOG_CACHE + FAIL_REPLACE, "20s", "5s"),
     }
     out = []
     for name, sc in scs.items():
         assert sc.release == "zfs-2.3"
         r = runner.run(sc)
         for snap in r["status"]["snapshots"]:
-            out.append((name, sc.config["pool"]["name"], r["status"]["epoch_s"], snap))
+            out.append((name, sc.config["pool"]["name"], r["status"]["epoch_s"], snap, r))
     return out
 
 
@@ -200,6 +202,8 @@ def _same_reading(js: zpool_status.PoolStatus, tx: zpool_status.PoolStatus, form
         (r.depth, r.name, r.state, r.read, r.write, r.cksum, r.note) for r in tx.rows]
     assert [(v.kind, [leaf.name for leaf in v.leaves()]) for v in js.vdevs] == [
         (v.kind, [leaf.name for leaf in v.leaves()]) for v in tx.vdevs]
+    assert [(lab, [(v.kind, [leaf.name for leaf in v.leaves()]) for v in vs]) for lab, vs in js.classes] == [
+        (lab, [(v.kind, [leaf.name for leaf in v.leaves()]) for v in vs]) for lab, vs in tx.classes]
     assert len(js.scans) == len(tx.scans)
     exact = form.startswith("int")
     for j, t in zip(js.scans, tx.scans):
@@ -229,11 +233,12 @@ def _same_reading(js: zpool_status.PoolStatus, tx: zpool_status.PoolStatus, form
 
 @pytest.mark.needs_core
 def test_round_trip_json_reads_as_the_text(runs):
-    seen, checked = set(), 0
-    for name, pool, epoch, snap in runs:
-        text = render_text_status(snap, "zfs-2.3", pool, epoch)
+    seen, checked, with_classes = set(), 0, 0
+    for name, pool, epoch, snap, results in runs:
+        text = render_text_status(snap, "zfs-2.3", pool, epoch, results)
         tx = status_of(text)
-        for form, doc in forms(snap, pool, epoch).items():
+        with_classes += bool(tx.vdevs_of("logs") and tx.vdevs_of("cache"))
+        for form, doc in forms(snap, pool, epoch, results).items():
             js = status_of(doc, f"{name}.json")
             where = f"{name} at {snap['t_ns'] // 10**9}s, {form}:\n{text}\n{doc}"
             try:
@@ -245,28 +250,34 @@ def test_round_trip_json_reads_as_the_text(runs):
                 assert "zfs-2.3" in zpool_status.candidate_releases(s)[0], where
                 seen.add((s.shape, s.state, s.sequential))
             checked += 1
-    assert checked > 200
+    assert checked > 200 and with_classes > 3
     assert {("slash", "scanning", False), ("slash", "paused", False), ("finished", "finished", False),
             ("canceled", "canceled", False), ("slash", "scanning", True), ("finished", "finished", True)} <= seen, seen
-    notes = {r.note for _, pool, epoch, snap in runs for r in status_of(render_json(snap, "zfs-2.3", pool, epoch)).rows}
+    notes = {r.note for _, pool, epoch, snap, _ in runs
+             for r in status_of(render_json(snap, "zfs-2.3", pool, epoch)).rows}
     assert {"cannot open", "(resilvering)"} <= notes
 
 
 @pytest.mark.needs_core
-def test_imported_json_builds_the_text_scenario(runs, presets):
+@pytest.mark.parametrize("run", ["small-resilver", "small-slog-resilver"])
+def test_imported_json_builds_the_text_scenario(runs, presets, run):
     """Downstream is unchanged: the scenario from the JSON is the text's, but for the
     header (the lines it quotes) and line references."""
-    name, pool, epoch, snap = next(r for r in runs if r[0] == "small-resilver"
-                                   and (r[3]["scan"] or {}).get("state") == "scanning")
-    text = render_text_status(snap, "zfs-2.3", pool, epoch)
+    name, pool, epoch, snap, results = next(r for r in runs if r[0] == run
+                                            and (r[3]["scan"] or {}).get("state") == "scanning")
+    text = render_text_status(snap, "zfs-2.3", pool, epoch, results)
     from_text = isc.build(isc.read_inputs([("s.txt", text)]), isc.Options(release="zfs-2.3"), presets)
-    from_json = isc.build(isc.read_inputs([("s.txt", render_json(snap, "zfs-2.3", pool, epoch, as_int=True))]),
+    from_json = isc.build(isc.read_inputs([("s.txt", render_json(snap, "zfs-2.3", pool, epoch, as_int=True,
+                                                                 layout=results))]),
                           isc.Options(release="zfs-2.3"), presets)
     def body(t: str) -> list[str]:  # the TOML, line references aside
         return [re.sub(r" \(s\.txt line \d+\)", "", ln) for ln in t.splitlines() if not ln.startswith("#")]
 
     assert body(from_json) == body(from_text)
     assert "replace" in from_json
+    if run == "small-slog-resilver":  # the log mirror, the lone log disk and the L2ARC device
+        assert 'names = ["sdd", "sde"]' in from_json and 'names = ["sdf"]' in from_json
+        assert "[pool.cache]" in from_json and 'names = ["sdc"]' in from_json
 
 
 # ----------------------------------------------------------------------------- fixtures

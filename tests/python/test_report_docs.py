@@ -30,10 +30,17 @@ def examples() -> dict[str, str]:
     r = json.loads((FIXTURES / "results_raidz2.json").read_text())
     m = json.loads((FIXTURES / "meta_raidz2.json").read_text())
     st = json.loads((FIXTURES / "status_snapshots.json").read_text())
+    slog = json.loads((FIXTURES / "results_slog.json").read_text())
     one = [1]  # the second interval: the scrub has started
     return {
         "header": "\n".join(render_text(r, m, views=()).splitlines()[:2]) + "\n",
         "status": "$ zpool status tank\n" + zpool_status_config(r, "zfs-2.2"),
+        "status-slog": "$ zpool status tank\n" + zpool_status_config(slog, "zfs-2.2"),
+        "status-slog-2009": "$ zpool status tank      # release solaris-2009\n"
+        + zpool_status_config(slog, "solaris-2009"),
+        "iostat-slog": "$ zpool iostat -v tank 10\n" + zpool_iostat(slog, "zfs-2.2", samples=one),
+        "iostat-slog-2009": "$ zpool iostat -v tank 10      # release solaris-2009\n"
+        + zpool_iostat(slog, "solaris-2009", samples=one),
         "status-resilver": "$ zpool status tank\n"
         + zpool_status(st["resilver"], "zfs-2.2", "tank", st["epoch_s"]),
         "status-resilver-0.6.5": "$ zpool status tank      # release zfs-0.6.5\n"

@@ -517,7 +517,9 @@ def test_render_text_prints_one_status_per_snapshot():
     text = render_text(r, dict(meta, release="zfs-2.2"), views=("status",))
     sections = text.split("\n$ zpool status tank\n")
     assert len(sections) == 3
-    assert sections[1] == zpool_status(first, "zfs-2.2", "tank", E)
+    assert sections[1] == zpool_status(first, "zfs-2.2", "tank", E, r)
+    # the snapshot's tree holds the data vdevs; the L2ARC device is appended, ONLINE
+    assert sections[1].splitlines()[-4:-2] == ["\tcache", "\t  nvd0           ONLINE       0     0     0"]
     assert sections[2].splitlines()[2] == (
         "  scan: resilvered 2.91T in 1 days 02:03:04 with 0 errors on Sun Oct 15 02:03:05 2023")
     # without scan results the status view is the configuration block, as before
@@ -569,3 +571,91 @@ def test_refused_commands_print_before_the_status():
     text = render_text(r, dict(meta, release="zfs-2.2"), views=("status",))
     assert "\n$ zpool detach tank sdb\ncannot detach sdb: no valid replicas\n\n$ zpool status tank\n" in text
     assert "zpool detach tank sda" not in text
+
+
+# ----------------------------------------------------------------------------- logs and cache
+# The pool of TREE_ONLINE with a log mirror (sdd sde), a lone log disk (sdf) and an L2ARC
+# device (nvd0), as the results list them (docs/internals.md "Results": pool.log, pool.cache;
+# log vdevs are numbered after the data vdevs, a lone log disk goes by its name).
+
+LAYOUT = {
+    "pool": {"name": "tank", "alloc_bytes": 0, "size_bytes": 0,
+             "vdevs": [{"name": "mirror-0", "type": "mirror", "leaves": [0, 1]}],
+             "cache": [2],
+             "log": [{"name": "mirror-1", "type": "mirror", "leaves": [3, 4]},
+                     {"name": "sdf", "type": "disk", "leaves": [5]}]},
+    "leaves": [{"name": n, "size_bytes": 1 << 40} for n in ("sda", "sdb", "nvd0", "sdd", "sde", "sdf")],
+}
+
+
+def _classes_block(release: str, logs_line: str) -> str:
+    mirror = "mirror" if release == "solaris-2009" else "mirror-1"
+    return (f"{logs_line}\n"
+            f"\t  {mirror:<8}  ONLINE       0     0     0\n"
+            "\t    sdd     ONLINE       0     0     0\n"
+            "\t    sde     ONLINE       0     0     0\n"
+            "\t  sdf       ONLINE       0     0     0\n"
+            "\tcache\n"
+            "\t  nvd0      ONLINE       0     0     0\n")
+
+
+# print_status_config(zhp, "logs", nvroot, …) in OpenSolaris 2009.06 (il:379c004d1f): the
+# root's row again; print_logs "\tlogs\n" (il:aa8cf21aa2 … ZM@zfs-0.7.13); print_class_vdevs
+# "\t%s\t\n" (ZM@zfs-0.8.0 … @zfs-2.3.4). print_l2cache "\tcache\n" in every era.
+LOGS_LINE = {"solaris-2009": "\tlogs        ONLINE       0     0     0", "freebsd-9": "\tlogs",
+             "illumos-2012": "\tlogs", "illumos-2014": "\tlogs", "zfs-0.6.5": "\tlogs", "zfs-0.7": "\tlogs",
+             "zfs-0.8": "\tlogs\t", "zfs-2.0": "\tlogs\t", "zfs-2.1": "\tlogs\t", "zfs-2.2": "\tlogs\t",
+             "zfs-2.3": "\tlogs\t"}
+
+
+@pytest.mark.parametrize("release", sorted(LOGS_LINE))
+def test_logs_and_cache_without_scan(release):
+    from ziosim.report.status import zpool_status_config
+
+    top = "mirror  " if release == "solaris-2009" else "mirror-0"
+    assert zpool_status_config(LAYOUT, release) == (
+        "  pool: tank\n"
+        " state: ONLINE\n"
+        "config:\n"
+        "\n"
+        "\tNAME        STATE     READ WRITE CKSUM\n"
+        "\ttank        ONLINE       0     0     0\n"
+        f"\t  {top}  ONLINE       0     0     0\n"
+        "\t    sda     ONLINE       0     0     0\n"
+        "\t    sdb     ONLINE       0     0     0\n"
+        + _classes_block(release, LOGS_LINE[release]) +
+        "\n"
+        "errors: No known data errors\n")
+
+
+@pytest.mark.parametrize("release", sorted(LOGS_LINE))
+def test_logs_and_cache_follow_the_snapshot_tree(release):
+    """A run with actions prints the snapshot's tree, then the classes, ONLINE; the
+    2009 logs row repeats the root's state (here DEGRADED) and counters."""
+    text = zpool_status(snap(state="DEGRADED", tree=TREE_MISSING), release, "tank", E, LAYOUT)
+    logs_line = LOGS_LINE[release].replace("ONLINE  ", "DEGRADED")
+    config = text[text.index("\tNAME"):]
+    raidz = "raidz2  " if release == "solaris-2009" else "raidz2-0"
+    assert config == (
+        "\tNAME        STATE     READ WRITE CKSUM\n"
+        "\ttank        DEGRADED     0     0     0\n"
+        f"\t  {raidz}  DEGRADED     0     0     0\n"
+        "\t    sda     ONLINE       0     0     0\n"
+        "\t    sdb     UNAVAIL      0     0     0  cannot open\n"
+        "\t    sdc     ONLINE       0     0     0\n"
+        + _classes_block(release, logs_line) +
+        "\n"
+        "errors: No known data errors\n")
+    # without the layout, the snapshot's tree alone (as before the results had pool.log)
+    assert "logs" not in zpool_status(snap(tree=TREE_MISSING), release, "tank", E)
+
+
+def test_a_long_log_disk_name_widens_the_name_column():
+    """max_width() walks the log vdevs and the L2ARC devices too (every era)."""
+    from ziosim.report.status import zpool_status_config
+
+    layout = copy.deepcopy(LAYOUT)
+    layout["leaves"][5]["name"] = "nvme-INTEL_SSDPE21D280GA_PHM2"
+    text = zpool_status_config(layout, "zfs-2.2").splitlines()
+    assert text[4] == "\tNAME                             STATE     READ WRITE CKSUM"
+    assert text[13] == "\t  nvme-INTEL_SSDPE21D280GA_PHM2  ONLINE       0     0     0"

@@ -349,3 +349,99 @@ def test_illumos_iostat_xn_fields_stay_apart_when_a_value_outgrows_its_column():
     assert row.split() == ["1.0", "250.0", "4.0", "123456.7", "0.0", "3.0", "0.0", "2.0", "0", "99", "c0t0d0"]
     small = _illumos_block([DiskSample("c0t1d0", 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.5, 7.0)])[-1]
     assert small == "    1.0    2.0    3.0    4.0  0.0  0.5    0.0    5.7   0   7 c0t1d0"  # the header's columns
+
+
+# ----------------------------------------------------------------------------- logs and cache
+# results_slog.json: the raidz2 pool plus a log mirror (mirror-1: nvd1 nvd2) and a lone log
+# disk (nvd3) that take the ZIL's writes, and the L2ARC device nvd0 (make_results.py).
+
+
+@pytest.fixture(scope="module")
+def slog():
+    return json.loads((FIXTURES / "results_slog.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def slog_meta():
+    return json.loads((FIXTURES / "meta_slog.json").read_text())
+
+
+SLOG_SNAPSHOT_CASES = [
+    ("solaris-2009", "status"), ("solaris-2009", "iostat"),
+    ("illumos-2012", "status"), ("illumos-2012", "iostat"),
+    ("zfs-0.7", "status"), ("zfs-0.7", "iostat-l"),
+    ("zfs-0.8", "status"), ("zfs-0.8", "iostat-q"),
+    ("zfs-2.2", "status"), ("zfs-2.2", "iostat"),
+    ("zfs-2.3", "status-json"),
+]
+
+
+@pytest.mark.parametrize(("release", "view"), SLOG_SNAPSHOT_CASES)
+def test_slog_view_snapshot(slog, slog_meta, release, view):
+    check_snapshot(f"slog__{release}__{view}", render_text(slog, dict(slog_meta, release=release), views=(view,)))
+
+
+def test_slog_status_during_a_scan_snapshot(slog, slog_meta):
+    """A run with actions prints the core's snapshot trees, which hold the data vdevs only;
+    the logs and cache sections follow each of them."""
+    r = copy.deepcopy(slog)
+    snaps = json.loads((FIXTURES / "status_snapshots.json").read_text())
+    r["status"] = {"epoch_s": snaps["epoch_s"], "snapshots": [snaps["resilver"]]}
+    for release in ("solaris-2009", "zfs-0.6.5", "zfs-2.2"):
+        check_snapshot(f"slog__{release}__status-scan", render_text(r, dict(slog_meta, release=release),
+                                                                     views=("status",)))
+    check_snapshot("slog__zfs-2.3__status-json-scan", render_text(r, dict(slog_meta, release="zfs-2.3"),
+                                                                   views=("status-json",)))
+
+
+def test_slog_verbose_histograms_snapshot(slog):
+    check_snapshot("slog__zfs-2.2__iostat-wv", zpool_iostat_w(slog, "zfs-2.2", verbose=True))
+
+
+def _block(results, release, flags=()):
+    return zpool_iostat(results, release, flags=flags, samples=[1]).splitlines()
+
+
+def test_logs_section_per_era(slog):
+    """print_vdev_stats: a "logs" label from illumos 952 (2011) on, inline before that."""
+    names = lambda block: [ln.split()[0] for ln in block[3:] if ln and not ln.startswith("-")]  # noqa: E731
+    legacy_label = "logs            -      -      -      -      -      -"
+    assert names(_block(slog, "solaris-2009")) == [
+        "tank", "raidz2", "sda", "sdb", "sdc", "sdd", "sde", "sdf", "mirror", "nvd1", "nvd2", "nvd3", "cache", "nvd0"]
+    for release in ("freebsd-9", "illumos-2012", "illumos-2014", "zfs-0.6.5"):
+        block = _block(slog, release)
+        assert names(block)[8:] == ["logs", "mirror", "nvd1", "nvd2", "nvd3", "cache", "nvd0"], release
+        assert block[11] == legacy_label, release
+    block = _block(slog, "zfs-2.2", ("-l",))
+    assert names(block)[8:] == ["logs", "mirror-1", "nvd1", "nvd2", "nvd3", "cache", "nvd0"]
+    # print_iostat_dashes(cb, 0, "logs"): a "-" under every column of every group shown
+    assert block[11] == "logs".ljust(10) + "      -" * (6 + 11)
+
+
+def test_log_vdev_rows_and_the_pool_row(slog):
+    """A log vdev has its own capacity (alloc 0: not in the results; free: its smallest
+    disk); its disks print "-". The pool row counts the log vdevs' I/O (the root sums
+    every top-level vdev) but not the L2ARC device's."""
+    block = _block(slog, "zfs-2.2")
+    rows = {ln.split()[0]: ln.split()[1:] for ln in block[3:-1]}
+    assert rows["mirror-1"][:2] == ["0", "373G"] and rows["nvd3"][:2] == ["0", "373G"]
+    assert rows["nvd1"][:2] == ["-", "-"]
+    series = slog["series"]["leaves"]
+    logs = [i for v in slog["pool"]["log"] for i in v["leaves"]]
+    data = slog["pool"]["vdevs"][0]["leaves"]
+    writes = sum(series[i]["write_ops"][1] for i in data + logs) // 10
+    assert logs == [7, 8, 9] and writes > sum(series[i]["write_ops"][1] for i in data) // 10
+    assert rows["tank"][3] == str(writes)
+    assert [r.name for r in pool_rows(slog, "zfs-2.2") if r.section == "logs"] == ["mirror-1", "nvd1", "nvd2", "nvd3"]
+
+
+def test_histograms_open_each_class_with_a_blank_line(slog):
+    """In -w/-r, print_vdev_stats prints only "\\n" where the label would go (0.7+)."""
+    lines = zpool_iostat_w(slog, "zfs-0.7", verbose=True).splitlines()
+    heads = [i for i, ln in enumerate(lines) if ln.startswith(("mirror ", "nvd0 "))]
+    assert [lines[i - 2:i] for i in heads] == [["", ""], ["", ""]]
+
+
+def test_os_iostat_lists_the_log_and_cache_disks(slog):
+    names = [ln.split()[0] for ln in os_iostat_x(slog, "linux", samples=[0]).splitlines()[1:] if ln]
+    assert names == ["sda", "sdb", "sdc", "sdd", "sde", "sdf", "nvd0", "nvd1", "nvd2", "nvd3"]

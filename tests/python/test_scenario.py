@@ -891,3 +891,22 @@ def test_devices_in_the_second_vdev_are_named_by_its_index():
     text = (HEAD + '[pool]\nfill = 0.5\nvdevs = [{ type = "disk", device = "wd20efrx" }, '
             '{ type = "mirror", disks = 3, devices = ["wd20efrx"] }]\n')
     assert err(text).startswith("pool.vdevs[1].devices: 1 devices for 3 disks — allowed: an array of 3 devices")
+
+
+def test_actions_refuse_log_and_cache_disks():
+    """The core acts on data-vdev disks only and the status printers show log and cache
+    devices ONLINE, so an action naming one is refused, saying what it is."""
+    pool = ('[pool]\nfill = 0.5\nvdevs = [{ type = "mirror", disks = 2, device = "hdd-7200-sata-2014" }]\n'
+            'log = [{ device = "samsung-850pro", count = 2, mirror = true }]\n'
+            'cache = { device = "samsung-850pro" }\n')
+    # names in pool order: sda sdb (mirror), sdc (cache), sdd sde (log mirror)
+    for do, key in (("fail", "disk"), ("offline", "disk"), ("detach", "disk"), ("online", "disk")):
+        assert err(HEAD + pool + f'[[action]]\ndo = "{do}"\n{key} = "sdd"\n') == (
+            f'action[0].{key}: "sdd" — a log device (pool.log); actions act on the disks of pool.vdevs only; '
+            "allowed: one of sda, sdb")
+    assert err(HEAD + pool + '[[action]]\ndo = "replace"\nold = "sdc"\nnew = "sdf"\n') == (
+        'action[0].old: "sdc" — a cache device (pool.cache); actions act on the disks of pool.vdevs only; '
+        "allowed: one of sda, sdb")
+    for new in ("sdc", "sde"):  # a new disk may not take a log or cache device's name either
+        assert err(HEAD + pool + f'[[action]]\ndo = "attach"\ndisk = "sda"\nnew = "{new}"\n') == (
+            f'action[0].new: "{new}" — allowed: a name no disk of the pool has')

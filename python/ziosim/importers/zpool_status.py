@@ -22,7 +22,9 @@ A ``zpool status`` is read line by line (``parse``):
   ``NAME STATE READ WRITE CKSUM [note]`` (spares: ``NAME AVAIL|INUSE [note]``), its depth
   the indent beyond the header's ``NAME`` in steps of two (TABs count 8, so a paste that
   turned the leading TAB into spaces still reads). Rows at depth 0 after the pool are the
-  class labels ``logs``, ``cache``, ``spares``, ``special``, ``dedup``. A row with rows
+  class labels ``logs``, ``cache``, ``spares``, ``special``, ``dedup`` (0.8+ prints
+  ``logs`` with a trailing TAB; OpenSolaris 2009.06 prints ``logs`` as a whole row with the
+  root vdev's state and counters, il:379c004d1f — read as the label). A row with rows
   under it is an interior vdev named by type: ``mirror-0``, ``raidz2-0``, old unnumbered
   ``mirror``/``raidz2``, ``replacing-N``, ``spare-N``, ``draid…``.
 
@@ -478,7 +480,8 @@ def _tree(rows: list[Row], pool: str, file: str) -> tuple[Vdev, tuple[tuple[str,
     classes: list[tuple[str, tuple[Vdev, ...]]] = []
     while i < len(rows):
         r = rows[i]
-        if r.depth != 0 or r.state is not None or r.name not in CLASS_LABELS:
+        old_logs = r.depth == 0 and r.name == "logs" and r.read is not None  # OpenSolaris 2009.06
+        if r.depth != 0 or (r.state is not None and not old_logs) or r.name not in CLASS_LABELS:
             raise ImportTextError(file, r.line, r.name,
                                   f"a class label ({', '.join(CLASS_LABELS)}) or a row under {pool}")
         i += 1

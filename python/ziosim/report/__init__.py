@@ -96,7 +96,7 @@ def _status_sections(results: dict, release: str, pool: str) -> list[str]:
         said = entry.get("error") or entry.get("warning")
         if said:
             out.append(_section(entry["command"], said + "\n"))
-    return out + [_section(f"zpool status {pool}", zpool_status(snap, release, pool, epoch_s))
+    return out + [_section(f"zpool status {pool}", zpool_status(snap, release, pool, epoch_s, results))
                   for snap in status["snapshots"]]
 
 

@@ -79,7 +79,7 @@ def _final_status(results: dict, meta: dict) -> str:
     pool = results["pool"]["name"]
     status = results.get("status") or {}
     snaps = status.get("snapshots") or []
-    body = (zpool_status(snaps[-1], release, pool, int(status.get("epoch_s", 0))) if snaps
+    body = (zpool_status(snaps[-1], release, pool, int(status.get("epoch_s", 0)), results) if snaps
             else zpool_status_config(results, release))
     return f"$ zpool status {pool}\n{body}"
 

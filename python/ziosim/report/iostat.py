@@ -13,7 +13,25 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
   (``text_start = width / columns - len / columns``); labels longer than their
   column (``rebuild``, ``rebuildq_write``) overflow it, as in ZFS.
 * interior vdevs and the pool add up their leaves (0.7.0+ ``vdev_get_stats_ex``); leaves
-  print ``-`` for capacity. Rates are per second over the interval, floored.
+  print ``-`` for capacity. Rates are per second over the interval, floored. The pool row
+  counts the log vdevs' I/O too — the root vdev sums every top-level vdev, logs included
+  (module/zfs/vdev.c: ``vdev_get_stats`` @zfs-0.6.5, ``vdev_get_stats_ex_impl``
+  @zfs-0.7.0) — but not the L2ARC devices, which are not its children.
+* the pool's classes follow the data vdevs (``print_vdev_stats``): from illumos 952
+  (il:9d439f9073, 2011; every release here but solaris-2009) the log vdevs under a
+  ``logs`` label, then the L2ARC devices under ``cache``. Before 0.7 a label is the fixed
+  string ``"%-*s      -      -      -      -      -      -\\n"``; from ZM@zfs-0.7.0 it is
+  ``print_iostat_dashes(cb, 0, "logs")`` — a ``-`` per column of every group shown —
+  and in the ``-w``/``-r`` histograms a blank line. solaris-2009 (il:379c004d1f) has no
+  ``logs`` label: ``print_vdev_stats`` walks every child of the root, so a log vdev prints
+  among the data vdevs, after them.
+* a log vdev is a top-level vdev with its own capacity columns: ``free`` is its size (the
+  smallest of its disks, as ZFS sizes a mirror) and ``alloc`` 0 — the ZIL blocks it holds
+  at a moment are not in the results (``zil.log_space_bytes_max`` is a whole-run peak).
+  A lone log disk goes by its own name, a log mirror as the data vdevs do (``mirror`` /
+  ``mirror-1``). An L2ARC device has capacity columns in ZFS too (``vdev_space_update``
+  from arc.c; ``spa_l2cache_space_update`` in 2009), but how full the L2ARC is is not in
+  the results either: ziosim prints ``-`` there.
 * ``-l`` cells are the interval's mean wait (sum of waits / ops, floored to ns) printed
   with ``zfs_nicetime``; ZFS itself uses bucket midpoints of the interval's histogram,
   which the results document does not carry per interval.
@@ -70,7 +88,7 @@ class Row:
     leaves: list[int]
     alloc_bytes: int | None = None  # None: print "-" (leaves)
     size_bytes: int | None = None
-    section: str = ""  # "" for the main tree, "cache" for L2ARC devices
+    section: str = ""  # "" for the main tree, "logs" for log vdevs, "cache" for L2ARC devices
     children: list[Row] = field(default_factory=list)
 
 
@@ -80,24 +98,28 @@ def _vdev_display_name(name: str, release: str) -> str:
     return re.sub(r"-\d+$", "", name)
 
 
+def _top_row(vdev: dict, leaves: list[dict], release: str, alloc: int, size: int,
+             section: str = "") -> Row:
+    idx = list(vdev["leaves"])
+    if vdev.get("type") == "disk" and len(idx) == 1:
+        return Row(leaves[idx[0]]["name"], 2, idx, alloc, size, section)
+    row = Row(_vdev_display_name(vdev["name"], release), 2, idx, alloc, size, section)
+    row.children = [Row(leaves[i]["name"], 4, [i], section=section) for i in idx]
+    return row
+
+
 def pool_rows(results: dict, release: str) -> list[Row]:
-    """Rows in the order ``print_vdev_stats`` visits them (pool, vdevs, leaves, cache)."""
+    """Rows in the order ``print_vdev_stats`` visits them (pool, vdevs, leaves, logs, cache)."""
     pool = results["pool"]
     leaves = results["leaves"]
-    top: list[Row] = []
-    all_main: list[int] = []
-    for vdev in pool["vdevs"]:
-        idx = list(vdev["leaves"])
-        all_main.extend(idx)
-        if vdev.get("type") == "disk" and len(idx) == 1:
-            top.append(Row(leaves[idx[0]]["name"], 2, idx, vdev.get("alloc_bytes", 0),
-                           vdev.get("size_bytes", 0)))
-            continue
-        row = Row(_vdev_display_name(vdev["name"], release), 2, idx,
-                  vdev.get("alloc_bytes", 0), vdev.get("size_bytes", 0))
-        row.children = [Row(leaves[i]["name"], 4, [i]) for i in idx]
-        top.append(row)
-    rows = [Row(pool["name"], 0, all_main, pool.get("alloc_bytes", 0), pool.get("size_bytes", 0))]
+    top = [_top_row(v, leaves, release, v.get("alloc_bytes", 0), v.get("size_bytes", 0))
+           for v in pool["vdevs"]]
+    # Log vdevs: alloc 0 (not in the results), size that of the smallest disk.
+    section = "" if release == "solaris-2009" else "logs"
+    top += [_top_row(v, leaves, release, 0, min(int(leaves[i]["size_bytes"]) for i in v["leaves"]), section)
+            for v in pool.get("log") or []]
+    rows = [Row(pool["name"], 0, [i for row in top for i in row.leaves], pool.get("alloc_bytes", 0),
+                pool.get("size_bytes", 0))]
     for row in top:
         rows.append(row)
         rows.extend(row.children)
@@ -335,11 +357,11 @@ def zpool_iostat(results: dict, release: str, flags: tuple[str, ...] = (),
             header = (_legacy_header(release, namewidth) if legacy
                       else _header(kinds, release, namewidth, "pool"))
             lines.extend(header)
-        cache_started = False
+        section = ""
         for row in rows:
-            if row.section == "cache" and not cache_started:
-                cache_started = True
-                lines.append("cache".ljust(namewidth) + ("  " + "-".rjust(COLUMN_WIDTH)) * (
+            if row.section != section:
+                section = row.section
+                lines.append(section.ljust(namewidth) + ("  " + "-".rjust(COLUMN_WIDTH)) * (
                     6 if legacy else sum(len(_bottom_labels(kd, release)) for kd in kinds)))
             line = _row_name(row, namewidth)
             line += _default_cells(results, row, k, interval_ns)
@@ -412,10 +434,10 @@ def _histogram_blocks(results: dict, release: str, verbose: bool, kind: str) -> 
     namewidth = max(cb_namewidth, len(title))
     ncols = len(_bottom_labels(kind, release))
     lines: list[str] = []
-    cache_started = False
+    section = ""
     for row in rows:
-        if row.section == "cache" and not cache_started:
-            cache_started = True
+        if row.section != section:  # a class: print_vdev_stats prints "\n" alone
+            section = row.section
             lines.append("")
         lines.append("")
         lines.extend(_header([kind], release, cb_namewidth, title, row.name))

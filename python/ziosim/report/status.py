@@ -4,11 +4,16 @@ Two entry points:
 
 * ``zpool_status_config(results, release)`` — the configuration block of a run without scan
   actions (every device ONLINE, zero error counters), as before.
-* ``zpool_status(snapshot, release, pool_name, epoch_s)`` — the whole ``zpool status`` text
-  from one status snapshot (docs/internals.md, "Scan results ... and `zpool status`
-  snapshots"): pool and state lines, the status/action lines of the reason the release's
-  ``zpool_get_status`` would pick, the scan line(s) of the release's era, the vdev tree and
-  the error summary.
+* ``zpool_status(snapshot, release, pool_name, epoch_s, layout=results)`` — the whole
+  ``zpool status`` text from one status snapshot (docs/internals.md, "Scan results ... and
+  `zpool status` snapshots"): pool and state lines, the status/action lines of the reason
+  the release's ``zpool_get_status`` would pick, the scan line(s) of the release's era, the
+  vdev tree and the error summary.
+
+Both print the pool's classes after the data vdevs as each release does (``_class_rows``):
+the separate log vdevs under ``logs``, then the L2ARC devices under ``cache``. The snapshot
+tree holds the data vdevs only; no action can target a log or cache disk (scenario.py
+refuses it), so their rows are always ONLINE with zero error counters.
 
 Eras of the scan line (spec/zfs-model.md §8.1; read from cmd/zpool/zpool_main.c):
 
@@ -67,13 +72,63 @@ def _top_name(name: str, release: str) -> str:
     return re.sub(r"-\d+$", "", name) if release == "solaris-2009" else name
 
 
+def _online(depth: int, name: str) -> dict:
+    return {"depth": depth, "name": name, "state": "ONLINE", "read": 0, "write": 0, "cksum": 0, "note": ""}
+
+
+def _log_label(release: str, root: dict) -> dict:
+    """The row that opens the ``logs`` section, per era.
+
+    * solaris-2009 (OpenSolaris 2009.06 = snv_111b; il:379c004d1f, the last zpool_main.c
+      before il:aa8cf21aa2 of 2009-04-17): ``status_callback`` prints it with
+      ``print_status_config(zhp, "logs", nvroot, namewidth, 0, B_FALSE, B_TRUE)`` — a whole
+      row carrying the root vdev's state, error counters and note.
+    * il:aa8cf21aa2 … ZM@zfs-0.7.13 (freebsd-9, illumos-*, zfs-0.6.5, zfs-0.7):
+      ``print_logs`` prints ``"\\tlogs\\n"``.
+    * ZM@zfs-0.8.0 … @zfs-2.3.4: ``print_class_vdevs`` prints ``"\\t%s\\t\\n"`` — a TAB after
+      the label.
+    """
+    if release == "solaris-2009":
+        return {**root, "depth": 0, "name": "logs"}
+    return {"depth": 0, "name": "logs", "state": None,
+            "label": "logs\t" if at_least(release, "zfs-0.8") else "logs"}
+
+
+def _class_rows(pool: dict, leaves: list[dict], release: str, root: dict) -> list[dict]:
+    """The rows ``status_callback`` prints after the data vdevs: the log vdevs, then the
+    L2ARC devices (every era: il:379c004d1f ``print_status_config`` then ``print_l2cache``;
+    ZM@zfs-0.6.5 ``print_logs`` then ``print_l2cache``; ZM@zfs-0.8.0 … @zfs-2.3.4
+    ``print_class_vdevs(…, "logs")`` then ``print_l2cache``).
+
+    A log vdev is a top-level vdev printed at depth 2 under its label, named as the data
+    vdevs are (``zpool_vdev_name`` with the type-id: ``mirror-1``; solaris-2009 ``mirror``);
+    a lone log disk goes by its own name. ``print_l2cache`` prints ``"\\tcache\\n"`` and each
+    device at depth 2 in every era read (il:379c004d1f, ZM@zfs-0.6.5, @zfs-2.3.0).
+    """
+    rows: list[dict] = []
+    logs = pool.get("log") or []
+    if logs:
+        rows.append(_log_label(release, root))
+        for v in logs:
+            idx = v["leaves"]
+            if v.get("type") == "disk" and len(idx) == 1:
+                rows.append(_online(1, leaves[idx[0]]["name"]))
+                continue
+            rows.append(_online(1, _top_name(v["name"], release)))
+            rows.extend(_online(2, leaves[i]["name"]) for i in idx)
+    if pool.get("cache"):
+        rows.append({"depth": 0, "name": "cache", "state": None})
+        rows.extend(_online(1, leaves[i]["name"]) for i in pool["cache"])
+    return rows
+
+
 def _config_rows(width: int, rows: list[dict]) -> list[str]:
     """``print_status_config``: ``\\t%*s%-*s  %-8s %5s %5s %5s`` then ``  <note>``."""
     out = []
     for r in rows:
         ind = 2 * int(r["depth"])
         if r.get("state") is None:  # a class label row: "logs", "cache", "spares"
-            out.append(f"\t{r['name']}")
+            out.append(f"\t{r.get('label', r['name'])}")
             continue
         line = (f"\t{'':{ind}}{r['name']:<{width - ind}}  {r['state']:<8}"
                 f" {zfs_nicenum(r.get('read', 0)):>5} {zfs_nicenum(r.get('write', 0)):>5}"
@@ -107,20 +162,15 @@ def zpool_status_config(results: dict, release: str) -> str:
     """``zpool status`` of a run without scan actions: every device ONLINE, no scan line."""
     pool = results["pool"]
     leaves = results["leaves"]
-    rows: list[dict] = [{"depth": 0, "name": pool["name"]}]
+    rows: list[dict] = [_online(0, pool["name"])]
     for vdev in pool["vdevs"]:
         idx = vdev["leaves"]
         if vdev.get("type") == "disk" and len(idx) == 1:
-            rows.append({"depth": 1, "name": leaves[idx[0]]["name"]})
+            rows.append(_online(1, leaves[idx[0]]["name"]))
             continue
-        rows.append({"depth": 1, "name": _top_name(vdev["name"], release)})
-        rows.extend({"depth": 2, "name": leaves[i]["name"]} for i in idx)
-    if pool.get("cache"):
-        rows.append({"depth": 0, "name": "cache", "state": None})
-        rows.extend({"depth": 1, "name": leaves[i]["name"]} for i in pool["cache"])
-    for r in rows:
-        if "state" not in r:
-            r["state"] = "ONLINE"
+        rows.append(_online(1, _top_name(vdev["name"], release)))
+        rows.extend(_online(2, leaves[i]["name"]) for i in idx)
+    rows += _class_rows(pool, leaves, release, rows[0])
     return "  pool: " + pool["name"] + "\n state: ONLINE\n" + _config_block(rows)
 
 
@@ -574,12 +624,15 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
 # ----------------------------------------------------------------------------- the whole
 
 
-def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int) -> str:
+def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int,
+                 layout: dict | None = None) -> str:
     """``zpool status <pool>`` as ``release`` prints it for one status snapshot.
 
     ``epoch_s`` is the wall-clock time of simulated t = 0; the moment of the snapshot
     (``time(NULL)`` in the C code, which the in-progress rates divide by) is
-    ``epoch_s + t_ns // 10**9``.
+    ``epoch_s + t_ns // 10**9``. ``layout`` is the results document (its ``pool`` and
+    ``leaves``), for the log and cache devices the snapshot tree does not hold; without it
+    only the snapshot's tree is printed.
     """
     index(release)
     now_s = int(epoch_s) + int(snapshot.get("t_ns", 0)) // 1_000_000_000
@@ -597,4 +650,6 @@ def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int) -> 
         for i, r in enumerate(rows):
             if i + 1 < len(rows) and rows[i + 1]["depth"] > r["depth"] and r["depth"] > 0:
                 r["name"] = _top_name(r["name"], release)
+    if layout is not None:
+        rows += _class_rows(layout["pool"], layout["leaves"], release, rows[0])
     return out + _config_block(rows, int(snapshot.get("errors") or 0))

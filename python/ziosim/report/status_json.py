@@ -19,10 +19,16 @@ newline. This module builds the same document from one snapshot of the results
   ``print_status_reason``'s ``status``/``action`` text (the text view's words, with their
   ``\\n\\t`` continuations), ``msgid``/``moreinfo``, ``scan_stats`` (``scan_status_nvlist``:
   the pool_scan_stat_t fields, then ``rebuild_stats`` per top-level vdev), ``vdevs`` (the
-  root vdev, children nested under ``vdevs``: ``vdev_stats_nvlist``), ``l2cache``
-  (``l2cache_nvlist``) and ``error_count`` (``errors_nvlist``).
+  root vdev, children nested under ``vdevs``: ``vdev_stats_nvlist``), ``logs``
+  (``class_vdevs_nvlist(…, "logs", item)``: each log vdev as ``vdev_stats_nvlist`` prints a
+  top-level vdev, keyed by its name — ``mirror-1`` or a lone disk's), ``l2cache``
+  (``l2cache_nvlist``) and ``error_count`` (``errors_nvlist``), in that order. A class key
+  is left out when the pool has no such device (``nvlist_empty``).
 * a vdev: ``fill_vdev_info`` (``name``, ``vdev_type``, ``class``, ``state`` from
-  ``vdev_state_str`` — ``CANT_OPEN`` where the text says ``UNAVAIL``), then
+  ``vdev_state_str`` — ``CANT_OPEN`` where the text says ``UNAVAIL``; ``class`` is
+  ``log`` for a log vdev and the disks of a log mirror, whose parent carries the ``log``
+  allocation bias that ``vdev_config_generate`` adds to every log vdev, and ``l2cache``
+  for a cache device), then
   ``alloc_space``/``total_space`` (root and top-level vdevs) and ``phys_space`` (disks),
   each only when non-zero, the three error counters, ``scan_processed`` (non-zero only),
   ``resilver_deferred``, ``slow_ios`` (disks only), ``aux`` (``OPEN_FAILED`` for the
@@ -39,7 +45,9 @@ epoch, durations in ns), and ``time`` too. Key order is insertion order, as the 
 a key added twice (``state`` of a rebuild entry) keeps its first place only because it was
 the last one added.
 
-Not modelled, so left out — exactly as ``fill_pool_info``/``fill_vdev_info`` leave them out
+A log vdev's ``alloc_space`` (the ZIL blocks it holds) is not in the results: it is 0, so
+left out as ``vdev_stats_nvlist`` leaves out a zero; its ``total_space`` is its smallest
+disk. Not modelled, so left out — exactly as ``fill_pool_info``/``fill_vdev_info`` leave them out
 when the configuration lacks them or they are zero: ``pool_guid``, ``txg``, vdev ``guid``,
 ``path``, ``phys_path``, ``devid``, and the space figures ziosim does not keep
 (``def_space``, ``rep_dev_size``). A disk's ``scan_processed`` (its repair bytes) is not in
@@ -236,13 +244,42 @@ def _repairing(note: str) -> bool:
     return note.startswith(("(resilvering)", "(repairing)"))
 
 
+def _class_items(pool: dict, leaves: list[dict], nice: _Nice) -> dict:
+    """``class_vdevs_nvlist(…, VDEV_ALLOC_CLASS_LOGS)`` then ``l2cache_nvlist`` (ZM@zfs-2.3.0,
+    ``status_callback_json``): every device ONLINE, no errors (no action reaches them)."""
+    out: dict = {}
+    logs: dict = {}
+    for v in pool.get("log") or []:
+        idx = v["leaves"]
+        total = min(int(leaves[i].get("size_bytes", 0)) for i in idx)
+        if v.get("type") == "disk" and len(idx) == 1:
+            name = leaves[idx[0]]["name"]
+            logs[name] = _vdev({"name": name, "state": "ONLINE"}, 2, False, nice,
+                               {"class": "log", "total_space": total,
+                                "phys_space": int(leaves[idx[0]].get("size_bytes", 0))})
+            continue
+        d = _vdev({"name": v["name"], "state": "ONLINE"}, 2, True, nice, {"class": "log", "total_space": total})
+        d["vdevs"] = {leaves[i]["name"]: _vdev({"name": leaves[i]["name"], "state": "ONLINE"}, 4, False, nice,
+                                               {"class": "log", "phys_space": int(leaves[i].get("size_bytes", 0))})
+                      for i in idx}
+        logs[v["name"]] = d
+    if logs:
+        out["logs"] = logs
+    if pool.get("cache"):
+        out["l2cache"] = {leaves[i]["name"]: _vdev({"name": leaves[i]["name"], "state": "ONLINE"}, 2, False, nice,
+                                                   {"class": "l2cache",
+                                                    "phys_space": int(leaves[i].get("size_bytes", 0))})
+                          for i in pool["cache"]}
+    return out
+
+
 def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int, *, as_int: bool = False,
-                      layout: dict | None = None, cache: tuple[str, ...] = ()) -> str:
+                      layout: dict | None = None) -> str:
     """``zpool status -j [--json-int] -T u <pool>`` as ``release`` (2.3+) prints it for one
     status snapshot, newline included.
 
     ``layout`` is the results' ``pool``/``leaves`` (``{"pool": …, "leaves": …}``) for the
-    space figures; ``cache`` names L2ARC devices to list under ``l2cache``.
+    space figures and the log and L2ARC devices, which the snapshot tree does not hold.
     """
     if not has_json_status(release):
         raise ValueError(f"release {release} has no zpool status -j (OpenZFS 2.3.0 added it)")
@@ -293,9 +330,7 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
     if scan:
         item["scan_stats"] = scan
     item["vdevs"] = {pool_name: build(0)}
-    if cache:
-        item["l2cache"] = {n: _vdev({"name": n, "state": "ONLINE"}, 2, False, nice,
-                                    {"class": "l2cache", "phys_space": size_of.get(n, 0)}) for n in cache}
+    item.update(_class_items(pool, leaves, nice))
     item["error_count"] = nice.count(int(snapshot.get("errors") or 0))
     doc = {"output_version": {"command": "zpool status", "vers_major": 0, "vers_minor": 1},
            "pools": {pool_name: item}, "time": nice.literal(now_s)}
@@ -304,8 +339,8 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
 
 def status_json(results: dict, meta: dict, as_int: bool = False) -> str:
     """The ``status-json`` view: the run's last status snapshot, or — for a run without
-    scan actions — its configuration (every device ONLINE, the L2ARC devices under
-    ``l2cache``), at the end of the run."""
+    scan actions — its configuration (every device ONLINE), at the end of the run; the log
+    vdevs under ``logs`` and the L2ARC devices under ``l2cache`` in both."""
     release = meta["release"]
     pool = results["pool"]
     layout = {"pool": pool, "leaves": results.get("leaves") or []}
@@ -329,5 +364,4 @@ def status_json(results: dict, meta: dict, as_int: bool = False) -> str:
         epoch = DEFAULT_EPOCH_S
     snap = {"t_ns": int(results.get("sim_time_ns", 0)), "state": "ONLINE", "tree": rows,
             "scan": {"func": "none", "state": "none"}, "rebuild": None, "errors": 0}
-    return zpool_status_json(snap, release, pool["name"], int(epoch), as_int=as_int, layout=layout,
-                             cache=tuple(leaves[i]["name"] for i in pool.get("cache", [])))
+    return zpool_status_json(snap, release, pool["name"], int(epoch), as_int=as_int, layout=layout)
