@@ -135,7 +135,7 @@ def check_metrics(names: Sequence[str], where: str) -> list[str]:
 def default_metrics(rows: Sequence[Mapping[str, Any]], axes: Sequence[Any]) -> list[str]:
     """Workload throughput and latency; the scan when there is one; txg, ZIL and data at
     risk when the sweep is about sync writes (an axis on sync/SLOG/ZIL, or any ZIL commit
-    or data at risk)."""
+    or data at risk), and the log space when an axis is the SLOG."""
     out: list[str] = []
     if any(r.get("workload") is not None for r in rows):
         out += ["ops_per_s", "bw", "p50", "p99", "p99.9", "max"]
@@ -147,6 +147,8 @@ def default_metrics(rows: Sequence[Mapping[str, Any]], axes: Sequence[Any]) -> l
     syncy = any(any(s in f for s in _SYNC_FIELDS) for f in fields)
     if syncy or any((r.get("zil_commits") or 0) > 0 or (r.get("at_risk_bytes_max") or 0) > 0 for r in rows):
         out += ["txg_sync", "zil_commit", "at_risk_max", "at_risk_mean"]
+        if any(f.startswith("pool.log") for f in fields):
+            out.append("log_space")  # a SLOG axis: how big each one must be
     return out or ["txg_sync"]
 
 
