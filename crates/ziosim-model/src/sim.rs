@@ -188,11 +188,17 @@ pub(crate) struct ClassStats {
     ops: u64,
     bytes: u64,
     agg_ops: u64,
-    size_ind: Log2Hist<SIZE_BUCKETS>,
-    size_agg: Log2Hist<SIZE_BUCKETS>,
     total_f: FineHist,
     disk_f: FineHist,
     queue_f: FineHist,
+    // What `vdev_stat_update` records, per device command of this class (the chosen zio's
+    // priority): an aggregate counts once at its own size, its members not at all
+    // (`zio_vdev_io_bypass`), VD@zfs-2.2.0. `zpool iostat -w/-r` print these.
+    size_ind: Log2Hist<SIZE_BUCKETS>,
+    size_agg: Log2Hist<SIZE_BUCKETS>,
+    cmd_total: Log2Hist<LEAF_LAT_BUCKETS>,
+    cmd_disk: Log2Hist<LEAF_LAT_BUCKETS>,
+    cmd_queue: Log2Hist<LEAF_LAT_BUCKETS>,
 }
 
 /// Consecutive members of one completed command with the same class and op: the sums
@@ -202,20 +208,16 @@ struct MemberRun {
     op: Op,
     n: u64,
     bytes: u64,
-    total_ns: u64,
-    queue_ns: u64,
 }
 
 impl MemberRun {
     fn new(io: &LeafIo) -> MemberRun {
-        MemberRun { class: io.class, op: io.op, n: 0, bytes: 0, total_ns: 0, queue_ns: 0 }
+        MemberRun { class: io.class, op: io.op, n: 0, bytes: 0 }
     }
     #[inline]
-    fn add(&mut self, io: &LeafIo, total: u64, queue: u64) {
+    fn add(&mut self, io: &LeafIo) {
         self.n += 1;
         self.bytes += io.size as u64;
-        self.total_ns += total;
-        self.queue_ns += queue;
     }
 }
 
@@ -289,15 +291,10 @@ impl Leaf {
 
     /// The statistics of one completed member that depend on the member itself.
     #[inline]
-    fn count_member(&mut self, io: &LeafIo, total: u64, queue: u64, agg: bool) {
+    fn count_member(&mut self, io: &LeafIo, total: u64, queue: u64) {
         let cs = &mut self.classes[io.class.idx()];
         cs.total_f.add(total);
         cs.queue_f.add(queue);
-        if agg {
-            cs.size_agg.add(io.size as u64);
-        } else {
-            cs.size_ind.add(io.size as u64);
-        }
     }
 
     /// The statistics of a run of members of one class and op, all with disk time `disk`.
@@ -310,18 +307,34 @@ impl Leaf {
             cs.agg_ops += r.n;
         }
         cs.disk_f.add_n(disk, r.n);
+    }
+
+    /// One device command as `vdev_stat_update` counts it: the aggregate (or the lone zio)
+    /// once, in the chosen zio's class, at the command's size; its queue time is its first
+    /// member's (`aio->io_timestamp = first->io_timestamp`, vdev_queue.c at zfs-2.2.0).
+    #[inline]
+    fn count_command(&mut self, iss: &Issue, total: u64, queue: u64, disk: u64) {
+        let cs = &mut self.classes[iss.class.idx()];
+        if iss.members > 1 {
+            cs.size_agg.add(iss.size);
+        } else {
+            cs.size_ind.add(iss.size);
+        }
+        cs.cmd_total.add(total);
+        cs.cmd_disk.add(disk);
+        cs.cmd_queue.add(queue);
         let c = &mut self.cnt;
-        c.class_ops[r.class.idx()] += r.n;
-        c.queue_ns[r.class.idx()] += r.queue_ns;
-        let (ops, bytes, total_ns, disk_ns) = match r.op {
+        c.class_ops[iss.class.idx()] += 1;
+        c.queue_ns[iss.class.idx()] += queue;
+        let (ops, bytes, total_ns, disk_ns) = match iss.op {
             Op::Read => (&mut c.read_ops, &mut c.read_bytes, &mut c.read_total_ns, &mut c.read_disk_ns),
             Op::Write => (&mut c.write_ops, &mut c.write_bytes, &mut c.write_total_ns, &mut c.write_disk_ns),
             Op::Flush => return,
         };
-        *ops += r.n;
-        *bytes += r.bytes;
-        *total_ns += r.total_ns;
-        *disk_ns += disk * r.n;
+        *ops += 1;
+        *bytes += iss.size;
+        *total_ns += total;
+        *disk_ns += disk;
     }
 
     /// A leaf built from its device spec with the release's queue policy. `samples` is how
@@ -2520,6 +2533,8 @@ impl Model_ {
         // time; what only sums are counted once per run of members of one class.
         let first = self.ios.get(head);
         let disk = now - first.issue_ns;
+        self.leaves[li].count_command(&iss, now - first.enqueue_ns, first.issue_ns - first.enqueue_ns, disk);
+        let first = self.ios.get(head);
         let mut run = MemberRun::new(first);
         let mut m = head;
         while m != NO_IO {
@@ -2531,8 +2546,8 @@ impl Model_ {
             debug_assert_eq!(now - io.issue_ns, disk, "members issued apart");
             let total = now - io.enqueue_ns;
             let queue = io.issue_ns - io.enqueue_ns;
-            self.leaves[li].count_member(&io, total, queue, agg);
-            run.add(&io, total, queue);
+            self.leaves[li].count_member(&io, total, queue);
+            run.add(&io);
             self.ios.free(m);
             self.resolve_owner(io.owner, ctx);
             m = io.agg_next;
@@ -2657,9 +2672,10 @@ impl Model_ {
                         c.key().into(),
                         json!({
                             "ops": cs.ops, "bytes": cs.bytes, "agg_ops": cs.agg_ops,
-                            "total_wait_log2": cs.total_f.log2::<LEAF_LAT_BUCKETS>().counts.to_vec(),
-                            "disk_wait_log2": cs.disk_f.log2::<LEAF_LAT_BUCKETS>().counts.to_vec(),
-                            "queue_wait_log2": cs.queue_f.log2::<LEAF_LAT_BUCKETS>().counts.to_vec(),
+                            "commands": cs.cmd_total.counts.iter().sum::<u64>(),
+                            "total_wait_log2": cs.cmd_total.counts.to_vec(),
+                            "disk_wait_log2": cs.cmd_disk.counts.to_vec(),
+                            "queue_wait_log2": cs.cmd_queue.counts.to_vec(),
                             "size_ind_log2": cs.size_ind.counts.to_vec(),
                             "size_agg_log2": cs.size_agg.counts.to_vec(),
                             "total_wait_ns": pct(&cs.total_f), "disk_wait_ns": pct(&cs.disk_f), "queue_wait_ns": pct(&cs.queue_f),

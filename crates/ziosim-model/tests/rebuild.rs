@@ -423,3 +423,26 @@ fn every_release_scrubs_and_resilvers() {
         }
     }
 }
+
+/// zpool iostat counts what `vdev_stat_update` counts: an aggregated command once, at its
+/// own size (gaps included), its member zios not at all. A scrub of a fresh mirror
+/// aggregates its reads, so the series (ops, bytes) and the class histograms count fewer,
+/// larger commands than the zios.
+#[test]
+fn iostat_counts_commands_not_member_zios() {
+    let mut cfg = pool("zfs-2.2", mirror("sda", "sdb"), 1, json!([{"at_ns": 0, "do": "scrub"}]));
+    cfg["pool"]["layout"] = json!({"fragmentation": 0.0});
+    cfg["pool"]["recordsize_bytes"] = json!(16384);
+    let res = run(&cfg);
+    let l = leaf(&res, "sda");
+    let c = &l["classes"]["scrub"];
+    let (zios, cmds) = (c["ops"].as_u64().unwrap(), c["commands"].as_u64().unwrap());
+    eprintln!("scrub on sda: {zios} zios in {cmds} commands");
+    assert!(cmds * 2 < zios, "16K records of a fresh fill should aggregate: {zios} zios, {cmds} commands");
+    let i = res["leaves"].as_array().unwrap().iter().position(|x| x["name"] == "sda").unwrap();
+    let sum = |k: &str| res["series"]["leaves"][i][k].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum::<u64>();
+    assert!(sum("read_ops") <= cmds + l["classes"].as_object().unwrap().values().filter(|x| x != &c).map(|x| x["commands"].as_u64().unwrap()).sum::<u64>());
+    assert!(sum("read_bytes") >= c["bytes"].as_u64().unwrap(), "command bytes cover the member bytes");
+    let agg: u64 = c["size_agg_log2"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum();
+    assert!(agg > 0);
+}

@@ -99,16 +99,25 @@ fn swarm_invariants_hold() {
             let lat = w["latency_ns"]["mean"].as_f64().unwrap() * w["ops"].as_f64().unwrap() + w["inflight_age_ns_at_end"].as_f64().unwrap();
             assert!((area - lat).abs() <= 1e-6 * area.max(1.0) + 1e3, "Little's law: ∫N dt={area} Σ sojourn={lat} in {cfg}\n{repro}");
         }
-        // Per-leaf accounting: class ops sum to series read+write ops.
+        // Per-leaf accounting: the series count device commands (vdev_stat_update's ops),
+        // at most the class commands; a class never has more commands than zios, and its
+        // zpool-iostat histograms count its commands.
         for (i, leaf) in res["leaves"].as_array().unwrap().iter().enumerate() {
-            let ops: u64 = leaf["classes"].as_object().unwrap().values().map(|c| c["ops"].as_u64().unwrap()).sum();
+            let cmds: u64 = leaf["classes"].as_object().unwrap().values().map(|c| c["commands"].as_u64().unwrap()).sum();
             let s = &res["series"]["leaves"][i];
             let sum = |k: &str| s[k].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum::<u64>();
-            assert!(sum("read_ops") + sum("write_ops") <= ops, "series exceeds totals {cfg}\n{repro}");
+            assert!(sum("read_ops") + sum("write_ops") <= cmds, "series exceeds totals {cfg}\n{repro}");
             assert!(leaf["busy_ns"].as_u64().unwrap() <= res["sim_time_ns"].as_u64().unwrap(), "busy > time\n{repro}");
             for c in leaf["classes"].as_object().unwrap().values() {
-                let h: u64 = c["total_wait_log2"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum();
-                assert_eq!(h, c["ops"].as_u64().unwrap(), "histogram count != ops\n{repro}");
+                let n = c["commands"].as_u64().unwrap();
+                assert!(n <= c["ops"].as_u64().unwrap(), "more commands than zios\n{repro}");
+                for k in ["total_wait_log2", "disk_wait_log2", "queue_wait_log2"] {
+                    let h: u64 = c[k].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum();
+                    assert_eq!(h, n, "{k} count != commands\n{repro}");
+                }
+                let sizes: u64 = ["size_ind_log2", "size_agg_log2"].iter()
+                    .map(|k| c[*k].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum::<u64>()).sum();
+                assert_eq!(sizes, n, "size histograms != commands\n{repro}");
                 assert!(c["total_wait_ns"]["min"].as_u64() >= c["disk_wait_ns"]["min"].as_u64());
             }
         }
