@@ -179,15 +179,27 @@ def test_pool_row_adds_up_leaves_per_second(results):
     assert int(sda[3]) == series["leaves"][0]["read_ops"][1] * 1_000_000_000 // interval
 
 
-def test_latency_cell_is_interval_mean(results):
+def test_latency_cell_is_the_interval_histogram_midpoint_average(results):
+    """zpool's single_histo_average: each command at its log2 bucket's midpoint, summed over
+    the interval and divided (floor) by the count — not the exact mean."""
+    import copy
+
     from ziosim.report.nicenum import zfs_nicetime
 
     s = results["series"]["leaves"][0]
     line = zpool_iostat(results, "zfs-2.2", flags=("-l",), samples=[2]).splitlines()[5]
     cells = line.split()
     assert cells[0] == "sda"
+    assert cells[7] == zfs_nicetime(s["read_total_wait_mid_ns_sum"][2] // s["read_ops"][2])
+    assert cells[15] == zfs_nicetime(s["scrub_wait_mid_ns_sum"][2] // s["class_ops"]["scrub"][2])
+    assert s["read_total_wait_mid_ns_sum"][2] != s["read_total_wait_ns_sum"][2]
+    # A results document without the midpoint sums (older ones) gets the exact means.
+    old = copy.deepcopy(results)
+    for leaf in old["series"]["leaves"]:
+        for key in [k for k in leaf if k.endswith("_mid_ns_sum")]:
+            del leaf[key]
+    cells = zpool_iostat(old, "zfs-2.2", flags=("-l",), samples=[2]).splitlines()[5].split()
     assert cells[7] == zfs_nicetime(s["read_total_wait_ns_sum"][2] // s["read_ops"][2])
-    assert cells[15] == zfs_nicetime(s["scrub_wait_ns_sum"][2] // s["class_ops"]["scrub"][2])
 
 
 def test_histogram_counts_are_whole_run_sums(results):

@@ -47,7 +47,7 @@ use crate::layout::{FileClass, Layout, LayoutParams};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
 use crate::pool::{raidz_map, Column, MirrorPenalty, TopVdev, VdevType};
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
-use crate::stats::{FineHist, Log2Hist};
+use crate::stats::{log2_bucket, FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
 use crate::txg::TxgAction;
 use crate::zil::ZilAction;
@@ -201,6 +201,14 @@ pub(crate) struct ClassStats {
     cmd_queue: Log2Hist<LEAF_LAT_BUCKETS>,
 }
 
+/// The value `single_histo_average` gives a latency: the midpoint 2^i + 2^i/2 of its log2
+/// bucket i (`L_HISTO`, the 37 buckets of `zpool iostat -w`).
+#[inline]
+fn histo_mid(ns: u64) -> u64 {
+    let b = log2_bucket(ns).min(LEAF_LAT_BUCKETS - 1);
+    (1u64 << b) + ((1u64 << b) >> 1)
+}
+
 /// Consecutive members of one completed command with the same class and op: the sums
 /// `Leaf::count_run` adds at once.
 struct MemberRun {
@@ -235,6 +243,13 @@ pub(crate) struct LeafCounters {
     write_disk_ns: u64,
     /// Queue-wait sums per class.
     queue_ns: [u64; NUM_CLASSES],
+    // The same waits as `zpool iostat -l` averages them: each command counted at the
+    // midpoint of its log2 bucket (`single_histo_average`, ZM@zfs-2.2.0).
+    read_total_mid: u64,
+    write_total_mid: u64,
+    read_disk_mid: u64,
+    write_disk_mid: u64,
+    queue_mid: [u64; NUM_CLASSES],
     class_ops: [u64; NUM_CLASSES],
     inflight_ns: u128,
 }
@@ -326,15 +341,18 @@ impl Leaf {
         let c = &mut self.cnt;
         c.class_ops[iss.class.idx()] += 1;
         c.queue_ns[iss.class.idx()] += queue;
-        let (ops, bytes, total_ns, disk_ns) = match iss.op {
-            Op::Read => (&mut c.read_ops, &mut c.read_bytes, &mut c.read_total_ns, &mut c.read_disk_ns),
-            Op::Write => (&mut c.write_ops, &mut c.write_bytes, &mut c.write_total_ns, &mut c.write_disk_ns),
+        c.queue_mid[iss.class.idx()] += histo_mid(queue);
+        let (ops, bytes, total_ns, disk_ns, total_mid, disk_mid) = match iss.op {
+            Op::Read => (&mut c.read_ops, &mut c.read_bytes, &mut c.read_total_ns, &mut c.read_disk_ns, &mut c.read_total_mid, &mut c.read_disk_mid),
+            Op::Write => (&mut c.write_ops, &mut c.write_bytes, &mut c.write_total_ns, &mut c.write_disk_ns, &mut c.write_total_mid, &mut c.write_disk_mid),
             Op::Flush => return,
         };
         *ops += 1;
         *bytes += iss.size;
         *total_ns += total;
         *disk_ns += disk;
+        *total_mid += histo_mid(total);
+        *disk_mid += histo_mid(disk);
     }
 
     /// A leaf built from its device spec with the release's queue policy. `samples` is how
@@ -2823,6 +2841,9 @@ impl Model_ {
         let qsum = |classes: &[IoClass]| -> Vec<u64> {
             delta(&|c: &LeafCounters| classes.iter().map(|k| c.queue_ns[k.idx()]).sum())
         };
+        let qmid = |classes: &[IoClass]| -> Vec<u64> {
+            delta(&|c: &LeafCounters| classes.iter().map(|k| c.queue_mid[k.idx()]).sum())
+        };
         let mut class_ops = serde_json::Map::new();
         let mut queued = serde_json::Map::new();
         let mut active = serde_json::Map::new();
@@ -2842,6 +2863,13 @@ impl Model_ {
             "asyncq_write_wait_ns_sum": qsum(&[IoClass::AsyncWrite, IoClass::Initializing]),
             "scrub_wait_ns_sum": qsum(&[IoClass::Scrub]), "trim_wait_ns_sum": qsum(&[IoClass::Trim]),
             "rebuild_wait_ns_sum": qsum(&[IoClass::Rebuild]),
+            "read_total_wait_mid_ns_sum": delta(&|c| c.read_total_mid), "write_total_wait_mid_ns_sum": delta(&|c| c.write_total_mid),
+            "read_disk_wait_mid_ns_sum": delta(&|c| c.read_disk_mid), "write_disk_wait_mid_ns_sum": delta(&|c| c.write_disk_mid),
+            "syncq_read_wait_mid_ns_sum": qmid(&[IoClass::SyncRead]), "syncq_write_wait_mid_ns_sum": qmid(&[IoClass::SyncWrite]),
+            "asyncq_read_wait_mid_ns_sum": qmid(&[IoClass::AsyncRead, IoClass::Removal]),
+            "asyncq_write_wait_mid_ns_sum": qmid(&[IoClass::AsyncWrite, IoClass::Initializing]),
+            "scrub_wait_mid_ns_sum": qmid(&[IoClass::Scrub]), "trim_wait_mid_ns_sum": qmid(&[IoClass::Trim]),
+            "rebuild_wait_mid_ns_sum": qmid(&[IoClass::Rebuild]),
             "class_ops": class_ops, "queued": queued, "active": active,
             "inflight_ns_integral": delta(&|c| c.inflight_ns as u64),
         })

@@ -32,9 +32,9 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
   ``mirror-1``). An L2ARC device has capacity columns in ZFS too (``vdev_space_update``
   from arc.c; ``spa_l2cache_space_update`` in 2009), but how full the L2ARC is is not in
   the results either: ziosim prints ``-`` there.
-* ``-l`` cells are the interval's mean wait (sum of waits / ops, floored to ns) printed
-  with ``zfs_nicetime``; ZFS itself uses bucket midpoints of the interval's histogram,
-  which the results document does not carry per interval.
+* ``-l`` cells are ZFS's ``single_histo_average`` of the interval: the core sums each
+  command's log2-bucket midpoint (``*_mid_ns_sum``), divided (floor) by the commands and
+  printed with ``zfs_nicetime``; a results document without those sums gets exact means.
 * ``-q`` cells are instantaneous at the end of the interval (ZFS does not average them).
 * ``-w`` / ``-r`` print whole-run counts, as ``zpool iostat -w`` with no interval does.
 
@@ -285,9 +285,14 @@ def _mean(total_ns: int, ops: int) -> int:
 
 
 def _latency_cells(results: dict, row: Row, k: int, release: str) -> str:
-    s = lambda key: _sum(results, row.leaves, key, k)  # noqa: E731
+    # zpool averages each interval's histogram at its bucket midpoints
+    # (single_histo_average): the core sums those midpoints per command (`*_mid_ns_sum`).
+    # Results without them (older documents) give the exact means instead.
+    first = _leaf_series(results, row.leaves[0]) if row.leaves else {}
+    mid = "_mid" if "read_total_wait_mid_ns_sum" in first else ""
+    s = lambda key: _sum(results, row.leaves, key.replace("_ns_sum", f"{mid}_ns_sum"), k)  # noqa: E731
     c = lambda cls: _sum_class(results, row.leaves, "class_ops", cls, k)  # noqa: E731
-    read_ops, write_ops = s("read_ops"), s("write_ops")
+    read_ops, write_ops = _sum(results, row.leaves, "read_ops", k), _sum(results, row.leaves, "write_ops", k)
     values = [
         _mean(s("read_total_wait_ns_sum"), read_ops),
         _mean(s("write_total_wait_ns_sum"), write_ops),
