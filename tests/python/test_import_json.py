@@ -270,10 +270,15 @@ def test_imported_json_builds_the_text_scenario(runs, presets, run):
     from_json = isc.build(isc.read_inputs([("s.txt", render_json(snap, "zfs-2.3", pool, epoch, as_int=True,
                                                                  layout=results))]),
                           isc.Options(release="zfs-2.3"), presets)
-    def body(t: str) -> list[str]:  # the TOML, line references aside
-        return [re.sub(r" \(s\.txt line \d+\)", "", ln) for ln in t.splitlines() if not ln.startswith("#")]
+    def body(t: str) -> list[str]:  # the TOML, line references and where sizes came from aside
+        lines = [re.sub(r" \(s\.txt line \d+\)", "", ln) for ln in t.splitlines() if not ln.startswith("#")]
+        return [re.sub(r"   # .*", "", ln) for ln in lines if not ln.startswith("capacity = ")]
 
     assert body(from_json) == body(from_text)
+    # The JSON also says how big the disks are (phys_space) and how much each vdev holds
+    # (alloc_space): the same pool, from the JSON's own figures.
+    assert "zpool status -j: each vdev's alloc_space" in from_json
+    assert re.search(r'capacity = "\d+G"   # .*zpool status -j: mirror-0 smallest disk phys_space', from_json)
     assert "replace" in from_json
     if run == "small-slog-resilver":  # the log mirror, the lone log disk and the L2ARC device
         assert 'names = ["sdd", "sde"]' in from_json and 'names = ["sdf"]' in from_json

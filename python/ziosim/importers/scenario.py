@@ -516,6 +516,10 @@ class _Builder:
                 self.allocated = int(lst.pool.alloc_bytes * share)
                 self.alloc_how = (f"zpool list: ALLOC {zfs_nicenum(lst.pool.alloc_bytes)}"
                                   + (f" × {share:.3f} (raid-z parity out)" if share < 1 else ""))
+        elif vdevs and all(v["source"].alloc_bytes is not None for v in vdevs):
+            self.allocated = int(sum(v["source"].alloc_bytes * _data_disks(v) / _raw_disks(v) for v in vdevs))
+            self.alloc_how = ("zpool status -j: each vdev's alloc_space × data disks ÷ disks "
+                              "(alloc_space counts raid-z parity)")
         else:
             scan = next((s for s in st.scans if s.total_bytes and not s.sequential), None)
             rebuild = next((s for s in st.scans if s.total_bytes and s.sequential), None)
@@ -852,8 +856,14 @@ class _Builder:
 
 
 def _vdev_disk_bytes(vdevs: list[dict], listing: PoolList | None, plan: _Plan) -> tuple[list[int | None], str]:
-    """Per data vdev, the capacity of one disk from zpool list (None: unknown), and how."""
+    """Per data vdev, the capacity of one disk from zpool list, else from the disks'
+    ``phys_space`` in ``zpool status -j`` (None: unknown), and how."""
     if listing is None:
+        sizes = [[d.size_bytes for d in v["source"].leaves() if d.size_bytes] for v in vdevs]
+        if sizes and all(sizes):
+            how = "; ".join(f"{v['source'].name} smallest disk phys_space {zfs_nicenum(min(s))}"
+                            for v, s in zip(vdevs, sizes))
+            return [min(s) for s in sizes], "zpool status -j: " + how
         return [None] * len(vdevs), ""
     rows = listing.section_rows(None)
     tops = [r for r in rows if r.depth == 1]

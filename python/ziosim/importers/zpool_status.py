@@ -95,6 +95,10 @@ class Vdev:
     cksum: int | None
     line: int
     children: tuple[Vdev, ...] = ()
+    #: `zpool status -j` only: an interior vdev's ``alloc_space`` (raid-z parity included,
+    #: as ``vs_alloc``) and a leaf's ``phys_space`` (the disk's size); text has neither.
+    alloc_bytes: int | None = None
+    size_bytes: int | None = None
 
     def leaves(self) -> list[Vdev]:
         if not self.children:

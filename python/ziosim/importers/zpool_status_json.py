@@ -313,7 +313,10 @@ class _Tree:
         need = _MIN_CHILDREN.get(kind, 1) if kids else 0
         if len(built) < need:
             raise doc.error((*path, "vdevs"), None, f"at least {need} vdevs under {name} (found {len(built)})")
-        return Vdev(name, kind, state, note, *counters, line, tuple(built))
+        # Space: an interior vdev's alloc_space, a leaf's phys_space (both omitted when 0).
+        alloc = doc.number(obj, "alloc_space", path) if kids and "alloc_space" in obj else None
+        size = doc.number(obj, "phys_space", path) if not kids and "phys_space" in obj else None
+        return Vdev(name, kind, state, note, *counters, line, tuple(built), alloc_bytes=alloc, size_bytes=size or None)
 
     def kind(self, name: str, vtype: object, has_kids: bool, path: tuple[str, ...]) -> str:
         t = vtype if isinstance(vtype, str) else next((p for p in _INTERIOR if name.startswith(p)), "disk")
