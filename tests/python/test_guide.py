@@ -94,7 +94,7 @@ def _check(marker: str, blocks: dict[str, str], quoted: Optional[list[str]] = No
 
 
 def _secs(text: str) -> int:
-    """``00:58:20`` → seconds."""
+    """``00:58:16`` → seconds."""
     h, m, s = (int(x) for x in text.split(":"))
     return h * 3600 + m * 60 + s
 
@@ -182,7 +182,7 @@ def test_how_long(tmp_path, monkeypatch):
     scenarios = "".join((ROOT / "scenarios" / f).read_text(encoding="utf-8")
                         for f in ("resilver-straggler.toml", "rebuild-mirror-zfs-2.1.toml"))
     _check("guide-time", blocks, [
-        "5.13% done, 00:56:05 to go", "resilvered 50.0G in 00:58:20", "00:16:20", "p99=172ms", "p99=45.1ms",
+        "5.13% done, 00:56:05 to go", "resilvered 50.0G in 00:58:16", "00:16:20", "p99=172ms", "p99=45.1ms",
         "00:01:18", "00:05:12", "00:05:28", "200G", "60G"], inputs=scenarios)
 
 

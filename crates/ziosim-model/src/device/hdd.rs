@@ -845,9 +845,20 @@ impl Hdd {
         ra.consumed = true;
         self.counters.readahead_attached += 1;
         ra.limit_off = ra.limit_off.max((s.end + self.p.readahead_max_bytes).min(self.p.capacity_bytes));
-        self.ra = Some(ra);
         let hit_done = s.arrival_ns + self.g.ovh_hit_ns + self.g.bus_ns(len);
-        let data = self.ra_time_at(&ra, s.end);
+        let mut data = self.ra_time_at(&ra, s.end);
+        if data > now && self.rng.chance(self.p.read_recovery_probability) {
+            // The stream meets a sector it must recover before this read's data is in: it
+            // stalls for the recovery, and everything it has yet to deliver comes that much
+            // later (the frontier's time base moves; reads already in are untouched).
+            let d = self.recovery_ns() as u64;
+            ra.start_ns += d;
+            data += d;
+            for &q in &self.pending {
+                self.slots[q as usize].data_ns += d;
+            }
+        }
+        self.ra = Some(ra);
         if data <= now {
             self.complete(slot, hit_done.max(now));
         } else {
@@ -2566,6 +2577,26 @@ mod tests {
         assert!((0.08..0.12).contains(&share), "recovered share {share}");
         let added = (mean - base) / t_rev_ns;
         assert!((0.05..0.15).contains(&added), "added {added:.3} revolutions per read, expected ≈ 0.1");
+    }
+
+    #[test]
+    fn read_recovery_slows_a_stream_served_by_read_ahead() {
+        let healthy = p("hdd-7200-sata-2014");
+        let sick = HddParams { read_recovery_probability: 1.0, read_recovery_revolutions_mean: 2.0, ..healthy.clone() };
+        let t_rev_ns = 60e9 / healthy.rpm as f64;
+        let stream = |prm: &HddParams| {
+            let mut dev = Hdd::new(prm.clone(), 9);
+            let mut cl = [client(2, seq_reads(0, 128 * KIB))];
+            let r = run(&mut dev, &mut cl, 2000, u64::MAX, 9);
+            (r.end_ns as f64 / 2000.0, dev.counters())
+        };
+        let (base, c0) = stream(&healthy);
+        let (slow, c1) = stream(&sick);
+        assert!(c0.readahead_attached > 1000, "the healthy stream rides read-ahead: {c0:?}");
+        // Every read recovers, 2 revolutions on average: ≈ 2 revolutions more per read.
+        let added = (slow - base) / t_rev_ns;
+        assert!(c1.read_recoveries > 1500, "{c1:?}");
+        assert!((1.5..2.6).contains(&added), "added {added:.2} revolutions per streamed read, expected ≈ 2");
     }
 
     #[test]
