@@ -452,12 +452,26 @@ def compare(
 
 
 def _with_baseline(opt: str, baseline: dict) -> str:
-    """A --set axis on a tunable gains the scenario's own value, so the baseline is a point."""
+    """A --set axis on a tunable gains the scenario's own value, so the baseline is a point —
+    unless a value already is it, however spelt (``16M`` is 16777216)."""
+    from .advise import _decls
     from .fields import parse_set_option
 
     fld, values = parse_set_option(opt)
     cur = baseline.get(fld)
-    if not fld.startswith("zfs.tunables.") or cur is None or cur in values:
+    if not fld.startswith("zfs.tunables.") or cur is None:
+        return opt
+    decl = _decls().get(fld[len("zfs.tunables."):])
+
+    def same(v: Any) -> bool:
+        if v == cur:
+            return True
+        try:
+            return decl is not None and scenario_mod._Normaliser.tunable_value(v, fld, decl) == cur
+        except ScenarioError:
+            return False  # the sweep reports a bad value with its own words
+
+    if any(same(v) for v in values):
         return opt
     return f"{fld}=" + ",".join(str(v) for v in [cur, *values])
 

@@ -249,10 +249,12 @@ def knob(platform: str, release: str, tunable: str) -> Knob | None:
 
 
 def render(platform: str, release: str, changes: list[tuple[str, int, int]]) -> list[str]:
-    """Text lines a user can paste: for each (tunable, new_value, default_value) the command to
+    """Text lines a user can paste: for each (tunable, new_value, old_value) the command to
     apply it now (if runtime-writable), the persistent configuration line and the file it goes
     in, what else is needed for it to take effect (reboot / initramfs), and the commands that
-    revert to the default. Values are plain decimal integers in the C variable's own unit."""
+    revert to the old values — called "the <release> defaults" only when each old value is
+    the release's declared default. Values are plain decimal integers in the C variable's own
+    unit."""
     _check_shipped(platform, release)
     declared = _declarations()
     lines = [f"# {_title(platform, release)} — run as root"]
@@ -289,7 +291,7 @@ def _render_linux(release: str, chosen: list[tuple[Knob, int, int]], declared: d
     out.append("update-initramfs -u    # Debian, Ubuntu, Proxmox")
     out.append("dracut -f              # RHEL, Fedora and other dracut-based systems")
     out += _revert(release, "delete that line from /etc/modprobe.d/zfs.conf, rebuild the initramfs as above",
-                   [_sysfs(k, d) for k, _, d in live], boot)
+                   [_sysfs(k, d) for k, _, d in live], boot, chosen)
     return out + _derived_notes(chosen, declared)
 
 
@@ -303,7 +305,8 @@ def _render_freebsd(release: str, chosen: list[tuple[Knob, int, int]], declared:
         out.append("# boot-time tunables (read-only once booted): these lines in /boot/loader.conf, then reboot")
         out += [f'{k.name}="{v}"' for k, v, _ in boot]
     files = " and ".join(f for f, group in (("/etc/sysctl.conf", live), ("/boot/loader.conf", boot)) if group)
-    out += _revert(release, f"delete those lines from {files}", [f"sysctl {k.name}={d}" for k, _, d in live], boot)
+    out += _revert(release, f"delete those lines from {files}", [f"sysctl {k.name}={d}" for k, _, d in live], boot,
+                   chosen)
     return out + _derived_notes(chosen, declared)
 
 
@@ -314,7 +317,7 @@ def _render_illumos(release: str, chosen: list[tuple[Knob, int, int]], declared:
             for k, _, _ in late]
     out.append("# keep across reboots: these lines in /etc/system (read at boot: they take effect at the next reboot)")
     out += [f"set zfs:{k.name} = {v}" for k, v, _ in chosen]
-    out += _revert(release, "delete those lines from /etc/system", [_mdb(k, d) for k, _, d in live], late)
+    out += _revert(release, "delete those lines from /etc/system", [_mdb(k, d) for k, _, d in live], late, chosen)
     return out + _derived_notes(chosen, declared)
 
 
@@ -326,8 +329,14 @@ def _apply_now(lasts: str, commands: list[str]) -> list[str]:
     return [f"# apply now ({lasts})", *commands] if commands else []
 
 
-def _revert(release: str, undo: str, commands: list[str], boot: list[tuple[Knob, int, int]]) -> list[str]:
-    head = f"# revert to the {release} defaults: {undo}" + (", then" if commands else "")
+def _revert(release: str, undo: str, commands: list[str], boot: list[tuple[Knob, int, int]],
+            chosen: list[tuple[Knob, int, int]] | None = None) -> list[str]:
+    # "the defaults" only when every value reverted to is the release's declared default (a
+    # scenario may run non-default values; the commands then restore those).
+    declared = _declarations()
+    defaults = all(declared.get(k.tunable, {}).get("defaults", {}).get(release) == d for k, _, d in chosen or [])
+    what = f"the {release} defaults" if defaults else "the values before"
+    head = f"# revert to {what}: {undo}" + (", then" if commands else "")
     return [head, *commands, *(f"# {k.name} returns to {d} at the next boot" for k, _, d in boot)]
 
 

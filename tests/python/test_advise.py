@@ -276,3 +276,15 @@ def test_tradeoff_plot_marks_every_setting_and_the_recommendation():
     for r in rows[1:]:
         r["scan_window_latency_ns_p99"] = None  # no operation ended during the scan
     assert advise.tradeoff_svg(_choose(man, rows, ["users.p99<=50ms"]), "x") is None  # one point: no trade-off
+
+
+@pytest.mark.needs_core
+def test_a_value_spelt_with_a_unit_is_recognised_as_the_scenarios_own():
+    """--set zfs_scan_vdev_limit=1M,4M,16M on a release whose value is 16 MiB: the baseline is
+    the 16M point (it used to be added again as 16777216, and the sweep refused the twin)."""
+    from ziosim.cli import _with_baseline
+
+    f = "zfs.tunables.zfs_scan_vdev_limit"
+    assert _with_baseline(f"{f}=1M,4M,16M", {f: 16 << 20}) == f"{f}=1M,4M,16M"
+    assert _with_baseline(f"{f}=1M,4M", {f: 16 << 20}) == f"{f}=16777216,1M,4M"
+    assert _with_baseline(f"{f}=1M,bogus", {f: 16 << 20}) == f"{f}=16777216,1M,bogus"

@@ -385,3 +385,12 @@ def test_docs_examples_are_what_render_prints():
         return
     for m in found:
         assert m["body"] == run_call(m["call"]), m["call"]
+
+
+@pytest.mark.needs_core
+def test_revert_calls_old_values_defaults_only_when_they_are():
+    to_default = render("linux", "zfs-2.2", [("zfs_scan_vdev_limit", 33554432, 16777216)])
+    assert any(ln.startswith("# revert to the zfs-2.2 defaults:") for ln in to_default)
+    to_before = render("linux", "zfs-2.2", [("zfs_scan_vdev_limit", 16777216, 4194304)])
+    assert any(ln.startswith("# revert to the values before:") for ln in to_before)
+    assert "echo 4194304 > /sys/module/zfs/parameters/zfs_scan_vdev_limit" in to_before
