@@ -1067,7 +1067,7 @@ impl Hdd {
         // A write that starts or ends inside a physical sector: the drive reads that sector
         // as it passes under the head and writes it merged on the next revolution.
         let phys = self.p.physical_sector_bytes as u64;
-        if write && phys > 512 && (start_off % phys != 0 || end_off % phys != 0) {
+        if write && phys > 512 && (!start_off.is_multiple_of(phys) || !end_off.is_multiple_of(phys)) {
             self.counters.rmw_writes += 1;
             extra_rev += self.g.t_rev_ns;
         }
