@@ -457,3 +457,28 @@ def test_histograms_open_each_class_with_a_blank_line(slog):
 def test_os_iostat_lists_the_log_and_cache_disks(slog):
     names = [ln.split()[0] for ln in os_iostat_x(slog, "linux", samples=[0]).splitlines()[1:] if ln]
     assert names == ["sda", "sdb", "sdc", "sdd", "sde", "sdf", "nvd0", "nvd1", "nvd2", "nvd3"]
+
+
+@pytest.mark.needs_core
+def test_before_0_7_a_raidz_row_is_its_own_logical_io():
+    """illumos-2014 (pre-0.7 vdev_get_stats): the raidz2 row counts one read per block, the
+    disks their column reads; from 0.7 the row adds up the disks."""
+    from ziosim import runner, scenario
+
+    text = ('[scenario]\nname = "t"\nstop = "20s"\nreport_interval = "10s"\n[zfs]\nrelease = "{rel}"\n'
+            '[pool]\nallocated = "20G"\nvdevs = [{{ type = "raidz2", disks = 6, device = "hdd-7200-sata-2014" }}]\n'
+            '[[workload]]\nname = "u"\nkind = "random-read"\nsize = "128K"\nthreads = 4\n')
+    for rel, logical in (("illumos-2014", True), ("zfs-0.7", False)):
+        res = runner.run(scenario.loads(text.format(rel=rel)))
+        lines = [ln for ln in zpool_iostat(res, rel, samples=[1]).splitlines() if ln.split()]
+        row = next(ln for ln in lines if ln.split()[0] in ("raidz2", "raidz2-0"))
+        disks = [ln for ln in lines if ln.split()[0].startswith("sd")]
+        reads, disk_reads = int(row.split()[3]), sum(int(ln.split()[3]) for ln in disks)
+        pool = next(ln for ln in lines if ln.split()[0] == "tank")
+        assert int(pool.split()[3]) == reads
+        if logical:
+            # 128K records on 6-wide raidz2: four data columns a block, each its own command.
+            assert reads * 3 < disk_reads, (reads, disk_reads)
+            assert reads == res["series"]["tops"][0]["read_ops"][1] * 10**9 // res["series"]["interval_ns"]
+        else:
+            assert 0 <= reads - disk_reads < len(disks)  # each disk's rate is floored on its own

@@ -928,6 +928,9 @@ impl Model_ {
         self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
         if n == 0 {
             self.scan_zio_done(zi, ctx);
+        } else {
+            // One scrub/resilver read of the top-level vdev, whatever its children read.
+            self.top_cnt[t].add(Op::Read, psize);
         }
     }
 

@@ -229,6 +229,32 @@ impl MemberRun {
     }
 }
 
+/// Logical reads and writes a top-level vdev issued (one per block, whatever its children
+/// did), for the pre-0.7 `zpool iostat -v` rows.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct TopCounters {
+    read_ops: u64,
+    write_ops: u64,
+    read_bytes: u64,
+    write_bytes: u64,
+}
+
+impl TopCounters {
+    pub(crate) fn add(&mut self, op: Op, bytes: u64) {
+        match op {
+            Op::Read => {
+                self.read_ops += 1;
+                self.read_bytes += bytes;
+            }
+            Op::Write => {
+                self.write_ops += 1;
+                self.write_bytes += bytes;
+            }
+            Op::Flush => {}
+        }
+    }
+}
+
 /// Counters that the sampler turns into per-interval series (cumulative here).
 #[derive(Default, Clone, Copy)]
 pub(crate) struct LeafCounters {
@@ -770,6 +796,11 @@ pub struct Model_ {
     pub(crate) log_tops: Vec<Vec<u16>>,
     /// Name and type of each log vdev, as `zpool status` prints them.
     log_names: Vec<(String, VdevType)>,
+    /// Logical I/O issued to each top-level vdev (data, then log): what a top-level vdev's own
+    /// `vdev_stat` counted before 0.7 (`zpool iostat -v` of those releases), cumulative, and
+    /// its samples at each report interval.
+    pub(crate) top_cnt: Vec<TopCounters>,
+    top_series: Vec<Vec<TopCounters>>,
     pub(crate) zil_slog_rotor: usize,
     pub(crate) zil_slog_cursor: Vec<u64>,
     pub(crate) zil_pool_rotor: usize,
@@ -1048,6 +1079,7 @@ impl Model_ {
         );
         let nleaves = leaves.len();
         let ntops_all = tops.len();
+        let (tops_len, log_len) = (tops.len(), log_tops.len());
         Ok(Model_ {
             tun,
             mirror_rng: Rng::stream(seed, "mirror"),
@@ -1117,6 +1149,8 @@ impl Model_ {
             zil,
             zil_slog_cursor: vec![0; log_tops.len()],
             log_tops,
+            top_cnt: vec![TopCounters::default(); tops_len + log_len],
+            top_series: Vec::new(),
             log_names,
             zil_slog_rotor: 0,
             zil_pool_rotor: 0,
@@ -1627,6 +1661,8 @@ impl Model_ {
         }
         self.zil_slog_cursor[t] = off + (bytes as u64).next_multiple_of(4096);
         let slot = self.zil_slot(token, self.log_tops[t].len() as u32);
+        let nt = self.tops.len();
+        self.top_cnt[nt + t].add(Op::Write, bytes as u64);
         // By index (submit_leaf needs &mut self; `log_tops` is fixed once the model is built).
         for i in 0..self.log_tops[t].len() {
             let l = self.log_tops[t][i];
@@ -1989,6 +2025,15 @@ impl Model_ {
     /// issues nothing, returns 0 and goes into the error log (`lost_blocks`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_at(&mut self, t: usize, voff: u64, psize: u64, class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
+        let n = self.read_at_leaves(t, voff, psize, class, fl, owner, ctx);
+        if n > 0 {
+            self.top_cnt[t].add(Op::Read, psize);
+        }
+        n
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn read_at_leaves(&mut self, t: usize, voff: u64, psize: u64, class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
                 let leaf = if self.tops[t].kind == VdevType::Disk { self.child_read_leaf(t, 0) } else { self.try_pick_mirror_child(t, voff, 0) };
@@ -2148,6 +2193,7 @@ impl Model_ {
     }
 
     fn write_block(&mut self, t: usize, voff: u64, rs: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) -> u64 {
+        self.top_cnt[t].add(Op::Write, rs);
         let mut n = 0;
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
@@ -2613,6 +2659,7 @@ impl Model_ {
             }
             l.depth_series.push(row);
         }
+        self.top_series.push(self.top_cnt.clone());
         if !self.cfg.actions.is_empty() {
             let snap = self.status_snapshot(now);
             self.status_snaps.push(snap);
@@ -2707,6 +2754,17 @@ impl Model_ {
             })
             .collect();
         let series_leaves: Vec<Value> = self.leaves.iter().map(|l| self.leaf_series(l)).collect();
+        // Per top-level vdev (data vdevs, then log vdevs), the logical I/O of each interval.
+        let series_tops: Vec<Value> = (0..self.top_cnt.len())
+            .map(|t| {
+                let n = self.top_series.len();
+                let delta = |f: &dyn Fn(&TopCounters) -> u64| -> Vec<u64> {
+                    (0..n).map(|k| f(&self.top_series[k][t]) - if k == 0 { 0 } else { f(&self.top_series[k - 1][t]) }).collect()
+                };
+                json!({"read_ops": delta(&|c| c.read_ops), "write_ops": delta(&|c| c.write_ops),
+                       "read_bytes": delta(&|c| c.read_bytes), "write_bytes": delta(&|c| c.write_bytes)})
+            })
+            .collect();
         let series_wls: Vec<Value> = self
             .wls
             .iter()
@@ -2802,7 +2860,7 @@ impl Model_ {
                     "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum},
             "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
-                       "leaves": series_leaves, "workloads": series_wls},
+                       "leaves": series_leaves, "tops": series_tops, "workloads": series_wls},
         })
     }
 

@@ -446,3 +446,21 @@ fn iostat_counts_commands_not_member_zios() {
     let agg: u64 = c["size_agg_log2"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum();
     assert!(agg > 0);
 }
+
+/// Before 0.7 a top-level vdev's own `vdev_stat` counted its logical I/O: a scrub of a
+/// mirror reads each block once at the mirror and once per child. The results carry that
+/// per top-level vdev (`series.tops`), next to the leaves' commands.
+#[test]
+fn top_level_series_count_logical_io() {
+    let res = run(&pool("illumos-2014", mirror("sda", "sdb"), 1, json!([{"at_ns": 0, "do": "scrub"}])));
+    let sum = |v: &Value, k: &str| v[k].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum::<u64>();
+    let top = &res["series"]["tops"][0];
+    let top_bytes = sum(top, "read_bytes");
+    let leaf_bytes: u64 = (0..2).map(|i| sum(&res["series"]["leaves"][i], "read_bytes")).sum();
+    let examined = res["scan"]["examined_bytes"].as_u64().unwrap();
+    eprintln!("top {} reads, {top_bytes} B; leaves {leaf_bytes} B; examined {examined}", sum(top, "read_ops"));
+    assert!(sum(top, "read_ops") > 0);
+    // Every block read once at the top (metadata reads of the walk included), twice below.
+    assert!(top_bytes as f64 >= 0.95 * examined as f64 && top_bytes as f64 <= 1.1 * examined as f64);
+    assert!(leaf_bytes as f64 >= 1.95 * top_bytes as f64 * 0.98, "a scrub reads both children");
+}

@@ -13,7 +13,9 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
   (``text_start = width / columns - len / columns``); labels longer than their
   column (``rebuild``, ``rebuildq_write``) overflow it, as in ZFS.
 * interior vdevs and the pool add up their leaves (0.7.0+ ``vdev_get_stats_ex``); leaves
-  print ``-`` for capacity. Rates are per second over the interval, floored. The pool row
+  print ``-`` for capacity. Before 0.7 an interior top-level vdev's row is its own logical
+  I/O — one read or write per block, as its ``vdev_stat`` counted it (the results'
+  ``series.tops``) — and the pool's the sum of its top-level rows. Rates are per second over the interval, floored. The pool row
   counts the log vdevs' I/O too — the root vdev sums every top-level vdev, logs included
   (module/zfs/vdev.c: ``vdev_get_stats`` @zfs-0.6.5, ``vdev_get_stats_ex_impl``
   @zfs-0.7.0) — but not the L2ARC devices, which are not its children.
@@ -90,6 +92,10 @@ class Row:
     size_bytes: int | None = None
     section: str = ""  # "" for the main tree, "logs" for log vdevs, "cache" for L2ARC devices
     children: list[Row] = field(default_factory=list)
+    # Before 0.7: a top-level vdev's row is its own logical I/O (``series.tops[i]``), and the
+    # pool's the sum of its top-level rows (``sums``).
+    logical: int | None = None
+    sums: list[Row] | None = None
 
 
 def _vdev_display_name(name: str, release: str) -> str:
@@ -120,6 +126,14 @@ def pool_rows(results: dict, release: str) -> list[Row]:
             for v in pool.get("log") or []]
     rows = [Row(pool["name"], 0, [i for row in top for i in row.leaves], pool.get("alloc_bytes", 0),
                 pool.get("size_bytes", 0))]
+    if not rel.has_extended_iostat(release) and results["series"].get("tops"):
+        # vdev_get_stats before 0.7 (ZM, VD@zfs-0.6.5): an interior vdev's stats are its own
+        # zios — one per block — and the root's the sum of its top-level children's; a disk
+        # that is a top-level vdev is its own leaf.
+        for i, row in enumerate(top):
+            if row.children:
+                row.logical = i
+        rows[0].sums = top
     for row in top:
         rows.append(row)
         rows.extend(row.children)
@@ -276,8 +290,18 @@ def _default_cells(results: dict, row: Row, k: int, interval_ns: int) -> str:
     else:
         cells = _stat(row.alloc_bytes) + _stat(row.size_bytes - row.alloc_bytes)
     for key in ("read_ops", "write_ops", "read_bytes", "write_bytes"):
-        cells += _stat(_per_s(_sum(results, row.leaves, key, k), interval_ns))
+        cells += _stat(_per_s(_row_sum(results, row, key, k), interval_ns))
     return cells
+
+
+def _row_sum(results: dict, row: Row, key: str, k: int) -> int:
+    """A default column's count for a row: its leaves' — or, before 0.7, the top-level vdev's
+    own logical I/O and the pool's sum of its top-level rows."""
+    if row.sums is not None:
+        return sum(_row_sum(results, r, key, k) for r in row.sums)
+    if row.logical is not None:
+        return int(results["series"]["tops"][row.logical][key][k])
+    return _sum(results, row.leaves, key, k)
 
 
 def _mean(total_ns: int, ops: int) -> int:
