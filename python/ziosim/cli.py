@@ -631,8 +631,9 @@ def import_(
     files: Annotated[
         list[Path],
         typer.Argument(metavar="FILE...",
-                       help="Text files with the output of zpool status (one pool), and optionally zpool list [-v] "
-                            "[-p], zpool iostat -v, iostat -x (Linux, FreeBSD, illumos) and tunables files "
+                       help="Text files with the output of zpool status (one pool; text or -j), and optionally zpool "
+                            "list [-v] [-p], zpool iostat -v [-l] [-q] [-p], iostat -x (Linux, FreeBSD, illumos) and "
+                            "tunables files "
                             "(modprobe.d, /sys/module/zfs/parameters, "
                             "loader.conf, sysctl.conf, sysctl vfs.zfs, /etc/system); recognised by content, several "
                             "per file allowed. Tunables files alone (with --release) print their audit: exit 0, or 1 "
@@ -672,8 +673,9 @@ def import_(
     no_straggler_model: Annotated[
         bool,
         typer.Option("--no-straggler-model",
-                     help="Only report the stragglers iostat -x shows; without it each straggler on an HDD gets its "
-                          "own device, the vdev's preset with read recovery calibrated from its service time."),
+                     help="Only report the stragglers iostat -x or zpool iostat -l shows; without it each straggler "
+                          "on an HDD gets its own device, the vdev's preset with read recovery calibrated from its "
+                          "service time."),
     ] = False,
     predict: Annotated[
         bool,

@@ -43,6 +43,8 @@ holds:
 
 Peers are the other disks of the group; at least one is needed. Two slow disks of three
 raise each other's median: the rule finds one (or a few) slow disks among many.
+The same rule reads ``zpool iostat -l``'s read ``disk_wait`` (``zpool_iostat.disk_stat``
+makes a ``DiskStat`` of a row, with no %busy: only the *slow* test applies).
 
 **Service time without queueing** (``device_service_ms``, what a straggler's device model
 is calibrated from): every figure above is a response time that includes waiting behind
@@ -363,9 +365,17 @@ def in_flight(d: DiskStat) -> float | None:
 
 
 def device_service_ms(d: DiskStat) -> float | None:
-    """``service_ms`` without the wait behind the disk's other commands (module docstring)."""
+    """``service_ms`` without the wait behind the disk's other commands (module docstring).
+    Without %busy (``zpool iostat -l``) the queueing cannot be taken out, but the utilisation
+    law still bounds it: a disk busy at most all the time serves each command in at most
+    1000 ÷ (commands/s) ms."""
+    if d.service_ms is None:
+        return None
+    if d.busy_percent is None:
+        ops = d.read_ops_per_s + d.write_ops_per_s
+        return min(d.service_ms, 1000.0 / ops) if ops > 0 else d.service_ms
     n = in_flight(d)
-    if d.service_ms is None or n is None or d.busy_percent is None or n <= d.busy_percent / 100:
+    if n is None or n <= d.busy_percent / 100:
         return d.service_ms
     return d.service_ms * (d.busy_percent / 100) / n
 

@@ -42,6 +42,13 @@ their own (spec/users.md §6 items 1 and 6: the user must be able to see what wa
    read without queueing (``iostat_x.device_service_ms``) minus its peers' median, and the
    vdev lists it in ``devices``. Not with ``--no-straggler-model``, an SSD preset, or
    Δ ≤ 0: then only the report, with the reason.
+6c. **zpool iostat -l**: each data disk's row is found by its name (zpool prints the same
+   names in both outputs), its load and waits quoted, and the same rule and calibration
+   applied to its read ``disk_wait`` (``zpool_iostat.disk_stat``): zpool iostat prints no
+   %busy, so there is no busy test and no queueing to take out — Δ is read ``disk_wait``
+   as printed minus the peers' median, too large when the drive's own queue is deep (the
+   header says so). With both, stragglers come from ``iostat -x`` (``disk_figures``),
+   unless it matched no two disks of a group and ``-l`` did.
 7. **Tunables**: the settings of any tunables files (``tunables_conf``), audited for the
    release; the ones it applies go into ``[zfs.tunables]``, every verdict into the header.
    The files' platform also narrows the release guess (a Linux ``zfs.conf`` beside a
@@ -75,7 +82,8 @@ from .zpool_list import PoolList
 from .zpool_status import PoolStatus, Scan, Vdev
 
 __all__ = ["Options", "Imported", "Texts", "read_texts", "read_inputs", "pick_pool", "build", "DEFAULT_DEVICE",
-           "DEFAULT_LOG_DEVICE", "DEFAULT_CACHE_DEVICE", "StragglerModel", "straggler_models", "straggler_lines"]
+           "DEFAULT_LOG_DEVICE", "DEFAULT_CACHE_DEVICE", "StragglerModel", "straggler_models", "straggler_lines",
+           "DiskFigures", "disk_figures"]
 
 DEFAULT_DEVICE = "hdd-7200-sata-2014"
 DEFAULT_LOG_DEVICE = "intel-s3700"
@@ -154,15 +162,18 @@ def read_texts(texts: Sequence[tuple[str, str]]) -> Texts:
                 iostatxs.append(x)
                 found.append(f"{name}: {x.label} ({_span(sec)})")
                 continue
+            if sec.kind == "iostat":
+                got = iostat_mod.parse(sec)
+                iostats += got
+                found.append(f"{name}: zpool iostat {got[-1].flags} ({_span(sec)})")
+                continue
             found.append(f"{name}: {kind_label(sec.kind)} ({_span(sec)})")
             if sec.kind == "status":
                 statuses += status_mod.parse(sec)
             elif sec.kind == status_json_mod.KIND:
                 statuses += status_json_mod.parse(sec)
-            elif sec.kind == "list":
-                lists += list_mod.parse(sec)
             else:
-                iostats += iostat_mod.parse(sec)
+                lists += list_mod.parse(sec)
     return Texts(tuple(statuses), tuple(lists), tuple(iostats), tuple(confs), tuple(n for n, _ in texts),
                  tuple(found), tuple(iostatxs))
 
@@ -341,6 +352,7 @@ class _Builder:
         self.audit: list[conf_mod.Row] = []
         self.iostat_lines: list[str] = []
         self.stragglers: list[StragglerModel] = []
+        self.figures: DiskFigures | None = None
 
     # --- release
     def choose_release(self) -> None:
@@ -691,19 +703,30 @@ class _Builder:
         self.workload = {"name": "observed", "kind": "random-read", "size": zfs_nicenum(size), "rate": rate}
 
     def iostat_x(self) -> None:
-        """Match iostat -x devices to the pool, quote the data disks' load, flag stragglers."""
-        x = self.imp.iostat_x
-        if x is None:
+        """Quote the data disks' load from iostat -x and zpool iostat -l, flag stragglers in
+        one of them (``disk_figures``) and model each (module docstring, 6b–6c)."""
+        x, io = self.imp.iostat_x, _latency_sample(self.imp)
+        if x is None and io is None:
             return
+        self.figures, why = disk_figures(self.imp)
         self.stragglers = straggler_models(self.imp, self.opts, self.presets)
-        self.iostat_lines = _iostat_x_lines(self.st, x, self.stragglers)
+        if x is not None:
+            self.iostat_lines += _iostat_x_lines(self.st, x, self.figures, self.stragglers)
+        if io is not None:
+            self.iostat_lines += _iostat_l_lines(self.st, io, self.release, self.figures, why, self.stragglers)
+        f = self.figures
         for sm in self.stragglers:
-            if sm.device is not None:
+            if sm.device is not None and f is not None:
+                queue = ("" if f.busy is not None else
+                         "; zpool iostat prints no %busy, so unlike iostat -x's the wait in the drive's own queue is "
+                         "not taken out of its disk_wait, only bounded (a disk serves a command in at most "
+                         "1 s ÷ its commands per second): the slowdown is overestimated when the disk is not busy "
+                         "all the time")
                 self.plan.assumed.append(
                     f"straggler {sm.straggler.leaf}: its slower reads are modelled as media read recovery (device "
                     f"{sm.device}), the least variable recovery that gives its measured mean; the real cause may "
-                    "be another (a weak head, vibration, a bad cable's retries) with another spread of latencies "
-                    "(the iostat -x block below; docs/import.md; --no-straggler-model leaves it out)")
+                    "be another (a weak head, vibration, a bad cable's retries) with another spread of latencies"
+                    f"{queue} (the {f.tool} block below; docs/import.md; --no-straggler-model leaves it out)")
 
     def disk_devices(self, i: int) -> list[str]:
         """Device of each disk of data vdev ``i``: its capacity's device, a straggler its own."""
@@ -778,15 +801,15 @@ class _Builder:
             c(f"like = {q(self.dev_preset)}")
             if cap is not None:
                 c(f"capacity = {q(_capacity(cap, self.exact))}   # {zfs_nicenum(cap)}: {how}")
-        x = self.imp.iostat_x
+        f = self.figures
         for sm in self.stragglers:
-            if sm.device is None or x is None:
+            if sm.device is None or f is None:
                 continue
             i = next(i for i, v in enumerate(plan.vdevs) if sm.straggler.leaf in v["names"])
             cap = next(cap for name, cap, _ in self.devices if name == self.dev_names[i])
             c("")
-            c(f"[devices.{_key(sm.device)}]   # the straggler {sm.straggler.leaf} (header: iostat -x)")
-            c(_comment(f"{sm.straggler.leaf}: {_measured_words(sm, x)}: {_recovery_words(sm)}"))
+            c(f"[devices.{_key(sm.device)}]   # the straggler {sm.straggler.leaf} (header: {f.tool})")
+            c(_comment(f"{sm.straggler.leaf}: {_measured_words(sm, f)}: {_recovery_words(sm)}"))
             c(f"like = {q(sm.preset)}")
             if cap is not None:
                 c(f"capacity = {q(_capacity(cap, self.exact))}   # as its vdev's other disks")
@@ -924,7 +947,7 @@ def _scan_reading(s: Scan) -> str:
     return "; ".join(parts)
 
 
-# ----------------------------------------------------------------------------- iostat -x
+# ----------------------------------------------------------------------------- iostat -x, zpool iostat -l
 
 
 def _peer_groups(st: PoolStatus) -> list[tuple[str, list[str]]]:
@@ -954,27 +977,109 @@ def _pct(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
+@dataclass(frozen=True)
+class DiskFigures:
+    """The per-disk figures stragglers are looked for in (module docstring, 6b–6c):
+    ``iostat -x``, or the read ``disk_wait`` of ``zpool iostat -l``."""
+
+    tool: str  # "iostat -x" or "zpool iostat -l"
+    file: str
+    column: str  # the time compared: r_await, ms/r, await, svc_t, asvc_t, ms/t; or "disk_wait read"
+    busy: str | None  # "%util" or "%b"; None: zpool iostat prints no busy share
+    per_read: bool  # ``column`` times reads only
+    groups: tuple[tuple[str, tuple[tuple[str, iostat_x_mod.DiskStat], ...]], ...]  # _peer_groups, matched
+
+    @property
+    def comparable(self) -> bool:
+        """Some group has two disks with figures: stragglers can be looked for."""
+        return any(len(ms) > 1 for _, ms in self.groups)
+
+
+def _busy_label(x: iostat_x_mod.IostatX) -> str:
+    return "%util" if x.flavour == "linux" else "%b"
+
+
+def _matched_groups(st: PoolStatus, x: iostat_x_mod.IostatX) -> list[tuple[str, list]]:
+    m = iostat_x_mod.match_devices([leaf.name for leaf in st.all_leaves()], x)
+    return [(label, [(n, m.disks[n]) for n in names if n in m.disks]) for label, names in _peer_groups(st)]
+
+
+_DEV = re.compile(r"^/dev/(?:r?dsk/)?")
+
+
+def _l_rows(st: PoolStatus, io: IostatSample) -> dict[str, iostat_mod.IostatRow]:
+    """Each pool disk's row: the same name, as zpool prints both (``/dev/`` aside, for ``-P``)."""
+    by: dict[str, iostat_mod.IostatRow] = {}
+    for r in io.rows:
+        if not r.is_label:
+            by.setdefault(_DEV.sub("", r.name), r)
+    return {leaf.name: by[_DEV.sub("", leaf.name)] for leaf in st.all_leaves() if _DEV.sub("", leaf.name) in by}
+
+
+def _figures_x(st: PoolStatus, x: iostat_x_mod.IostatX) -> DiskFigures:
+    groups = tuple((label, tuple(ms)) for label, ms in _matched_groups(st, x))
+    return DiskFigures("iostat -x", x.file, x.service_column, _busy_label(x), x.service_column in ("r_await", "ms/r"),
+                       groups)
+
+
+def _figures_l(st: PoolStatus, io: IostatSample) -> DiskFigures:
+    rows = _l_rows(st, io)
+    groups = tuple((label, tuple((n, iostat_mod.disk_stat(rows[n])) for n in names if n in rows))
+                   for label, names in _peer_groups(st))
+    return DiskFigures("zpool iostat -l", io.file, "disk_wait read", None, True, groups)
+
+
+def _latency_sample(imp: Imported) -> IostatSample | None:
+    return imp.iostat if imp.iostat is not None and imp.iostat.has_latency else None
+
+
+def disk_figures(imp: Imported) -> tuple[DiskFigures | None, str]:
+    """The figures stragglers are looked for in, and why those when both tools were given:
+    ``iostat -x`` first, as its %busy lets the drive's own queueing be taken out; ``zpool
+    iostat -l`` when it is alone, or when ``iostat -x`` matched no two disks of a group."""
+    x, io = imp.iostat_x, _latency_sample(imp)
+    fx = _figures_x(imp.status, x) if x is not None else None
+    fl = _figures_l(imp.status, io) if io is not None else None
+    if fx is None or fl is None:
+        return fx or fl, ""
+    if fx.comparable or not fl.comparable:
+        return fx, ("stragglers: looked for in iostat -x (above), whose %util lets the wait in the drive's own queue "
+                    "be taken out; this disk_wait is not used for them")
+    return fl, ("stragglers: looked for here, as iostat -x (above) matched no two data disks of a vdev or of a vdev "
+                "type")
+
+
 def _load(d: iostat_x_mod.DiskStat, x: iostat_x_mod.IostatX) -> str:
-    busy = "%util" if x.flavour == "linux" else "%b"
     return (f"{d.read_ops_per_s:.1f} r/s {zfs_nicenum(int(d.read_bytes_per_s))}/s, {d.write_ops_per_s:.1f} w/s "
             f"{zfs_nicenum(int(d.write_bytes_per_s))}/s, {x.service_column} {_ms(d.service_ms)}, "
-            f"{busy} {_pct(d.busy_percent)}")
+            f"{_busy_label(x)} {_pct(d.busy_percent)}")
 
 
-def _straggler_text(s: iostat_x_mod.Straggler, x: iostat_x_mod.IostatX) -> str:
-    busy = "%util" if x.flavour == "linux" else "%b"
-    ops = "r/s" if x.service_column in ("r_await", "ms/r") else "I/Os per s"
+def _load_l(r: iostat_mod.IostatRow) -> str:
+    w = r.waits or iostat_mod.Waits()
+    t = iostat_mod.wait_text
+    return (f"{r.read_ops_per_s} r/s {zfs_nicenum(r.read_bytes_per_s)}/s, {r.write_ops_per_s} w/s "
+            f"{zfs_nicenum(r.write_bytes_per_s)}/s; disk_wait read {t(w.disk_wait_read_ns)} write "
+            f"{t(w.disk_wait_write_ns)}; total_wait read {t(w.total_wait_read_ns)} write {t(w.total_wait_write_ns)}")
+
+
+def _straggler_text(s: iostat_x_mod.Straggler, f: DiskFigures) -> str:
+    ops = "r/s" if f.per_read else "I/Os per s"
     why = " and ".join(w for w, on in (("slow", s.slow), ("busy", s.busy)) if on)
-    return (f"straggler ({why}): {s.leaf} in {s.group}: {x.service_column} {_ms(s.disk.service_ms)} at "
-            f"{s.disk.service_ops_per_s:.1f} {ops}, {busy} {_pct(s.disk.busy_percent)}; its {s.peers} peers' median "
-            f"{_ms(s.peer_service_ms)}, {busy} {_pct(s.peer_busy_percent)} ({x.file} line {s.disk.line})")
+    busy = f", {f.busy} {_pct(s.disk.busy_percent)}" if f.busy else ""
+    peer_busy = f", {f.busy} {_pct(s.peer_busy_percent)}" if f.busy else ""
+    return (f"straggler ({why}): {s.leaf} in {s.group}: {f.column} {_ms(s.disk.service_ms)} at "
+            f"{s.disk.service_ops_per_s:.1f} {ops}{busy}; its {s.peers} peers' median "
+            f"{_ms(s.peer_service_ms)}{peer_busy} ({f.file} line {s.disk.line})")
 
 
-def _rule(x: iostat_x_mod.IostatX) -> str:
+def _rule(f: DiskFigures) -> str:
     m = iostat_x_mod
-    busy = "%util" if x.flavour == "linux" else "%b"
-    return (f"{x.service_column} > {m.SLOW_FACTOR:g}× the peers' median and ≥ {m.SLOW_MS_MIN:g} ms at ≥ "
-            f"{m.OPS_MIN_PER_S:g} I/Os per s, or {busy} ≥ {m.BUSY_PERCENT_MIN:g} with the peers' median at most "
+    slow = (f"{f.column} > {m.SLOW_FACTOR:g}× the peers' median and ≥ {m.SLOW_MS_MIN:g} ms at ≥ "
+            f"{m.OPS_MIN_PER_S:g} I/Os per s")
+    if f.busy is None:
+        return slow + "; no busy test, as zpool iostat prints no %busy"
+    return (f"{slow}, or {f.busy} ≥ {m.BUSY_PERCENT_MIN:g} with the peers' median at most "
             f"{m.BUSY_PEER_SHARE_MAX:g}× its own")
 
 
@@ -994,11 +1099,6 @@ class StragglerModel:
     why_not: str = ""  # when device is None
 
 
-def _matched_groups(st: PoolStatus, x: iostat_x_mod.IostatX) -> list[tuple[str, list]]:
-    m = iostat_x_mod.match_devices([leaf.name for leaf in st.all_leaves()], x)
-    return [(label, [(n, m.disks[n]) for n in names if n in m.disks]) for label, names in _peer_groups(st)]
-
-
 def _sig(v: float) -> float:
     """Three significant digits: what a TOML line and a reader need of a calibration."""
     return float(f"{v:.3g}")
@@ -1006,17 +1106,18 @@ def _sig(v: float) -> float:
 
 def straggler_models(imp: Imported, opts: Options, presets: dict) -> list[StragglerModel]:
     """Each straggler's recovery, calibrated from its own measurement (module docstring, 6b):
-    Δ = its service time per read − its peers' median (both without queueing); with T_rev
-    the preset's revolution, every read recovers for Δ / T_rev revolutions on average when
+    Δ = its service time per read − its peers' median (both without queueing where the
+    figures allow it: iostat -x; zpool iostat -l's disk_wait as printed); with T_rev the
+    preset's revolution, every read recovers for Δ / T_rev revolutions on average when
     Δ ≥ T_rev, else a share Δ / T_rev of the reads for one revolution — the least variable
     recovery with that mean (each recovery is whole revolutions)."""
-    x = imp.iostat_x
-    if x is None:
+    f, _ = disk_figures(imp)
+    if f is None:
         return []
     preset = _preset(opts.device, DEFAULT_DEVICE, "--device", presets)
     spec = presets[preset]["spec"]
     out = []
-    for s in iostat_x_mod.stragglers(_matched_groups(imp.status, x)):
+    for s in iostat_x_mod.stragglers(f.groups):
         own, peers = iostat_x_mod.device_service_ms(s.disk), s.peer_device_ms
         if not opts.straggler_model:
             out.append(StragglerModel(s, why_not="--no-straggler-model"))
@@ -1025,10 +1126,10 @@ def straggler_models(imp: Imported, opts: Options, presets: dict) -> list[Stragg
             out.append(StragglerModel(s, why_not=f"its vdev's device {preset} is {what}, and only ziosim's HDD "
                                                  "model has read recovery to make one disk slower"))
         elif own is None or peers is None:
-            out.append(StragglerModel(s, why_not=f"no {x.service_column} of its own or of peers doing at least "
+            out.append(StragglerModel(s, why_not=f"no {f.column} of its own or of peers doing at least "
                                                  f"{iostat_x_mod.OPS_MIN_PER_S:g} I/Os per s to calibrate from"))
         elif own <= peers:
-            out.append(StragglerModel(s, why_not=f"without queueing its {x.service_column} ({_ms(own)}) is no "
+            out.append(StragglerModel(s, why_not=f"without queueing its {f.column} ({_ms(own)}) is no "
                                                  f"longer than its peers' median ({_ms(peers)}): its extra busy "
                                                  "time is not slower reads"))
         else:
@@ -1055,28 +1156,44 @@ def _recovery_words(sm: StragglerModel) -> str:
     return out
 
 
-def _measured_words(sm: StragglerModel, x: iostat_x_mod.IostatX) -> str:
+def _measured_words(sm: StragglerModel, f: DiskFigures) -> str:
     """How the service time per read was had from the row: as printed, or with its queueing out."""
     d = sm.straggler.disk
-    per = "per read" if x.service_column in ("r_await", "ms/r") else "per I/O (reads and writes: no read column)"
-    if d.service_ms is not None and sm.own_ms < d.service_ms:
-        busy = "%util" if x.flavour == "linux" else "%b"
-        how = (f"iostat -x {x.service_column} {_ms(d.service_ms)} × {busy} {_pct(d.busy_percent)} ÷ "
+    per = "per read" if f.per_read else "per I/O (reads and writes: no read column)"
+    if f.busy is None:
+        ops = d.read_ops_per_s + d.write_ops_per_s
+        bound = (f", bounded by 1000 ms ÷ {ops:g} I/Os per s (a disk busy at most all the time)"
+                 if d.service_ms is not None and sm.own_ms < d.service_ms else "")
+        how = (f"{f.tool} {f.column} {_ms(d.service_ms) if d.service_ms is not None else '?'}{bound}: with no %busy "
+               "the wait in the drive's own queue cannot be taken out, only bounded")
+    elif d.service_ms is not None and sm.own_ms < d.service_ms:
+        how = (f"iostat -x {f.column} {_ms(d.service_ms)} × {f.busy} {_pct(d.busy_percent)} ÷ "
                f"{iostat_x_mod.in_flight(d):.2f} I/Os in flight: the queueing taken out")
     else:
-        how = f"iostat -x {x.service_column} as printed: nothing waited, as its I/Os in flight ≤ its busy share"
+        how = f"iostat -x {f.column} as printed: nothing waited, as its I/Os in flight ≤ its busy share"
     return f"{_ms(sm.own_ms)} {per} vs peers' median {_ms(sm.peers_ms)} ({how})"
 
 
-def _model_line(sm: StragglerModel, x: iostat_x_mod.IostatX) -> str:
+def _model_line(sm: StragglerModel, f: DiskFigures) -> str:
     if sm.device is None:
         return (f"not modelled: {sm.why_not}; {sm.straggler.leaf} runs at its peers' speed here, so expect the real scan "
                 "and the users' latency to be worse")
     return (f"modelled: {sm.straggler.leaf} is device {sm.device}, {sm.preset} with read recovery: "
-            f"{_measured_words(sm, x)}; {_recovery_words(sm)}")
+            f"{_measured_words(sm, f)}; {_recovery_words(sm)}")
 
 
-def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX, models: Sequence[StragglerModel]) -> list[str]:
+def _straggler_block(f: DiskFigures, models: Sequence[StragglerModel]) -> list[str]:
+    """The stragglers found in ``f``, the rule, and what became of each (header lines)."""
+    if models:
+        return ([f"  {_straggler_text(sm.straggler, f)}" for sm in models] + [f"  (rule: {_rule(f)}; docs/import.md)"]
+                + [f"  {_model_line(sm, f)}" for sm in models])
+    if f.comparable:
+        return [f"  stragglers: none ({_rule(f)})"]
+    return ["  stragglers: not looked for, as no two matched data disks share a vdev or a vdev type"]
+
+
+def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX, used: DiskFigures | None,
+                    models: Sequence[StragglerModel]) -> list[str]:
     leaves = [leaf.name for leaf in st.all_leaves()]
     m = iostat_x_mod.match_devices(leaves, x)
     which = (f"report {x.used} of {x.reports}, the last complete one" if x.reports > 1
@@ -1102,29 +1219,51 @@ def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX, models: Sequence[St
             why = ("iostat -x without -n prints sdN instance names: run iostat -xn" if x.flavour == "illumos-x"
                    else "not in the report: a missing disk does no I/O, and iostat -z leaves idle ones out")
             out.append(f"  pool disks with no row ({why}): {', '.join(rest)}")
-    groups = _matched_groups(st, x)
-    for label, members in groups:
+    f = _figures_x(st, x)
+    for label, members in f.groups:
         for leaf, d in members:
             out.append(f"  {leaf} ({label}): {_load(d, x)}")
-    if models:
-        out += [f"  {_straggler_text(sm.straggler, x)}" for sm in models]
-        out.append(f"  (rule: {_rule(x)}; docs/import.md)")
-        out += [f"  {_model_line(sm, x)}" for sm in models]
-    elif any(len(ms) > 1 for _, ms in groups):
-        out.append(f"  stragglers: none ({_rule(x)})")
-    else:
-        out.append("  stragglers: not looked for, as no two matched data disks share a vdev or a vdev type")
-    return out
+    return out + _straggler_block(f, models if used is not None and used.tool == f.tool else ())
+
+
+def _iostat_l_lines(st: PoolStatus, io: IostatSample, release: str, used: DiskFigures | None, why: str,
+                    models: Sequence[StragglerModel]) -> list[str]:
+    which = (f"the last of {io.samples} samples" if io.samples > 1
+             else "its only sample: the averages since the pool was imported, not an interval (run zpool iostat -vl "
+                  "POOL 10 2)")
+    out = [f"zpool iostat -l ({io.file} lines {io.first_line}-{io.last_line}: zpool iostat {io.flags}, {which}, "
+           f"header line {io.header_line}):"]
+    want = (5 + at_least(release, "zfs-0.8") + at_least(release, "zfs-2.2")) if at_least(release, "zfs-0.7") else 0
+    if len(io.latency_groups) != want:
+        out.append(f"  note: its -l columns ({' '.join(io.latency_groups[4:])} waits) are those of {io.layout}, "
+                   f"not of {release}")
+    rows = _l_rows(st, io)
+    leaves = [leaf.name for leaf in st.all_leaves()]
+    same = [n for n in leaves if n in rows]
+    out.append("  matched to the pool's disks: " + (f"{', '.join(same)} (same names)" if same else "none"))
+    missing = [n for n in leaves if n not in rows]
+    if missing:
+        hint = "" if io.rows else "; zpool iostat without -v shows no disks: run zpool iostat -vl"
+        out.append(f"  pool disks with no row: {', '.join(missing)}{hint}")
+    f = _figures_l(st, io)
+    for label, members in f.groups:
+        for leaf, _ in members:
+            out.append(f"  {leaf} ({label}): {_load_l(rows[leaf])}")
+    if used is not None and used.tool != f.tool:
+        return out + [f"  {why}"]
+    if why:
+        out.append(f"  {why}")
+    return out + _straggler_block(f, models)
 
 
 def straggler_lines(imp: Imported, opts: Options, presets: dict) -> list[str]:
     """One line per straggler, for stderr (the header holds the same and more)."""
-    x = imp.iostat_x
+    f, _ = disk_figures(imp)
     out = []
     for sm in straggler_models(imp, opts, presets):
         what = (f"modelled as device {sm.device}: {_recovery_words(sm)}" if sm.device is not None
                 else f"not modelled: {sm.why_not}")
-        out.append(f"{_straggler_text(sm.straggler, x)}; {what}")  # type: ignore[arg-type]
+        out.append(f"{_straggler_text(sm.straggler, f)}; {what}")  # type: ignore[arg-type]
     return out
 
 
