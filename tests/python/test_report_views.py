@@ -482,3 +482,28 @@ def test_before_0_7_a_raidz_row_is_its_own_logical_io():
             assert reads == res["series"]["tops"][0]["read_ops"][1] * 10**9 // res["series"]["interval_ns"]
         else:
             assert 0 <= reads - disk_reads < len(disks)  # each disk's rate is floored on its own
+
+
+@pytest.mark.needs_core
+def test_a_replace_shows_its_replacing_vdev_and_counts_the_new_disk():
+    """zpool iostat -v prints the tree of each interval: during a replace the old and the new
+    disk sit under replacing-N, and the resilver's writes to the new disk count in the
+    vdev's and the pool's rows (they were dropped: the rows summed the configured disks)."""
+    from ziosim import runner, scenario
+
+    text = ('[scenario]\nname = "t"\nstop = "40s"\nreport_interval = "20s"\n[zfs]\nrelease = "{rel}"\n'
+            '[pool]\nallocated = "20G"\nvdevs = [{{ type = "raidz2", disks = 6, device = "hdd-7200-sata-2014" }}]\n'
+            '[[action]]\nat = "1s"\ndo = "fail"\ndisk = "sdb"\n'
+            '[[action]]\nat = "2s"\ndo = "replace"\nold = "sdb"\nnew = "sdg"\n')
+    for rel, name in (("zfs-2.2", "replacing-1"), ("zfs-2.1", "replacing")):
+        res = runner.run(scenario.loads(text.format(rel=rel)))
+        lines = [ln for ln in zpool_iostat(res, rel, samples=[1]).splitlines() if ln.split()]
+        names = [ln.split()[0] for ln in lines]
+        i = names.index(name)
+        assert names[i + 1:i + 3] == ["sdb", "sdg"], names
+        assert lines[i].startswith(" " * 4 + name) and lines[i + 2].startswith(" " * 6 + "sdg")
+        writes = lambda ln: ln.split()[4]  # noqa: E731
+        assert writes(lines[i + 2]) != "0"
+        top = next(ln for ln in lines if ln.split()[0] in ("raidz2", "raidz2-0"))
+        pool = next(ln for ln in lines if ln.split()[0] == "tank")
+        assert writes(top) == writes(pool) != "0"

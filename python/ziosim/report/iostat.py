@@ -114,12 +114,22 @@ def _top_row(vdev: dict, leaves: list[dict], release: str, alloc: int, size: int
     return row
 
 
-def pool_rows(results: dict, release: str) -> list[Row]:
-    """Rows in the order ``print_vdev_stats`` visits them (pool, vdevs, leaves, logs, cache)."""
+def pool_rows(results: dict, release: str, k: int | None = None) -> list[Row]:
+    """Rows in the order ``print_vdev_stats`` visits them (pool, vdevs, leaves, logs, cache),
+    for the pool as it was at report interval ``k`` (None: at the end of the run).
+
+    A run with actions carries the vdev tree of each interval (the ``zpool status``
+    snapshots): a disk being replaced is then a ``replacing`` vdev with the old and the new
+    disk under it, as ``zpool iostat -v`` prints it, and the new disk's writes count in its
+    vdev's and the pool's rows. A run without actions keeps the configured tree."""
     pool = results["pool"]
     leaves = results["leaves"]
-    top = [_top_row(v, leaves, release, v.get("alloc_bytes", 0), v.get("size_bytes", 0))
-           for v in pool["vdevs"]]
+    tree = _tree_at(results, k)
+    if tree is not None:
+        top = _tree_top_rows(results, release, tree)
+    else:
+        top = [_top_row(v, leaves, release, v.get("alloc_bytes", 0), v.get("size_bytes", 0))
+               for v in pool["vdevs"]]
     # Log vdevs: alloc 0 (not in the results), size that of the smallest disk.
     section = "" if release == "solaris-2009" else "logs"
     top += [_top_row(v, leaves, release, 0, min(int(leaves[i]["size_bytes"]) for i in v["leaves"]), section)
@@ -131,7 +141,7 @@ def pool_rows(results: dict, release: str) -> list[Row]:
         # zios — one per block — and the root's the sum of its top-level children's; a disk
         # that is a top-level vdev is its own leaf.
         for i, row in enumerate(top):
-            if row.children:
+            if row.children and row.logical is None:
                 row.logical = i
         rows[0].sums = top
     for row in top:
@@ -140,6 +150,55 @@ def pool_rows(results: dict, release: str) -> list[Row]:
     for i in pool.get("cache", []):
         rows.append(Row(leaves[i]["name"], 2, [i], section="cache"))
     return rows
+
+
+def _tree_at(results: dict, k: int | None) -> list[dict] | None:
+    """The status snapshot's vdev tree at report interval ``k`` (the last one for None)."""
+    snaps = (results.get("status") or {}).get("snapshots") or []
+    if not snaps:
+        return None
+    if k is None:
+        return snaps[-1]["tree"]
+    t = results["series"]["t_ns"][k]
+    return next((sn["tree"] for sn in snaps if sn["t_ns"] == t), None)
+
+
+def _tree_top_rows(results: dict, release: str, tree: list[dict]) -> list[Row]:
+    """Top-level rows (with their children) from a snapshot's tree: interior rows below the
+    top (``replacing-N``, ``spare-N``) add up their disks and print no capacity."""
+    pool, leaves = results["pool"], results["leaves"]
+    by_name = {leaf["name"]: i for i, leaf in enumerate(leaves)}
+    vdevs = {v["name"]: (i, v) for i, v in enumerate(pool["vdevs"])}
+    tops: list[Row] = []
+    stack: list[tuple[int, Row]] = []
+    for r in tree[1:]:
+        d, name = int(r["depth"]), r["name"]
+        idx = by_name.get(name)
+        if d == 1:
+            if name in vdevs:
+                v = vdevs[name][1]
+                row = Row(_vdev_display_name(name, release), 2, [], v.get("alloc_bytes", 0), v.get("size_bytes", 0))
+                tops.append(row)
+            else:  # a disk that is a top-level vdev, or the replacing/spare vdev standing for it
+                row = Row(name if idx is not None else _vdev_display_name(name, release), 2, [])
+                tops.append(row)
+            stack = [(1, row)]
+        else:
+            while stack and stack[-1][0] >= d:
+                stack.pop()
+            row = Row(name if idx is not None else _vdev_display_name(name, release), 2 * d, [])
+            tops[-1].children.append(row)
+            stack.append((d, row))
+        if idx is not None:
+            for _, anc in stack:
+                anc.leaves.append(idx)
+    # A disk top-level vdev (or its replacing vdev) takes the capacity of the vdev it is.
+    for row in tops:
+        if row.alloc_bytes is None:
+            v = next((v for v in pool["vdevs"] if v.get("type") == "disk" and set(v["leaves"]) & set(row.leaves)), None)
+            if v is not None:
+                row.alloc_bytes, row.size_bytes = v.get("alloc_bytes", 0), v.get("size_bytes", 0)
+    return tops
 
 
 def _namewidth(rows: list[Row], verbose: bool) -> int:
@@ -368,10 +427,6 @@ def zpool_iostat(results: dict, release: str, flags: tuple[str, ...] = (),
     ``flags`` is a subset of ``("-l", "-q")``; a release before 0.7 gets the default
     columns only (the caller prints :func:`unsupported_note`).
     """
-    rows = pool_rows(results, release)
-    if not verbose:
-        rows = rows[:1]
-    namewidth = _namewidth(rows, verbose)
     legacy = not rel.has_extended_iostat(release)
     kinds = ["default"]
     if not legacy:
@@ -382,6 +437,12 @@ def zpool_iostat(results: dict, release: str, flags: tuple[str, ...] = (),
     lines: list[str] = []
     for n, k in enumerate(samples):
         interval_ns = sample_span_ns(results, k)
+        # The tree and the name column as at this interval (zpool iostat re-reads the
+        # config, and its width, every interval).
+        rows = pool_rows(results, release, k)
+        if not verbose:
+            rows = rows[:1]
+        namewidth = _namewidth(rows, verbose)
         if n == 0 or verbose:
             header = (_legacy_header(release, namewidth) if legacy
                       else _header(kinds, release, namewidth, "pool"))
