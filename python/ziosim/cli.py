@@ -753,11 +753,12 @@ def import_(
 
 def _predict_target(imp: Any, sc: scenario_mod.Scenario) -> tuple[Any, str]:
     """The real scan ``--predict`` compares with, and the kind of simulated scan that models it."""
-    active = [s for s in imp.status.scans if s.active]
-    if not active:
+    from .importers.scenario import compared_scan
+
+    real = compared_scan(imp.status)  # the one the import's header compares with
+    if real is None:
         raise ScenarioError("--predict: the zpool status text shows no scan in progress — allowed: with a scrub, "
                             "resilver or rebuild in progress (for a new scan, run the scenario: ziosim run)")
-    real = sorted(active, key=lambda s: not s.sequential)[0]  # the one the import's header compares with
     if real.done_percent is None:
         raise ScenarioError(f"--predict: the {real.func} in the text prints no % done — allowed: a scan line with "
                             "one (zfs-0.7 and later, illumos from 2012)")

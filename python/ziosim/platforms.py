@@ -291,7 +291,7 @@ def _render_linux(release: str, chosen: list[tuple[Knob, int, int]], declared: d
     out.append("update-initramfs -u    # Debian, Ubuntu, Proxmox")
     out.append("dracut -f              # RHEL, Fedora and other dracut-based systems")
     out += _revert(release, "delete that line from /etc/modprobe.d/zfs.conf, rebuild the initramfs as above",
-                   [_sysfs(k, d) for k, _, d in live], boot, chosen)
+                   [_sysfs(k, d) for k, _, d in live], boot, chosen, declared)
     return out + _derived_notes(chosen, declared)
 
 
@@ -306,7 +306,7 @@ def _render_freebsd(release: str, chosen: list[tuple[Knob, int, int]], declared:
         out += [f'{k.name}="{v}"' for k, v, _ in boot]
     files = " and ".join(f for f, group in (("/etc/sysctl.conf", live), ("/boot/loader.conf", boot)) if group)
     out += _revert(release, f"delete those lines from {files}", [f"sysctl {k.name}={d}" for k, _, d in live], boot,
-                   chosen)
+                   chosen, declared)
     return out + _derived_notes(chosen, declared)
 
 
@@ -317,7 +317,8 @@ def _render_illumos(release: str, chosen: list[tuple[Knob, int, int]], declared:
             for k, _, _ in late]
     out.append("# keep across reboots: these lines in /etc/system (read at boot: they take effect at the next reboot)")
     out += [f"set zfs:{k.name} = {v}" for k, v, _ in chosen]
-    out += _revert(release, "delete those lines from /etc/system", [_mdb(k, d) for k, _, d in live], late, chosen)
+    out += _revert(release, "delete those lines from /etc/system", [_mdb(k, d) for k, _, d in live], late, chosen,
+                   declared)
     return out + _derived_notes(chosen, declared)
 
 
@@ -330,11 +331,10 @@ def _apply_now(lasts: str, commands: list[str]) -> list[str]:
 
 
 def _revert(release: str, undo: str, commands: list[str], boot: list[tuple[Knob, int, int]],
-            chosen: list[tuple[Knob, int, int]] | None = None) -> list[str]:
+            chosen: list[tuple[Knob, int, int]], declared: dict) -> list[str]:
     # "the defaults" only when every value reverted to is the release's declared default (a
     # scenario may run non-default values; the commands then restore those).
-    declared = _declarations()
-    defaults = all(declared.get(k.tunable, {}).get("defaults", {}).get(release) == d for k, _, d in chosen or [])
+    defaults = all(declared.get(k.tunable, {}).get("defaults", {}).get(release) == d for k, _, d in chosen)
     what = f"the {release} defaults" if defaults else "the values before"
     head = f"# revert to {what}: {undo}" + (", then" if commands else "")
     return [head, *commands, *(f"# {k.name} returns to {d} at the next boot" for k, _, d in boot)]

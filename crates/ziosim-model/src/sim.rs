@@ -2595,11 +2595,13 @@ impl Model_ {
         let agg = iss.members > 1;
         // `pump` stamped every member with the command's issue time, so all share one disk
         // time; what only sums are counted once per run of members of one class.
-        let first = self.ios.get(head);
-        let disk = now - first.issue_ns;
-        self.leaves[li].count_command(&iss, now - first.enqueue_ns, first.issue_ns - first.enqueue_ns, disk);
-        let first = self.ios.get(head);
-        let mut run = MemberRun::new(first);
+        let (enqueue_ns, issue_ns) = {
+            let first = self.ios.get(head);
+            (first.enqueue_ns, first.issue_ns)
+        };
+        let disk = now - issue_ns;
+        self.leaves[li].count_command(&iss, now - enqueue_ns, issue_ns - enqueue_ns, disk);
+        let mut run = MemberRun::new(self.ios.get(head));
         let mut m = head;
         while m != NO_IO {
             let io = *self.ios.get(m);

@@ -608,8 +608,8 @@ class _Builder:
             elif s.state == "canceled":
                 plan.inferred.append(f"the last {s.func} was canceled: no action")
         self.acts = acts
-        if active:
-            s = sorted(active, key=lambda x: not x.sequential)[0]
+        s = compared_scan(st)
+        if s is not None:
             self.real_scan, self.elapsed_s = s, s.elapsed_estimate_s()
             if self.elapsed_s is not None and s.eta_s is not None:
                 self.total_s = self.elapsed_s + s.eta_s
@@ -1265,6 +1265,13 @@ def straggler_lines(imp: Imported, opts: Options, presets: dict) -> list[str]:
                 else f"not modelled: {sm.why_not}")
         out.append(f"{_straggler_text(sm.straggler, f)}; {what}")  # type: ignore[arg-type]
     return out
+
+
+def compared_scan(st: PoolStatus) -> Scan | None:
+    """The scan in progress the simulation is compared with: a sequential rebuild first
+    (it restores redundancy; its scrub follows), else the scan running."""
+    active = [s for s in st.scans if s.active]
+    return sorted(active, key=lambda s: not s.sequential)[0] if active else None
 
 
 def build(imp: Imported, opts: Options, presets: dict) -> str:
