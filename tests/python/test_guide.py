@@ -145,8 +145,10 @@ def test_how_long(tmp_path, monkeypatch):
     healthy = _ok(_invoke("run", "scenarios/resilver-straggler.toml",
                           "--set", "devices.sick.read_recovery_probability=0", "--views", "status,summary",
                           "--no-plots", "-q", "--out", tmp_path / "healthy")).stdout
+    # One run for both rebuild blocks: each shown command's grep keeps only its own view's lines.
     rebuild = _ok(_invoke("run", "scenarios/rebuild-mirror-zfs-2.1.toml", "--set", "pool.allocated=20G",
-                          "--views", "status", "--no-plots", "-q", "--out", tmp_path / "rebuild")).stdout
+                          "--views", "status,summary", "--no-plots", "-q", "--out", tmp_path / "rebuild")).stdout
+    rebuild_summary = rebuild
 
     # The straggler run: its header, the first zpool status whole, the last one to its
     # scan line, and the users' latency lines of the summary.
@@ -161,6 +163,10 @@ def test_how_long(tmp_path, monkeypatch):
     pattern = r"^  (scan: resilvered|lat)"
     healthy_shown = _grep(healthy, pattern)
     rebuild_shown = _first_seen(_grep(rebuild, r"^  scan:"))
+    red_pattern = r"^redundancy|^  (no margin|risk)"
+    redundancy_shown = _grep(rebuild_summary, red_pattern)
+    windows = re.findall(r"^redundancy: (mirror-\d) ran short for (\S+) ", redundancy_shown, re.M)
+    assert [w[0] for w in windows] == ["mirror-0", "mirror-1"], redundancy_shown
 
     took = {name: _secs(re.search(r"resilvered \S+ in (\d\d:\d\d:\d\d)", text).group(1))
             for name, text in (("sick", sick_shown), ("healthy", healthy_shown))}
@@ -178,12 +184,14 @@ def test_how_long(tmp_path, monkeypatch):
                               f"| grep -E '{pattern}'\n" + healthy_shown),
         "rebuild": ("$ ziosim run scenarios/rebuild-mirror-zfs-2.1.toml --set pool.allocated=20G --views status "
                     "| grep '^  scan:' | awk '!seen[$0]++'\n" + rebuild_shown),
+        "rebuild-redundancy": ("$ ziosim run scenarios/rebuild-mirror-zfs-2.1.toml --set pool.allocated=20G "
+                               f"--views summary | grep -E '{red_pattern}'\n" + redundancy_shown),
     }
     scenarios = "".join((ROOT / "scenarios" / f).read_text(encoding="utf-8")
                         for f in ("resilver-straggler.toml", "rebuild-mirror-zfs-2.1.toml"))
     _check("guide-time", blocks, [
         "5.13% done, 00:56:05 to go", "resilvered 50.0G in 00:58:16", "00:16:20", "p99=172ms", "p99=45.1ms",
-        "00:01:18", "00:05:12", "00:05:28", "200G", "60G"], inputs=scenarios)
+        "00:01:18", "00:05:12", "00:05:28", "200G", "60G", "1m28s", "5m28s"], inputs=scenarios)
 
 
 # ----------------------------------------------------------------------------- Latency

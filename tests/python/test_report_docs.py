@@ -17,13 +17,19 @@ from ziosim.report.iostat import os_iostat_x, zpool_iostat, zpool_iostat_r, zpoo
 from ziosim.report.quantize import quantize
 from ziosim.report.status import zpool_status, zpool_status_config
 from ziosim.report.status_json import zpool_status_json
-from ziosim.report.summary import summary_text
+from ziosim.report.summary import redundancy_lines, summary_text
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "output.md"
 FIXTURES = ROOT / "tests" / "python" / "fixtures"
 UPDATE = os.environ.get("UPDATE_SNAPSHOTS") == "1"
 BLOCK = re.compile(r"(<!-- example: (?P<name>[\w.-]+) -->\n```text\n)(?P<body>.*?)(```)", re.S)
+
+
+REDUNDANCY = {"vdev": "mirror-0", "tolerance": 1, "margin": 1, "min_margin": 0, "short_ns": 310421180977,
+              "exposed_ns": 310421180977, "lost_ns": 0, "first_short_ns": 5000000000,
+              "restored_ns": 315421180977, "exposed_read_bytes": 22107328512, "expected_read_errors": None,
+              "p_read_error": None, "p_loss_by_failure": 4.33768e-08}
 
 
 def examples() -> dict[str, str]:
@@ -75,6 +81,9 @@ def examples() -> dict[str, str]:
         "latency": '$ dtrace: @["users"] = quantize(latency_ns)\n\n'
         + quantize(r["workloads"][0]["latency_log2"]),
         "summary": "$ ziosim summary\n" + summary_text(r, m),
+        # The last lines of a summary after a mirror lost a side (a 20 GiB pool of
+        # hdd-7200-sata-2014 disks: sdb fails at 5 s, replaced at 60 s).
+        "redundancy": "$ ziosim summary      # its last lines\n" + "\n".join(redundancy_lines({"pool": {"redundancy": [REDUNDANCY]}})) + "\n",
     }
 
 

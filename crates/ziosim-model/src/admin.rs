@@ -363,6 +363,7 @@ impl Model_ {
             Err(e) => (Some(e), None),
         };
         self.admin.log.push(json!({"at_ns": a.at_ns, "command": command, "error": error, "warning": warning}));
+        self.redundancy_update(ctx.now());
     }
 
     fn act_fail(&mut self, disk: &str) -> Result<Option<String>, String> {

@@ -13,6 +13,7 @@ pub mod layout;
 pub mod pool;
 pub mod queue;
 pub mod rebuild;
+pub mod redundancy;
 pub mod release;
 pub mod scan;
 pub mod scan_prefetch;

@@ -397,6 +397,7 @@ impl Model_ {
         };
         self.dtl_excise(&[t], max_txg);
         self.replacing_done();
+        self.redundancy_update(now);
         self.rebuild_after_end(ctx);
     }
 

@@ -1043,6 +1043,7 @@ impl Model_ {
         let all: Vec<usize> = (0..self.tops.len()).collect();
         self.dtl_excise(&all, max_txg);
         self.replacing_done();
+        self.redundancy_update(ctx.now());
         for l in &mut self.leaves {
             l.deferred = false;
         }

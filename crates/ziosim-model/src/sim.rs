@@ -280,6 +280,13 @@ pub(crate) struct LeafCounters {
     inflight_ns: u128,
 }
 
+impl LeafCounters {
+    /// Bytes of read commands completed (`zpool iostat` read bandwidth's sum).
+    pub(crate) fn read_bytes(&self) -> u64 {
+        self.read_bytes
+    }
+}
+
 pub(crate) struct Leaf {
     pub(crate) name: String,
     pub(crate) vdev_name: String,
@@ -318,6 +325,9 @@ pub(crate) struct Leaf {
     /// current scan / its top-level vdev's rebuild (the `(resilvering)` note).
     pub(crate) scan_processed: u64,
     pub(crate) rebuild_processed: u64,
+    /// The device's datasheet (annualized failure rate %, bits per non-recoverable read
+    /// error); 0 = not published (`redundancy.rs`).
+    pub(crate) reliability: (f64, f64),
 }
 
 impl Leaf {
@@ -399,6 +409,7 @@ impl Leaf {
     ) -> Leaf {
         let dev = spec.build(stream_seed(seed, &format!("disk/{name}")));
         let rotational = dev.rotational();
+        let reliability = spec.reliability();
         Leaf {
             name: name.to_string(),
             vdev_name: vdev_name.to_string(),
@@ -428,6 +439,7 @@ impl Leaf {
             deferred: false,
             scan_processed: 0,
             rebuild_processed: 0,
+            reliability,
         }
     }
 }
@@ -774,6 +786,8 @@ pub struct Model_ {
     /// Blocks a read found with no readable copy, as (top-level vdev, offset): the pool's
     /// persistent error log, which `zpool status` counts as "N data errors".
     pub(crate) lost_blocks: std::collections::BTreeSet<(u16, u64)>,
+    /// Each top-level vdev's redundancy over time (`redundancy.rs`).
+    pub(crate) red: Vec<crate::redundancy::RedTrack>,
     /// The scan (scrub/resilver) of this pool, if one was ever started.
     pub(crate) scan: Option<crate::scan::Scan>,
     /// A scan asked for, to start at the next txg boundary.
@@ -1137,6 +1151,7 @@ impl Model_ {
             replacing,
             last_user_io_ns: 0,
             lost_blocks: Default::default(),
+            red: Vec::new(),
             scan: None,
             scan_pending: None,
             scan_pf: Default::default(),
@@ -1185,6 +1200,7 @@ impl Model_ {
         self.txg.eng.start(ctx.now(), &mut out);
         self.txg_actions(out, ctx);
         ctx.schedule_at(self.cfg.stop_ns, Ev::Stop);
+        self.redundancy_init(ctx.now());
         for (i, a) in self.cfg.actions.iter().enumerate() {
             ctx.schedule_at(a.at_ns, Ev::Action { idx: i as u32 });
         }
@@ -2851,7 +2867,7 @@ impl Model_ {
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
             "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
-                     "vdevs": vdevs, "cache": self.cache_leaves,
+                     "vdevs": vdevs, "cache": self.cache_leaves, "redundancy": self.redundancy_json(sim_time_ns),
                      "log": self.log_names.iter().zip(&self.log_tops)
                          .map(|((name, kind), leaves)| json!({"name": name, "type": kind.label(), "leaves": leaves}))
                          .collect::<Vec<_>>()},

@@ -26,6 +26,11 @@ STAT_KEYS = ("min", "mean", "max", "p50", "p90", "p99", "p999")
 STAGES = ("total_wait_ns", "disk_wait_ns", "queue_wait_ns")
 
 
+class Sig(float):
+    """A float kept to 6 significant digits in the JSON rather than to fixed decimals (a
+    probability of 1e-8 must not print as 0)."""
+
+
 def _num(value):
     """Deterministic JSON number: ints stay ints, floats are rounded (NaN/inf -> None)."""
     if isinstance(value, bool) or value is None:
@@ -35,6 +40,8 @@ def _num(value):
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return None
+        if isinstance(value, Sig):
+            return float(f"{value:.6g}")
         rounded = round(value, FLOAT_DECIMALS)
         return 0.0 if rounded == 0 else rounded
     return value
@@ -205,6 +212,20 @@ def _scan(results: dict) -> dict | None:
     return {k: (round(sc[k], 3) if isinstance(sc.get(k), float) else sc.get(k)) for k in keys if k in sc}
 
 
+_RED_KEYS = ("vdev", "tolerance", "margin", "min_margin", "short_ns", "exposed_ns", "lost_ns",
+             "first_short_ns", "restored_ns", "exposed_read_bytes", "expected_read_errors",
+             "p_read_error", "p_loss_by_failure")
+
+
+def _redundancy(results: dict) -> list:
+    """Top-level vdevs that ran short of their redundancy (``redundancy.rs``), in pool order."""
+    out = []
+    for r in (results.get("pool") or {}).get("redundancy") or []:
+        if r["tolerance"] > 0 and (r["short_ns"] > 0 or r["margin"] < r["tolerance"]):
+            out.append({k: (Sig(r[k]) if isinstance(r.get(k), float) else r.get(k)) for k in _RED_KEYS})
+    return out
+
+
 def identity(meta: dict) -> dict:
     """What every output file carries: schema version, ziosim version, release, seed, scenario."""
     return {
@@ -232,6 +253,7 @@ def build_summary(results: dict, meta: dict) -> dict:
             "name": pool.get("name"),
             "alloc_bytes": pool.get("alloc_bytes", 0),
             "size_bytes": pool.get("size_bytes", 0),
+            "redundancy": _redundancy(results),
         },
         "workloads": _workloads(results),
         "classes": {name: _class_summary(c) for name, c in results.get("classes", {}).items()},
@@ -271,6 +293,61 @@ def _lat_line(label: str, stats: dict) -> str:
             ("p99.9", "p999"), ("max", "max")]
     cells = " ".join(f"{name}={human_ns(stats.get(k, 0))}" for name, k in keys)
     return f"  {label}: {cells}"
+
+
+def span(ns: float) -> str:
+    """A long duration as ``2h05m03s`` / ``1d 03h02m``; under a minute as :func:`human_ns`."""
+    if ns < 60e9:
+        return human_ns(ns)
+    s = int(ns // 1e9)
+    d, s = divmod(s, 86400)
+    h, s = divmod(s, 3600)
+    m, s = divmod(s, 60)
+    if d:
+        return f"{d}d {h:02d}h{m:02d}m"
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s"
+
+
+def _chance(p: float) -> str:
+    """A probability for people: ``1 in 3,400`` below 1 %, a percentage above."""
+    if p <= 0:
+        return "0"
+    if p < 0.01:
+        return f"1 in {1 / p:,.0f}" if p > 1e-9 else "< 1 in 1,000,000,000"
+    return f"{p * 100:.1f} %"
+
+
+def redundancy_lines(summary: dict) -> list[str]:
+    """What running short of redundancy exposed, per top-level vdev (empty when none did)."""
+    lines = []
+    for r in summary["pool"].get("redundancy") or []:
+        tol, least = r["tolerance"], max(r["min_margin"], 0)
+        when = f"from {span(r['first_short_ns'])}" if r["first_short_ns"] is not None else "from the start"
+        if r["margin"] == tol and r["restored_ns"] is not None:
+            when += f", restored at {span(r['restored_ns'])}"
+        else:
+            when += f", still short at the end: {max(r['margin'], 0)} of {tol} left"
+        worst = "no more disks" if least == 0 else f"{least} more disk{'s' if least > 1 else ''}"
+        lines.append(f"redundancy: {r['vdev']} ran short for {span(r['short_ns'])} ({when}); "
+                     f"at worst it could lose {worst}, not {tol}")
+        if r["lost_ns"]:
+            lines.append(f"  no copy left for {span(r['lost_ns'])}: blocks were lost (see zpool status)")
+        elif r["exposed_ns"]:
+            lines.append(f"  no margin for {span(r['exposed_ns'])}: one more failed disk loses data")
+        risk = []
+        if r["p_loss_by_failure"] is not None and not r["lost_ns"]:
+            risk.append(f"data loss from further disk failures {_chance(r['p_loss_by_failure'])} "
+                        "(datasheet AFR, constant rate)")
+        if r["exposed_ns"] and not r["lost_ns"]:
+            read = zfs_nicebytes(r["exposed_read_bytes"])
+            if r["expected_read_errors"] is not None:
+                risk.append(f"{read} read with no margin: a block lost to a non-recoverable read error "
+                            f"{_chance(r['p_read_error'])} (datasheet rate)")
+            else:
+                risk.append(f"{read} read with no margin (no datasheet read error rate for a disk)")
+        if risk:
+            lines.append("  risk: " + "; ".join(risk))
+    return lines
 
 
 def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
@@ -325,4 +402,5 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         lines.append(
             f"at risk: max={zfs_nicebytes(z['at_risk_bytes_max'])}, mean={zfs_nicebytes(int(z['at_risk_bytes_mean']))}, "
             f"window max={human_ns(z['at_risk_window_ns_max'])}")
+    lines.extend(redundancy_lines(summary))
     return "\n".join(lines) + "\n"

@@ -202,6 +202,14 @@ pub struct HddParams {
     /// ends inside a physical sector is a read-modify-write.
     #[serde(default = "sector_512")]
     pub physical_sector_bytes: u32,
+    /// Datasheet annualized failure rate, percent (reliability arithmetic only, never the
+    /// simulation); 0 = not published. `docs/scenario.md`, "Redundancy".
+    #[serde(default)]
+    pub afr_percent: f64,
+    /// Datasheet non-recoverable read error rate: one error per this many bits read;
+    /// 0 = not published.
+    #[serde(default)]
+    pub nonrecoverable_read_error_bits: f64,
 }
 
 fn sector_512() -> u32 {
@@ -340,7 +348,7 @@ impl HddParams {
         if !(512..=65536).contains(&ps) || !ps.is_power_of_two() {
             return Err(format!("physical_sector_bytes = {ps}: must be a power of two in [512, 65536]"));
         }
-        Ok(())
+        super::check_reliability(p.afr_percent, p.nonrecoverable_read_error_bits)
     }
 }
 
@@ -1690,6 +1698,10 @@ fn wd20efrx() -> HddParams {
         read_recovery_revolutions_mean: 1.0,  // unused at probability 0
         recovery_time_limit_ms: 7000.0,       // [R] TLER 7 s, §2.9
         physical_sector_bytes: 4096,          // [S] smartctl "512 bytes logical, 4096 bytes physical", §9.1
+        // Reliability figures: none taken from a datasheet read for this preset, so unset
+        // (a scenario can give them; docs/output.md, "Redundancy").
+        afr_percent: 0.0,
+        nonrecoverable_read_error_bits: 0.0,
     }
 }
 
@@ -1756,6 +1768,10 @@ fn st14000nm0048() -> HddParams {
         // [R] 512e: Seagate's helium Exos SAS drives ship 512E ("Default configuration is 512E
         // for 512E / 4KN drives", X16/X18 SAS product manuals; the X14 manual not retrieved).
         physical_sector_bytes: 4096,
+        // Reliability figures: none taken from a datasheet read for this preset, so unset
+        // (a scenario can give them; docs/output.md, "Redundancy").
+        afr_percent: 0.0,
+        nonrecoverable_read_error_bits: 0.0,
     }
 }
 
@@ -1781,6 +1797,10 @@ fn hdd_7200_sata_2014() -> HddParams {
         readahead_unpreemptible: false,       // [E] §2.9 benign default
         cache_bytes: 128 * MB,                // [R] §3.5
         cache_segments: 16,                   // [E]
+        // [S] ES.3 SATA product manual 100671511 Rev. E (2014) §2.11.1: "annualized
+        // failure-rate of 0.44% (MTBF of 2,000,000 hours)"; its read error rate was not read.
+        afr_percent: 0.44,
+        nonrecoverable_read_error_bits: 0.0,
         write_cache_max_dirty_bytes: 16 * MB, // [E] §9.3
         physical_sector_bytes: 512,           // [R] ST1000NM0033 is the 512-native ES.3 model
         // Seek curves: 7200 nearline profile (track 0.8/1.0, avg 8.5/9.5 [R], full 16/17.5 [E]), §9.3.

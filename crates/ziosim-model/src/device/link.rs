@@ -323,6 +323,8 @@ mod tests {
                     bandwidth_bytes_per_s: 0,
                     queue_depth: dev_qd,
                     rotational: false,
+                    afr_percent: 0.0,
+                    nonrecoverable_read_error_bits: 0.0,
                 };
                 SimpleDevice::new(sp, 1000 + i as u64)
             })

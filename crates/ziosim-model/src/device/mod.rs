@@ -56,7 +56,27 @@ pub enum DeviceSpec {
     Simple(simple::SimpleParams),
 }
 
+/// The reliability figures a device's datasheet gives: `afr_percent` in [0, 100],
+/// `nonrecoverable_read_error_bits` 0 (not published) or in [1e10, 1e20].
+pub(crate) fn check_reliability(afr: f64, bits: f64) -> Result<(), String> {
+    if !(0.0..=100.0).contains(&afr) {
+        return Err(format!("afr_percent = {afr}: allowed 0 (not published) … 100"));
+    }
+    if !(bits == 0.0 || (1e10..=1e20).contains(&bits)) {
+        return Err(format!("nonrecoverable_read_error_bits = {bits}: allowed 0 (not published) or 1e10 … 1e20"));
+    }
+    Ok(())
+}
+
 impl DeviceSpec {
+    /// (annualized failure rate %, bits read per non-recoverable read error); 0 = unknown.
+    pub fn reliability(&self) -> (f64, f64) {
+        match self {
+            DeviceSpec::Hdd(p) => (p.afr_percent, p.nonrecoverable_read_error_bits),
+            DeviceSpec::Ssd(p) => (p.afr_percent, p.nonrecoverable_read_error_bits),
+            DeviceSpec::Simple(p) => (p.afr_percent, p.nonrecoverable_read_error_bits),
+        }
+    }
     pub fn capacity_bytes(&self) -> u64 {
         match self {
             DeviceSpec::Hdd(p) => p.capacity_bytes,

@@ -29,6 +29,14 @@ pub struct SimpleParams {
     pub queue_depth: u32,
     #[serde(default)]
     pub rotational: bool,
+    /// Datasheet annualized failure rate, percent (reliability arithmetic only, never the
+    /// simulation); 0 = not published. `docs/scenario.md`, "Redundancy".
+    #[serde(default)]
+    pub afr_percent: f64,
+    /// Datasheet non-recoverable read error rate: one error per this many bits read;
+    /// 0 = not published.
+    #[serde(default)]
+    pub nonrecoverable_read_error_bits: f64,
 }
 
 impl SimpleParams {
@@ -39,7 +47,7 @@ impl SimpleParams {
         if self.capacity_bytes == 0 {
             return Err("capacity_bytes: 0 — allowed: > 0".into());
         }
-        Ok(())
+        super::check_reliability(self.afr_percent, self.nonrecoverable_read_error_bits)
     }
 }
 

@@ -135,6 +135,14 @@ pub struct SsdParams {
     pub flush_plp_ns: u64,
     /// FLUSH without PLP: FTL metadata commit after the buffered data is programmed, ns (0–1e9).
     pub flush_overhead_ns: u64,
+    /// Datasheet annualized failure rate, percent (reliability arithmetic only, never the
+    /// simulation); 0 = not published. `docs/scenario.md`, "Redundancy".
+    #[serde(default)]
+    pub afr_percent: f64,
+    /// Datasheet non-recoverable read error rate: one error per this many bits read;
+    /// 0 = not published.
+    #[serde(default)]
+    pub nonrecoverable_read_error_bits: f64,
 }
 
 fn check_range<T: PartialOrd + std::fmt::Display>(field: &str, v: T, lo: T, hi: T) -> Result<(), String> {
@@ -187,7 +195,7 @@ impl SsdParams {
         check_range("erase_suspend_ns", self.erase_suspend_ns, 0, 100_000_000)?;
         check_range("flush_plp_ns", self.flush_plp_ns, 0, 100_000_000)?;
         check_range("flush_overhead_ns", self.flush_overhead_ns, 0, 1_000_000_000)?;
-        Ok(())
+        super::check_reliability(self.afr_percent, self.nonrecoverable_read_error_bits)
     }
 }
 
@@ -826,6 +834,9 @@ fn nytro_3131() -> SsdParams {
         plp: true,                   // [R] §3.4 enterprise PLP expected
         flush_plp_ns: 20_000,        // [R/E] §9.4 flush 20 µs
         flush_overhead_ns: 1_000_000, // [E] unused with PLP; §5.5 non-PLP cost
+        // Reliability figures: none taken from a datasheet read for this preset, so unset.
+        afr_percent: 0.0,
+        nonrecoverable_read_error_bits: 0.0,
     }
 }
 
@@ -858,6 +869,11 @@ fn intel_s3700() -> SsdParams {
         plp: true,                   // [D] §9.5 enhanced power-loss data protection
         flush_plp_ns: 20_000,        // [D/E] §9.5 PLP flush 20 µs (§5.5: 10–30 µs, acknowledge only)
         flush_overhead_ns: 1_000_000, // [E] unused with PLP
+        // [S] Intel DC S3700 product specification: "Mean Time Between Failures (MTBF): 2
+        // million hours" → AFR 1 − e^(−8766/2e6) = 0.44 %; "Uncorrectable Bit Error Rate
+        // (UBER): 1 sector per 10^17 bits read".
+        afr_percent: 0.44,
+        nonrecoverable_read_error_bits: 1e17,
     }
 }
 
@@ -890,6 +906,9 @@ fn samsung_850pro() -> SsdParams {
         plp: false,            // [R] §9.6 consumer drive, no PLP
         flush_plp_ns: 20_000,  // [E] unused without PLP
         flush_overhead_ns: 200_000, // [E] §5.5 total flush ≈ 1.0 ms (860 Pro 1,033 sync IOPS [S]) = tPROG 0.8 ms + this
+        // Reliability figures: none taken from a datasheet read for this preset, so unset.
+        afr_percent: 0.0,
+        nonrecoverable_read_error_bits: 0.0,
     }
 }
 
