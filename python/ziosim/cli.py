@@ -297,6 +297,8 @@ def run(
         elif text:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
+        if str(results.get("end", "")).startswith("limit:"):
+            _say(f"warning: the run stopped early — {results['end']}")
         if not quiet:
             _say(
                 f"wrote {outdir} — {_fmt_s(results.get('sim_time_ns', 0))} simulated, "

@@ -62,6 +62,8 @@ __all__ = [
 # Limits the core enforces on every run (docs/internals.md, "limits").
 EVENTS_MAX = 2_000_000_000
 TIME_NS_MAX = 400 * 86_400 * 1_000_000_000
+# Most report intervals a run may keep (the core's REPORT_SAMPLES_MAX, sim.rs).
+REPORT_SAMPLES_MAX = 20_000
 
 VDEV_MIN_DISKS = {"disk": 1, "mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4}
 VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
@@ -577,6 +579,11 @@ class _Normaliser:
 
     # [scenario]
     def scenario(self, t: dict[str, Any], c: dict[str, Any]) -> None:
+        def _fmt_ns(ns: int) -> str:
+            """A duration in the scenario syntax, rounded up to whole seconds or minutes."""
+            secs = -(-ns // 1_000_000_000)
+            return f'"{-(-secs // 60)}m"' if secs >= 600 else f'"{secs}s"'
+
         check_keys(t, "scenario", SCENARIO_KEYS)
         c["name"] = _str(t.get("name", self.default_name), "scenario.name", "a non-empty string")
         seed = t.get("seed", DEFAULTS["seed"])
@@ -601,6 +608,16 @@ class _Normaliser:
         ri_ns = parse_duration(ri, "scenario.report_interval")
         if ri_ns < 1_000_000:
             raise ScenarioError(f'scenario.report_interval: {show(ri)} — too short; allowed: at least "1ms"')
+        # Every report interval keeps a sample of every series (and a zpool status
+        # snapshot): bound their number so memory stays bounded too. "scan-done" alone has
+        # no end known here; the core stops such a run at the same count ("limit: …").
+        if not (scan and scan.group(2) is None):
+            n = -(-stop_ns // ri_ns)
+            if n > REPORT_SAMPLES_MAX:
+                least = -(-stop_ns // REPORT_SAMPLES_MAX)
+                raise ScenarioError(
+                    f"scenario.report_interval: {show(ri)} — gives {n} reports over scenario.stop = {show(stop)}; "
+                    f"allowed: at most {REPORT_SAMPLES_MAX} reports, so at least {_fmt_ns(least)}")
         c["report_interval_ns"] = ri_ns
         st = t.get("start_time")
         if st is None:

@@ -542,10 +542,16 @@ impl Model_ {
             return;
         }
         let now = ctx.now();
-        let later = self.cfg.actions.iter().any(|a| {
-            a.at_ns > now && matches!(a.action, Action::Scrub | Action::Replace { .. } | Action::Attach { .. } | Action::Online { .. })
+        // Actions not carried out yet (those at this very instant included) that could
+        // start or resume a scan.
+        let later = self.cfg.actions[self.actions_done..].iter().any(|a| {
+            matches!(
+                a.action,
+                Action::Scrub | Action::ResumeScrub | Action::Replace { .. } | Action::Attach { .. } | Action::Online { .. }
+            )
         });
-        let scanning = self.running_scan(None).is_some();
+        // A paused scrub that nothing will resume waits for ever: done, as far as the run goes.
+        let scanning = self.running_scan(None).is_some_and(|s| s.paused_since_ns.is_none());
         if !later && !scanning && self.scan_pending.is_none() && !self.rebuild_active_any() && !self.admin.resilver_waiting {
             ctx.schedule_in(self.cfg.stop_after_scan_done_ns, Ev::Stop);
             self.scan_done_stop_ns.get_or_insert(now + self.cfg.stop_after_scan_done_ns);

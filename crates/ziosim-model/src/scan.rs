@@ -426,6 +426,73 @@ impl Model_ {
         }
     }
 
+    /// `zpool scrub` (`do = "scrub"` and `"resume-scrub"`: one command, which resumes a
+    /// paused scrub or starts one), `zpool scrub -p`, `zpool scrub -s`, with what `zpool`
+    /// answers when the pool refuses (`zpool_scan` in libzfs_pool.c and the checks it
+    /// reaches — `spa_scan`, `dsl_scrub_pause_resume_check`, `dsl_scan_cancel_check` — read
+    /// at zfs-0.7.0, 2.1.0 and 2.2.0). The command and any refusal go to the action log.
+    pub(crate) fn scan_command(&mut self, idx: usize, action: &crate::config::Action, ctx: &mut Ctx<Ev>) {
+        use crate::config::Action;
+        let pool = self.cfg.pool.name.clone();
+        let rel = self.cfg.release;
+        let new_text = rel >= Release::Zfs22;
+        let scrubbing = self.running_scan(Some(ScanFunc::Scrub)).map(|s| s.paused_since_ns.is_some());
+        let resilvering = self.running_scan(Some(ScanFunc::Resilver)).is_some() || self.scan_pending == Some(ScanFunc::Resilver);
+        let paused_text = if new_text { "scrub is paused; use 'zpool scrub' to resume scrub" } else { "scrub is paused; use 'zpool scrub' to resume" };
+        let busy_text = if new_text {
+            "currently scrubbing; use 'zpool scrub -s' to cancel scrub"
+        } else {
+            "currently scrubbing; use 'zpool scrub -s' to cancel current scrub"
+        };
+        let (command, error, warning): (String, Option<String>, Option<String>) = match action {
+            Action::Scrub | Action::ResumeScrub => {
+                let err = match scrubbing {
+                    Some(true) => {
+                        self.scan_pause(false, ctx);
+                        None
+                    }
+                    Some(false) => Some(busy_text),
+                    None if self.scan_pending == Some(ScanFunc::Scrub) => Some(busy_text),
+                    None if resilvering => Some("currently resilvering"),
+                    None if self.rebuild_active_any() => Some("currently sequentially resilvering"),
+                    None => {
+                        self.scan_request(ScanFunc::Scrub, ctx);
+                        None
+                    }
+                };
+                (format!("zpool scrub {pool}"), err.map(|e| format!("cannot scrub {pool}: {e}")), None)
+            }
+            Action::PauseScrub => {
+                let err = match scrubbing {
+                    Some(false) => {
+                        self.scan_pause(true, ctx);
+                        None
+                    }
+                    Some(true) => Some(paused_text),
+                    // 2.2's libzfs treats "nothing to pause" as success.
+                    None if new_text => None,
+                    None => Some("there is no active scrub"),
+                };
+                (format!("zpool scrub -p {pool}"), err.map(|e| format!("cannot pause scrubbing {pool}: {e}")), None)
+            }
+            _ => {
+                let running = self.running_scan(None).is_some() || self.scan_pending.is_some();
+                let (err, warn) = if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
+                    self.scan_pending = self.scan_pending.filter(|f| *f != ScanFunc::Scrub);
+                    self.scan_cancel(ctx);
+                    (None, None)
+                } else if running {
+                    (None, Some("ziosim: cancelling a resilver is not modelled; it goes on".to_string()))
+                } else {
+                    (Some(format!("cannot cancel scrubbing {pool}: there is no active scrub")), None)
+                };
+                (format!("zpool scrub -s {pool}"), err, warn)
+            }
+        };
+        let at_ns = self.cfg.actions[idx].at_ns;
+        self.admin.log.push(serde_json::json!({"at_ns": at_ns, "command": command, "error": error, "warning": warning}));
+    }
+
     pub(crate) fn scan_pause(&mut self, pause: bool, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         let Some(s) = self.scan.as_mut() else { return };
@@ -559,6 +626,7 @@ impl Model_ {
             return;
         }
         let now = ctx.now();
+        let rel = self.cfg.release;
         loop {
             let s = self.scan.as_mut().unwrap();
             if s.wait != Wait::Running {
@@ -572,8 +640,11 @@ impl Model_ {
                 let s = self.scan.as_mut().unwrap();
                 s.traversal_done = true;
                 s.wait = Wait::Drain;
-                if s.sorted.is_some() {
-                    // The metadata traversal has ended: the issue pass starts (pass_* reset).
+                if s.sorted.is_some() && rel >= Release::Zfs22 {
+                    // The metadata traversal has ended: the issue pass starts (pass_* reset,
+                    // `scn_issued_before_pass += spa_scan_pass_issued; spa_scan_stat_init`
+                    // in dsl_scan_sync — c85ac731a0 "Improve resilver ETAs", zfs-2.2.0 and
+                    // the 2.1.12 backport; 0.8.0–2.1.11 keep one pass from the start).
                     s.pass_start_ns = now;
                     s.pass_exam = 0;
                     s.pass_issued = 0;

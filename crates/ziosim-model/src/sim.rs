@@ -738,6 +738,10 @@ pub(crate) struct Txg {
     pub(crate) throttle_ns_sum: u64,
 }
 
+/// Most report intervals a run keeps (each holds a sample of every series and a `zpool
+/// status` snapshot); `scenario.py`'s `REPORT_SAMPLES_MAX`.
+pub const REPORT_SAMPLES_MAX: usize = 20_000;
+
 pub struct Model_ {
     pub(crate) cfg: RunConfig,
     pub(crate) tun: Tunables,
@@ -788,6 +792,10 @@ pub struct Model_ {
     pub(crate) lost_blocks: std::collections::BTreeSet<(u16, u64)>,
     /// Each top-level vdev's redundancy over time (`redundancy.rs`).
     pub(crate) red: Vec<crate::redundancy::RedTrack>,
+    /// Scenario actions carried out so far (they run in index order).
+    pub(crate) actions_done: usize,
+    /// The run reached `REPORT_SAMPLES_MAX` report intervals and stops.
+    sample_limit: bool,
     /// The scan (scrub/resilver) of this pool, if one was ever started.
     pub(crate) scan: Option<crate::scan::Scan>,
     /// A scan asked for, to start at the next txg boundary.
@@ -859,10 +867,7 @@ fn build_layout(cfg: &RunConfig, tops: &[TopVdev]) -> Result<Layout, String> {
 
 impl Model_ {
     pub fn new(cfg: RunConfig) -> Result<Model_, String> {
-        let mut tun = Tunables::defaults(cfg.release, cfg.ram_bytes);
-        for (k, v) in &cfg.tunables {
-            tun.set(k, *v).map_err(|e| e.0)?;
-        }
+        let tun = Tunables::at_load(cfg.release, cfg.ram_bytes, &cfg.tunables).map_err(|e| e.0)?;
         let seed = cfg.seed;
         let mut links = Vec::new();
         let mut link_names: Vec<String> = Vec::new();
@@ -1152,6 +1157,8 @@ impl Model_ {
             last_user_io_ns: 0,
             lost_blocks: Default::default(),
             red: Vec::new(),
+            actions_done: 0,
+            sample_limit: false,
             scan: None,
             scan_pending: None,
             scan_pf: Default::default(),
@@ -1209,12 +1216,10 @@ impl Model_ {
     /// Carry out scenario action `idx`.
     fn do_action(&mut self, idx: usize, ctx: &mut Ctx<Ev>) {
         use crate::config::Action;
-        use crate::scan::ScanFunc;
         match self.cfg.actions[idx].action.clone() {
-            Action::Scrub => self.scan_request(ScanFunc::Scrub, ctx),
-            Action::PauseScrub => self.scan_pause(true, ctx),
-            Action::ResumeScrub => self.scan_pause(false, ctx),
-            Action::Cancel => self.scan_cancel(ctx),
+            a @ (Action::Scrub | Action::PauseScrub | Action::ResumeScrub | Action::Cancel) => {
+                self.scan_command(idx, &a, ctx)
+            }
             Action::Fail { .. }
             | Action::Replace { .. }
             | Action::Attach { .. }
@@ -1226,6 +1231,8 @@ impl Model_ {
                 self.tun.set(&tunable, value).expect("tunable validated at load");
             }
         }
+        self.actions_done = idx + 1;
+        self.stop_if_scans_done(ctx);
     }
 
     /// A disk added while running (`zpool replace` new disk); its series start with zeros.
@@ -2665,6 +2672,12 @@ impl Model_ {
 
     fn sample(&mut self, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
+        if self.sample_t.len() + 1 >= REPORT_SAMPLES_MAX && !self.stopped && !self.sample_limit {
+            // The last report this run may keep: stop with it (scenario.py checks runs
+            // with a known end beforehand; "scan-done" alone is only known here).
+            self.sample_limit = true;
+            ctx.schedule_in(0, Ev::Stop);
+        }
         self.risk = self.txg.eng.risk(now);
         self.sample_t.push(now);
         for l in &mut self.leaves {
@@ -3003,7 +3016,13 @@ impl Model for Model_ {
                     self.sample(ctx);
                 }
                 self.stopped = true;
-                self.stop_reason = if self.scan_done_stop_ns == Some(ctx.now()) { "scan-done" } else { "stop-time" };
+                self.stop_reason = if self.sample_limit {
+                    "limit: 20000 report intervals (raise scenario.report_interval)"
+                } else if self.scan_done_stop_ns == Some(ctx.now()) {
+                    "scan-done"
+                } else {
+                    "stop-time"
+                };
                 ctx.stop();
             }
         }

@@ -478,6 +478,35 @@ impl Tunables {
         Tunables { release, vals }
     }
 
+    /// Release defaults with the scenario's load-time overrides: the values derived at module
+    /// load (`zfs_dirty_data_max` from the percent and `zfs_dirty_data_max_max`, arc.c
+    /// `arc_init`; `zfs_wrlog_data_max` = 2 × dirty, `dmu_objset_init`) follow the overrides
+    /// they derive from unless themselves overridden. A `set` action later changes only the
+    /// tunable it names, as a live write of a module parameter does.
+    pub fn at_load<'a>(
+        release: Release,
+        ram_bytes: u64,
+        overrides: impl IntoIterator<Item = (&'a String, &'a i64)>,
+    ) -> Result<Tunables, TunableError> {
+        let mut t = Tunables::defaults(release, ram_bytes);
+        let mut given = Vec::new();
+        for (k, v) in overrides {
+            t.set(k, *v)?;
+            given.push(k.as_str());
+        }
+        let has = |n: &str| given.contains(&n);
+        if !has("zfs_dirty_data_max") && (has("zfs_dirty_data_max_percent") || has("zfs_dirty_data_max_max")) {
+            let ram = ram_bytes.min(i64::MAX as u64) as i64;
+            let pct = t.try_get(T::zfs_dirty_data_max_percent).unwrap_or(10);
+            let max_max = t.get(T::zfs_dirty_data_max_max);
+            t.vals[T::zfs_dirty_data_max as usize] = (ram / 100 * pct).min(max_max).max(MIB);
+        }
+        if !has("zfs_wrlog_data_max") && t.try_get(T::zfs_wrlog_data_max).is_some() {
+            t.vals[T::zfs_wrlog_data_max as usize] = 2 * t.get(T::zfs_dirty_data_max);
+        }
+        Ok(t)
+    }
+
     /// Value of a tunable this release has. Panics if the release lacks it (a model bug:
     /// a model must only read tunables of its own era).
     #[inline]
@@ -566,6 +595,22 @@ mod tests {
         assert_eq!(t(Release::Zfs22).get(T::zfs_txg_timeout), 5);
         // 16 GiB RAM: 10 % = 1.6 GiB, under the 4 GiB cap.
         assert_eq!(t(Release::Zfs22).get(T::zfs_dirty_data_max), (16i64 << 30) / 100 * 10);
+    }
+
+    #[test]
+    fn load_time_overrides_rederive_dirty_data_max() {
+        let ram = 64u64 << 30;
+        let o = |k: &str, v: i64| vec![(k.to_string(), v)];
+        let get = |ov: Vec<(String, i64)>| {
+            let t = Tunables::at_load(Release::Zfs22, ram, ov.iter().map(|(k, v)| (k, v))).unwrap();
+            (t.get(T::zfs_dirty_data_max), t.get(T::zfs_wrlog_data_max))
+        };
+        assert_eq!(get(vec![]), (4 * GIB, 8 * GIB));
+        assert_eq!(get(o("zfs_dirty_data_max_max", GIB)), (GIB, 2 * GIB));
+        assert_eq!(get(o("zfs_dirty_data_max_percent", 1)), (ram as i64 / 100, 2 * (ram as i64 / 100)));
+        // An explicit value wins over the derivation.
+        let both = vec![("zfs_dirty_data_max_max".to_string(), GIB), ("zfs_dirty_data_max".to_string(), 3 * GIB)];
+        assert_eq!(get(both).0, 3 * GIB);
     }
 
     #[test]
