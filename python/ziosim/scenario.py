@@ -101,10 +101,12 @@ ACTION_KEYS = {
 }
 # Actions after which a scan (or a rebuild) may run: what `stop = "scan-done"` waits for.
 SCAN_ACTIONS = ("scrub", "replace", "attach", "online")
+# Releases whose platform puts no hot spare in by itself (the core's Release::activates_spares).
+SPARES_MANUAL_RELEASES = ("freebsd-9", "zfs-0.6.5")
 # 2023-10-14 00:00:01 UTC, the date of the spec's zfs-2.2 zpool status example.
 DEFAULT_EPOCH_S = 1_697_241_601
 ZFS_KEYS = ("release", "hz", "ram", "tunables", "sync", "logbias")
-POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "log", "layout")
+POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "log", "spares", "layout")
 LOG_KEYS = ("device", "count", "mirror", "link", "names")
 POOL_KEYS_LATER: tuple[str, ...] = ()
 LAYOUT_KEYS = ("fragmentation", "files", "compression", "seed")
@@ -114,7 +116,10 @@ LAYOUT_FILE_CLASSES_MAX = 64
 COMPRESSION_MAX = 100.0
 VDEV_KEYS = ("type", "disks", "device", "devices", "link", "names")
 CACHE_KEYS = ("device", "count", "link", "names")
+SPARE_KEYS = CACHE_KEYS + ("auto",)
 LINK_FIELDS = ("kind", "rate_bytes_per_s", "per_command_overhead_ns", "latency_ns", "host_slots")
+# The keys a scenario writes (the fields without their units, as the schema has them).
+LINK_KEYS = ("like", "kind", "rate", "per_command_overhead", "latency", "host_slots")
 WORKLOAD_KEYS = (
     "name",
     "kind",
@@ -493,10 +498,14 @@ class _Normaliser:
         c["pool"] = pool
         c["workloads"] = self.workloads(doc.get("workload", []), pool, c)
         c["actions"] = self.actions(doc.get("action", []), c)
-        if c["stop_on_scan_done"] and not any(a["do"] in SCAN_ACTIONS for a in c["actions"]):
+        # A failure starts a resilver too when a retire agent puts a hot spare in.
+        spares_act = bool(pool.get("spares")) and pool.get(
+            "spares_auto", c["release"] not in SPARES_MANUAL_RELEASES)
+        scan_actions = SCAN_ACTIONS + (("fail",) if spares_act else ())
+        if c["stop_on_scan_done"] and not any(a["do"] in scan_actions for a in c["actions"]):
             raise ScenarioError(
                 f"scenario.stop: {show(doc.get('scenario', {}).get('stop'))} — allowed only with a scrub, replace, attach"
-                " or online [[action]]"
+                " or online [[action]]" + (" (or a fail: a retire agent puts a hot spare in)" if pool.get("spares") else "")
             )
         c["limits"] = {"events_max": EVENTS_MAX, "time_ns_max": TIME_NS_MAX}
         return c
@@ -512,6 +521,8 @@ class _Normaliser:
         # printers show these devices ONLINE with no errors, so no action may name one.
         aux = {d["name"]: "a log device (pool.log)" for v in c["pool"].get("log") or [] for d in v["disks"]}
         aux.update({d["name"]: "a cache device (pool.cache)" for d in c["pool"].get("cache") or []})
+        # Hot spares: `replace` may name one as its new disk; after that, the others may too.
+        spares = [d["name"] for d in c["pool"].get("spares") or []]
         out: list[dict[str, Any]] = []
         last = 0
         for i, a in enumerate(raw):
@@ -525,14 +536,18 @@ class _Normaliser:
             last = at
             act: dict[str, Any] = {"at_ns": at, "do": do}
             if do in ("fail", "detach", "offline", "online"):
-                act["disk"] = self.disk_ref(a, "disk", path, disks, aux)
+                act["disk"] = self.disk_ref(a, "disk", path, disks + spares, aux)
             elif do in ("replace", "attach"):
                 key = "old" if do == "replace" else "disk"
                 target = self.disk_ref(a, key, path, disks, aux)
                 act[key] = target
                 new = _str(_required(a, "new", path, "the new disk's name"), f"{path}.new")
                 if new in disks or new in aux:
-                    raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has")
+                    raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has, "
+                                        "or a hot spare's")
+                if new in spares and (do != "replace" or "device" in a or a.get("sequential", False)):
+                    raise ScenarioError(f"{path}.new: {show(new)} — a hot spare (pool.spares); allowed: with "
+                                        'do = "replace", without device or sequential')
                 act["new"] = new
                 if "device" in a:
                     act["device"] = self.device_ref(a["device"], f"{path}.device")
@@ -831,6 +846,9 @@ class _Normaliser:
         cache_spec = None
         if "cache" in t:
             cache_spec = self.cache_spec(_table(t["cache"], "pool.cache"), "pool.cache")
+        spare_spec = None
+        if "spares" in t:
+            spare_spec = self.cache_spec(_table(t["spares"], "pool.spares"), "pool.spares", SPARE_KEYS)
         log_specs = []
         if "log" in t:
             raw_log = t["log"]
@@ -838,7 +856,7 @@ class _Normaliser:
                 raise ScenarioError(f"pool.log: {show(raw_log)} — allowed: an array such as [{{ device = \"s3700\" }}]")
             log_specs = [self.log_spec(_table(v, f"pool.log[{i}]"), f"pool.log[{i}]") for i, v in enumerate(raw_log)]
         total = sum(sp["count"] for sp in specs) + (cache_spec["count"] if cache_spec else 0)
-        total += sum(sp["count"] for sp in log_specs)
+        total += sum(sp["count"] for sp in log_specs) + (spare_spec["count"] if spare_spec else 0)
         if total > POOL_DISKS_MAX:
             raise ScenarioError(f"pool.vdevs: {total} disks — too many; allowed: at most {POOL_DISKS_MAX} in a pool")
         # Names: explicit ones first (they are reserved), then sda, sdb, … in pool order.
@@ -883,6 +901,14 @@ class _Normaliser:
                 else:
                     p["log"].extend({"type": "disk", "disks": [d]} for d in disks)
             keys.append("log")
+        if spare_spec is not None:
+            # Hot spares: named after the log devices (zpool create … log … spare …).
+            p["spares"] = [{"name": n, "device": spare_spec["device"], "link": spare_spec["link"]}
+                           for n in names_for(spare_spec)]
+            keys.append("spares")
+            if spare_spec["auto"] is not None:
+                p["spares_auto"] = spare_spec["auto"]
+                keys.append("spares_auto")
         if "layout" in t:
             p["layout"] = self.layout(t["layout"], "pool.layout")
             keys.append("layout")
@@ -1021,13 +1047,16 @@ class _Normaliser:
         names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
         return {"device": device, "count": count, "mirror": mirror, "link": link, "names": names}
 
-    def cache_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
-        check_keys(v, path, CACHE_KEYS)
+    def cache_spec(self, v: dict[str, Any], path: str, keys: tuple[str, ...] = CACHE_KEYS) -> dict[str, Any]:
+        check_keys(v, path, keys)
         device = self.device_ref(_required(v, "device", path, "a device from [devices] or a preset"), f"{path}.device")
         count = _int(v.get("count", 1), f"{path}.count", 1, 16)
         link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
         names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
-        return {"device": device, "count": count, "link": link, "names": names}
+        auto = v.get("auto")
+        if auto is not None and not isinstance(auto, bool):
+            raise ScenarioError(f"{path}.auto: {show(auto)} — allowed: true or false")
+        return {"device": device, "count": count, "link": link, "names": names, "auto": auto}
 
     # [[workload]]
     def workloads(self, raw: Any, pool: dict[str, Any], c: dict[str, Any]) -> list[dict[str, Any]]:

@@ -144,7 +144,7 @@ def test_hash_is_of_the_canonical_config_and_follows_the_seed():
 
 BAD_EXPECTED = {
     "unknown-key.toml": (
-        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, log, layout\n"
+        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, log, spares, layout\n"
         "hint: did you mean vdevs?"
     ),
     "negative-size.toml": (

@@ -134,7 +134,70 @@ struct Place {
     new: bool,
 }
 
+/// A hot spare (`zpool add POOL spare DISK`): AVAIL until a `replace` (by the administrator,
+/// or by zed's / FMA's retire agent when a disk fails) makes it the new disk of a `spare-N`
+/// vdev over the failed one, INUSE from then on.
+#[derive(Clone, Debug)]
+pub struct Spare {
+    pub name: String,
+    pub device: String,
+    /// The leaf standing in, while in use.
+    pub leaf: Option<u16>,
+    /// Made a permanent member (`zpool detach` of the disk it stood in for).
+    pub gone: bool,
+}
+
+/// A `spare-N` vdev: spare `si`'s leaf `spare` stands in for `orig` in top-level vdev `t`.
+/// While `new` is None the spare sits in the child's `replacing` slot (the I/O paths treat
+/// it as a mirror side, as `vdev_spare_ops` does). `zpool replace orig new` then makes the
+/// spare the child's data disk and `new` its replacing disk — `spare-N` over `replacing-0`
+/// (`orig`, `new`) and the spare — and when `new` is resilvered, `orig` and the spare are
+/// detached and the spare is AVAIL again (`spa_vdev_resilver_done`).
+#[derive(Clone, Copy, Debug)]
+pub struct SpareLink {
+    pub t: usize,
+    pub si: usize,
+    pub spare: u16,
+    pub orig: u16,
+    pub new: Option<u16>,
+}
+
 impl Model_ {
+    /// The `spare-N` link of child `c` of top-level vdev `t`, if it is one.
+    pub(crate) fn spare_link(&self, t: usize, c: usize) -> Option<SpareLink> {
+        let (l, r) = (self.tops[t].leaves[c], self.replacing[t][c]);
+        self.spare_links.iter().copied().find(|k| k.t == t && (Some(k.spare) == r || (k.spare == l && k.new.is_some())))
+    }
+
+    /// zed's (0.7+, `zfs_retire`) or FMA's (Solaris, illumos) retire agent: a disk that
+    /// failed is replaced by the first available spare large enough (`replace_with_spare`).
+    fn spare_auto_activate(&mut self, disk: &str, ctx: &mut Ctx<Ev>) {
+        if !self.cfg.pool.spares_auto.unwrap_or(self.cfg.release.activates_spares()) {
+            return;
+        }
+        let Some((_, p)) = self.find_disk(disk) else { return };
+        if p.new || self.replacing[p.t][p.c].is_some() {
+            return;
+        }
+        let top = &self.tops[p.t];
+        let need = top.size_bytes / if top.kind.is_raidz() { top.leaves.len() as u64 } else { 1 };
+        let Some(si) = (0..self.spares.len()).find(|&i| {
+            let sp = &self.spares[i];
+            sp.leaf.is_none() && !sp.gone && self.cfg.devices[&sp.device].capacity_bytes() >= need
+        }) else {
+            return;
+        };
+        let name = self.spares[si].name.clone();
+        let pool = self.cfg.pool.name.clone();
+        let result = self.act_attach(disk, &name, None, false, true, ctx);
+        let (error, warning) = match result {
+            Ok(w) => (None, w),
+            Err(e) => (Some(e), None),
+        };
+        self.admin.log.push(json!({"at_ns": ctx.now(), "command": format!("zpool replace {pool} {disk} {name}"),
+                                   "error": error, "warning": warning, "by": "retire agent"}));
+    }
+
     /// The pool txg now open (the one a command's changes land in).
     pub(crate) fn open_txg(&self) -> u64 {
         self.layout.last_txg() + self.txg.sync_txg + 1
@@ -270,6 +333,16 @@ impl Model_ {
                 if self.leaves[new as usize].dtl.is_some() || !self.leaves[new as usize].writeable() {
                     continue;
                 }
+                if let Some(k) = self.spare_link(t, c) {
+                    if k.new.is_none() {
+                        // A spare that caught up stays in spare-N until a detach.
+                        self.leaves[new as usize].resilvering = false;
+                        continue;
+                    }
+                    // The disk that replaced the failed one is whole: the spare goes back.
+                    self.spares[k.si].leaf = None;
+                    self.spare_links.retain(|x| x.spare != k.spare);
+                }
                 let old = self.tops[t].leaves[c];
                 self.leaves[old as usize].detached = true;
                 self.leaves[new as usize].resilvering = false;
@@ -362,7 +435,11 @@ impl Model_ {
             Ok(w) => (None, w),
             Err(e) => (Some(e), None),
         };
+        let failed = matches!(&a.action, Action::Fail { .. }) && error.is_none();
         self.admin.log.push(json!({"at_ns": a.at_ns, "command": command, "error": error, "warning": warning}));
+        if let (true, Action::Fail { disk }) = (failed, &a.action) {
+            self.spare_auto_activate(disk, ctx);
+        }
         self.redundancy_update(ctx.now());
     }
 
@@ -378,6 +455,34 @@ impl Model_ {
         let Some((l, p)) = self.find_disk(old) else { return Err(format!("{msg}: no such device in pool")) };
         if self.leaves.iter().any(|x| x.name == new && !x.detached) {
             return Err(format!("{msg}: {new} is busy, or device removal is in progress"));
+        }
+        let spare = self.spares.iter().position(|sp| sp.name == new && !sp.gone);
+        if spare.is_some() && !replacing {
+            return Err(format!("{msg}: device is reserved as a hot spare"));
+        }
+        // The failed disk under a spare-N is replaced: the spare serves its data while the
+        // new disk is resilvered, then returns to the spares.
+        if let (Some(k), false) = (self.spare_link(p.t, p.c).filter(|k| k.new.is_none() && k.orig == l), p.new) {
+            if spare.is_some() || seq {
+                return Err(format!("{msg}: already in replacing/spare config; wait for completion or use 'zpool detach'"));
+            }
+            if self.leaves[l as usize].writeable() {
+                return Err(format!("{msg}: ziosim models replacing a disk a hot spare stands in for only once that disk has failed"));
+            }
+            let dev = device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone());
+            let vname = self.tops[p.t].name.clone();
+            let n = self.add_leaf_at_runtime(new, &dev, &vname);
+            self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.open_txg() + TXG_CONCURRENT_STATES));
+            self.refresh_dtl_cuts();
+            self.leaves[n as usize].resilvering = true;
+            self.leaves[l as usize].detached = true;
+            self.tops[p.t].leaves[p.c] = k.spare;
+            self.replacing[p.t][p.c] = Some(n);
+            if let Some(link) = self.spare_links.iter_mut().find(|x| x.spare == k.spare) {
+                link.new = Some(n);
+            }
+            self.resilver_need(n, ctx);
+            return Ok(None);
         }
         let rel = self.cfg.release;
         if rel >= Release::Zfs20 {
@@ -399,12 +504,20 @@ impl Model_ {
         } else if p.new || self.replacing[p.t][p.c].is_some() {
             return Err(format!("{msg}: can only attach to mirrors and top-level disks"));
         }
-        let dev = device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone());
+        let dev = match spare {
+            Some(si) if self.spares[si].leaf.is_some() => return Err(format!("{msg}: {new} is busy, or device removal is in progress")),
+            Some(si) => self.spares[si].device.clone(),
+            None => device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone()),
+        };
         if self.cfg.devices[&dev].capacity_bytes() < self.tops[p.t].size_bytes / if kind.is_raidz() { self.tops[p.t].leaves.len() as u64 } else { 1 } {
             return Err(format!("{msg}: device is too small"));
         }
         let vname = self.tops[p.t].name.clone();
         let n = self.add_leaf_at_runtime(new, &dev, &vname);
+        if let Some(si) = spare {
+            self.spares[si].leaf = Some(n);
+            self.spare_links.push(SpareLink { t: p.t, si, spare: n, orig: l, new: None });
+        }
         self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.open_txg() + TXG_CONCURRENT_STATES));
         self.refresh_dtl_cuts();
         self.leaves[n as usize].resilvering = true;
@@ -438,6 +551,25 @@ impl Model_ {
         }
         self.leaves[l as usize].detached = true;
         self.leaves[l as usize].resilvering = false;
+        if let Some(k) = self.spare_link(p.t, p.c) {
+            self.spare_links.retain(|x| x.spare != k.spare);
+            match (k.new, l == k.spare) {
+                // The spare goes back to the spares (and with it spare-N).
+                (None, true) => self.spares[k.si].leaf = None,
+                // The failed disk goes: the spare becomes a permanent member.
+                (None, false) => self.spares[k.si].gone = true,
+                (Some(_), true) => self.spares[k.si].leaf = None,
+                (Some(_), false) => {
+                    // The new disk goes: back to the spare standing in for the failed one.
+                    self.replacing[p.t][p.c] = Some(k.spare);
+                    self.tops[p.t].leaves[p.c] = k.orig;
+                    self.leaves[k.orig as usize].detached = false;
+                    self.spare_links.push(SpareLink { new: None, ..k });
+                    self.rename_top(p.t);
+                    return Ok(None);
+                }
+            }
+        }
         if p.new {
             // Cancels the replacement.
             self.replacing[p.t][p.c] = None;
@@ -544,11 +676,13 @@ impl Model_ {
         let now = ctx.now();
         // Actions not carried out yet (those at this very instant included) that could
         // start or resume a scan.
+        let spares_act = self.cfg.pool.spares_auto.unwrap_or(self.cfg.release.activates_spares())
+            && self.spares.iter().any(|sp| sp.leaf.is_none() && !sp.gone);
         let later = self.cfg.actions[self.actions_done..].iter().any(|a| {
             matches!(
                 a.action,
                 Action::Scrub | Action::ResumeScrub | Action::Replace { .. } | Action::Attach { .. } | Action::Online { .. }
-            )
+            ) || (spares_act && matches!(a.action, Action::Fail { .. }))
         });
         // A paused scrub that nothing will resume waits for ever: done, as far as the run goes.
         let scanning = self.running_scan(None).is_some_and(|s| s.paused_since_ns.is_none());
@@ -599,8 +733,26 @@ impl Model_ {
             let (mut ndead, mut ndegraded) = (0, 0);
             for c in 0..top.leaves.len() {
                 let old = top.leaves[c];
-                match self.replacing[t][c] {
-                    Some(new) => {
+                let link = self.spare_link(t, c);
+                match (self.replacing[t][c], link.and_then(|k| k.new.map(|n| (k, n)))) {
+                    (Some(_), Some((k, n))) => {
+                        // spare-N over replacing-0 (the failed disk and its replacement)
+                        // and the spare that serves meanwhile.
+                        let rdead = dead(k.orig) && dead(n);
+                        let sdead = rdead && dead(k.spare);
+                        if sdead {
+                            ndead += 1;
+                        } else {
+                            ndegraded += 1;
+                        }
+                        let rstate = if rdead { "UNAVAIL" } else { "DEGRADED" };
+                        children.push(row(2, &format!("spare-{c}"), if sdead { "UNAVAIL" } else { "DEGRADED" }, ""));
+                        children.push(row(3, "replacing-0", rstate, ""));
+                        children.push(leaf_row(4, k.orig, t));
+                        children.push(leaf_row(4, n, t));
+                        children.push(leaf_row(3, k.spare, t));
+                    }
+                    (Some(new), _) => {
                         let rdead = dead(old) && dead(new);
                         if rdead {
                             ndead += 1;
@@ -609,11 +761,12 @@ impl Model_ {
                         if rstate == "DEGRADED" {
                             ndegraded += 1;
                         }
-                        children.push(row(2, &format!("replacing-{c}"), rstate, ""));
+                        let label = if link.is_some() { "spare" } else { "replacing" };
+                        children.push(row(2, &format!("{label}-{c}"), rstate, ""));
                         children.push(leaf_row(3, old, t));
                         children.push(leaf_row(3, new, t));
                     }
-                    None => {
+                    (None, _) => {
                         if dead(old) {
                             ndead += 1;
                         }
@@ -654,7 +807,14 @@ impl Model_ {
         let rebuild: Vec<Value> = (0..self.tops.len())
             .filter_map(|t| self.admin.rebuilds[t].as_ref().map(|r| self.rebuild_stats_json(t, r, now)))
             .collect();
-        json!({"t_ns": now, "state": pstate, "tree": rows, "scan": self.scan_stats_json(now),
+        // print_spares: every spare not made a permanent member, INUSE while in a spare-N.
+        let spares: Vec<Value> = self
+            .spares
+            .iter()
+            .filter(|sp| !sp.gone)
+            .map(|sp| json!({"name": sp.name, "state": if sp.leaf.is_some() { "INUSE" } else { "AVAIL" }}))
+            .collect();
+        json!({"t_ns": now, "state": pstate, "tree": rows, "spares": spares, "scan": self.scan_stats_json(now),
                "errors": self.lost_blocks.len(),
                "rebuild": if rebuild.is_empty() { Value::Null } else { Value::Array(rebuild) }})
     }

@@ -136,6 +136,13 @@ pub struct PoolConfig {
     pub vdevs: Vec<VdevConfig>,
     #[serde(default)]
     pub cache: Vec<DiskConfig>,
+    /// Hot spares (`zpool add POOL spare …`, `admin.rs`).
+    #[serde(default)]
+    pub spares: Vec<DiskConfig>,
+    /// A failed disk is replaced by an available spare at once (zed's or FMA's retire
+    /// agent); `None`: the release's default (`Release::activates_spares`).
+    #[serde(default)]
+    pub spares_auto: Option<bool>,
     /// Separate log devices (SLOG): each a disk or a mirror.
     #[serde(default)]
     pub log: Vec<VdevConfig>,
@@ -417,6 +424,9 @@ impl RunConfig {
         for (j, d) in self.pool.cache.iter().enumerate() {
             self.check_disk(&format!("pool.cache[{j}]"), d)?;
         }
+        for (j, d) in self.pool.spares.iter().enumerate() {
+            self.check_disk(&format!("pool.spares[{j}]"), d)?;
+        }
         for (i, v) in self.pool.log.iter().enumerate() {
             if !matches!(v.kind, VdevType::Disk | VdevType::Mirror) || v.disks.len() < v.kind.min_children() {
                 return Err(field_err(&format!("pool.log[{i}].type"), v.kind.label(), "allowed: disk or mirror (2+ disks)"));
@@ -435,6 +445,7 @@ impl RunConfig {
         // with the type of the top-level vdev it belongs to.
         let mut disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
         let mut kinds: Vec<VdevType> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|_| v.kind)).collect();
+        let spare_names: Vec<&str> = self.pool.spares.iter().map(|d| d.name.as_str()).collect();
         let mut last = 0;
         for (i, a) in self.actions.iter().enumerate() {
             let f = |k: &str| format!("action[{i}].{k}");
@@ -444,7 +455,7 @@ impl RunConfig {
             last = a.at_ns;
             match &a.action {
                 Action::Fail { disk } | Action::Detach { disk } | Action::Offline { disk } | Action::Online { disk }
-                    if !disks.contains(&disk.as_str()) =>
+                    if !disks.contains(&disk.as_str()) && !spare_names.contains(&disk.as_str()) =>
                 {
                     return Err(field_err(&f("disk"), disk, &format!("allowed: one of [{}]", disks.join(", "))));
                 }
@@ -455,7 +466,10 @@ impl RunConfig {
                         return Err(field_err(&f(key), target, &format!("allowed: one of [{}]", disks.join(", "))));
                     };
                     if disks.contains(&new.as_str()) || self.pool.cache.iter().any(|d| &d.name == new) {
-                        return Err(field_err(&f("new"), new, "allowed: a name no disk of the pool has"));
+                        return Err(field_err(&f("new"), new, "allowed: a name no disk of the pool has, or a spare's"));
+                    }
+                    if spare_names.contains(&new.as_str()) && (device.is_some() || *sequential || !replacing) {
+                        return Err(field_err(&f("new"), new, "a hot spare; allowed with do = \"replace\", without device or sequential"));
                     }
                     if let Some(d) = device {
                         if !self.devices.contains_key(d) {

@@ -58,6 +58,14 @@ impl Release {
         Release::Zfs23,
     ];
 
+    /// A failed disk is replaced by a hot spare without the administrator: FMA's zfs-retire
+    /// agent on Solaris and illumos, zed's `zfs_retire` agent from ZoL 0.7.0
+    /// (cmd/zed/agents/zfs_retire.c `replace_with_spare`; 0.6.5's zed had only the
+    /// `io-spare.sh` script, off in its default zed.rc). FreeBSD 9 has no zfsd (FreeBSD 11).
+    pub fn activates_spares(self) -> bool {
+        !matches!(self, Release::Freebsd9 | Release::Zfs065)
+    }
+
     pub fn key(self) -> &'static str {
         match self {
             Release::Solaris2009 => "solaris-2009",

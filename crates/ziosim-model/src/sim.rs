@@ -785,6 +785,9 @@ pub struct Model_ {
     stop_reason: &'static str,
     /// New disk per child of each top-level vdev while it is being replaced.
     pub(crate) replacing: Vec<Vec<Option<u16>>>,
+    /// Hot spares, and the `spare-N` vdevs they stand in (`admin.rs`).
+    pub(crate) spares: Vec<crate::admin::Spare>,
+    pub(crate) spare_links: Vec<crate::admin::SpareLink>,
     /// When a non-scan I/O last reached a top-level vdev (`spa_last_io`, legacy scan idle test).
     pub(crate) last_user_io_ns: u64,
     /// Blocks a read found with no readable copy, as (top-level vdev, offset): the pool's
@@ -1154,6 +1157,13 @@ impl Model_ {
             scan_done_stop_ns: None,
             stop_reason: "stop-time",
             replacing,
+            spares: cfg
+                .pool
+                .spares
+                .iter()
+                .map(|d| crate::admin::Spare { name: d.name.clone(), device: d.device.clone(), leaf: None, gone: false })
+                .collect(),
+            spare_links: Vec::new(),
             last_user_io_ns: 0,
             lost_blocks: Default::default(),
             red: Vec::new(),
@@ -2124,7 +2134,15 @@ impl Model_ {
     /// misses only blocks written meanwhile, which foreground reads never address.)
     pub(crate) fn child_read_leaf(&self, t: usize, c: usize) -> Option<u16> {
         let old = self.tops[t].leaves[c];
-        self.leaves[old as usize].holds_data().then_some(old)
+        if self.leaves[old as usize].holds_data() {
+            return Some(old);
+        }
+        // A hot spare that finished its resilver stands in for a failed disk (`spare-N`
+        // stays until the administrator detaches one side).
+        self.replacing[t][c].filter(|&r| {
+            let leaf = &self.leaves[r as usize];
+            leaf.writeable() && leaf.dtl.is_none()
+        })
     }
 
     /// The leaves a write to child `c` goes to: the original (unless failed or offline) and
@@ -2881,6 +2899,7 @@ impl Model_ {
             "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
                      "vdevs": vdevs, "cache": self.cache_leaves, "redundancy": self.redundancy_json(sim_time_ns),
+                     "spares": self.spares.iter().map(|sp| &sp.name).collect::<Vec<_>>(),
                      "log": self.log_names.iter().zip(&self.log_tops)
                          .map(|((name, kind), leaves)| json!({"name": name, "type": kind.label(), "leaves": leaves}))
                          .collect::<Vec<_>>()},

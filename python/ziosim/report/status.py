@@ -122,6 +122,20 @@ def _class_rows(pool: dict, leaves: list[dict], release: str, root: dict) -> lis
     return rows
 
 
+def _spare_rows(spares: list[dict]) -> list[dict]:
+    """``print_spares`` (every era read: il:379c004d1f, ZM@zfs-0.6.5, @zfs-2.2.0), after the
+    cache devices: ``"\tspares\n"``, then each spare at depth 2 through
+    ``print_status_config(…, isspare = B_TRUE)``: the name, ``AVAIL`` (a healthy spare) or
+    ``INUSE`` padded by ``%-8s``, no error counts, and ``currently in use`` for one in use."""
+    if not spares:
+        return []
+    rows: list[dict] = [{"depth": 0, "name": "spares", "state": None}]
+    for sp in spares:
+        rows.append({"depth": 1, "name": sp["name"], "state": sp["state"], "spare": True,
+                     "note": "currently in use" if sp["state"] == "INUSE" else ""})
+    return rows
+
+
 def _config_rows(width: int, rows: list[dict]) -> list[str]:
     """``print_status_config``: ``\\t%*s%-*s  %-8s %5s %5s %5s`` then ``  <note>``."""
     out = []
@@ -129,6 +143,10 @@ def _config_rows(width: int, rows: list[dict]) -> list[str]:
         ind = 2 * int(r["depth"])
         if r.get("state") is None:  # a class label row: "logs", "cache", "spares"
             out.append(f"\t{r.get('label', r['name'])}")
+            continue
+        if r.get("spare"):
+            line = f"\t{'':{ind}}{r['name']:<{width - ind}}  {r['state']:<8}"
+            out.append(line + (f"  {r['note']}" if r.get("note") else ""))
             continue
         line = (f"\t{'':{ind}}{r['name']:<{width - ind}}  {r['state']:<8}"
                 f" {zfs_nicenum(r.get('read', 0)):>5} {zfs_nicenum(r.get('write', 0)):>5}"
@@ -171,6 +189,7 @@ def zpool_status_config(results: dict, release: str) -> str:
         rows.append(_online(1, _top_name(vdev["name"], release)))
         rows.extend(_online(2, leaves[i]["name"]) for i in idx)
     rows += _class_rows(pool, leaves, release, rows[0])
+    rows += _spare_rows([{"name": n, "state": "AVAIL"} for n in pool.get("spares") or []])
     return "  pool: " + pool["name"] + "\n state: ONLINE\n" + _config_block(rows)
 
 
@@ -652,4 +671,5 @@ def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int,
                 r["name"] = _top_name(r["name"], release)
     if layout is not None:
         rows += _class_rows(layout["pool"], layout["leaves"], release, rows[0])
+    rows += _spare_rows(snapshot.get("spares") or [])
     return out + _config_block(rows, int(snapshot.get("errors") or 0))

@@ -331,6 +331,15 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
         item["scan_stats"] = scan
     item["vdevs"] = {pool_name: build(0)}
     item.update(_class_items(pool, leaves, nice))
+    # spares_nvlist: vdev_stats_nvlist(…, isspare = B_TRUE) — name, type and class from
+    # fill_vdev_info, then only the spare state (INUSE with aux "spared", or AVAIL).
+    spares = snapshot.get("spares")
+    if spares is None:
+        spares = [{"name": n, "state": "AVAIL"} for n in pool.get("spares") or []]
+    if spares:
+        item["spares"] = {sp["name"]: {"name": sp["name"], "vdev_type": "disk", "class": "spare",
+                                       "state": sp["state"], **({"aux": "spared"} if sp["state"] == "INUSE" else {})}
+                          for sp in spares}
     item["error_count"] = nice.count(int(snapshot.get("errors") or 0))
     doc = {"output_version": {"command": "zpool status", "vers_major": 0, "vers_minor": 1},
            "pools": {pool_name: item}, "time": nice.literal(now_s)}
