@@ -288,18 +288,28 @@ def set_options(knobs: Sequence[tuple[str, Sequence[int]]]) -> list[str]:
 # ----------------------------------------------------------------------------- measuring
 
 
+#: A goal value the run cannot give: a scan that issued nothing before the run stopped.
+UNKNOWN = math.nan
+
+
+def is_unknown(v: float | None) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
 def _projected_scan_ns(row: Mapping[str, Any]) -> tuple[float | None, bool]:
     """(scan time in ns, projected?) from a row's scan columns: the duration if the scan
     finished; else the time so far plus the time to go the release's `zpool status`
     printed at the end of the run; else (no estimate printed) the time so far scaled by
     the fraction issued. A sequential rebuild counts before the scrub that follows it: it
-    is what restores redundancy."""
+    is what restores redundancy. ``UNKNOWN`` when there is nothing to project from: the
+    scan had issued no data yet (a sorted scan still walking metadata) or the rebuild
+    printed no time to go — not "never", only "not seen yet"."""
     if row.get("rebuild_duration_ns") is not None:
         dur = float(row["rebuild_duration_ns"])
         if row.get("rebuild_state") != "active":
             return dur, False
         eta = row.get("rebuild_eta_ns")
-        return (dur + float(eta), True) if eta is not None else (math.inf, True)
+        return (dur + float(eta), True) if eta is not None else (UNKNOWN, False)
     dur = row.get("scan_duration_ns")
     if dur is None:
         return None, False
@@ -310,8 +320,32 @@ def _projected_scan_ns(row: Mapping[str, Any]) -> tuple[float | None, bool]:
     total = row.get("scan_to_examine_bytes") or 0
     issued = row.get("scan_issued_bytes") or 0
     if total <= 0 or issued <= 0:
-        return math.inf, True
+        return UNKNOWN, False
     return float(dur) * total / min(issued, total), True
+
+
+def _unknown_why(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Why a scan's time could not be projected, in the legend's words."""
+    if any(r.get("rebuild_state") == "active" for r in rows):
+        return "the rebuild printed no time to go"
+    if any(r.get("scan_engine") == "sorted" and (r.get("scan_examined_bytes") or 0) > 0 for r in rows):
+        return "it was still walking the metadata, which a sorted scan does before it issues"
+    return "it had only just started"
+
+
+def _stop_hint(rows: Sequence[Mapping[str, Any]]) -> str:
+    """A --stop long enough to see a scan issue: twice the time its metadata walk would
+    end at the pace it examined (the whole run four times over where it examined nothing),
+    rounded up to minutes or hours, as a scenario writes durations."""
+    end = 0.0
+    for r in rows:
+        run = float(r.get("sim_time_ns") or 0)
+        dur = float(r.get("scan_duration_ns") or 0)
+        total, seen = r.get("scan_to_examine_bytes") or 0, r.get("scan_examined_bytes") or 0
+        walk_end = run - dur + dur * total / seen if seen > 0 and total > 0 and dur > 0 else 2 * run
+        end = max(end, 2 * walk_end)
+    minutes = max(1, math.ceil(end / 60e9))
+    return f"{minutes}m" if minutes < 120 else f"{math.ceil(minutes / 60)}h"
 
 
 def measure_value(meas: Measure, rows: Sequence[Mapping[str, Any]], workload: str | None,
@@ -344,6 +378,8 @@ def measure_value(meas: Measure, rows: Sequence[Mapping[str, Any]], workload: st
 def fmt_measure(meas: Measure, v: float | None, release: str, projected: bool = False) -> str:
     if v is None:
         return "-"
+    if is_unknown(v):
+        return "unknown"
     if math.isinf(v):
         return "never"
     if meas.kind == "duration":
@@ -390,6 +426,13 @@ class Advice:
     allow_unsafe: bool
     workloads: list[str] = field(default_factory=list)
     scan_func: str | None = None
+    stop_hint: str | None = None  # a longer --stop, when a goal value was unknown
+    unknown_why: str = ""  # why it was unknown, for the legend
+
+    @property
+    def too_short(self) -> bool:
+        """No candidate has a goal value to rank by: the runs stopped too early for it."""
+        return bool(self.candidates) and all(is_unknown(c.goal) for c in self.candidates)
 
 
 def _unsafe(settings: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> list[str]:
@@ -442,6 +485,8 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
         missed = [lim.text for lim, v in c.limits if not lim.met(v)]
         if c.goal is None:
             c.why_not = f"no {goal.measure.name}"
+        elif is_unknown(c.goal):
+            c.why_not = f"{goal.measure.name} unknown (run too short)"  # nothing to rank it by
         elif missed:
             c.why_not = "misses " + ", ".join(missed)
         elif c.unsafe and not allow_unsafe:
@@ -460,10 +505,12 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
         slack = tolerance * abs(top) if math.isfinite(top) else 0.0
         as_good = [c for c in feasible if sign * c.goal <= top + slack]
         best = min(as_good, key=lambda c: (c.changed, sign * c.goal, c.index))
+    unknown = [r for c in cands if is_unknown(c.goal) for r in by_point[c.index]]
     return Advice(goal=goal, limits=list(limits), release=release, pool=pool, scan_window=scan_window,
                   axes=list(axes), candidates=cands, baseline=baseline, best=best, allow_unsafe=allow_unsafe,
                   workloads=workloads,
-                  scan_func="rebuild" if rows[0].get("rebuild_state") else rows[0].get("scan_func"))
+                  scan_func="rebuild" if rows[0].get("rebuild_state") else rows[0].get("scan_func"),
+                  stop_hint=_stop_hint(unknown) if unknown else None, unknown_why=_unknown_why(unknown))
 
 
 # ----------------------------------------------------------------------------- commands
@@ -583,7 +630,8 @@ def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
     sign = 1.0 if g.better == "min" else -1.0
 
     def order(c: Candidate) -> tuple:
-        v = c.goal if c.goal is not None else math.inf * sign
+        # An unknown goal value sorts last: it has no place in the ranking.
+        v = c.goal if c.goal is not None and not is_unknown(c.goal) else math.inf * sign
         return (c is not a.baseline, c is not a.best, not c.feasible, sign * v, c.index)
 
     show_all = show_all or a.best is None  # nothing feasible: the whole grid is the answer
@@ -601,7 +649,14 @@ def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
     if any(c.goal_projected for c in a.candidates):
         lines.append("~ projected: the scan had not finished when the run stopped; time so far plus what "
                      "zpool status gave as time to go")
+    if a.stop_hint is not None:
+        lines.append(f"unknown: the {a.scan_func or 'scan'} had issued no data when the run stopped "
+                     f"({a.unknown_why}), so there is nothing to project its time from")
     lines.append("")
+    if a.too_short:
+        lines.append(f"no recommendation: the runs were too short for {g.name}; run longer, e.g. "
+                     f"--stop {a.stop_hint}")
+        return "\n".join(lines) + "\n"
     if a.best is None:
         lines.append("no setting tried meets every limit; widen the grid (--set) or relax a limit")
         return "\n".join(lines) + "\n"
@@ -638,7 +693,7 @@ def to_json(a: Advice) -> dict[str, Any]:
             return None
         return {
             "point": c.index, "settings": {k: v for k, v in c.settings.items()},
-            "goal": None if c.goal is None or math.isinf(c.goal) else c.goal, "goal_projected": c.goal_projected,
+            "goal": None if c.goal is None or not math.isfinite(c.goal) else c.goal, "goal_projected": c.goal_projected,
             "limits": [{"limit": lim.text, "value": v, "met": lim.met(v)} for lim, v in c.limits],
             "at_risk_bytes_max": c.at_risk, "unsafe": c.unsafe, "feasible": c.feasible,
             "why_not": c.why_not or None, "changed": c.changed,

@@ -410,39 +410,42 @@ def linux_disk_name(i: int) -> str:
 
 
 def _field_kind(field: str) -> str:
-    """Which parser a device field takes, from the unit in its name."""
+    """Which parser a device or link field takes, from the unit in its name."""
     toks = field.split("_")
-    if "bytes" in toks and "per" in toks:
+    per = toks[toks.index("per") - 1] if "per" in toks[1:] else None  # the unit before "per"
+    if per == "bytes":
         return "rate"
+    if per in ("ns", "ms"):
+        return "plain"  # a ratio such as age_weight_ms_per_ms
     if "bytes" in toks:
         return "size"
     if "ns" in toks:
-        return "duration"
+        return "ns"
+    if "ms" in toks:
+        return "ms"
     return "plain"
 
 
-def _convert_field(field: str, v: Any, path: str, like: Any = None) -> Any:
+def _convert_field(field: str, v: Any, path: str, like: Any = None, *, key: str | None = None) -> Any:
+    """A device or link field's value in the field's own unit. `key` is the key as written:
+    when it dropped the field's unit suffix (`latency` for `latency_ns`), a plain number has
+    no unit and is an error, as in every other duration field."""
     kind = _field_kind(field)
     if kind == "rate":
         return parse_rate(v, path)
     if kind == "size":
         return parse_size(v, path)
-    if kind == "duration":
-        if _is_int(v):
-            if v < 0:
-                raise ScenarioError(f"{path}: {v} — a duration cannot be negative")
-            return v  # the field's name says ns
-        return parse_duration(v, path)
+    if kind in ("ns", "ms"):
+        return _duration_field(kind, v, path, unit_written=key is None or key == field)
     if like is None:
         return v
     if isinstance(like, bool):
         if not isinstance(v, bool):
             raise ScenarioError(f"{path}: {show(v)} — allowed: true or false")
     elif _is_int(like):
+        # The range (a negative value included) is the core's to check: its message gives it.
         if not _is_int(v):
             raise ScenarioError(f"{path}: {show(v)} — allowed: an integer")
-        if v < 0:
-            raise ScenarioError(f"{path}: {v} — out of range; allowed: 0 or more")
     elif isinstance(like, float):
         if not _is_num(v):
             raise ScenarioError(f"{path}: {show(v)} — allowed: a number")
@@ -453,23 +456,153 @@ def _convert_field(field: str, v: Any, path: str, like: Any = None) -> Any:
     return v
 
 
+def _duration_field(unit: str, v: Any, path: str, *, unit_written: bool) -> int | float:
+    """A `*_ns` field (integer ns) or `*_ms` field (float ms): a duration with a unit
+    ("9ms", "1s"), or a plain number in the unit the key's name gives. The core checks the
+    range, so a negative number is left to it."""
+    if unit_written and _is_num(v):
+        if unit == "ms":
+            return float(v)
+        if _is_int(v) or float(v).is_integer():
+            return int(v)
+        raise ScenarioError(
+            f"{path}: {show(v)} — not a whole number of ns; "
+            'allowed: an integer (ns) or a duration with a unit, e.g. "50us"'
+        )
+    ns = parse_duration(v, path)
+    return ns if unit == "ns" else ns / 1_000_000
+
+
 def _resolve_field(key: str, fields: Sequence[str]) -> str | None:
     """`capacity` → `capacity_bytes`: a key without its unit names the one field that has it."""
     if key in fields:
         return key
-    matches = [f for f in fields if f in (f"{key}_bytes", f"{key}_ns", f"{key}_bytes_per_s")]
+    units = ("_bytes", "_ns", "_ms", "_bytes_per_s")
+    matches = [f for f in fields if f in (key + u for u in units)]
     return matches[0] if len(matches) == 1 else None
 
 
-def _core_error(e: BaseException, path: str) -> ScenarioError:
-    """A one-line ValueError from the core, re-rooted at `path` (the core does not know names)."""
-    line = (str(e).splitlines() or [""])[0].strip()
-    if line.startswith("devices.<x>"):
-        rest = line[len("devices.<x>") :]
-        return ScenarioError(f"{path}{rest}")
-    if line.startswith(path):
-        return ScenarioError(line)
-    return ScenarioError(f"{path}: {line}")
+DEVICE_KINDS = ("hdd", "ssd", "simple")
+# serde_json's errors end with the place in the JSON document the core was given.
+_SERDE_AT = re.compile(r"^(?P<msg>.*) at line \d+ column (?P<col>\d+)$")
+# A core check's one line: `field: value — what is wrong; allowed: …` (device/mod.rs).
+_CORE_LINE = re.compile(r"^(?P<field>[a-z][a-z0-9_]*): (?P<value>\S+) — (?P<why>.*?); allowed: (?P<allowed>.*)$")
+_INT_TYPES = re.compile(r"^[ui](?:8|16|32|64|128|size)$")
+# What serde quotes of a value it refused: its kind and the value.
+_SERDE = re.compile(
+    r'^(?:invalid (?:type|value): (?P<kind>integer|floating point|boolean|string|sequence|map)'
+    r'(?: `(?P<tick>[^`]*)`| "(?P<str>.*?)")?, expected |unknown (?P<variant>variant) `(?P<vtick>[^`]*)`)'
+)
+
+
+def _ticked(text: str) -> list[str]:
+    return re.findall(r"`([^`]*)`", text)
+
+
+def _field_at(doc: str, col: int) -> str | None:
+    """The key whose value ends at (1-based) column `col` of a flat one-line JSON object:
+    where serde_json says it stopped, for the errors that do not name the field."""
+    keys = re.findall(r'"([^"\\]+)":', doc[:col])
+    return keys[-1] if keys else None
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).splitlines() or [""])[0].strip()
+
+
+class _CoreCheck:
+    """One spec checked by the core (`validate_device` or `validate_link`), its errors
+    turned into the scenario's one-line shape at `path`. The core's own range checks
+    already say `field: value — out of range; allowed: …`; what serde says about the JSON
+    (a missing or unknown field, a wrong type, a negative or too large integer) is
+    rewritten here, since its words and positions are those of an internal document."""
+
+    def __init__(self, validate: Any, spec: Mapping[str, Any], path: str, what: str) -> None:
+        self.validate, self.spec, self.path, self.what = validate, dict(spec), path, what
+        self.doc = canonical_json(self.spec)
+
+    def run(self) -> None:
+        try:
+            self.validate(self.doc)
+        except ValueError as e:
+            raise self.error(_first_line(e)) from None
+
+    def error(self, line: str) -> ScenarioError:
+        path = self.path
+        if line.startswith("devices.<x>"):  # a core that names the field itself
+            return ScenarioError(f"{path}{line[len('devices.<x>'):]}")
+        line = line.removeprefix("link.")
+        if _CORE_LINE.match(line):
+            return ScenarioError(f"{path}.{line}")
+        m = _SERDE_AT.match(line)
+        if m or line.startswith(("missing field", "unknown field", "unknown variant", "invalid type", "invalid value")):
+            return self.serde_error(m.group("msg") if m else line, int(m.group("col")) if m else None)
+        if line.startswith(path):
+            return ScenarioError(line)
+        return ScenarioError(f"{path}: {line}")
+
+    def serde_error(self, msg: str, col: int | None) -> ScenarioError:
+        path, what = self.path, self.what
+        names = _ticked(msg)
+        if msg.startswith("missing field") and names:
+            return ScenarioError(
+                f"{path}.{names[0]}: missing — a full {what} spec needs every field of the model; allowed: all of "
+                'them, or like = "<preset>" and only the fields to change (`ziosim presets --json` shows the fields)'
+            )
+        if msg.startswith("unknown field") and names:
+            return ScenarioError(
+                f"{path}.{names[0]}: unknown key — allowed in a {what} spec: kind, {', '.join(names[1:])}",
+                hint=_hint(names[0], names[1:]),
+            )
+        field = _field_at(self.doc, col) if col is not None else self.field_valued(msg)
+        if field is None:
+            return ScenarioError(f"{path}: {msg}")
+        value = self.spec.get(field)
+        if msg.startswith("unknown variant") and names:
+            return ScenarioError(f"{path}.{field}: {show(value)} — allowed: {', '.join(names[1:])}",
+                                 hint=_hint(names[0], names[1:]))
+        expected = msg.rsplit(", expected ", 1)[-1].strip()
+        if _is_int(value) and _INT_TYPES.match(expected):
+            allowed = self.allowed_range(field) or "an integer, 0 or more"
+            return ScenarioError(f"{path}.{field}: {value} — out of range; allowed: {allowed}")
+        words = {"a boolean": "true or false", "f64": "a number", "f32": "a number", "a string": "a string"}
+        allowed = "an integer" if _INT_TYPES.match(expected) else words.get(expected, expected)
+        return ScenarioError(f"{path}.{field}: {show(value)} — allowed: {allowed}")
+
+    def field_valued(self, msg: str) -> str | None:
+        """The field serde means when it gives no position (an internally tagged spec): the
+        first, in the document's (sorted) order, whose value is the one it quotes."""
+        m = _SERDE.match(msg)
+        if m is None:
+            return None
+        kind, tick, text = m.group("kind") or "variant", m.group("tick") or m.group("vtick"), m.group("str")
+
+        def same(v: Any) -> bool:
+            if kind == "integer":
+                return _is_int(v) and str(v) == tick
+            if kind == "floating point":
+                return _is_num(v) and float(v) == float(tick)
+            if kind == "boolean":
+                return isinstance(v, bool) and show(v) == tick
+            if kind in ("string", "variant"):
+                want = text if kind == "string" else tick
+                return isinstance(v, str) and want in (v, json.dumps(v, ensure_ascii=False)[1:-1])
+            return isinstance(v, list) if kind == "sequence" else isinstance(v, dict) if kind == "map" else False
+
+        return next((k for k in sorted(self.spec) if k != "kind" and same(self.spec[k])), None)
+
+    def allowed_range(self, field: str) -> str | None:
+        """The core's own words for an integer field's range, asked with a value at each end
+        (0, then 2^32 − 1, above every bounded field's limit), so that the range lives in
+        the core alone and -1 is answered as 0 would be."""
+        for probe in (0, (1 << 32) - 1):
+            try:
+                self.validate(canonical_json({**self.spec, field: probe}))
+            except ValueError as e:
+                m = _CORE_LINE.match(_first_line(e).removeprefix("link."))
+                if m and m.group("field") == field:
+                    return m.group("allowed")
+        return None
 
 
 # --------------------------------------------------------------------------- normaliser
@@ -543,8 +676,8 @@ class _Normaliser:
                 act[key] = target
                 new = _str(_required(a, "new", path, "the new disk's name"), f"{path}.new")
                 if new in disks or new in aux:
-                    raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has, "
-                                        "or a hot spare's")
+                    raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has"
+                                        + (", or a hot spare's" if spares else ""))
                 if new in spares and (do != "replace" or "device" in a or a.get("sequential", False)):
                     raise ScenarioError(f"{path}.new: {show(new)} — a hot spare (pool.spares); allowed: with "
                                         'do = "replace", without device or sequential')
@@ -571,9 +704,8 @@ class _Normaliser:
                 kinds.append("mirror" if do == "attach" and kind == "disk" else kind)
             elif do == "set":
                 name = _str(_required(a, "tunable", path, "a tunable name"), f"{path}.tunable")
-                vals = self.tunables({name: _required(a, "value", path, "a value")}, c["release"])
                 act["tunable"] = name
-                act["value"] = vals[name]
+                act["value"] = self.tunable(name, _required(a, "value", path, "a value"), c["release"], action=path)
             elif do in ("pause-scrub", "resume-scrub"):
                 if self.releases.index(c["release"]) < self.releases.index("zfs-0.7"):
                     raise ScenarioError(f"{path}.do: {show(do)} — allowed: from release zfs-0.7 (zpool scrub -p)")
@@ -668,23 +800,29 @@ class _Normaliser:
             c["logbias"] = _choice(t["logbias"], "zfs.logbias", LOGBIAS_MODES)
 
     def tunables(self, t: dict[str, Any], release: str) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for name, v in t.items():
-            path = f"zfs.tunables.{name}"
-            d = self.tunable_decls.get(name)
-            if d is None:
-                raise ScenarioError(
-                    f"{path}: unknown tunable — allowed: the names `ziosim tunables --release {release}` lists",
-                    hint=_hint(name, self.tunable_decls),
-                )
-            if d["defaults"].get(release) is None:
-                have = [r for r in self.releases if d["defaults"].get(r) is not None]
-                raise ScenarioError(f"{path}: not in release {release} — releases that have it: {', '.join(have)}")
-            value = self.tunable_value(v, path, d)
-            if not d["min"] <= value <= d["max"]:
-                raise ScenarioError(f"{path}: {show(v)} — out of range; allowed: {d['min']}..{d['max']} {d['unit']}")
-            out[name] = value
-        return dict(sorted(out.items()))
+        return dict(sorted((name, self.tunable(name, v, release)) for name, v in t.items()))
+
+    def tunable(self, name: str, v: Any, release: str, action: str | None = None) -> int:
+        """A tunable's value in its unit. Errors name `zfs.tunables.<name>`, or for a `set`
+        action (`action` is its path) the action's own `tunable` or `value` field."""
+        value_at = f"{action}.value" if action else f"zfs.tunables.{name}"
+
+        def bad_name(why: str, allowed: str, hint: str | None = None) -> ScenarioError:
+            if action is None:
+                return ScenarioError(f"zfs.tunables.{name}: {why} — {allowed}", hint=hint)
+            return ScenarioError(f"{action}.tunable: {show(name)} — {why}; {allowed}", hint=hint)
+
+        d = self.tunable_decls.get(name)
+        if d is None:
+            raise bad_name("unknown tunable", f"allowed: the names `ziosim tunables --release {release}` lists",
+                           _hint(name, self.tunable_decls))
+        if d["defaults"].get(release) is None:
+            have = [r for r in self.releases if d["defaults"].get(r) is not None]
+            raise bad_name(f"not in release {release}", f"releases that have it: {', '.join(have)}")
+        value = self.tunable_value(v, value_at, d)
+        if not d["min"] <= value <= d["max"]:
+            raise ScenarioError(f"{value_at}: {show(v)} — out of range; allowed: {d['min']}..{d['max']} {d['unit']}")
+        return value
 
     @staticmethod
     def tunable_value(v: Any, path: str, d: Mapping[str, Any]) -> int:
@@ -733,26 +871,43 @@ class _Normaliser:
                         f"{path}.{k}: unknown key — allowed: like and the fields of {preset}: {', '.join(fields)}",
                         hint=_hint(k, fields),
                     )
-                spec[field] = _convert_field(field, v, f"{path}.{k}", spec[field])
+                spec[field] = _convert_field(field, v, f"{path}.{k}", spec[field], key=k)
+            what = str(spec.get("kind", "device"))
         elif "kind" in d:
-            spec = {"kind": _str(d["kind"], f"{path}.kind", "a device kind (hdd, ssd, simple)")}
-            known = sorted(
-                {f for p in self.presets.values() if p["spec"].get("kind") == spec["kind"] for f in p["spec"]}
+            what = _choice(d["kind"], f"{path}.kind", DEVICE_KINDS)
+            spec = {"kind": what}
+            fields = self.model_fields(what)
+            known = fields or sorted(
+                {f for p in self.presets.values() if p["spec"].get("kind") == what for f in p["spec"]} - {"kind"}
             )
             for k, v in d.items():
                 if k == "kind":
                     continue
-                field = _resolve_field(k, known) or k
-                spec[field] = _convert_field(field, v, f"{path}.{k}")
+                field = _resolve_field(k, known)
+                if field is None and fields is not None:
+                    raise ScenarioError(
+                        f"{path}.{k}: unknown key — allowed in a {what} spec: kind, {', '.join(fields)}",
+                        hint=_hint(k, fields),
+                    )
+                field = field or k
+                spec[field] = _convert_field(field, v, f"{path}.{k}", key=k)
         else:
             raise ScenarioError(
                 f'{path}: no like or kind — allowed: like = "<preset>" (see `ziosim presets`) or a full spec with kind'
             )
-        try:
-            self.core.validate_device(canonical_json(spec))
-        except ValueError as e:
-            raise _core_error(e, path) from None
+        _CoreCheck(self.core.validate_device, spec, path, what).run()
         return spec
+
+    def model_fields(self, kind: str) -> list[str] | None:
+        """Every field of a device model, as the core's spec declares them: the list serde
+        gives for a field it does not know. None if this core does not say."""
+        try:
+            self.core.validate_device(json.dumps({"kind": kind, "~": 0}))
+        except ValueError as e:
+            m = re.match(r"^unknown field `~`, expected (.*?)(?: at line \d+ column \d+)?$", _first_line(e))
+            if m:
+                return _ticked(m.group(1))
+        return None
 
     def capacity(self, device: str) -> int:
         cap = self.devices[device].get("capacity_bytes")
@@ -795,26 +950,18 @@ class _Normaliser:
                 _required(link, "kind", path, ", ".join(LINK_KINDS))
                 _required(link, "rate", path, 'a rate such as "117M/s"')
                 spec = {}
+            check_keys(link, path, LINK_KEYS)
             for key, v in link.items():
                 if key == "like":
                     continue
                 field = _resolve_field(key, LINK_FIELDS)
-                if field is None:
-                    raise ScenarioError(
-                        f"{path}.{key}: unknown key — allowed: like, kind, rate, per_command_overhead, latency, host_slots",
-                        hint=_hint(key, ("like", "kind", "rate", "per_command_overhead", "latency", "host_slots")),
-                    )
+                assert field is not None, key
                 if field == "kind":
                     spec["kind"] = _choice(v, f"{path}.kind", LINK_KINDS, LINK_KINDS_LATER)
                 else:
-                    spec[field] = _convert_field(field, v, f"{path}.{key}", like=0)
-            if spec.get("rate_bytes_per_s", 0) <= 0:
-                raise ScenarioError(f"{path}.rate: {show(link.get('rate'))} — allowed: more than 0 bytes per second")
-            try:
-                _native.core().validate_link(json.dumps(spec))
-            except ValueError as e:
-                line = (str(e).splitlines() or [""])[0].strip()
-                raise ScenarioError(f"{path}: {line.removeprefix('link.')}") from None
+                    spec[field] = _convert_field(field, v, f"{path}.{key}", like=0, key=key)
+            # The core checks every range (the rate's lower bound included).
+            _CoreCheck(_native.core().validate_link, spec, path, "link").run()
             out[name] = spec
         return out
 

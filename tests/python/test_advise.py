@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -174,8 +175,10 @@ def test_scan_time_is_projected_from_zpool_status_when_unfinished():
     row = {"scan_duration_ns": 100e9, "scan_state": "scanning", "scan_eta_ns": None,
            "scan_to_examine_bytes": 1000, "scan_issued_bytes": 250}
     assert advise._projected_scan_ns(row) == (400e9, True)
-    row["scan_issued_bytes"] = 0
-    assert advise._projected_scan_ns(row) == (math.inf, True)
+    row["scan_issued_bytes"] = 0  # nothing issued yet: nothing to project from, not "never"
+    value, projected = advise._projected_scan_ns(row)
+    assert advise.is_unknown(value) and not projected
+    assert advise.fmt_measure(advise.MEASURES["scan-time"], value, "zfs-2.2") == "unknown"
     assert advise.fmt_measure(advise.MEASURES["scan-time"], 400e9, "zfs-2.2", True) == "~6m40s"
     # A sequential rebuild is what restores redundancy: it counts before the scrub after it.
     row = {"rebuild_duration_ns": 60e9, "rebuild_state": "active", "rebuild_eta_ns": 30e9,
@@ -288,3 +291,42 @@ def test_a_value_spelt_with_a_unit_is_recognised_as_the_scenarios_own():
     assert _with_baseline(f"{f}=1M,4M,16M", {f: 16 << 20}) == f"{f}=1M,4M,16M"
     assert _with_baseline(f"{f}=1M,4M", {f: 16 << 20}) == f"{f}=16777216,1M,4M"
     assert _with_baseline(f"{f}=1M,bogus", {f: 16 << 20}) == f"{f}=16777216,1M,bogus"
+
+
+def _unknown_rows(rows, points):
+    """The rows of `points` as a sorted scan still walking metadata leaves them: nothing issued."""
+    for r in rows:
+        if r["point"] in points:
+            r.update(scan_state="scanning", scan_eta_ns=None, scan_engine="sorted", sim_time_ns=90e9,
+                     scan_duration_ns=30e9, scan_to_examine_bytes=600, scan_examined_bytes=250, scan_issued_bytes=0)
+    return rows
+
+
+def test_an_unknown_scan_time_is_not_ranked_and_says_the_run_was_too_short():
+    """A scan that issued nothing when the run stopped used to print `never` under the
+    "~ projected" legend, and every point tied on it, so the baseline came out RECOMMENDED."""
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [1] * 6)
+    a = _choose(man, _unknown_rows(rows, range(1, 7)))
+    assert a.too_short and a.best is None
+    assert all(c.why_not == "scan-time unknown (run too short)" for c in a.candidates)
+    text = advise.render(a, "out/x")
+    assert "RECOMMENDED" not in text and "never" not in text and "~ projected" not in text
+    assert len(re.findall(r" {2}unknown {2}", text)) == 6  # the scan time column
+    # walk end ≈ 60 s + 30 s × 600/250 = 132 s; twice that, in whole minutes
+    assert text.endswith("no recommendation: the runs were too short for scan-time; run longer, e.g. --stop 5m\n")
+    assert "unknown: the scrub had issued no data when the run stopped (it was still walking the metadata" in text
+    assert advise.to_json(a)["recommended"] is None
+    # Points whose time is known are ranked; those without stay out of the ranking.
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [1] * 6)
+    a = _choose(man, _unknown_rows(rows, {1, 5}))
+    assert not a.too_short and a.best.index == 3
+    assert "run longer" not in advise.render(a, "out/x")
+
+
+@needs_core
+def test_advise_on_a_run_too_short_for_the_scan_recommends_nothing(tmp_path):
+    r = invoke("advise", SCENARIOS / "default.toml", "--goal", "scan-time", "--limit", "users.p99<=100ms",
+               "--stop", "90s", "--knobs", "1", "--jobs", "1", "--out", tmp_path / "a")
+    assert r.exit_code == 1, r.stderr
+    assert "RECOMMENDED" not in r.stdout and "never" not in r.stdout
+    assert "no recommendation: the runs were too short for scan-time; run longer, e.g. --stop " in r.stdout

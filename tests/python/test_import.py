@@ -814,3 +814,38 @@ def test_workload_from_zpool_iostat_of_a_pool_without_raidz_is_its_pool_row(pres
                        path="x.toml").config["workloads"][0]
     assert w["rate_per_s"] == int(pool_rows[-1][3])  # the last sample's read ops/s
     assert w["sizes"] == [[4096, 1.0]]  # 313K/s over 78 reads/s: the 4K reads
+
+
+# ----------------------------------------------------------------------------- Windows and locales
+
+
+@pytest.mark.needs_core
+def test_a_byte_order_mark_is_no_part_of_the_output(tmp_path):
+    """Notepad saves UTF-8 with a BOM; the first line used to be refused as not zpool output."""
+    plain = (FIX / "zfs-2.1-small-resilver.txt").read_bytes()
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf" + plain)
+    r = _invoke(bom)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.replace(str(bom), "X") == _invoke(FIX / "zfs-2.1-small-resilver.txt").stdout.replace(
+        str(FIX / "zfs-2.1-small-resilver.txt"), "X")
+    # Two such files pasted together: a BOM at the start of a later line goes too.
+    (sec,) = split_sections("two.txt", "\ufeff" + plain.decode() + "\ufeff")
+    assert sec.kind == "status" and not any("\ufeff" in ln.text for ln in sec.lines)
+
+
+@pytest.mark.needs_core
+def test_a_start_date_in_another_locale_is_noted_not_dropped_unseen(presets):
+    """`since Sa Okt 14 …` (LC_TIME=de_DE) is no date ziosim reads: the scenario has no
+    start_time, and its header says so (it used to leave it out silently)."""
+    text = (FIX / "zfs-2.1-small-resilver.txt").read_text().replace(
+        "since Sat Oct 14 00:00:01 2023", "since Sa Okt 14 00:00:01 2023")
+    out = isc.build(isc.read_inputs([("de.txt", text)]), isc.Options(), presets)
+    assert "start_time" not in tomllib.loads(out)["scenario"]
+    (note,) = [ln for ln in out.splitlines() if "start_time" in ln]
+    assert note == ('#   start_time left out: the scan\'s start "Sa Okt 14 00:00:01 2023" is no C-locale date (as in '
+                    '"Sat Oct 14 00:00:01 2023"), so simulated dates start at 2023-10-14 00:00:01; set '
+                    'scenario.start_time = "YYYY-MM-DD HH:MM:SS" to the real start for zpool status dates to line up')
+    assert note in out.split("# Assumed — check each against the real system:")[1]
+    c = isc.build(isc.read_inputs([("c.txt", text.replace("Sa Okt", "Sat Oct"))]), isc.Options(), presets)
+    assert 'start_time = "2023-10-14 00:00:01"' in c and "start_time left out" not in c

@@ -910,3 +910,131 @@ def test_actions_refuse_log_and_cache_disks():
     for new in ("sdc", "sde"):  # a new disk may not take a log or cache device's name either
         assert err(HEAD + pool + f'[[action]]\ndo = "attach"\ndisk = "sda"\nnew = "{new}"\n') == (
             f'action[0].new: "{new}" — allowed: a name no disk of the pool has')
+
+
+# --- device and link fields: units, and the core's errors in the one-line shape ---------
+
+try:  # the compiled core, taken before any test puts the fake in its place
+    import importlib as _importlib
+
+    _REAL_CORE = _importlib.import_module("ziosim._core")
+except ImportError:
+    _REAL_CORE = None
+
+
+@pytest.fixture
+def real_core(monkeypatch, fake_core):
+    """The compiled core instead of the module-wide fake: device presets, their `*_ms`
+    fields and the core's own range checks."""
+    if _REAL_CORE is None or _REAL_CORE is fake_core:
+        pytest.skip("ziosim._core is not built (maturin develop)")
+    monkeypatch.setitem(__import__("sys").modules, "ziosim._core", _REAL_CORE)
+    return _REAL_CORE
+
+
+LINK_POOL = '[pool]\nfill = 0.5\nvdevs = [{ type = "mirror", disks = 2, device = "wd20efrx", link = "l" }]\n'
+
+
+@pytest.mark.parametrize("key", ["latency", "per_command_overhead"])
+def test_link_durations_need_a_unit(key):
+    """A plain number used to become that many ns; it is an error, as for every duration."""
+    text = HEAD + f'[links.l]\nkind = "shared"\nrate = "100M"\n{key} = 5\n' + LINK_POOL
+    assert err(text) == (f"links.l.{key}: 5 — a duration needs a unit; allowed: a duration with a unit "
+                         '(ns, us, ms, s, m, h, d), e.g. "500ms", "60s", "2h40m"')
+    c = ok(HEAD + f'[links.l]\nkind = "shared"\nrate = "100M"\n{key} = "5us"\n' + LINK_POOL)
+    assert c["links"]["l"][f"{key}_ns"] == 5_000
+    # The run config's names are no scenario keys: no way round the unit.
+    msg = err(HEAD + f'[links.l]\nkind = "shared"\nrate = "100M"\n{key}_ns = 5\n' + LINK_POOL)
+    assert msg.startswith(f"links.l.{key}_ns: unknown key") and msg.endswith(f"hint: did you mean {key}?")
+
+
+def test_ms_device_fields_take_durations_and_drop_their_suffix(real_core):
+    c = ok(HEAD + DEV + 'seek_read_avg_ms = "9ms"\nseek_write_avg = "9500us"\nage_limit = "1.5s"\n'
+           "head_switch_ms = 1\nage_weight_ms_per_ms = 0.1\n" + DPOOL)
+    d = c["devices"]["d"]
+    assert (d["seek_read_avg_ms"], d["seek_write_avg_ms"], d["age_limit_ms"]) == (9.0, 9.5, 1500.0)
+    assert d["head_switch_ms"] == 1.0 and isinstance(d["head_switch_ms"], float)
+    assert d["age_weight_ms_per_ms"] == 0.1  # a ratio, not a duration
+    # Without the suffix a plain number has no unit.
+    assert err(HEAD + DEV + "seek_read_avg = 9\n" + DPOOL).startswith(
+        "devices.d.seek_read_avg: 9 — a duration needs a unit; allowed: ")
+    assert err(HEAD + DEV + 'age_weight_ms_per_ms = "1ms"\n' + DPOOL) == (
+        'devices.d.age_weight_ms_per_ms: "1ms" — allowed: a number')
+
+
+# As every other field's: a wrong choice says only what is allowed (`_choice`).
+SHAPE = re.compile(r"^(devices|links)\.\w+\.\w+: \S.* — (?:.+; )?allowed: .+$")
+SIMPLE = '[devices.d]\nkind = "simple"\ncapacity = "1T"\nservice_ns_mean = "1ms"\ndistribution = "deterministic"\n'
+
+
+@pytest.mark.parametrize("body, msg", [
+    (DEV + "queue_depth = -1\n", "devices.d.queue_depth: -1 — out of range; allowed: 1..256"),
+    (DEV + "queue_depth = 0\n", "devices.d.queue_depth: 0 — out of range; allowed: 1..256"),
+    (DEV + "queue_depth = 100000000000000000000\n",
+     "devices.d.queue_depth: 100000000000000000000 — out of range; allowed: 1..256"),
+    (DEV + 'rate_od = "50M"\nrate_id = "100M"\n',
+     "devices.d.rate_id_bytes_per_s: 104857600 — out of range; allowed: 1000000..rate_od_bytes_per_s (52428800)"),
+    (DEV + "head_switch_ms = -1\n", "devices.d.head_switch_ms: -1 — out of range; allowed: 0..10"),
+    (DEV + 'link_kind = "usb"\n', 'devices.d.link_kind: "usb" — allowed: sata, sas'),
+    ('[devices.d]\nlike = "intel-s3700"\njitter_percent = 80\n',
+     "devices.d.jitter_percent: 80 — out of range; allowed: 0..50"),
+    ('[devices.d]\nlike = "intel-s3700"\nerase_ns = -5\n',
+     "devices.d.erase_ns: -5 — out of range; allowed: 0..1000000000"),
+    ('[devices.d]\nkind = "tape"\n', 'devices.d.kind: "tape" — allowed: hdd, ssd, simple'),
+    (SIMPLE + "queue_depth = 0\n", "devices.d.queue_depth: 0 — out of range; allowed: at least 1"),
+    (SIMPLE + "queue_depth = 1.5\n", "devices.d.queue_depth: 1.5 — allowed: an integer"),
+    (SIMPLE.replace("deterministic", "normal") + "queue_depth = 1\n",
+     'devices.d.distribution: "normal" — allowed: deterministic, exponential'),
+    ('[links.d]\nkind = "pm-fbs"\nrate = "100M"\nhost_slots = 0\n',
+     "links.d.host_slots: 0 — out of range; allowed: 1..1024"),
+    ('[links.d]\nkind = "pm-fbs"\nrate = "100M"\nhost_slots = -1\n',
+     "links.d.host_slots: -1 — out of range; allowed: 1..1024"),
+    ('[links.d]\nkind = "shared"\nrate = 50\n',
+     "links.d.rate_bytes_per_s: 50 — out of range; allowed: 100000..100000000000"),
+])
+def test_core_device_and_link_errors_have_one_shape(real_core, body, msg):
+    """The core's checks and the serde errors about its JSON used to read `queue_depth = 0:
+    must be in [1, 256]`, `unknown variant `tape` … at line 1 column 14` or `allowed
+    1..=1024`, and -1 was allowed "0 or more" where 0 was not; now every one is
+    `<path>.<field>: <value> — <what>; allowed: <range or choices>`, -1 and 0 alike."""
+    got = err(HEAD + body + DPOOL)
+    assert got == msg
+    assert SHAPE.match(got), got
+
+
+def test_a_full_spec_names_what_is_missing_or_unknown(real_core):
+    missing = err(HEAD + '[devices.d]\nkind = "hdd"\nrpm = 7200\n' + DPOOL)
+    assert missing.startswith("devices.d.capacity_bytes: missing — a full hdd spec needs every field of the model; "
+                              'allowed: all of them, or like = "<preset>" and only the fields to change')
+    assert "\n" not in missing
+    unknown = err(HEAD + SIMPLE + "queu_depth = 1\n" + DPOOL)
+    assert unknown == ("devices.d.queu_depth: unknown key — allowed in a simple spec: kind, capacity_bytes, "
+                       "service_ns_mean, distribution, bandwidth_bytes_per_s, queue_depth, rotational, afr_percent, "
+                       "nonrecoverable_read_error_bits\nhint: did you mean queue_depth?")
+    # The unit suffix may be left off in a full spec too (there is no simple preset to look it up in).
+    d = ok(HEAD + SIMPLE + "queue_depth = 1\n" + DPOOL)["devices"]["d"]
+    assert (d["capacity_bytes"], d["service_ns_mean"]) == (1 << 40, 1_000_000)
+
+
+SET_HEAD = '[zfs]\nrelease = "zfs-0.7"\n'
+SET_POOL = '[pool]\nfill = 0.5\nvdevs = [{ type = "mirror", disks = 2, device = "hdd-7200-sata-2014" }]\n'
+
+
+def _set(tunable, value):
+    return (SET_HEAD + SET_POOL + '[[action]]\ndo = "scrub"\n'
+            f'[[action]]\nat = "1s"\ndo = "set"\ntunable = "{tunable}"\nvalue = {value}\n')
+
+
+def test_set_action_errors_name_the_action_field():
+    """They used to name zfs.tunables.<name>, a field the scenario does not have."""
+    assert err(_set("zfs_scrub_delay", -1)) == (
+        "action[1].value: -1 — out of range; allowed: 0..1073741824 ticks")
+    assert err(_set("zfs_scrub_delay", '"x"')).startswith('action[1].value: "x" — allowed: an integer')
+    assert err(_set("zfs_scrub_dlay", 1)) == (
+        'action[1].tunable: "zfs_scrub_dlay" — unknown tunable; allowed: the names `ziosim tunables --release '
+        'zfs-0.7` lists\nhint: did you mean zfs_scrub_delay?')
+    assert err(_set("zfs_scan_vdev_limit", 1)) == (
+        'action[1].tunable: "zfs_scan_vdev_limit" — not in release zfs-0.7; releases that have it: zfs-0.8, '
+        "zfs-2.0, zfs-2.1, zfs-2.2, zfs-2.3")
+    act = ok(_set("zfs_scrub_delay", 0))["actions"][1]
+    assert (act["tunable"], act["value"]) == ("zfs_scrub_delay", 0)

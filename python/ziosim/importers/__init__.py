@@ -176,7 +176,9 @@ def split_sections(file: str, text: str) -> list[Section]:
         return ImportTextError(file, ln.number, ln.text,
                                "the output of zpool status, zpool list, zpool iostat -v or iostat -x, or a tunables file (docs/import.md)")
 
-    lines = text.splitlines()
+    # A byte order mark (Windows Notepad saves UTF-8 with one) is no part of the output;
+    # files pasted together may carry one at the start of any of them.
+    lines = [ln.removeprefix("\ufeff") for ln in text.splitlines()]
     json_end = 0  # the last line of the JSON document being skipped over
     for i, raw in enumerate(lines, start=1):
         if i <= json_end:

@@ -60,6 +60,7 @@ TOML is written by hand (``_q``): strings as TOML basic strings, one key per lin
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import math
 import re
 from collections.abc import Sequence
@@ -69,7 +70,7 @@ from ..errors import ScenarioError
 from ..platforms import platforms_for
 from ..report.nicenum import zfs_nicenum
 from ..report.releases import at_least
-from ..scenario import VDEV_PARITY, default_hz, nearest
+from ..scenario import DEFAULT_EPOCH_S, VDEV_PARITY, default_hz, nearest
 from . import Section, kind_label, split_sections
 from . import iostat_x as iostat_x_mod
 from . import tunables_conf as conf_mod
@@ -436,7 +437,7 @@ class _Builder:
                                               "lacks; modelled as a healing resilver")
             note = f"{v.name}: {how}"
             if v.kind == "spare":
-                note += "; a hot spare took over, ziosim has no hot spares: modelled as zpool replace"
+                note += "; a hot spare took over: modelled as zpool replace (the import does not yet write pool.spares)"
             self.plan.actions.append((act, note))
             return old
         raise ScenarioError(f"{self.st.file}:{v.line}: {v.name} inside {top} — allowed: disks, replacing-N and "
@@ -462,7 +463,7 @@ class _Builder:
                 self.cache = {"names": [self.member(v, "cache", in_pool=False) for v in vs]}
             elif label == "spares":
                 for v in vs:
-                    self.plan.ignored.append(f"spare {v.name} ({v.state}): ziosim has no hot spares")
+                    self.plan.ignored.append(f"spare {v.name} ({v.state}): the import does not yet write pool.spares")
             else:
                 what = ", ".join(f"{v.name} ({', '.join(leaf.name for leaf in v.leaves())})" for v in vs)
                 self.plan.ignored.append(f"{label} vdevs {what}: ziosim has no allocation classes; their blocks "
@@ -613,9 +614,17 @@ class _Builder:
             self.real_scan, self.elapsed_s = s, s.elapsed_estimate_s()
             if self.elapsed_s is not None and s.eta_s is not None:
                 self.total_s = self.elapsed_s + s.eta_s
-            when = status_mod.parse_ctime(s.started or s.since)
+            printed = s.started or s.since
+            when = status_mod.parse_ctime(printed)
             if when is not None:
                 self.start_time = when.strftime("%Y-%m-%d %H:%M:%S")
+            elif printed:
+                # A localised date (LC_TIME=de_DE: "Sa Okt 14 …"): say so rather than drop it unseen.
+                epoch = _dt.datetime.fromtimestamp(DEFAULT_EPOCH_S, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+                plan.assumed.append(
+                    f'start_time left out: the scan\'s start "{printed.strip()}" is no C-locale date (as in '
+                    f'"Sat Oct 14 00:00:01 2023"), so simulated dates start at {epoch}; set scenario.start_time = '
+                    '"YYYY-MM-DD HH:MM:SS" to the real start for zpool status dates to line up')
         if any(a[0]["do"] in ("scrub", "replace") for a in acts):
             self.stop = "scan-done"
             guess = self.total_s

@@ -225,55 +225,49 @@ fn erc_default_ms() -> f64 {
     7000.0
 }
 
-fn check_f(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), String> {
-    if v.is_finite() && v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(format!("{name} = {v}: must be in [{lo}, {hi}]"))
-    }
-}
-
-fn check_u(name: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
-    if v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(format!("{name} = {v}: must be in [{lo}, {hi}]"))
-    }
-}
+use super::{check_range, check_range_as};
 
 fn check_seek(kind: &str, track: f64, avg: f64, full: f64) -> Result<(), String> {
-    check_f(&format!("seek_{kind}_full_ms"), full, 0.1, 100.0)?;
-    check_f(&format!("seek_{kind}_track_ms"), track, 0.01, full)?;
+    check_range(&format!("seek_{kind}_full_ms"), full, 0.1, 100.0)?;
+    let allowed = format!("0.01..seek_{kind}_full_ms ({full})");
+    check_range_as(&format!("seek_{kind}_track_ms"), track, 0.01, full, &allowed)?;
     if !(avg.is_finite() && avg > track && avg < full) {
         return Err(format!(
-            "seek_{kind}_avg_ms = {avg}: must be in ({track}, {full}) (between seek_{kind}_track_ms and seek_{kind}_full_ms)"
+            "seek_{kind}_avg_ms: {avg} — out of range; allowed: more than seek_{kind}_track_ms ({track}), \
+             less than seek_{kind}_full_ms ({full})"
         ));
     }
     Ok(())
 }
 
 impl HddParams {
-    /// Check every field; the error names the field, the bad value and the allowed range.
+    /// Check every field; the error is one line naming the field, the bad value and the
+    /// allowed range (`queue_depth: 0 — out of range; allowed: 1..256`), a bound that is
+    /// another field named with its value; the caller adds `devices.<name>.`.
     pub fn validate(&self) -> Result<(), String> {
         let p = self;
-        check_u("capacity_bytes", p.capacity_bytes, 1 << 30, 1 << 60)?;
+        check_range("capacity_bytes", p.capacity_bytes, 1 << 30, 1 << 60)?;
         if p.capacity_bytes & 511 != 0 {
             return Err(format!(
-                "capacity_bytes = {}: must be a multiple of 512",
-                p.capacity_bytes
+                "capacity_bytes: {} — not a multiple of 512; allowed: a multiple of 512 in {}..{}",
+                p.capacity_bytes,
+                1u64 << 30,
+                1u64 << 60
             ));
         }
-        check_u("rpm", p.rpm as u64, 3600, 15000)?;
-        check_f("rpm_tolerance_percent", p.rpm_tolerance_percent, 0.0, 5.0)?;
-        check_u("surfaces", p.surfaces as u64, 1, 32)?;
-        check_u("rate_od_bytes_per_s", p.rate_od_bytes_per_s, 1_000_000, 10_000_000_000)?;
-        check_u(
+        check_range("rpm", p.rpm as u64, 3600, 15000)?;
+        check_range("rpm_tolerance_percent", p.rpm_tolerance_percent, 0.0, 5.0)?;
+        check_range("surfaces", p.surfaces as u64, 1, 32)?;
+        check_range("rate_od_bytes_per_s", p.rate_od_bytes_per_s, 1_000_000, 10_000_000_000)?;
+        let od = p.rate_od_bytes_per_s;
+        check_range_as(
             "rate_id_bytes_per_s",
             p.rate_id_bytes_per_s,
             1_000_000,
-            p.rate_od_bytes_per_s,
+            od,
+            &format!("1000000..rate_od_bytes_per_s ({od})"),
         )?;
-        check_f("seek_knee_fraction", p.seek_knee_fraction, 0.05, 0.8)?;
+        check_range("seek_knee_fraction", p.seek_knee_fraction, 0.05, 0.8)?;
         check_seek("read", p.seek_read_track_ms, p.seek_read_avg_ms, p.seek_read_full_ms)?;
         check_seek(
             "write",
@@ -293,60 +287,67 @@ impl HddParams {
             let c = SeekCurve::fit(tr, av, fu, p.seek_knee_fraction, 1.0 / 300_000.0);
             if !(c.b > 0.0 && c.e > 0.0 && c.a >= 0.0 && c.c >= 0.0) {
                 return Err(format!(
-                    "seek_{k}_avg_ms = {av}: no monotone seek curve through track {tr} ms and full {fu} ms; \
-                     hint: keep the average near 40–60% of full stroke"
+                    "seek_{k}_avg_ms: {av} — no monotone seek curve through seek_{k}_track_ms ({tr}) and \
+                     seek_{k}_full_ms ({fu}); allowed: an average near 40–60 % of seek_{k}_full_ms"
                 ));
             }
         }
-        check_f("head_switch_ms", p.head_switch_ms, 0.0, 10.0)?;
-        check_f("cyl_switch_ms", p.cyl_switch_ms, 0.0, 10.0)?;
-        check_f("seek_jitter_percent", p.seek_jitter_percent, 0.0, 50.0)?;
-        check_f("missed_rev_probability", p.missed_rev_probability, 0.0, 0.5)?;
-        check_f("overhead_read_miss_ms", p.overhead_read_miss_ms, 0.0, 10.0)?;
-        check_f("overhead_write_miss_ms", p.overhead_write_miss_ms, 0.0, 10.0)?;
-        check_f("overhead_hit_ms", p.overhead_hit_ms, 0.0, 10.0)?;
-        check_f("overhead_flush_ms", p.overhead_flush_ms, 0.0, 100.0)?;
-        check_u(
+        check_range("head_switch_ms", p.head_switch_ms, 0.0, 10.0)?;
+        check_range("cyl_switch_ms", p.cyl_switch_ms, 0.0, 10.0)?;
+        check_range("seek_jitter_percent", p.seek_jitter_percent, 0.0, 50.0)?;
+        check_range("missed_rev_probability", p.missed_rev_probability, 0.0, 0.5)?;
+        check_range("overhead_read_miss_ms", p.overhead_read_miss_ms, 0.0, 10.0)?;
+        check_range("overhead_write_miss_ms", p.overhead_write_miss_ms, 0.0, 10.0)?;
+        check_range("overhead_hit_ms", p.overhead_hit_ms, 0.0, 10.0)?;
+        check_range("overhead_flush_ms", p.overhead_flush_ms, 0.0, 100.0)?;
+        check_range(
             "link_rate_bytes_per_s",
             p.link_rate_bytes_per_s,
             1_000_000,
             100_000_000_000,
         )?;
-        check_u("queue_depth", p.queue_depth as u64, 1, 256)?;
-        check_f("age_weight_ms_per_ms", p.age_weight_ms_per_ms, 0.0, 1.0)?;
-        check_f("age_limit_ms", p.age_limit_ms, 1.0, 60_000.0)?;
-        check_u("seq_window_bytes", p.seq_window_bytes, 0, 1 << 30)?;
-        check_f("seq_cost_bias_ms", p.seq_cost_bias_ms, 0.0, 1000.0)?;
-        check_u("cache_bytes", p.cache_bytes, 1 << 20, 1 << 40)?;
-        check_u("cache_segments", p.cache_segments as u64, 1, 256)?;
+        check_range("queue_depth", p.queue_depth as u64, 1, 256)?;
+        check_range("age_weight_ms_per_ms", p.age_weight_ms_per_ms, 0.0, 1.0)?;
+        check_range("age_limit_ms", p.age_limit_ms, 1.0, 60_000.0)?;
+        check_range("seq_window_bytes", p.seq_window_bytes, 0, 1 << 30)?;
+        check_range("seq_cost_bias_ms", p.seq_cost_bias_ms, 0.0, 1000.0)?;
+        check_range("cache_bytes", p.cache_bytes, 1 << 20, 1 << 40)?;
+        check_range("cache_segments", p.cache_segments as u64, 1, 256)?;
         let seg = p.cache_bytes / p.cache_segments as u64;
-        check_u("readahead_max_bytes", p.readahead_max_bytes, 0, seg)?;
-        check_u(
+        let allowed = format!("0..cache_bytes / cache_segments ({seg})");
+        check_range_as("readahead_max_bytes", p.readahead_max_bytes, 0, seg, &allowed)?;
+        let allowed = format!("65536..cache_bytes ({})", p.cache_bytes);
+        check_range_as(
             "write_cache_max_dirty_bytes",
             p.write_cache_max_dirty_bytes,
             65536,
             p.cache_bytes,
+            &allowed,
         )?;
-        check_u(
+        check_range(
             "write_cache_max_dirty_extents",
             p.write_cache_max_dirty_extents as u64,
             1,
             4096,
         )?;
-        check_f("destage_idle_delay_ms", p.destage_idle_delay_ms, 0.0, 10_000.0)?;
-        check_f("destage_low_water_percent", p.destage_low_water_percent, 0.0, 99.0)?;
-        check_f(
+        check_range("destage_idle_delay_ms", p.destage_idle_delay_ms, 0.0, 10_000.0)?;
+        check_range("destage_low_water_percent", p.destage_low_water_percent, 0.0, 99.0)?;
+        let lo = p.destage_low_water_percent + 1.0;
+        check_range_as(
             "destage_high_water_percent",
             p.destage_high_water_percent,
-            p.destage_low_water_percent + 1.0,
+            lo,
             100.0,
+            &format!("destage_low_water_percent + 1 ({lo})..100"),
         )?;
-        check_f("read_recovery_probability", p.read_recovery_probability, 0.0, 1.0)?;
-        check_f("read_recovery_revolutions_mean", p.read_recovery_revolutions_mean, 1.0, 10_000.0)?;
-        check_f("recovery_time_limit_ms", p.recovery_time_limit_ms, 1.0, 60_000.0)?;
+        check_range("read_recovery_probability", p.read_recovery_probability, 0.0, 1.0)?;
+        check_range("read_recovery_revolutions_mean", p.read_recovery_revolutions_mean, 1.0, 10_000.0)?;
+        check_range("recovery_time_limit_ms", p.recovery_time_limit_ms, 1.0, 60_000.0)?;
         let ps = p.physical_sector_bytes;
         if !(512..=65536).contains(&ps) || !ps.is_power_of_two() {
-            return Err(format!("physical_sector_bytes = {ps}: must be a power of two in [512, 65536]"));
+            return Err(format!(
+                "physical_sector_bytes: {ps} — out of range; allowed: a power of two in 512..65536 (512, 4096, …)"
+            ));
         }
         super::check_reliability(p.afr_percent, p.nonrecoverable_read_error_bits)
     }
@@ -2070,20 +2071,34 @@ mod tests {
         let mut q = p("wd20efrx");
         q.seek_read_avg_ms = 25.0;
         let e = q.validate().unwrap_err();
-        assert!(e.starts_with("seek_read_avg_ms = 25"), "{e}");
+        assert_eq!(
+            e,
+            "seek_read_avg_ms: 25 — out of range; allowed: more than seek_read_track_ms (1), \
+             less than seek_read_full_ms (19)"
+        );
+        // A bound that is another field is named, with its value.
         let mut q = p("wd20efrx");
         q.rate_id_bytes_per_s = q.rate_od_bytes_per_s + 1;
-        assert!(q
-            .validate()
-            .unwrap_err()
-            .starts_with("rate_id_bytes_per_s = 147000001: must be in [1000000, 147000000]"));
+        assert_eq!(
+            q.validate().unwrap_err(),
+            "rate_id_bytes_per_s: 147000001 — out of range; allowed: 1000000..rate_od_bytes_per_s (147000000)"
+        );
         let mut q = p("hgst-7k2000");
         q.queue_depth = 0;
-        assert!(q.validate().unwrap_err().starts_with("queue_depth = 0"));
+        assert_eq!(q.validate().unwrap_err(), "queue_depth: 0 — out of range; allowed: 1..256");
         let mut q = p("hgst-7k2000");
         q.destage_high_water_percent = 10.0;
-        assert!(q.validate().unwrap_err().starts_with("destage_high_water_percent = 10"));
-        assert!(!q.validate().unwrap_err().contains('\n'));
+        assert_eq!(
+            q.validate().unwrap_err(),
+            "destage_high_water_percent: 10 — out of range; allowed: destage_low_water_percent + 1 (26)..100"
+        );
+        let mut q = p("hgst-7k2000");
+        q.capacity_bytes += 1;
+        assert!(q.validate().unwrap_err().starts_with("capacity_bytes: 2000000000001 — not a multiple of 512; allowed: "));
+        // Every message has the one shape `field: value — why; allowed: …`, on one line.
+        for e in [q.validate().unwrap_err(), e] {
+            assert!(!e.contains('\n') && e.contains(" — ") && e.contains("; allowed: "), "{e}");
+        }
     }
 
     #[test]
@@ -2646,13 +2661,13 @@ mod tests {
     fn read_recovery_fields_are_validated_and_default_when_absent() {
         let mut q = p("wd20efrx");
         q.read_recovery_probability = 1.5;
-        assert!(q.validate().unwrap_err().starts_with("read_recovery_probability = 1.5"));
+        assert!(q.validate().unwrap_err().starts_with("read_recovery_probability: 1.5 — out of range; allowed: 0..1"));
         q.read_recovery_probability = 0.5;
         q.read_recovery_revolutions_mean = 0.5;
-        assert!(q.validate().unwrap_err().starts_with("read_recovery_revolutions_mean = 0.5"));
+        assert!(q.validate().unwrap_err().starts_with("read_recovery_revolutions_mean: 0.5 — out of range"));
         q.read_recovery_revolutions_mean = 2.0;
         q.recovery_time_limit_ms = 0.0;
-        assert!(q.validate().unwrap_err().starts_with("recovery_time_limit_ms = 0"));
+        assert!(q.validate().unwrap_err().starts_with("recovery_time_limit_ms: 0 — out of range"));
         // A specification written before the fields existed still reads, as a healthy drive.
         let mut v = serde_json::to_value(p("wd20efrx")).unwrap();
         for k in ["read_recovery_probability", "read_recovery_revolutions_mean", "recovery_time_limit_ms"] {
@@ -2692,7 +2707,7 @@ mod tests {
         assert_eq!(qd1_writes(&native, 512, 500, 11).1, 0);
         // Validation.
         let bad = HddParams { physical_sector_bytes: 3000, ..red };
-        assert!(bad.validate().unwrap_err().starts_with("physical_sector_bytes = 3000"));
+        assert!(bad.validate().unwrap_err().starts_with("physical_sector_bytes: 3000 — out of range"));
     }
 
     #[test]

@@ -66,16 +66,11 @@ pub struct LinkParams {
     pub host_slots: u32,
 }
 
-fn check_range(field: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
-    if v < lo || v > hi {
-        return Err(format!("link.{field} = {v} is out of range; allowed {lo}..={hi}"));
-    }
-    Ok(())
-}
-
 impl LinkParams {
-    /// Check every field; the error is one line naming the field, its value and the range.
+    /// Check every field; the error is one line naming the field, its value and the range
+    /// (`host_slots: 0 — out of range; allowed: 1..1024`); the caller adds `links.<name>.`.
     pub fn validate(&self) -> Result<(), String> {
+        use super::check_range;
         check_range("rate_bytes_per_s", self.rate_bytes_per_s, 100_000, 100_000_000_000)?;
         check_range("per_command_overhead_ns", self.per_command_overhead_ns, 0, 10_000_000)?;
         check_range("latency_ns", self.latency_ns, 0, 1_000_000_000)?;
@@ -508,10 +503,10 @@ mod tests {
         let bad = LinkParams { rate_bytes_per_s: 0, ..p.clone() };
         assert_eq!(
             bad.validate().unwrap_err(),
-            "link.rate_bytes_per_s = 0 is out of range; allowed 100000..=100000000000"
+            "rate_bytes_per_s: 0 — out of range; allowed: 100000..100000000000"
         );
         let bad = LinkParams { host_slots: 0, ..p };
-        assert!(bad.validate().unwrap_err().starts_with("link.host_slots = 0"));
+        assert_eq!(bad.validate().unwrap_err(), "host_slots: 0 — out of range; allowed: 1..1024");
         for (n, _, lp) in presets() {
             lp.validate().unwrap_or_else(|e| panic!("{n}: {e}"));
         }

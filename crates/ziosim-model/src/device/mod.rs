@@ -56,14 +56,38 @@ pub enum DeviceSpec {
     Simple(simple::SimpleParams),
 }
 
+/// Every device and link error is one line, `field: value — what is wrong; allowed: …`
+/// (docs/scenario.md, "Errors"); the caller puts `devices.<name>.` or `links.<name>.` in
+/// front, and Python's pre-checks of the same fields use the same words, so a value just
+/// outside a range reads the same whichever side rejects it.
+pub(crate) fn check_range<T: PartialOrd + std::fmt::Display>(field: &str, v: T, lo: T, hi: T) -> Result<(), String> {
+    let allowed = format!("{lo}..{hi}");
+    check_range_as(field, v, lo, hi, &allowed)
+}
+
+/// As [`check_range`], with `allowed` in words: a bound that is another field's value is
+/// named (`1000000..rate_od_bytes_per_s (52428800)`), an open one said (`at least 1`).
+pub(crate) fn check_range_as<T: PartialOrd + std::fmt::Display>(
+    field: &str,
+    v: T,
+    lo: T,
+    hi: T,
+    allowed: &str,
+) -> Result<(), String> {
+    // Written so that a NaN is out of range too.
+    if v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(format!("{field}: {v} — out of range; allowed: {allowed}"))
+    }
+}
+
 /// The reliability figures a device's datasheet gives: `afr_percent` in [0, 100],
 /// `nonrecoverable_read_error_bits` 0 (not published) or in [1e10, 1e20].
 pub(crate) fn check_reliability(afr: f64, bits: f64) -> Result<(), String> {
-    if !(0.0..=100.0).contains(&afr) {
-        return Err(format!("afr_percent = {afr}: allowed 0 (not published) … 100"));
-    }
-    if !(bits == 0.0 || (1e10..=1e20).contains(&bits)) {
-        return Err(format!("nonrecoverable_read_error_bits = {bits}: allowed 0 (not published) or 1e10 … 1e20"));
+    check_range_as("afr_percent", afr, 0.0, 100.0, "0 (not published)..100")?;
+    if bits != 0.0 {
+        check_range_as("nonrecoverable_read_error_bits", bits, 1e10, 1e20, "0 (not published), or 1e10..1e20")?;
     }
     Ok(())
 }

@@ -41,12 +41,8 @@ pub struct SimpleParams {
 
 impl SimpleParams {
     pub fn validate(&self) -> Result<(), String> {
-        if self.queue_depth == 0 {
-            return Err(format!("queue_depth: {} — allowed: >= 1", self.queue_depth));
-        }
-        if self.capacity_bytes == 0 {
-            return Err("capacity_bytes: 0 — allowed: > 0".into());
-        }
+        super::check_range_as("capacity_bytes", self.capacity_bytes, 1, u64::MAX, "at least 1")?;
+        super::check_range_as("queue_depth", self.queue_depth, 1, u32::MAX, "at least 1")?;
         super::check_reliability(self.afr_percent, self.nonrecoverable_read_error_bits)
     }
 }
@@ -118,5 +114,28 @@ impl Device for SimpleDevice {
     }
     fn next_event_ns(&self) -> Option<u64> {
         self.busy.map(|(_, t)| t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_names_field_value_and_range() {
+        let p = SimpleParams {
+            capacity_bytes: 1 << 30,
+            service_ns_mean: 1_000,
+            distribution: ServiceDist::Deterministic,
+            bandwidth_bytes_per_s: 0,
+            queue_depth: 0,
+            rotational: false,
+            afr_percent: 0.0,
+            nonrecoverable_read_error_bits: 0.0,
+        };
+        assert_eq!(p.validate().unwrap_err(), "queue_depth: 0 — out of range; allowed: at least 1");
+        let p = SimpleParams { queue_depth: 1, capacity_bytes: 0, ..p };
+        assert_eq!(p.validate().unwrap_err(), "capacity_bytes: 0 — out of range; allowed: at least 1");
+        assert_eq!(SimpleParams { capacity_bytes: 1, ..p }.validate(), Ok(()));
     }
 }

@@ -145,13 +145,6 @@ pub struct SsdParams {
     pub nonrecoverable_read_error_bits: f64,
 }
 
-fn check_range<T: PartialOrd + std::fmt::Display>(field: &str, v: T, lo: T, hi: T) -> Result<(), String> {
-    if v < lo || v > hi {
-        return Err(format!("ssd.{field} = {v} is out of range; allowed {lo}..={hi}"));
-    }
-    Ok(())
-}
-
 impl SsdParams {
     /// Dies in the back end.
     pub fn dies(&self) -> u64 {
@@ -162,8 +155,10 @@ impl SsdParams {
         self.planes_per_die as u64 * self.page_bytes
     }
 
-    /// Check every field; the error is one line naming the field, its value and the range.
+    /// Check every field; the error is one line naming the field, its value and the range
+    /// (`jitter_percent: 80 — out of range; allowed: 0..50`); the caller adds `devices.<name>.`.
     pub fn validate(&self) -> Result<(), String> {
+        use super::{check_range, check_range_as};
         check_range("capacity_bytes", self.capacity_bytes, 1, u64::MAX / 2)?;
         check_range("queue_depth", self.queue_depth, 1, 1024)?;
         check_range("link_rate_bytes_per_s", self.link_rate_bytes_per_s, 1_000_000, 100_000_000_000)?;
@@ -173,8 +168,11 @@ impl SsdParams {
         check_range("dies_per_channel", self.dies_per_channel, 1, 64)?;
         check_range("planes_per_die", self.planes_per_die, 1, 8)?;
         check_range("page_bytes", self.page_bytes, 512, 65_536)?;
-        if (self.page_bytes / 512) * 512 != self.page_bytes {
-            return Err(format!("ssd.page_bytes = {} is not a multiple of 512", self.page_bytes));
+        if !self.page_bytes.is_multiple_of(512) {
+            return Err(format!(
+                "page_bytes: {} — not a multiple of 512; allowed: a multiple of 512 in 512..65536",
+                self.page_bytes
+            ));
         }
         check_range("pages_per_block", self.pages_per_block, 1, 65_536)?;
         check_range("channel_rate_bytes_per_s", self.channel_rate_bytes_per_s, 1_000_000, 100_000_000_000)?;
@@ -183,14 +181,15 @@ impl SsdParams {
         check_range("erase_ns", self.erase_ns, 0, 1_000_000_000)?;
         check_range("jitter_percent", self.jitter_percent, 0, 50)?;
         let buf_min = 2 * self.dies() * self.program_unit_bytes();
-        check_range("write_buffer_bytes", self.write_buffer_bytes, buf_min, 1 << 40)?;
+        check_range_as(
+            "write_buffer_bytes",
+            self.write_buffer_bytes,
+            buf_min,
+            1 << 40,
+            &format!("2 × dies × planes_per_die × page_bytes ({buf_min})..{}", 1u64 << 40),
+        )?;
         check_range("buffer_write_ns", self.buffer_write_ns, 0, 10_000_000)?;
-        if !(self.write_amplification >= 1.0 && self.write_amplification <= 50.0) {
-            return Err(format!(
-                "ssd.write_amplification = {} is out of range; allowed 1.0..=50.0",
-                self.write_amplification
-            ));
-        }
+        check_range("write_amplification", self.write_amplification, 1.0, 50.0)?;
         check_range("program_suspend_ns", self.program_suspend_ns, 0, 10_000_000)?;
         check_range("erase_suspend_ns", self.erase_suspend_ns, 0, 100_000_000)?;
         check_range("flush_plp_ns", self.flush_plp_ns, 0, 100_000_000)?;
@@ -1037,13 +1036,23 @@ mod tests {
     fn validate_names_field_value_and_range() {
         let mut p = preset("intel-s3700");
         p.jitter_percent = 80;
-        assert_eq!(p.validate().unwrap_err(), "ssd.jitter_percent = 80 is out of range; allowed 0..=50");
+        assert_eq!(p.validate().unwrap_err(), "jitter_percent: 80 — out of range; allowed: 0..50");
         let mut p = preset("intel-s3700");
         p.write_amplification = 0.5;
-        assert!(p.validate().unwrap_err().starts_with("ssd.write_amplification = 0.5"));
+        assert_eq!(p.validate().unwrap_err(), "write_amplification: 0.5 — out of range; allowed: 1..50");
         let mut p = preset("intel-s3700");
         p.write_buffer_bytes = 4096;
-        assert!(p.validate().unwrap_err().starts_with("ssd.write_buffer_bytes = 4096 is out of range"));
+        // A bound that is other fields' product says so, with its value.
+        assert_eq!(
+            p.validate().unwrap_err(),
+            "write_buffer_bytes: 4096 — out of range; allowed: 2 × dies × planes_per_die × page_bytes (1048576)..1099511627776"
+        );
+        let mut p = preset("intel-s3700");
+        p.page_bytes = 4000;
+        assert_eq!(
+            p.validate().unwrap_err(),
+            "page_bytes: 4000 — not a multiple of 512; allowed: a multiple of 512 in 512..65536"
+        );
     }
 
     #[test]
