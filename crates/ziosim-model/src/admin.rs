@@ -169,18 +169,40 @@ impl Model_ {
         self.spare_links.iter().copied().find(|k| k.t == t && (Some(k.spare) == r || (k.spare == l && k.new.is_some())))
     }
 
+    /// Does a retire agent put a spare in when a disk fails (`pool.spares.auto`, else the
+    /// release's platform)?
+    fn spares_activate(&self) -> bool {
+        self.cfg.pool.spares_auto.unwrap_or(self.cfg.release.activates_spares())
+    }
+
+    /// Bytes a disk must hold to be a child of top-level vdev `t` (`vdev_open`'s check).
+    fn child_size_bytes(&self, t: usize) -> u64 {
+        let top = &self.tops[t];
+        top.size_bytes / if top.kind.is_raidz() { top.leaves.len() as u64 } else { 1 }
+    }
+
+    /// A new disk to resilver in top-level vdev `t`: a runtime leaf missing every txg up to
+    /// the open one's concurrent states (`spa_vdev_attach`).
+    fn add_resilvering_leaf(&mut self, name: &str, device: &str, t: usize) -> u16 {
+        let vname = self.tops[t].name.clone();
+        let n = self.add_leaf_at_runtime(name, device, &vname);
+        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.open_txg() + TXG_CONCURRENT_STATES));
+        self.refresh_dtl_cuts();
+        self.leaves[n as usize].resilvering = true;
+        n
+    }
+
     /// zed's (0.7+, `zfs_retire`) or FMA's (Solaris, illumos) retire agent: a disk that
     /// failed is replaced by the first available spare large enough (`replace_with_spare`).
     fn spare_auto_activate(&mut self, disk: &str, ctx: &mut Ctx<Ev>) {
-        if !self.cfg.pool.spares_auto.unwrap_or(self.cfg.release.activates_spares()) {
+        if !self.spares_activate() {
             return;
         }
         let Some((_, p)) = self.find_disk(disk) else { return };
         if p.new || self.replacing[p.t][p.c].is_some() {
             return;
         }
-        let top = &self.tops[p.t];
-        let need = top.size_bytes / if top.kind.is_raidz() { top.leaves.len() as u64 } else { 1 };
+        let need = self.child_size_bytes(p.t);
         let Some(si) = (0..self.spares.len()).find(|&i| {
             let sp = &self.spares[i];
             sp.leaf.is_none() && !sp.gone && self.cfg.devices[&sp.device].capacity_bytes() >= need
@@ -470,11 +492,7 @@ impl Model_ {
                 return Err(format!("{msg}: ziosim models replacing a disk a hot spare stands in for only once that disk has failed"));
             }
             let dev = device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone());
-            let vname = self.tops[p.t].name.clone();
-            let n = self.add_leaf_at_runtime(new, &dev, &vname);
-            self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.open_txg() + TXG_CONCURRENT_STATES));
-            self.refresh_dtl_cuts();
-            self.leaves[n as usize].resilvering = true;
+            let n = self.add_resilvering_leaf(new, &dev, p.t);
             self.leaves[l as usize].detached = true;
             self.tops[p.t].leaves[p.c] = k.spare;
             self.replacing[p.t][p.c] = Some(n);
@@ -509,18 +527,14 @@ impl Model_ {
             Some(si) => self.spares[si].device.clone(),
             None => device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone()),
         };
-        if self.cfg.devices[&dev].capacity_bytes() < self.tops[p.t].size_bytes / if kind.is_raidz() { self.tops[p.t].leaves.len() as u64 } else { 1 } {
+        if self.cfg.devices[&dev].capacity_bytes() < self.child_size_bytes(p.t) {
             return Err(format!("{msg}: device is too small"));
         }
-        let vname = self.tops[p.t].name.clone();
-        let n = self.add_leaf_at_runtime(new, &dev, &vname);
+        let n = self.add_resilvering_leaf(new, &dev, p.t);
         if let Some(si) = spare {
             self.spares[si].leaf = Some(n);
             self.spare_links.push(SpareLink { t: p.t, si, spare: n, orig: l, new: None });
         }
-        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.open_txg() + TXG_CONCURRENT_STATES));
-        self.refresh_dtl_cuts();
-        self.leaves[n as usize].resilvering = true;
         if replacing {
             self.replacing[p.t][p.c] = Some(n);
         } else {
@@ -555,10 +569,9 @@ impl Model_ {
             self.spare_links.retain(|x| x.spare != k.spare);
             match (k.new, l == k.spare) {
                 // The spare goes back to the spares (and with it spare-N).
-                (None, true) => self.spares[k.si].leaf = None,
+                (_, true) => self.spares[k.si].leaf = None,
                 // The failed disk goes: the spare becomes a permanent member.
                 (None, false) => self.spares[k.si].gone = true,
-                (Some(_), true) => self.spares[k.si].leaf = None,
                 (Some(_), false) => {
                     // The new disk goes: back to the spare standing in for the failed one.
                     self.replacing[p.t][p.c] = Some(k.spare);
@@ -676,7 +689,7 @@ impl Model_ {
         let now = ctx.now();
         // Actions not carried out yet (those at this very instant included) that could
         // start or resume a scan.
-        let spares_act = self.cfg.pool.spares_auto.unwrap_or(self.cfg.release.activates_spares())
+        let spares_act = self.spares_activate()
             && self.spares.iter().any(|sp| sp.leaf.is_none() && !sp.gone);
         let later = self.cfg.actions[self.actions_done..].iter().any(|a| {
             matches!(
