@@ -13,9 +13,10 @@ their own (spec/users.md §6 items 1 and 6: the user must be able to see what wa
    device names and ``see:`` URL), or ``--release``.
 2. **Pool**: one ``[[pool.vdevs]]`` per top-level vdev with the real disk names; inside a
    ``replacing-N``/``spare-N`` the old disk stands in the pool and the new one arrives by
-   a ``replace`` action. Logs become ``[[pool.log]]``, cache devices ``[pool.cache]``;
-   spares, ``special`` and ``dedup`` vdevs have no counterpart in ziosim and are named in
-   the header instead. dRAID is refused.
+   a ``replace`` action. Logs become ``[[pool.log]]``, cache devices ``[pool.cache]``,
+   the ``spares`` section ``[pool.spares]`` (``spare_devices``); ``special`` and ``dedup``
+   vdevs have no counterpart in ziosim and are named in the header instead. dRAID is
+   refused.
 3. **Disks**: ``--device`` (default ``hdd-7200-sata-2014``), capacity from ``zpool list
    -v`` (the smallest disk of a vdev, or a raidz vdev's SIZE ÷ width, a mirror's SIZE),
    else from the pool's SIZE ÷ Σ widths; without ``zpool list`` the preset's, raised only
@@ -23,8 +24,10 @@ their own (spec/users.md §6 items 1 and 6: the user must be able to see what wa
 4. **Allocated**: ``zpool list`` ALLOC, else the scan's total — both count raid-z parity,
    ziosim's ``allocated`` does not, so each vdev's share is scaled by data/width.
    ``layout = "aged"`` when FRAG ≥ 30 %.
-5. **Actions at 0 s**: ``fail`` (FAULTED/UNAVAIL/REMOVED) or ``offline`` (OFFLINE) for
-   each missing disk, ``replace`` old → new for each replacing/spare vdev (``sequential``
+5. **Actions at 0 s**: ``replace`` old → spare for each ``spare-N`` (first, so neither the
+   retire agent nor the order of ``pool.spares`` picks another spare), ``fail``
+   (FAULTED/UNAVAIL/REMOVED) or ``offline`` (OFFLINE) for each missing disk, ``replace``
+   old → new for each replacing vdev (``sequential``
    under a ``resilver (mirror-0)`` rebuild), then ``scrub`` if a scrub runs. ``stop =
    "scan-done"`` when any of them starts a scan, so the simulated scan time can be set
    against the real one (elapsed + the release's ETA), both printed in the header.
@@ -70,7 +73,7 @@ from ..errors import ScenarioError
 from ..platforms import platforms_for
 from ..report.nicenum import zfs_nicenum
 from ..report.releases import at_least
-from ..scenario import DEFAULT_EPOCH_S, VDEV_PARITY, default_hz, nearest
+from ..scenario import DEFAULT_EPOCH_S, SPARES_MANUAL_RELEASES, VDEV_PARITY, default_hz, nearest
 from . import Section, kind_label, split_sections
 from . import iostat_x as iostat_x_mod
 from . import tunables_conf as conf_mod
@@ -338,6 +341,10 @@ class _Builder:
         self.release = ""
         self.logs: list[dict] = []
         self.cache: dict | None = None
+        self.spares: list[str] = []
+        self.spares_in_use: list[str] = []
+        self.spare_dev: tuple[str, int | None] | None = None  # (device key, capacity of a [devices.spare])
+        self.spares_auto: bool | None = None  # None: the release's default
         self.devices: list[tuple[str, int | None, str]] = []
         self.dev_names: list[str] = []
         self.allocated: int | None = None
@@ -422,6 +429,20 @@ class _Builder:
                                           "an upper bound: ziosim cannot know how much it missed, so a whole new "
                                           f"disk {new} is resilvered"))
             return v.name
+        if v.kind == "spare" and in_pool:
+            # The spare went in first (the retire agent or the administrator replaced the
+            # disk with it), then whatever the old disk's subtree shows: its failure, or a
+            # replacing-0 under spare-N. In that order the retire agent, which puts a spare
+            # in only for a disk nothing stands in for yet, leaves it alone, and the spare
+            # is the one the text names whatever pool.spares.auto is.
+            orig = v.children[0].leaves()[0].name
+            spare = v.children[-1].leaves()[-1].name
+            how = " → ".join(f"{c.name} {c.state}{' ' + c.note if c.note else ''}" for c in v.children)
+            act = {"do": "replace", "old": orig, "new": spare}
+            self.sequential(act, top, v)
+            self.plan.actions.append((act, f"{v.name}: {how}: the hot spare {spare} stands in for {orig}"))
+            self.spares_in_use.append(spare)
+            return self.member(v.children[0], top, in_pool)
         if v.kind in ("replacing", "spare"):
             old = self.member(v.children[0], top, in_pool)
             if not in_pool:
@@ -429,19 +450,21 @@ class _Builder:
             new = v.children[-1].leaves()[-1].name
             how = " → ".join(f"{c.name} {c.state}{' ' + c.note if c.note else ''}" for c in v.children)
             act: dict = {"do": "replace", "old": old, "new": new}
-            if top in self.rebuilding:
-                if at_least(self.release, "zfs-2.0"):
-                    act["sequential"] = True
-                else:
-                    self.plan.inferred.append(f"{v.name}: the text shows a sequential rebuild, which {self.release} "
-                                              "lacks; modelled as a healing resilver")
-            note = f"{v.name}: {how}"
-            if v.kind == "spare":
-                note += "; a hot spare took over: modelled as zpool replace (the import does not yet write pool.spares)"
-            self.plan.actions.append((act, note))
+            self.sequential(act, top, v)
+            self.plan.actions.append((act, f"{v.name}: {how}"))
             return old
         raise ScenarioError(f"{self.st.file}:{v.line}: {v.name} inside {top} — allowed: disks, replacing-N and "
                             "spare-N under a top-level vdev")
+
+    def sequential(self, act: dict, top: str, v: Vdev) -> None:
+        """A replace under a ``resilver (mirror-0) in progress`` rebuild is ``replace -s``."""
+        if top not in self.rebuilding:
+            return
+        if at_least(self.release, "zfs-2.0"):
+            act["sequential"] = True
+        else:
+            self.plan.inferred.append(f"{v.name}: the text shows a sequential rebuild, which {self.release} "
+                                      "lacks; modelled as a healing resilver")
 
     def pool_vdevs(self) -> None:
         for v in self.st.vdevs:
@@ -463,11 +486,54 @@ class _Builder:
                 self.cache = {"names": [self.member(v, "cache", in_pool=False) for v in vs]}
             elif label == "spares":
                 for v in vs:
-                    self.plan.ignored.append(f"spare {v.name} ({v.state}): the import does not yet write pool.spares")
+                    if v.state in ("AVAIL", "INUSE"):
+                        self.spares.append(v.name)
+                    else:
+                        self.plan.ignored.append(f"spare {v.name} ({v.state}): ziosim's spares start AVAIL, so one "
+                                                 "that is not is left out")
             else:
                 what = ", ".join(f"{v.name} ({', '.join(leaf.name for leaf in v.leaves())})" for v in vs)
                 self.plan.ignored.append(f"{label} vdevs {what}: ziosim has no allocation classes; their blocks "
                                          "are simulated on the data vdevs")
+
+    def spare_devices(self) -> None:
+        """``pool.spares``: the ``spares`` section's AVAIL and INUSE disks (and any spare a
+        ``spare-N`` holds that the text's section lacks), on the data disks' device — the one
+        of the vdev the first spare in use stands in for — unless ``zpool list -v`` gives
+        the spares another size."""
+        names = self.spares + [n for n in self.spares_in_use if n not in self.spares]
+        if not names:
+            return
+        self.spares = names
+        plan = self.plan
+        spared = {a["old"] for a, _ in plan.actions if a.get("do") == "replace" and a.get("new") in names}
+        bare = [a["disk"] for a, _ in plan.actions if a.get("do") == "fail" and a["disk"] not in spared]
+        avail = [n for n in names if n not in self.spares_in_use]
+        if bare and avail and self.release not in SPARES_MANUAL_RELEASES:
+            self.spares_auto = False
+            plan.inferred.append(f"pool.spares.auto = false: {', '.join(bare)} failed and no spare stands in for "
+                                 f"{'it' if len(bare) == 1 else 'them'} while {', '.join(avail)} "
+                                 f"{'is' if len(avail) == 1 else 'are'} AVAIL, so the real retire agent did not act "
+                                 "(zed not running, or the spare too small)")
+        olds = [a["old"] for a, _ in plan.actions if a.get("do") == "replace" and a.get("new") in names]
+        i = next((i for i, v in enumerate(plan.vdevs) for o in olds if o in v["names"]), 0)
+        dev = self.dev_names[i]
+        cap = next(c for name, c, _ in self.devices if name == dev)
+        listed = {r.name: r.size_bytes for r in self.imp.listing.section_rows("spares")} if self.imp.listing else {}
+        sizes = [listed[n] for n in names if listed.get(n)]
+        auto = self.release not in SPARES_MANUAL_RELEASES and self.spares_auto is not False
+        agent = ("a disk that fails during the run takes the first AVAIL one at once (the release's retire agent)"
+                 if auto else f"{self.release} puts none in by itself, so a disk that fails during the run waits "
+                 "for a replace action")
+        if sizes and (cap is None or _size(min(sizes), self.exact) != _size(cap, self.exact)):
+            self.spare_dev = ("spare", min(sizes))
+            plan.inferred.append(f"hot spares {', '.join(names)}: [pool.spares] on the {self.dev_preset} model, "
+                                 f"{zfs_nicenum(min(sizes))} each from zpool list -v (the smallest); {agent}")
+        else:
+            self.spare_dev = (dev, None)
+            where = ("zpool list -v" if sizes else "zpool status does not show their size")
+            plan.inferred.append(f"hot spares {', '.join(names)}: [pool.spares] on the data disks' device {dev} "
+                                 f"({where}); {agent}")
 
     # --- disks, capacity, allocation
     def disks(self) -> None:
@@ -593,7 +659,11 @@ class _Builder:
     # --- what happens
     def happenings(self) -> None:
         plan, st = self.plan, self.st
-        acts = sorted(plan.actions, key=lambda a: {"fail": 0, "offline": 0, "replace": 1}.get(a[0]["do"], 2))
+        # Hot spares go in first, while every disk still answers (see member), then failures,
+        # then replacements.
+        inuse = set(self.spares_in_use)
+        acts = sorted(plan.actions, key=lambda a: -1 if a[0]["do"] == "replace" and a[0]["new"] in inuse
+                      else {"fail": 0, "offline": 0, "replace": 1}.get(a[0]["do"], 2))
         active = [s for s in st.scans if s.active]
         scrub = next((s for s in active if s.func == "scrub"), None)
         if scrub is not None:
@@ -836,6 +906,12 @@ class _Builder:
             c("[devices.l2arc]")
             c(f"like = {q(cp)}" + ("   # assumed: the text does not say what the cache devices are "
                                    "(--cache-device)" if self.opts.cache_device is None else ""))
+        if self.spare_dev is not None and self.spare_dev[1] is not None:
+            dev, cap = self.spare_dev
+            c("")
+            c(f"[devices.{dev}]   # the hot spares")
+            c(f"like = {q(self.dev_preset)}")
+            c(f"capacity = {q(_capacity(cap, self.exact))}   # {zfs_nicenum(cap)}: zpool list -v")
         c("")
         c("[pool]")
         c(f"name = {q(st.name)}")
@@ -873,6 +949,16 @@ class _Builder:
             c('device = "l2arc"')
             c(f"count = {len(self.cache['names'])}")
             c(f"names = {q(self.cache['names'])}")
+        if self.spare_dev is not None:
+            dev = self.spare_dev[0]
+            c("")
+            inuse = set(self.spares_in_use)
+            c("[pool.spares]   # " + ", ".join(f"{n} {'INUSE' if n in inuse else 'AVAIL'}" for n in self.spares))
+            c(f"device = {q(dev)}")
+            c(f"count = {len(self.spares)}")
+            c(f"names = {q(self.spares)}")
+            if self.spares_auto is not None:
+                c(f"auto = {'true' if self.spares_auto else 'false'}   # see the header")
         if self.workload is not None:
             c("")
             c("[[workload]]   # --workload-from-iostat")
@@ -1291,6 +1377,7 @@ def build(imp: Imported, opts: Options, presets: dict) -> str:
     b.pool_vdevs()
     b.classes()
     b.disks()
+    b.spare_devices()
     b.fragmentation()
     b.settings()
     b.tunables()

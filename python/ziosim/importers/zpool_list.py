@@ -12,8 +12,10 @@ names from the left: pool rows print every column, ``-v`` vdev rows stop before
 
 Under ``-v`` the rows below a pool are indented two spaces per level (``raidz2-0``, then
 its disks; 2.x prints each disk's SIZE, older releases ``-``), and the class labels
-``logs``, ``cache``, ``spares``, ``special``, ``dedup`` sit at the pool's level with ``-``
-in every column. ``-p`` prints exact integers and FRAG/CAP without ``%``; without it sizes
+``logs``, ``cache``, ``spare``, ``special``, ``dedup`` sit at the pool's level with ``-``
+in every column (0.7 prints ``log``; zpool list has always said ``spare`` where zpool
+status says ``spares``: ``print_list_stats``' dashes rows, zpool_main.c 0.7.0–2.3.0). Each
+label is kept under zpool status's name for it. ``-p`` prints exact integers and FRAG/CAP without ``%``; without it sizes
 are ``zfs_nicenum`` strings (three significant digits, decimal comma accepted).
 ``-H`` (no header) is not read: the columns would have to be guessed.
 
@@ -32,6 +34,8 @@ from .zpool_status import CLASS_LABELS
 __all__ = ["ListRow", "PoolList", "parse"]
 
 _ALIASES = {"USED": "ALLOC", "AVAIL": "FREE"}
+# zpool list's class labels → zpool status's (CLASS_LABELS).
+_LABELS = {**{c: c for c in CLASS_LABELS}, "log": "logs", "spare": "spares"}
 _HEADER = re.compile(r"^\s*NAME\s+SIZE\s+(?:ALLOC|USED)\b")
 
 
@@ -99,7 +103,9 @@ def _row(ln: Line, cols: list[str]) -> ListRow:
     if len(toks) < 2:
         raise ImportTextError(ln.file, ln.number, ln.text, f"a zpool list row: {' '.join(cols)}")
     name = toks[0]
-    label = depth == 0 and name in CLASS_LABELS and all(t == "-" for t in toks[1:4])
+    label = depth == 0 and name in _LABELS and all(t == "-" for t in toks[1:4])
+    if label:
+        name = _LABELS[name]
     vals: dict[str, int | float | None] = {}
     health = None
     for col, tok in zip(cols[1:], toks[1:]):
