@@ -11,7 +11,10 @@ leave the usual ``sweep.parquet``. The *baseline* is the point whose values are 
 scenario's own (what the pool runs today); the recommendation is the feasible point
 (every limit met, no more data at risk than the baseline, no unsafe setting unless
 allowed) with the best goal value; ties go to the point that changes fewer settings,
-then to grid order, so the answer is deterministic.
+then to grid order, so the answer is deterministic. A goal or limit that no point of the grid
+can measure (``elapsed`` without a finite workload, ``commit-p99`` without a zil_commit) is
+refused before anything runs (``check_measurable``). Axis values on tunables are read in the
+tunable's unit as the scenario reads them (``setting_value``: ``64M`` is 67108864).
 
 Workload measures are taken while the scan was issuing (the ``during the scan`` window
 of ``ziosim run``) when the scenario runs a scan, else over the whole run. ``scan-time``
@@ -47,6 +50,8 @@ __all__ = [
     "parse_limit",
     "with_workload",
     "scan_kinds",
+    "check_measurable",
+    "setting_value",
     "default_knobs",
     "ladder",
     "choose",
@@ -220,6 +225,72 @@ def parse_limit(text: str) -> Limit:
     return Limit(meas, wl, m.group(2), _limit_value(meas, m.group(3), where), text.strip())
 
 
+# ----------------------------------------------------------------------------- measurable at all?
+
+#: Workload kinds that call zil_commit by themselves: the fsync after each write, NFS COMMIT
+#: and the stable MKDIR/CREATE/SETATTR, the WAL's fdatasync and the checkpoint's fsync.
+COMMITTING_KINDS = ("fsync-write", "nfs-copy", "database")
+#: Kinds whose every write commits under sync=always (zfs_write, zvol_write: zil_commit).
+WRITING_KINDS = ("random-write", "seq-write", "zvol")
+
+_COMMITS_ALLOWED = ("a workload that calls zil_commit (fsync-write, nfs-copy, database, zvol with fua or flush_every, "
+                    "or random-write, seq-write, zvol under zfs.sync=always) and zfs.sync other than disabled")
+
+
+def _no_commits(config: Mapping[str, Any]) -> str | None:
+    """Why a run of ``config`` never waits for a zil_commit (so has no commit-p99), or None.
+    The rules are the core's: ``zil.rs`` ``commit`` returns at once without counting under
+    sync=disabled or solaris-2009's zil_disable; ``sim.rs`` ``admit_write`` commits for an
+    fsync-write, the WAL, a FUA or flushed zvol write, and any write under sync=always."""
+    if config.get("sync") == "disabled":
+        return "zfs.sync = disabled, so zil_commit returns at once"
+    if config.get("release") == "solaris-2009" and (config.get("tunables") or {}).get("zil_disable"):
+        return "zil_disable = 1, so zil_commit returns at once"
+    always = config.get("sync") == "always"
+    for w in config.get("workloads", []):
+        kind = w.get("kind")
+        if kind in COMMITTING_KINDS or (kind == "zvol" and (w.get("fua") or w.get("flush_every"))):
+            return None
+        if always and kind in WRITING_KINDS:
+            return None
+    kinds = ", ".join(sorted({str(w.get("kind")) for w in config.get("workloads", [])})) or "none"
+    return f"no workload calls zil_commit (workload kinds: {kinds}; zfs.sync = {config.get('sync', 'standard')})"
+
+
+def _unmeasurable(meas: Measure, workload: str | None, config: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(why, what is allowed) when a run of ``config`` can never give ``meas``; None when it can."""
+    if meas.name in ("scan-time", "scan-rate") and not scan_kinds(config):
+        return ("the scenario starts no scrub, resilver or rebuild",
+                "a scenario with a scrub, replace, attach or online action, or a workload measure such as p99")
+    if meas.name == "elapsed":
+        w = next((w for w in config.get("workloads", []) if w.get("name") == workload), None)
+        if w is not None and not (w.get("kind") == "nfs-copy" and (w.get("files") or 0) > 0):
+            why = ("an nfs-copy with files = 0 copies until the run stops" if w.get("kind") == "nfs-copy"
+                   else f"a {w.get('kind')} workload never finishes by itself")
+            return (f"workload {workload!r}: {why}",
+                    "elapsed of an nfs-copy workload with files > 0 (the one kind that ends by itself), "
+                    "or another measure")
+    if meas.name == "commit-p99":
+        why = _no_commits(config)
+        if why is not None:
+            return why, _COMMITS_ALLOWED
+    return None
+
+
+def check_measurable(goal: Goal, limits: Sequence[Limit], configs: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse a goal or limit no setting tried can measure (``configs``: every point's run
+    config), before anything runs: otherwise every point would come out "no elapsed" and the
+    advice would blame the limits. A measure that some point can give is accepted."""
+    asked = [("--goal", goal.measure, goal.workload, goal.measure.name)]
+    asked += [(f"--limit {lim.text}", lim.measure, lim.workload, lim.measure.name) for lim in limits]
+    for where, meas, workload, text in asked:
+        why = [_unmeasurable(meas, workload, c) for c in configs]
+        if configs and all(w is not None for w in why):
+            reason, allowed = why[0]  # type: ignore[misc]
+            every = f", in all {len(configs)} settings tried" if len(configs) > 1 else ""
+            raise ScenarioError(f"{where}: {text} — {reason}{every}; allowed: {allowed}")
+
+
 # ----------------------------------------------------------------------------- candidates
 
 
@@ -240,6 +311,20 @@ def scan_kinds(config: Mapping[str, Any]) -> list[str]:
         if k and k not in kinds:
             kinds.append(k)
     return kinds
+
+
+def setting_value(fld: str, v: Any, decls: Mapping[str, Mapping[str, Any]] | None = None) -> Any:
+    """An axis value as the run used it. A tunable's is read as the scenario reads it, in
+    the tunable's unit (``--set …zfs_scan_vdev_limit=64M`` ran with 67108864); other fields
+    stay as written. The sweep validated every value before it ran, so this cannot fail."""
+    if not fld.startswith("zfs.tunables.") or (isinstance(v, int) and not isinstance(v, bool)):
+        return v
+    d = (decls if decls is not None else _decls()).get(fld[len("zfs.tunables."):])
+    if d is None:
+        return v
+    from .scenario import _Normaliser
+
+    return _Normaliser.tunable_value(v, fld, d)
 
 
 def current_value(config: Mapping[str, Any], name: str, decls: Mapping[str, Mapping[str, Any]]) -> int | None:
@@ -447,6 +532,11 @@ def _unsafe(settings: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> 
     return out
 
 
+def _settings(axes: Sequence[Mapping[str, Any]], values: Sequence[Any]) -> dict[str, Any]:
+    """A point's axis values by field, tunables in their unit (``setting_value``)."""
+    return {a["field"]: setting_value(a["field"], v) for a, v in zip(axes, values)}
+
+
 def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
            baseline_id: str | None, *, scan_window: bool, allow_unsafe: bool, pool: str,
            tolerance: float = TOLERANCE) -> Advice:
@@ -461,12 +551,12 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
     workloads = [r.get("workload") for r in by_point[min(by_point)] if r.get("workload")]
     release = rows[0].get("release") or ""
     base_point = next((p for p in manifest["points"] if p["id"] == baseline_id), None)
-    base_settings = {a["field"]: v for a, v in zip(axes, base_point["values"])} if base_point else {}
+    base_settings = _settings(axes, base_point["values"]) if base_point else {}
     cands: list[Candidate] = []
     baseline: Candidate | None = None
     for p in manifest["points"]:
         prow = by_point[int(p["index"])]
-        settings = {a["field"]: v for a, v in zip(axes, p["values"])}
+        settings = _settings(axes, p["values"])
         labels = {a["field"]: lab for a, lab in zip(axes, p["labels"])}
         g, proj = measure_value(goal.measure, prow, goal.workload, scan_window)
         lims = [(lim, measure_value(lim.measure, prow, lim.workload, scan_window)[0]) for lim in limits]
@@ -532,7 +622,7 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
         if fld.startswith("zfs.tunables."):
             name = fld[len("zfs.tunables."):]
             default = (decls.get(name) or {}).get("defaults", {}).get(a.release)
-            tun.append((name, int(v), int(default) if default is not None else int(v)))
+            tun.append((name, v, int(default) if default is not None else v))
             if before is not None and default is not None and before != default:
                 other.append(f"# the pool ran {name}={before} before (not the default {default}): "
                              f"to go back, restore {before} rather than the default")
@@ -657,6 +747,12 @@ def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
         lines.append(f"no recommendation: the runs were too short for {g.name}; run longer, e.g. "
                      f"--stop {a.stop_hint}")
         return "\n".join(lines) + "\n"
+    if a.best is None and all(c.goal is None for c in a.candidates):
+        # The goal can be measured (check_measurable) but no run got that far.
+        what = (f"{a.goal.workload} finished in no run" if g.name == "elapsed"
+                else f"no run gave a {g.name} value")
+        lines.append(f"no recommendation: {what}, so there is nothing to rank by; run longer (--stop)")
+        return "\n".join(lines) + "\n"
     if a.best is None:
         lines.append("no setting tried meets every limit; widen the grid (--set) or relax a limit")
         return "\n".join(lines) + "\n"
@@ -707,7 +803,8 @@ def to_json(a: Advice) -> dict[str, Any]:
                     "text": lim.text} for lim in a.limits],
         "release": a.release,
         "allow_unsafe": a.allow_unsafe,
-        "axes": [{"field": ax["field"], "values": ax["values"]} for ax in a.axes],
+        "axes": [{"field": ax["field"], "values": [setting_value(ax["field"], v) for v in ax["values"]]}
+                 for ax in a.axes],
         "baseline": cand(a.baseline),
         "recommended": cand(a.best),
         "candidates": [cand(c) for c in a.candidates],

@@ -97,7 +97,9 @@ def _errors(reproduce: Optional[str] = None) -> Iterator[None]:
         _say(f"error: {e}")
         raise typer.Exit(EXIT_CHECK) from None
     except InternalError as e:
-        _say(f"internal error: {e}")
+        # One raised with its own reproduce line (a core panic) says it; the others get the command's.
+        tail = f" (please report; reproduce: {reproduce})" if e.reproduce is None and reproduce else ""
+        _say(f"internal error: {e}{tail}")
         raise typer.Exit(EXIT_CHECK) from None
     except KeyboardInterrupt:
         _say("interrupted")
@@ -187,12 +189,33 @@ def _slug(name: str) -> str:
     return s or "scenario"
 
 
-def _stop_arg(stop: Optional[str]) -> str:
-    return f" --stop {shlex.quote(stop)}" if stop else ""
+def _command_line(ctx: typer.Context) -> str:
+    """The command as the user gave it — ``ziosim``, the verb, its arguments and every option
+    set on the command line, in declaration order — quoted for a POSIX shell: the
+    ``reproduce:`` line of an error, so rerunning it meets the same failure."""
+    words = ["ziosim", ctx.info_name or ""]
+    for p in ctx.command.params:
+        source = ctx.get_parameter_source(p.name) if p.name else None
+        if source is None or source.name not in ("COMMANDLINE", "ENVIRONMENT"):
+            continue  # a default, or a flag not given
+        value = ctx.params.get(p.name)
+        if p.param_type_name == "argument":
+            words += [str(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+            continue
+        name = next((o for o in p.opts if o.startswith("--")), p.opts[0])
+        if getattr(p, "is_flag", False):
+            secondary = getattr(p, "secondary_opts", None)
+            if value or secondary:
+                words.append(name if value else secondary[0])
+            continue
+        for v in value if getattr(p, "multiple", False) else [value]:
+            words += [name, str(v)]
+    return " ".join(shlex.quote(w) for w in words)
 
 
-def _set_args(sets: Optional[list[str]]) -> str:
-    return "".join(f" --set {shlex.quote(s)}" for s in sets or [])
+def _seeded(cmd: str, seed: Optional[int], sc: scenario_mod.Scenario) -> str:
+    """A reproduce line that pins the seed the run used when the command line did not."""
+    return cmd if seed is not None else f"{cmd} --seed {sc.seed}"
 
 
 def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[list[str]]) -> scenario_mod.Scenario:
@@ -222,11 +245,13 @@ def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> dict[str
 
 @app.command()
 def run(
+    ctx: typer.Context,
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML; see docs/scenario.md).")],
     out: Annotated[
         Optional[Path],
         typer.Option(
-            "--out", help="Directory for summary.json, Parquet, plots and report.html. [default: out/<scenario name>]"
+            "--out", help="Directory for summary.json, Parquet, plots and report.html: new, empty, or a previous "
+            "run's (replaced whole); never one holding other files. [default: out/<scenario name>]"
         ),
     ] = None,
     seed: Annotated[
@@ -252,17 +277,19 @@ def run(
     ] = False,
 ) -> None:
     """Run a scenario: print the text report and write summary.json, Parquet, SVG plots and report.html."""
-    extra = _stop_arg(stop) + _set_args(sets)
-    repro = f"ziosim run {shlex.quote(str(scenario))}" + (f" --seed {seed}" if seed is not None else "") + extra
+    repro = _command_line(ctx)
     with _errors(repro):
         sc = _load(scenario, seed, stop, sets)
-        repro = runner.reproduce_command(sc, "run", extra)
+        repro = _seeded(repro, seed, sc)
     view_list: Optional[list[str]] = None
     if views is not None:
         view_list = [v.strip() for v in views.split(",") if v.strip()]
     outdir = out if out is not None else Path("out") / _slug(sc.name)
     with _errors(repro):
         report = importlib.import_module("ziosim.report")
+        files = getattr(report, "files", None)  # ziosim.report.files; the CLI tests' stand-in has none
+        if files is not None:
+            files.check_outdir(outdir)  # refused before minutes of simulation, not after
         if view_list is not None:
             try:
                 report.check_views(view_list, sc.release)  # before minutes of simulation, not after
@@ -366,6 +393,7 @@ _BaselineOpt = Annotated[
 
 @app.command()
 def sweep(
+    ctx: typer.Context,
     sweep_file: Annotated[
         Path,
         typer.Argument(
@@ -403,7 +431,7 @@ def sweep(
     from .report import compare as compare_mod
     from .sweep import execute, spec
 
-    repro = f"ziosim sweep {shlex.quote(str(sweep_file))}"
+    repro = _command_line(ctx)
     with _errors(repro):
         sw = spec.load(sweep_file, sets=list(sets or []), stop=stop)
         metric_list = _metrics_opt(metrics)
@@ -431,6 +459,7 @@ def sweep(
 
 @app.command()
 def compare(
+    ctx: typer.Context,
     out: Annotated[Path, typer.Argument(metavar="OUT", help="A directory `ziosim sweep` wrote.")],
     baseline: _BaselineOpt = None,
     metrics: Annotated[
@@ -442,7 +471,7 @@ def compare(
     from .report import compare as compare_mod
     from .sweep import execute
 
-    with _errors(f"ziosim compare {shlex.quote(str(out))}"):
+    with _errors(_command_line(ctx)):
         man = execute.read_manifest(out)
         metric_list = _metrics_opt(metrics)
         base_spec = compare_mod.parse_baseline_options(baseline) if baseline else None
@@ -456,20 +485,17 @@ def compare(
 def _with_baseline(opt: str, baseline: dict) -> str:
     """A --set axis on a tunable gains the scenario's own value, so the baseline is a point —
     unless a value already is it, however spelt (``16M`` is 16777216)."""
-    from .advise import _decls
+    from .advise import setting_value
     from .fields import parse_set_option
 
     fld, values = parse_set_option(opt)
     cur = baseline.get(fld)
     if not fld.startswith("zfs.tunables.") or cur is None:
         return opt
-    decl = _decls().get(fld[len("zfs.tunables."):])
 
     def same(v: Any) -> bool:
-        if v == cur:
-            return True
         try:
-            return decl is not None and scenario_mod._Normaliser.tunable_value(v, fld, decl) == cur
+            return setting_value(fld, v) == cur
         except ScenarioError:
             return False  # the sweep reports a bad value with its own words
 
@@ -480,6 +506,7 @@ def _with_baseline(opt: str, baseline: dict) -> str:
 
 @app.command()
 def advise(
+    ctx: typer.Context,
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML): the pool as it runs today.")],
     goal: Annotated[
         Optional[str],
@@ -529,7 +556,7 @@ def advise(
     from . import advise as advise_mod
     from .sweep import execute, spec
 
-    repro = f"ziosim advise {shlex.quote(str(scenario))}"
+    repro = _command_line(ctx)
     with _errors(repro):
         sc = scenario_mod.load(scenario, stop=stop)
         config = sc.config
@@ -556,6 +583,7 @@ def advise(
         current = advise_mod.current_tunables(config, fields)
         set_opts = [_with_baseline(o, current) for o in set_opts]
         sw = spec.load(scenario, sets=set_opts, stop=stop)
+        advise_mod.check_measurable(g, lims, [p.scenario.config for p in sw.points])
         execute.check_backend(backend)
     outdir = out if out is not None else Path("out") / f"advise-{_slug(sc.name)}"
     with _errors(repro):
@@ -630,6 +658,7 @@ def _read_pasted(p: Path) -> str:
 
 @app.command("import")
 def import_(
+    ctx: typer.Context,
     files: Annotated[
         list[Path],
         typer.Argument(metavar="FILE...",
@@ -698,7 +727,8 @@ def import_(
     from .importers import scenario as import_mod
     from .importers import tunables_conf as conf_mod
 
-    with _errors("ziosim import " + " ".join(shlex.quote(str(f)) for f in files)):
+    repro = _command_line(ctx)
+    with _errors(repro):
         releases = _native.releases()
         if release is not None and release not in releases:
             hint = scenario_mod.nearest(release, releases)
@@ -750,7 +780,7 @@ def import_(
                  + (f", {tun} tunable{'s' if tun != 1 else ''} from {len(rows)} settings" if rows else "")
                  + "; check the assumptions in its # header")
         if target is not None:
-            _predict_imported(imp, target, text, sc, out, stop, quiet)
+            _predict_imported(imp, target, text, sc, out, stop, quiet, repro)
 
 
 def _predict_target(imp: Any, sc: scenario_mod.Scenario) -> tuple[Any, str]:
@@ -772,14 +802,13 @@ def _predict_target(imp: Any, sc: scenario_mod.Scenario) -> tuple[Any, str]:
 
 
 def _predict_imported(imp: Any, target: tuple[Any, str], text: str, sc: scenario_mod.Scenario, out: Optional[Path],
-                      stop: Optional[str], quiet: bool) -> None:
+                      stop: Optional[str], quiet: bool, repro: str) -> None:
     """``ziosim import --predict``: run the imported scenario, compare with the real scan (ziosim.predict)."""
     from . import predict as predict_mod
 
     real, kind = target
     if stop is not None:
         sc = scenario_mod.loads(text, path=str(out) if out is not None else f"{imp.status.name}.toml", stop=stop)
-    repro = f"ziosim run {shlex.quote(str(out))}" if out is not None else "ziosim import --predict"
     try:
         results = _run_once(sc, _progress_enabled(quiet, False), repro)
     except KeyboardInterrupt:
@@ -834,6 +863,7 @@ def _at(doc: Any, path: str) -> Any:
 
 @app.command("check-determinism")
 def check_determinism(
+    ctx: typer.Context,
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
     stop: Annotated[
         Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s" (overrides scenario.stop).')
@@ -843,11 +873,10 @@ def check_determinism(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
 ) -> None:
     """Run a scenario twice and compare the digests and the full results."""
-    extra = _stop_arg(stop) + _set_args(sets)
-    repro = f"ziosim check-determinism {shlex.quote(str(scenario))}" + extra
+    repro = _command_line(ctx)
     with _errors(repro):
         sc = _load(scenario, seed, stop, sets)
-        repro = runner.reproduce_command(sc, "check-determinism", extra)
+        repro = _seeded(repro, seed, sc)
         progress = _progress_enabled(quiet, False)
         try:
             first = _run_once(sc, progress, repro)
@@ -921,6 +950,7 @@ def _compact_defaults(defaults: dict[str, Optional[int]], releases: list[str]) -
 
 @app.command()
 def tunables(
+    ctx: typer.Context,
     release: Annotated[
         Optional[str], typer.Option("--release", help="Show defaults in this release only (e.g. zfs-2.2).")
     ] = None,
@@ -935,7 +965,7 @@ def tunables(
     """List the ZFS tunables ziosim models: unit, default per release, range, trade-off."""
     from . import platforms
 
-    with _errors("ziosim tunables"):
+    with _errors(_command_line(ctx)):
         releases = _native.releases()
         rows = _native.tunables()
         if release is not None and release not in releases:

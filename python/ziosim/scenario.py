@@ -798,6 +798,21 @@ class _Normaliser:
             c["sync"] = _choice(t["sync"], "zfs.sync", SYNC_MODES)
         if "logbias" in t:
             c["logbias"] = _choice(t["logbias"], "zfs.logbias", LOGBIAS_MODES)
+        # Properties the release predates (≈ snv_117): only their default, which is what
+        # it did. `sync` came with PSARC/2010/108 (il:55da60b91d, May 2010, in place of
+        # zil_disable), `logbias` with PSARC 2009/423 (snv_122).
+        first = self.releases.index("freebsd-9")
+        if self.releases.index(release) < first:
+            if c.get("sync", "standard") != "standard":
+                raise ScenarioError(
+                    f'zfs.sync: {show(c["sync"])} — allowed on {release}: "standard" (the sync property '
+                    "came in 2010, PSARC/2010/108); to disable the ZIL there set zfs.tunables.zil_disable = 1; "
+                    f"{show(c['sync'])} from release {self.releases[first]}")
+            if c.get("logbias", "latency") != "latency":
+                raise ScenarioError(
+                    f'zfs.logbias: {show(c["logbias"])} — allowed on {release}: "latency" (the logbias '
+                    f"property came with snv_122, PSARC 2009/423); {show(c['logbias'])} from release "
+                    f"{self.releases[first]}")
 
     def tunables(self, t: dict[str, Any], release: str) -> dict[str, int]:
         return dict(sorted((name, self.tunable(name, v, release)) for name, v in t.items()))
@@ -1356,6 +1371,17 @@ class _Normaliser:
                 extra["net_bytes_per_s"] = r
             if "dirs" in w:
                 extra["dirs"] = _int(w["dirs"], f"{path}.dirs", 0, 1 << 40)
+                # File k goes to directory k·dirs/files and a directory is made just
+                # before its first file (sim.rs nfs_start): one without files is never made.
+                files = extra["files"]
+                if files and extra["dirs"] > files:
+                    raise ScenarioError(
+                        f"{path}.dirs: {show(w['dirs'])} — more than files ({files}): every directory is made "
+                        f"for its first file; allowed: 0 … {files}")
+                if not files and extra["dirs"] > 1:
+                    raise ScenarioError(
+                        f"{path}.dirs: {show(w['dirs'])} — with files = 0 (until the run stops) the tree is one "
+                        "directory; allowed: 0 or 1, or give files")
             if "source" in w:
                 # The client's own disk the tree is read from: its own instance of the
                 # device, never a pool disk.

@@ -330,3 +330,251 @@ def test_advise_on_a_run_too_short_for_the_scan_recommends_nothing(tmp_path):
     assert r.exit_code == 1, r.stderr
     assert "RECOMMENDED" not in r.stdout and "never" not in r.stdout
     assert "no recommendation: the runs were too short for scan-time; run longer, e.g. --stop " in r.stdout
+
+
+# ----------------------------------------------------------------------------- values with units (--set …=64M)
+
+SMALL = """\
+[scenario]
+name = "small"
+seed = 0
+stop = "20s"
+report_interval = "5s"
+
+[zfs]
+release = "zfs-2.2"
+{tunables}
+[devices.hdd]
+like = "hdd-7200-sata-2014"
+capacity = "20G"
+
+[pool]
+name = "tank"
+ashift = 12
+recordsize = "128K"
+fill = 0.2
+vdevs = [{{ type = "mirror", disks = 2, device = "hdd" }}]
+
+[[workload]]
+name = "users"
+kind = "random-read"
+size = "8K"
+threads = 2
+arc_hit = 0.0
+{actions}"""
+SCRUB = '\n[[action]]\nat = "1s"\ndo = "scrub"\n'
+
+
+def small(tmp_path, tunables="", actions=SCRUB, name="small.toml"):
+    """The exploratory tester's small scenario (/tmp/qa-cli/REPORT.md): a 2-disk mirror, a
+    random-read workload and a scrub at 1 s; a run takes under a second."""
+    p = tmp_path / name
+    p.write_text(SMALL.format(tunables=tunables, actions=actions), encoding="utf-8")
+    return p
+
+
+def test_a_tunable_value_is_read_in_its_unit_as_the_scenario_reads_it(fake_core):
+    assert advise.setting_value("zfs.tunables.zfs_scan_vdev_limit", "64M") == 64 << 20
+    assert advise.setting_value("zfs.tunables.zfs_scan_vdev_limit", 4096) == 4096
+    assert advise.setting_value("zfs.tunables.zfs_scrub_min_time_ms", "2s") == 2000
+    assert advise.setting_value("zfs.tunables.zfs_no_scrub_io", True) == 1
+    assert advise.setting_value("zfs.sync", "always") == "always"  # not a tunable: as written
+    with pytest.raises(ScenarioError, match="zfs.tunables.zfs_scrub_min_time_ms"):
+        advise.setting_value("zfs.tunables.zfs_scrub_min_time_ms", "1500us")
+
+
+def test_values_spelt_with_units_are_compared_labelled_and_commanded_as_integers(fake_core):
+    """--set zfs_scan_vdev_limit=4M,64M: the axis values reach advise as the strings the
+    command line gave. _changes did int("64M") and the whole advice was lost."""
+    f = "zfs.tunables.zfs_scan_vdev_limit"
+    axes = [{"field": f, "name": f, "values": [16 << 20, "4M", "64M"]}]
+    points = [{"index": i + 1, "id": f"p{i + 1}", "values": [v], "labels": [str(v)]}
+              for i, v in enumerate(axes[0]["values"])]
+    rows = [{"point": i + 1, "release": "zfs-2.2", "workload": "users", "scan_func": "scrub", "scan_state": "finished",
+             "scan_duration_ns": int(s * 1e9), "at_risk_bytes_max": 0} for i, s in enumerate([100, 120, 50])]
+    a = advise.choose(advise.parse_goal("scan-time"), [], {"axes": axes, "points": points}, rows, "p1",
+                      scan_window=True, allow_unsafe=False, pool="tank")
+    assert a.best.index == 3 and a.best.settings == {f: 64 << 20}
+    text = advise.render(a, "out/x")
+    assert "recommended: zfs_scan_vdev_limit=64M*" in text
+    assert "echo 67108864 > /sys/module/zfs/parameters/zfs_scan_vdev_limit" in text
+    assert "echo 16777216 > /sys/module/zfs/parameters/zfs_scan_vdev_limit" in text  # the way back
+    doc = advise.to_json(a)
+    assert doc["axes"] == [{"field": f, "values": [16 << 20, 4 << 20, 64 << 20]}]
+    assert doc["recommended"]["settings"] == {f: 67108864}
+    assert "sysctl vfs.zfs.scan_vdev_limit=67108864" in doc["commands"]["freebsd"]
+    json.dumps(doc)
+
+
+@needs_core
+def test_advise_with_a_size_in_set_prints_the_commands_in_bytes(tmp_path):
+    """The tester's reproduction: `--set zfs.tunables.zfs_scan_vdev_limit=64M` was an
+    internal error (int('64M')), with nothing printed and no advice.json."""
+    out = tmp_path / "adv-g"
+    r = invoke("advise", small(tmp_path), "--set", "zfs.tunables.zfs_scan_vdev_limit=64M", "--out", out, "-q",
+               "--jobs", "1")
+    assert r.exit_code == 0, r.stderr
+    assert "recommended: zfs_scan_vdev_limit=64M*" in r.stdout
+    assert "echo 67108864 > /sys/module/zfs/parameters/zfs_scan_vdev_limit" in r.stdout
+    assert "options zfs zfs_scan_vdev_limit=67108864" in r.stdout
+    assert "sysctl vfs.zfs.scan_vdev_limit=67108864" in r.stdout
+    doc = json.loads((out / "advice.json").read_text())
+    assert doc["recommended"]["settings"] == {"zfs.tunables.zfs_scan_vdev_limit": 67108864}
+    assert doc["baseline"]["settings"] == {"zfs.tunables.zfs_scan_vdev_limit": 16777216}
+    assert (out / "tradeoff.svg").is_file()
+    # The scenario sets the tunable itself (1 MiB) and --set names sizes: the way back is its value.
+    tuned = small(tmp_path, tunables="tunables = { zfs_scan_vdev_limit = 1048576 }\n", name="tuned.toml")
+    r = invoke("advise", tuned, "--set", "zfs.tunables.zfs_scan_vdev_limit=4M,16M", "--out", tmp_path / "t", "-q",
+               "--jobs", "1")
+    assert r.exit_code == 0, r.stderr
+    assert "zfs_scan_vdev_limit=1M " in r.stdout and "baseline" in r.stdout
+    assert "# the pool ran zfs_scan_vdev_limit=1048576 before (not the default 16777216)" in r.stdout
+    doc = json.loads((tmp_path / "t" / "advice.json").read_text())
+    assert doc["axes"][0]["values"] == [1048576, 4 << 20, 16 << 20]
+
+
+@needs_core
+def test_the_docs_example_with_sizes_runs(tmp_path):
+    """docs/advise.md's last example, with --stop 5m so the projection has a scan to go by
+    (the tester's run; 64M is then recommended, and its commands are printed in bytes)."""
+    page = (ROOT / "docs" / "advise.md").read_text(encoding="utf-8")
+    example = ("ziosim advise scenarios/default.toml --goal scan-time \\\n"
+               "    --set zfs.tunables.zfs_scan_vdev_limit=4M,16M,64M --set zfs.tunables.zfs_vdev_nia_delay=2,5,10\n")
+    assert example in page
+    args = example.replace("\\\n", " ").split()[1:]
+    args[1] = str(ROOT / args[1])
+    out = tmp_path / "adv-doc"
+    r = invoke(*args, "--stop", "5m", "--out", out, "-q")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads((out / "advice.json").read_text())
+    limit = doc["recommended"]["settings"]["zfs.tunables.zfs_scan_vdev_limit"]
+    assert isinstance(limit, int) and limit in (4 << 20, 16 << 20, 64 << 20)
+    for lines in doc["commands"].values():
+        assert not any(re.search(r"\d[KMG]\b", line) for line in lines if not line.startswith("#")), lines
+    if limit != 16 << 20:
+        assert f"echo {limit} > /sys/module/zfs/parameters/zfs_scan_vdev_limit" in r.stdout
+
+
+# ----------------------------------------------------------------------------- a goal the scenario cannot measure
+
+
+def _cfg(*workloads, sync=None, release="zfs-2.2", tunables=None, actions=()):
+    c = {"release": release, "workloads": list(workloads), "tunables": tunables or {}, "actions": list(actions)}
+    if sync is not None:
+        c["sync"] = sync
+    return c
+
+
+def _goal(text, names=("w",)):
+    return advise.with_workload(advise.parse_goal(text), list(names), "--goal")
+
+
+@pytest.mark.parametrize("goal, configs, why", [
+    ("elapsed", [_cfg({"name": "w", "kind": "random-read"})], "a random-read workload never finishes by itself"),
+    ("elapsed", [_cfg({"name": "w", "kind": "nfs-copy", "files": 0})], "an nfs-copy with files = 0"),
+    ("commit-p99", [_cfg({"name": "w", "kind": "random-read"}, sync="always")], "no workload calls zil_commit"),
+    ("commit-p99", [_cfg({"name": "w", "kind": "random-write"})], "no workload calls zil_commit"),
+    ("commit-p99", [_cfg({"name": "w", "kind": "zvol", "fua": False, "flush_every": 0})], "no workload calls"),
+    ("commit-p99", [_cfg({"name": "w", "kind": "fsync-write"}, sync="disabled")] * 2,
+     "zfs.sync = disabled, so zil_commit returns at once, in all 2 settings tried"),
+    ("commit-p99", [_cfg({"name": "w", "kind": "nfs-copy", "files": 9}, release="solaris-2009",
+                         tunables={"zil_disable": 1})], "zil_disable = 1"),
+    ("scan-time", [_cfg({"name": "w", "kind": "random-read"})], "the scenario starts no scrub, resilver or rebuild"),
+])
+def test_a_goal_no_setting_can_measure_is_refused(goal, configs, why):
+    with pytest.raises(ScenarioError) as e:
+        advise.check_measurable(_goal(goal), [], configs)
+    line = str(e.value)
+    assert line.startswith(f"--goal: {goal} — ") and why in line and "\n" not in line
+    assert "; allowed: " in line
+
+
+@pytest.mark.parametrize("goal, configs", [
+    ("elapsed", [_cfg({"name": "w", "kind": "nfs-copy", "files": 10})]),
+    ("commit-p99", [_cfg({"name": "w", "kind": k}) for k in ("fsync-write", "nfs-copy", "database")]),
+    ("commit-p99", [_cfg({"name": "w", "kind": "zvol", "fua": True})]),
+    ("commit-p99", [_cfg({"name": "w", "kind": "zvol", "flush_every": 8})]),
+    ("commit-p99", [_cfg({"name": "w", "kind": "random-write"}, sync="always")]),
+    ("commit-p99", [_cfg({"name": "w", "kind": "nfs-copy", "files": 9}, release="zfs-2.2", tunables={"zil_disable": 1})]),
+    # Measurable in one setting of the grid: sync=disabled in the other does not matter.
+    ("commit-p99", [_cfg({"name": "w", "kind": "fsync-write"}, sync="disabled"), _cfg({"name": "w", "kind": "fsync-write"})]),
+    ("commit-p99", [_cfg({"name": "w", "kind": "seq-write"}), _cfg({"name": "w", "kind": "seq-write"}, sync="always")]),
+    ("elapsed", [_cfg({"name": "w", "kind": "nfs-copy", "files": 0}), _cfg({"name": "w", "kind": "nfs-copy", "files": 5})]),
+    ("scan-time", [_cfg({"name": "w", "kind": "random-read"}, actions=[{"do": "replace"}])]),
+    ("p99", [_cfg({"name": "w", "kind": "random-read"})]),
+    ("at-risk", [_cfg({"name": "w", "kind": "random-read"})]),
+])
+def test_a_goal_some_setting_can_measure_is_accepted(goal, configs):
+    advise.check_measurable(_goal(goal), [], configs)
+
+
+def test_a_limit_no_setting_can_measure_is_refused_too():
+    with pytest.raises(ScenarioError, match=r"^--limit commit-p99<=5ms: commit-p99 — no workload calls zil_commit"):
+        advise.check_measurable(_goal("p99"), [advise.parse_limit("commit-p99<=5ms")],
+                                [_cfg({"name": "w", "kind": "random-read"})])
+
+
+@needs_core
+@pytest.mark.parametrize("goal", ["elapsed", "commit-p99"])
+def test_advise_refuses_an_unmeasurable_goal_before_running_anything(tmp_path, goal):
+    """It used to run the whole grid, then say "no setting tried meets every limit; widen the
+    grid (--set) or relax a limit" (exit 1) with no limit given."""
+    r = invoke("advise", small(tmp_path), "--knobs", "1", "--stop", "30s", "--goal", goal, "--out", tmp_path / "adv-l")
+    assert r.exit_code == 2, r.stdout
+    assert r.stdout == ""
+    (line,) = r.stderr.splitlines()
+    assert line.startswith(f"error: --goal: {goal} — ") and "allowed: " in line
+    assert "nfs-copy" in line  # names the kinds that produce it
+    assert not (tmp_path / "adv-l").exists()
+
+
+@needs_core
+def test_measurable_goals_still_run(tmp_path):
+    """The refusal leaves alone a goal a bundled case measures: the nfs-zil copy's elapsed time
+    over zil_disable (docs/advise.md), and commit-p99 on a grid where one setting commits."""
+    from ziosim.sweep import spec
+
+    nfs = ROOT / "cases" / "nfs-zil" / "with-zil.toml"
+    sw = spec.load(nfs, sets=["zfs.tunables.zil_disable=0,1"])
+    for goal in ("elapsed", "commit-p99"):
+        advise.check_measurable(_goal(goal, ["cp"]), [], [p.scenario.config for p in sw.points])
+    r = invoke("advise", small(tmp_path), "--goal", "commit-p99", "--set", "zfs.sync=standard,always",
+               "--set", "workload[users].kind=random-write", "--stop", "5s", "--out", tmp_path / "a", "-q",
+               "--jobs", "1")
+    assert r.exit_code in (0, 1), r.stderr  # it ran: a recommendation or none, not bad input
+    doc = json.loads((tmp_path / "a" / "advice.json").read_text())
+    assert any(c["goal"] is not None for c in doc["candidates"])
+
+
+@needs_core
+def test_the_reproduce_line_of_an_internal_error_is_the_whole_command(tmp_path, monkeypatch):
+    """The tester's hint read `reproduce: ziosim advise small.toml`: the --set, --out and
+    --stop that caused the failure were dropped."""
+    import shlex
+
+    def broken(a):
+        raise ValueError("invalid literal for int() with base 10: '64M'")
+
+    monkeypatch.setattr(advise, "to_json", broken)
+    sc = small(tmp_path)
+    r = invoke("advise", sc, "--set", "zfs.tunables.zfs_scan_vdev_limit=64M", "--stop", "5s", "--out",
+               tmp_path / "adv g", "-q", "--jobs", "1")
+    assert r.exit_code == 1
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("internal error: ValueError: invalid literal")
+    repro = line.split("(please report; reproduce: ", 1)[1][:-1]
+    assert repro == (f"ziosim advise {sc} --set zfs.tunables.zfs_scan_vdev_limit=64M --out '{tmp_path / 'adv g'}' "
+                     "--jobs 1 --stop 5s --quiet")
+    assert shlex.split(repro)[1:] == ["advise", str(sc), "--set", "zfs.tunables.zfs_scan_vdev_limit=64M", "--out",
+                                      str(tmp_path / "adv g"), "--jobs", "1", "--stop", "5s", "--quiet"]
+
+
+def test_a_measurable_goal_no_run_reached_says_run_longer_not_relax_a_limit():
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [1] * 6)  # no elapsed_ns: the copy never finished
+    a = advise.choose(_goal("elapsed", ["users"]), [], man, rows, BASE, scan_window=True, allow_unsafe=False,
+                      pool="tank")
+    assert a.best is None and all(c.why_not == "no elapsed" for c in a.candidates)
+    text = advise.render(a, "out/x")
+    assert text.endswith("no recommendation: users finished in no run, so there is nothing to rank by; "
+                         "run longer (--stop)\n")
+    assert "relax a limit" not in text

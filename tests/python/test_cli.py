@@ -145,8 +145,38 @@ def test_run_set_is_in_the_reproduce_line(tmp_path, fake_core, monkeypatch):
     )
     assert r.exit_code == 1
     assert r.stderr.rstrip().endswith(
-        f"reproduce: ziosim run {SCENARIOS / 'default.toml'} --seed 5 --set zfs.tunables.zfs_vdev_scrub_max_active=3)"
+        f"reproduce: ziosim run {SCENARIOS / 'default.toml'} --out {tmp_path / 'o'} --seed 5 "
+        "--set zfs.tunables.zfs_vdev_scrub_max_active=3)"
     )
+
+
+def test_the_reproduce_line_is_the_whole_command_line_quoted(tmp_path, fake_core, monkeypatch):
+    """It used to keep only the scenario, --seed, --stop and --set: --out, --views and the
+    flags that decide what fails were dropped. Now every option given is in it, quoted for a
+    shell, and the seed the run used is pinned when the command line gave none."""
+    import shlex
+
+    monkeypatch.setattr(fake_core, "PANIC", True)
+    out = tmp_path / "my out"
+    args = ["run", str(SCENARIOS / "default.toml"), "--stop", "1s", "--set", "zfs.tunables.zfs_vdev_scrub_max_active = 3",
+            "--set", "scenario.name=x", "--out", str(out), "--views", "status,latency", "--no-plots", "-q"]
+    r = invoke(*args)
+    assert r.exit_code == 1
+    (line,) = r.stderr.splitlines()
+    repro = line.split("(please report; reproduce: ", 1)[1][:-1]
+    assert repro == (f"ziosim run {SCENARIOS / 'default.toml'} --out '{out}' --stop 1s "
+                     "--set 'zfs.tunables.zfs_vdev_scrub_max_active = 3' --set scenario.name=x "
+                     "--views status,latency --quiet --no-plots --seed 0")
+    words = shlex.split(repro)
+    assert words[0] == "ziosim" and sorted(words[1:-2]) == sorted(args[:8] + ["--out", str(out), "--views",
+                                                                               "status,latency", "--quiet", "--no-plots"])
+    # The same line, run again, fails again the same way (and names the same command, the
+    # seed now among the options as given).
+    again = invoke(*words[1:])
+    assert again.exit_code == 1
+    head, _, tail = again.stderr.partition("(please report; reproduce: ")
+    assert head == line.split("(please report; reproduce: ")[0]
+    assert sorted(shlex.split(tail.rstrip()[:-1])) == sorted(words)
 
 
 def test_run_default_outdir_is_out_slash_name(tmp_path, monkeypatch):
@@ -219,7 +249,22 @@ def test_panic_is_an_internal_error_with_a_reproduce_line(tmp_path, fake_core, m
     assert r.exit_code == 1
     (line,) = r.stderr.splitlines()
     assert line.startswith("internal error: RuntimeError: panic in the core")
-    assert line.endswith(f"(please report; reproduce: ziosim run {SCENARIOS / 'default.toml'} --seed 5 --stop 1s)")
+    assert line.endswith(f"(please report; reproduce: ziosim run {SCENARIOS / 'default.toml'} --out {tmp_path / 'o'} "
+                         "--seed 5 --stop 1s)")
+
+
+def test_an_internal_error_without_its_own_reproduce_line_gets_the_command(tmp_path, monkeypatch):
+    from ziosim import runner
+    from ziosim.errors import InternalError
+
+    def broken(sc):
+        raise InternalError("an invariant broke")
+
+    monkeypatch.setattr(runner, "meta", broken)
+    r = invoke("run", SCENARIOS / "one-disk-qd1.toml", "--stop", "1s", "--out", tmp_path / "o")
+    assert r.exit_code == 1
+    assert r.stderr == (f"internal error: an invariant broke (please report; reproduce: ziosim run "
+                        f"{SCENARIOS / 'one-disk-qd1.toml'} --out {tmp_path / 'o'} --stop 1s --seed 0)\n")
 
 
 def test_core_rejection_is_an_input_error(tmp_path, fake_core, monkeypatch):
@@ -245,6 +290,8 @@ def test_check_determinism_names_the_first_difference(fake_core, monkeypatch):
     assert r.exit_code == 1
     assert r.stdout.startswith("differ at workloads[0].latency_ns.p99: ")
     assert "reproduce: ziosim check-determinism " in r.stdout
+    assert r.stdout.rstrip().endswith(f"reproduce: ziosim check-determinism {SCENARIOS / 'one-disk-qd1.toml'} "
+                                      "--stop 5s --seed 0)")
 
 
 def test_first_difference():

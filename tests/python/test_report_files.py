@@ -103,13 +103,91 @@ def test_interrupt_keeps_previous_results(tmp_path, results, meta, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
 
 
-def test_rewrite_replaces_old_files(tmp_path, results, meta):
+def test_rewrite_replaces_a_previous_run_whole(tmp_path, results, meta):
+    """A previous run's directory is replaced as a whole: its plots go when the new run
+    writes none."""
+    out = tmp_path / "run"
+    write_outputs(out, results, meta)
+    write_outputs(out, results, meta, plots=False)
+    assert sorted(p.name for p in out.iterdir()) == [n for n in EXPECTED_FILES if not n.endswith(".svg")]
+    assert [p.name for p in tmp_path.iterdir()] == ["run"]
+
+
+def test_an_empty_directory_is_used(tmp_path, results, meta):
     out = tmp_path / "run"
     out.mkdir()
-    (out / "stale.txt").write_text("old")
     write_outputs(out, results, meta)
     assert sorted(p.name for p in out.iterdir()) == EXPECTED_FILES
-    assert [p.name for p in tmp_path.iterdir()] == ["run"]
+
+
+def _refused(out, results, meta, match):
+    from ziosim.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match=match) as e:
+        write_outputs(out, results, meta)
+    assert "\n" not in str(e.value) and str(e.value).startswith("--out: ")
+    return str(e.value)
+
+
+def test_a_directory_ziosim_did_not_write_is_refused_and_kept(tmp_path, results, meta):
+    """`run --out ~/results` used to replace the directory whole: whatever it held was gone."""
+    out = tmp_path / "important"
+    out.mkdir()
+    (out / "thesis.tex").write_text("data")
+    line = _refused(out, results, meta, "holds thesis.tex, which ziosim did not write")
+    assert "allowed: a new or empty directory, or one a previous `ziosim run` wrote" in line
+    assert [p.name for p in out.iterdir()] == ["thesis.tex"] and (out / "thesis.tex").read_text() == "data"
+    assert [p.name for p in tmp_path.iterdir()] == ["important"]  # no temporary directory left
+    # A file of the user's among a previous run's: the run is not replaced either.
+    prev = tmp_path / "prev"
+    write_outputs(prev, results, meta)
+    (prev / "notes.txt").write_text("mine")
+    _refused(prev, results, meta, "holds notes.txt")
+    assert (prev / "notes.txt").read_text() == "mine" and (prev / "summary.json").is_file()
+    # ziosim's file names but no run.json of ziosim's: not a previous run.
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "run.json").write_text('{"name": "something else"}')
+    (fake / "summary.json").write_text("{}")
+    _refused(fake, results, meta, "holds no run.json of a ziosim run")
+    assert sorted(p.name for p in fake.iterdir()) == ["run.json", "summary.json"]
+    # A subdirectory, even named like a file of ours, is not ours.
+    sub = tmp_path / "sub"
+    write_outputs(sub, results, meta)
+    (sub / "report.html").unlink()
+    (sub / "report.html").mkdir()
+    _refused(sub, results, meta, "holds no run.json of a ziosim run")
+
+
+def test_a_file_is_refused(tmp_path, results, meta):
+    f = tmp_path / "x.toml"
+    f.write_text("keep")
+    _refused(f, results, meta, "is a file")
+    assert f.read_text() == "keep"
+
+
+@pytest.mark.parametrize("rel", [".", "..", "../..", "sub/..", "/"])
+def test_the_current_directory_and_those_above_it_are_refused(tmp_path, results, meta, monkeypatch, rel):
+    """`--out .` and `--out ..` used to fail in rename(2) as an internal error."""
+    here = tmp_path / "a" / "b"
+    here.mkdir(parents=True)
+    (here / "sub").mkdir()
+    (here / "keep.txt").write_text("x")
+    monkeypatch.chdir(here)
+    _refused(Path(rel), results, meta, "is the current directory or contains it")
+    assert sorted(p.name for p in here.iterdir()) == ["keep.txt", "sub"]
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["b"]
+
+
+def test_every_file_a_run_writes_counts_as_ziosims(tmp_path, results, meta):
+    """check_outdir knows a previous run by its files' names: every name write_outputs
+    writes must match OWN_FILE (a new plot must be added there), else the next run into the
+    same directory is refused."""
+    for p in write_outputs(tmp_path / "r", results, meta):
+        assert files.OWN_FILE.fullmatch(p.name), p.name
+    for name in ("latency-heatmap-users.svg", "latency-phases-db.svg", "scan-progress.svg", "scan.parquet"):
+        assert files.OWN_FILE.fullmatch(name)
+    assert not files.OWN_FILE.fullmatch("thesis.svg") and not files.OWN_FILE.fullmatch("notes.json")
 
 
 def test_run_json_carries_config(tmp_path, results, meta):

@@ -679,6 +679,27 @@ def test_sync_write_mistakes():
     assert err(wl('kind = "random-read"\nthreads = 1\nfiles = 3\n')).startswith("workload[0].files: 3 — applies to nfs-copy")
 
 
+S2009 = HEAD.replace('"zfs-2.2"', '"solaris-2009"')
+
+
+@pytest.mark.parametrize("prop, value, allowed", [
+    ("sync", "always", '"standard"'), ("sync", "disabled", '"standard"'), ("logbias", "throughput", '"latency"'),
+])
+def test_solaris_2009_predates_the_sync_and_logbias_properties(prop, value, allowed):
+    # sync: PSARC/2010/108 (May 2010); logbias: PSARC 2009/423 (snv_122); solaris-2009 ≈ snv_117.
+    msg = err(S2009 + f'{prop} = "{value}"\n' + POOL)
+    assert msg.startswith(f'zfs.{prop}: "{value}" — allowed on solaris-2009: {allowed}')
+    assert msg.endswith(f'"{value}" from release freebsd-9') and "\n" not in msg
+    assert ("zfs.tunables.zil_disable = 1" in msg) == (prop == "sync")
+
+
+def test_solaris_2009_takes_the_defaults_and_zil_disable_and_later_releases_take_everything():
+    c = ok(S2009 + 'sync = "standard"\nlogbias = "latency"\ntunables = { zil_disable = 1 }\n' + POOL)
+    assert (c["sync"], c["logbias"], c["tunables"]) == ("standard", "latency", {"zil_disable": 1})
+    c = ok(HEAD.replace('"zfs-2.2"', '"freebsd-9"') + 'sync = "always"\nlogbias = "throughput"\n' + POOL)
+    assert (c["sync"], c["logbias"]) == ("always", "throughput")
+
+
 def test_nan_and_inf_are_no_value():
     # TOML has nan and inf; no field takes them (found by tests/python/test_fuzz.py: nan
     # passed the range checks and broke the config's JSON with a traceback).
@@ -785,6 +806,20 @@ def test_database_and_dirs_mistakes():
     )
     c = scenario.loads(HEAD + POOL + '\n[[workload]]\nkind = "nfs-copy"\nthreads = 1\nfiles = 10\ndirs = 2\n').config
     assert c["workloads"][0]["dirs"] == 2
+
+
+def test_nfs_copy_dirs_at_most_files():
+    # File k goes to directory k·dirs/files, made before its first file: a directory
+    # without a file would never be made, so more dirs than files is refused.
+    nfs = 'kind = "nfs-copy"\nthreads = 1\n'
+    assert err(wl(nfs + "files = 1\ndirs = 5\n")) == (
+        "workload[0].dirs: 5 — more than files (1): every directory is made for its first file; allowed: 0 … 1")
+    assert err(wl(nfs + "dirs = 5\nfiles = 4\n")).startswith("workload[0].dirs: 5 — more than files (4)")
+    assert err(wl(nfs + "dirs = 2\n")) == (
+        "workload[0].dirs: 2 — with files = 0 (until the run stops) the tree is one directory; "
+        "allowed: 0 or 1, or give files")
+    assert ok(wl(nfs + "files = 5\ndirs = 5\n"))["workloads"][0]["dirs"] == 5
+    assert ok(wl(nfs + "dirs = 1\n"))["workloads"][0]["dirs"] == 1
 
 
 def test_nfs_copy_source_disk():

@@ -438,6 +438,27 @@ def test_ratios_and_units():
     assert compare._ratio(1, 0) == "—" and compare._ratio(None, 1) == "—"
 
 
+def test_txg_sync_columns_are_null_and_shown_as_dash_before_any_sync_finished():
+    """`txg.syncs` counts syncs started; with none finished the core's statistics are all
+    0, which the table keeps as null (not "0ns") and the view prints as -."""
+    from ziosim.sweep.table import point_metrics, table_rows
+
+    zero = {k: 0 for k in ("min", "mean", "max", "p50", "p90", "p99", "p999")}
+    done = dict(zero, mean=2.5e8, max=400_000_000, p99=400_000_000)
+    man = {"name": "t", "axes": [{"name": "stop", "field": "scenario.stop", "values": ["5s", "20s"],
+                                  "labels": ["5s", "20s"]}],
+           "points": [{"index": i + 1, "id": f"p{i}", "values": [v], "labels": [v], "seed": 0,
+                       "release": "zfs-2.2", "name": "t"} for i, v in enumerate(["5s", "20s"])]}
+    metrics = {f"p{i}": point_metrics({"txg": {"syncs": n, "sync_ns": st}, "workloads": []})
+               for i, (n, st) in enumerate([(1, zero), (4, done)])}
+    rows, _ = table_rows(man, metrics)
+    assert [(r["txg_syncs"], r["txg_sync_ns_mean"], r["txg_sync_ns_max"]) for r in rows] == [
+        (1, None, None), (4, 2.5e8, 400_000_000)]
+    view = compare.render(man, rows, metrics=["txg_sync", "txg_sync_max"]).splitlines()
+    assert view[-2].split() == ["1", "5s", "-", "—", "-", "—"]
+    assert view[-1].split() == ["2", "20s", "250ms", "—", "400ms", "—"]
+
+
 def test_matched_baseline_compares_with_the_same_other_axes():
     man = {
         "axes": [{"name": "a", "field": "a", "values": [1, 2], "labels": ["1", "2"]},

@@ -4,6 +4,13 @@
 and renames it into place only when all files are complete, so an interrupted or failed
 run leaves either the previous ``outdir`` or nothing, never half-written files.
 
+It never deletes what ziosim did not write (``check_outdir``): an existing ``outdir`` is
+replaced only when it is empty or is a previous run's output — it holds a ``run.json``
+carrying ziosim's identity (``ziosim_version``, ``scenario_hash``) and nothing but the
+files a run writes (``OWN_FILE``). Any other directory, a file, and the current directory
+or one above it are refused with a one-line ``ScenarioError`` naming ``--out``. Files and
+directories get the modes the umask gives (``follow_umask``), not ``mkdtemp``'s 0700.
+
 Files:
 
 * ``summary.json`` — :func:`ziosim.report.summary.build_summary`, deterministic bytes.
@@ -31,15 +38,24 @@ SVG names it in ``<desc>`` and a footer line, report.html in its header.
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
+from ..errors import ScenarioError
 from .summary import canonical_json, identity, summary_json
 
-__all__ = ["write_outputs", "write_report", "series_table", "histograms_table", "scan_table", "run_document"]
+__all__ = ["write_outputs", "write_report", "series_table", "histograms_table", "scan_table", "run_document",
+           "check_outdir", "follow_umask", "OWN_FILE"]
+
+#: The names of the files ``write_outputs`` writes (the plots' names are plots.py's).
+OWN_FILE = re.compile(r"(summary|run)\.json|(series|histograms|scan)\.parquet|report\.html"
+                      r"|latency-(heatmap|phases)-.+\.svg|(scan-progress|disk-busy|throughput)\.svg")
 
 STAGES = (("total", "total_wait_log2"), ("disk", "disk_wait_log2"), ("queue", "queue_wait_log2"))
 LEAF_METRICS = (
@@ -270,6 +286,63 @@ def write_report(directory: Path, results: dict, meta: dict, plots: bool = True)
     _write_text(directory / "report.html", report_html(results, meta, figures))
 
 
+@functools.lru_cache(maxsize=1)
+def _umask() -> int:
+    """The process's umask, read once. Linux shows it in /proc without changing it; else
+    it is set and put back at once (the only way POSIX offers to read it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def follow_umask(path: str | os.PathLike, directory: bool = False) -> None:
+    """Give ``path`` the mode an ordinary ``open``/``mkdir`` would have: ``mkstemp`` and
+    ``mkdtemp`` make 0600/0700 whatever the umask, and results are meant to be shared."""
+    os.chmod(path, (0o777 if directory else 0o666) & ~_umask())
+
+
+def _is_previous_run(outdir: Path, names: list[str]) -> bool:
+    """A directory ``write_outputs`` wrote: its run.json carries ziosim's identity, and it
+    holds nothing else but the files a run writes."""
+    try:
+        doc = json.loads((outdir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    ours = isinstance(doc, dict) and doc.get("ziosim_version") is not None and "scenario_hash" in doc
+    return ours and all(OWN_FILE.fullmatch(n) and (outdir / n).is_file() for n in names)
+
+
+def check_outdir(outdir: str | os.PathLike, where: str = "--out") -> None:
+    """Refuse an output directory whose replacement would destroy what ziosim did not
+    write; one line naming ``where``, the directory and what is allowed."""
+    outdir = Path(outdir)
+    allowed = "allowed: a new or empty directory, or one a previous `ziosim run` wrote (run.json and its files only)"
+    try:
+        here = Path.cwd().resolve()
+    except OSError:
+        here = None
+    target = outdir.resolve()
+    if here is not None and (target == here or target in here.parents):
+        raise ScenarioError(f"{where}: {outdir} — is the current directory or contains it, which a run would "
+                            "replace; allowed: a directory that neither is nor contains the current one, e.g. out/NAME")
+    if not outdir.exists():
+        return
+    if not outdir.is_dir():
+        raise ScenarioError(f"{where}: {outdir} — is a file; {allowed}")
+    names = sorted(os.listdir(outdir))
+    if names and not _is_previous_run(outdir, names):
+        foreign = next((n for n in names if not OWN_FILE.fullmatch(n)), None)
+        what = f"holds {foreign}, which ziosim did not write" if foreign else "holds no run.json of a ziosim run"
+        raise ScenarioError(f"{where}: {outdir} — {what}; {allowed}")
+
+
 def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict, plots: bool = True) -> list[Path]:
     """Write summary.json, run.json, series.parquet, histograms.parquet (and scan.parquet
     for a run with status snapshots), the plots and report.html into ``outdir``
@@ -277,14 +350,22 @@ def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict, plots: b
 
     Atomic: files go to a temporary sibling directory that replaces ``outdir`` only once
     all are written; on any error the temporary directory is removed and ``outdir`` is
-    left as it was. Returns the final paths, sorted by name.
+    left as it was. An ``outdir`` that is neither new, empty nor a previous run's output
+    is refused (``check_outdir``, ScenarioError) and left alone. Returns the final paths,
+    sorted by name.
     """
     outdir = Path(outdir)
+    check_outdir(outdir)
     parent = outdir.parent if str(outdir.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ScenarioError(f"--out: {outdir} — cannot create {parent} ({e.strerror or e}); "
+                            "allowed: a directory under one you can write") from None
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=parent))
     old: Path | None = None
     try:
+        follow_umask(tmp, directory=True)
         _write_text(tmp / "summary.json", summary_json(results, meta))
         _write_text(tmp / "run.json", canonical_json(run_document(meta)))
         _write_parquet(tmp / "series.parquet", series_table(results, meta))
@@ -293,9 +374,14 @@ def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict, plots: b
         if scan is not None:
             _write_parquet(tmp / "scan.parquet", scan)
         write_report(tmp, results, meta, plots)
+        check_outdir(outdir)  # again: the run may have taken hours
         if outdir.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old-", dir=parent))
-            os.rename(outdir, old / outdir.name)
+            try:
+                os.rename(outdir, old / outdir.name)
+            except OSError as e:  # a mount point, a directory we may not move
+                raise ScenarioError(f"--out: {outdir} — cannot be replaced ({e.strerror or e}); allowed: a new "
+                                    "directory, or one ziosim can rename") from None
         os.rename(tmp, outdir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -17,13 +17,15 @@ from .nicenum import nicerate, zfs_nicebytes
 
 __all__ = [
     "SCHEMA_VERSION", "build_summary", "summary_json", "summary_text", "canonical_json",
-    "human_ns",
+    "human_ns", "elapsed_ns", "sync_finished", "unflushed_volatile_caches", "WRITE_KINDS",
 ]
 
 SCHEMA_VERSION = 1
 FLOAT_DECIMALS = 3
 STAT_KEYS = ("min", "mean", "max", "p50", "p90", "p99", "p999")
 STAGES = ("total_wait_ns", "disk_wait_ns", "queue_wait_ns")
+# Workload kinds that write: they dirty data, meet the write throttle and fill txg syncs.
+WRITE_KINDS = ("random-write", "seq-write", "fsync-write", "nfs-copy", "database", "zvol")
 
 
 class Sig(float):
@@ -66,8 +68,23 @@ def _stats(d: dict | None) -> dict:
     return {k: d.get(k, 0) for k in STAT_KEYS}
 
 
-def _workloads(results: dict) -> dict:
+def elapsed_ns(w: Mapping[str, Any], cfg: Mapping[str, Any] | None) -> int | None:
+    """How long a workload with an end of its own took: from its ``start`` to its end
+    (nfs-copy with ``files``: the reply to its last file's COMMIT). None for a workload that
+    has no end of its own (every other kind, nfs-copy with ``files = 0``) or had not ended
+    when the run stopped. ``cfg`` is the workload's run config (for its start)."""
+    if not w.get("finished") or w.get("finished_ns") is None:
+        return None
+    return max(int(w["finished_ns"]) - int((cfg or {}).get("start_ns") or 0), 0)
+
+
+def _workload_configs(meta: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    return {c.get("name"): c for c in ((meta.get("config") or {}).get("workloads") or [])}
+
+
+def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
     out = {}
+    cfgs = _workload_configs(meta)
     for w in results.get("workloads", []):
         out[w["name"]] = {
             "kind": w.get("kind"),
@@ -82,6 +99,7 @@ def _workloads(results: dict) -> dict:
             "latency_ns": _stats(w.get("latency_ns")),
             "latency_log2": list(w.get("latency_log2", [])),
             "by_scan_phase": _by_scan_phase(w.get("by_scan_phase")),
+            "elapsed_ns": elapsed_ns(w, cfgs.get(w["name"])),
         }
         src = w.get("source")
         if src:
@@ -159,11 +177,22 @@ def _leaves(results: dict) -> dict:
     return out
 
 
+def sync_finished(txg: Mapping[str, Any] | None) -> bool:
+    """Did any txg sync finish by the end of the run?
+
+    The results document counts the syncs *started* (``txg.syncs``: the last one may still
+    be running at the stop) and gives the duration statistics of the finished ones
+    without their count; with none finished they are all 0. Every finished sync wrote at
+    least its uberblocks, which takes device time, so a longest sync of 0 ns means none
+    finished (a pool with no writeable leaf could end one in 0 ns; it has nothing to time)."""
+    return int(((txg or {}).get("sync_ns") or {}).get("max") or 0) > 0
+
+
 def _txg(results: dict) -> dict:
     t = results.get("txg") or {}
     return {
         "syncs": t.get("syncs", 0),
-        "sync_ns": _stats(t.get("sync_ns")),
+        "sync_ns": _stats(t.get("sync_ns")) if sync_finished(t) else None,
         "dirty_max_bytes": t.get("dirty_max_bytes", 0),
         "delayed_writes": t.get("delayed_writes", 0),
         "blocked_writes": t.get("blocked_writes", 0),
@@ -179,6 +208,57 @@ def at_risk(zil: Mapping[str, Any]) -> dict:
         "at_risk_bytes_mean": float(risk.get("bytes_mean", 0.0)),
         "at_risk_window_ns_max": risk.get("window_ns_max", 0),
     }
+
+
+def _volatile(spec: Mapping[str, Any] | None) -> bool:
+    """Does a device acknowledge writes from a cache it loses on power loss? An HDD with
+    its write cache on; an SSD without power-loss protection (its buffer is DRAM)."""
+    spec = spec or {}
+    if spec.get("kind") == "hdd":
+        return bool(spec.get("write_cache_enabled"))
+    if spec.get("kind") == "ssd":
+        return not spec.get("plp", False)
+    return False  # simple: no cache
+
+
+def _nocacheflush(config: Mapping[str, Any], name: str) -> bool:
+    """Is tunable `name` set (its default is 0 in every release), in [zfs.tunables] or by
+    a `set` action during the run?"""
+    if (config.get("tunables") or {}).get(name):
+        return True
+    return any(a.get("do") == "set" and a.get("tunable") == name and a.get("value")
+               for a in config.get("actions") or [])
+
+
+def unflushed_volatile_caches(config: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Writes acknowledged as stable that may be only in a drive's volatile cache: flushes
+    are off (``zfs_nocacheflush``: every flush; ``zil_nocacheflush``: the ZIL's) and a disk
+    they would have reached has a volatile write cache. Returns {"tunables": [names],
+    "leaves": {device: [leaf names]}}, or None. The simulation itself is unchanged: this
+    only says that the at-risk figures (acknowledged, not yet synced) understate the risk."""
+    config = config or {}
+    pool = config.get("pool") or {}
+    devices = config.get("devices") or {}
+    data = [d for v in pool.get("vdevs") or [] for d in v.get("disks") or []]
+    data += [d for d in pool.get("spares") or []]
+    data += [{"name": a.get("new"), "device": a["device"]}
+             for a in config.get("actions") or [] if a.get("device")]
+    log = [d for v in pool.get("log") or [] for d in v.get("disks") or []]
+    tunables, leaves = [], []
+    if _nocacheflush(config, "zfs_nocacheflush"):
+        tunables.append("zfs_nocacheflush")
+        leaves = data + log
+    if _nocacheflush(config, "zil_nocacheflush"):
+        tunables.append("zil_nocacheflush")
+        # The ZIL writes to the SLOG; to the pool without one, and INDIRECT data to the
+        # pool with logbias=throughput.
+        zil = (log + (data if config.get("logbias") == "throughput" else [])) if log else data
+        leaves += [d for d in zil if d not in leaves]
+    hit: dict[str, list[str]] = {}
+    for d in leaves:
+        if _volatile(devices.get(d.get("device"))):
+            hit.setdefault(d["device"], []).append(str(d.get("name")))
+    return {"tunables": tunables, "leaves": hit} if hit else None
 
 
 def _zil(results: dict) -> dict:
@@ -255,11 +335,12 @@ def build_summary(results: dict, meta: dict) -> dict:
             "size_bytes": pool.get("size_bytes", 0),
             "redundancy": _redundancy(results),
         },
-        "workloads": _workloads(results),
+        "workloads": _workloads(results, meta),
         "classes": {name: _class_summary(c) for name, c in results.get("classes", {}).items()},
         "leaves": _leaves(results),
         "txg": _txg(results),
-        "zil": _zil(results),
+        "zil": {**_zil(results),
+                "volatile_cache_unflushed": unflushed_volatile_caches(meta.get("config")) is not None},
         "scan": _scan(results),
     }
 
@@ -350,6 +431,27 @@ def redundancy_lines(summary: dict) -> list[str]:
     return lines
 
 
+def _elapsed_cell(w: Mapping[str, Any], raw: Mapping[str, Any], cfg: Mapping[str, Any], sim_ns: int) -> str:
+    """``, elapsed=11.1s`` for a workload that ended by itself; ``, elapsed>60.0s (312 of
+    400 files)`` for an nfs-copy of `files` files still copying at the stop; else nothing."""
+    if w.get("elapsed_ns") is not None:
+        return f", elapsed={span(w['elapsed_ns'])}"
+    files = int(cfg.get("files") or 0)
+    if w.get("kind") == "nfs-copy" and files and raw.get("finished") is False:
+        so_far = max(int(sim_ns) - int(cfg.get("start_ns") or 0), 0)
+        done = raw.get("files_done")
+        return f", elapsed>{span(so_far)}" + (f" ({done} of {files} files)" if done is not None else "")
+    return ""
+
+
+def _cache_warning(caches: Mapping[str, Any]) -> str:
+    """The one line under ``at risk`` when flushes are off and a disk caches writes."""
+    disks = "; ".join(f"{dev}: {', '.join(names) if len(names) <= 3 else f'{len(names)} disks'}"
+                      for dev, names in caches["leaves"].items())
+    return (f"  warning: {' and '.join(f'{n}=1' for n in caches['tunables'])} with volatile write caches "
+            f"({disks}): acknowledged writes may be only in a drive's cache, which the at-risk figures do not count")
+
+
 def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
     """fio-style summary: per workload throughput and latency, per class waits."""
     release = meta.get("release") or "zfs-2.2"
@@ -359,13 +461,16 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
     sim_s = summary["sim_time_ns"] / 1e9
     lines.append(f"summary: {sim_s:g}s simulated, {summary['events']} events, "
                  f"{summary['leaf_ios']} leaf I/Os")
+    cfgs = _workload_configs(meta)
+    raw = {w["name"]: w for w in results.get("workloads", [])}
     for name, w in summary["workloads"].items():
         lines.append(
             f"{name}: ({w['kind']}) ops={w['ops']}, {_fmt(w['ops_per_s'])} ops/s, "
             f"bytes={zfs_nicebytes(w['bytes'])}, {nicerate(w['bytes_per_s'], release)}, "
             f"arc_hits={w['arc_hits']}, l2arc_hits={w['l2arc_hits']}"
             + (f", read_errors={w['read_errors']}" if w["read_errors"] else "")
-            + (f", rmw_reads={w['rmw_reads']}" if w["rmw_reads"] else ""))
+            + (f", rmw_reads={w['rmw_reads']}" if w["rmw_reads"] else "")
+            + _elapsed_cell(w, raw.get(name) or {}, cfgs.get(name) or {}, summary["sim_time_ns"]))
         lines.append(_lat_line("lat", w["latency_ns"]))
         for phase, p in (w.get("by_scan_phase") or {}).items():
             if p["ops"]:
@@ -390,11 +495,15 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         lines.append(_lat_line("total_wait", c["total_wait_ns"]))
         lines.append(_lat_line("disk_wait", c["disk_wait_ns"]))
         lines.append(_lat_line("queue_wait", c["queue_wait_ns"]))
-    z = summary["zil"]
-    if z["commits"] or z["at_risk_bytes_max"]:
-        t = summary["txg"]
+    z, t = summary["zil"], summary["txg"]
+    syncy = bool(z["commits"] or z["at_risk_bytes_max"])
+    writes = any(w["kind"] in WRITE_KINDS for w in summary["workloads"].values())
+    # The write throttle and txg syncs belong to every run that writes; a read-only run's
+    # syncs (a scan's) carry no data and stay out of its summary.
+    if syncy or writes or t["delayed_writes"] or t["blocked_writes"]:
         lines.append(f"txg: syncs={t['syncs']}, delayed_writes={t['delayed_writes']}, blocked_writes={t['blocked_writes']}")
-        lines.append(_lat_line("sync", t["sync_ns"]))
+        lines.append(_lat_line("sync", t["sync_ns"]) if t["sync_ns"] is not None else "  sync: none finished")
+    if syncy:
         lines.append(
             f"zil: commits={z['commits']}, lwb_writes={z['lwb_writes']}, flushes={z['leaf_flushes']}, "
             f"slog={'yes' if z['slog'] else 'no'}, log space max={zfs_nicebytes(z['log_space_bytes_max'])}")
@@ -402,5 +511,8 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         lines.append(
             f"at risk: max={zfs_nicebytes(z['at_risk_bytes_max'])}, mean={zfs_nicebytes(int(z['at_risk_bytes_mean']))}, "
             f"window max={human_ns(z['at_risk_window_ns_max'])}")
+        caches = unflushed_volatile_caches(meta.get("config"))
+        if caches:
+            lines.append(_cache_warning(caches))
     lines.extend(redundancy_lines(summary))
     return "\n".join(lines) + "\n"

@@ -115,8 +115,13 @@ def manifest(sw: Sweep) -> dict[str, Any]:
 
 
 def write_atomic(path: Path, text: str | None = None, table: Any = None) -> None:
+    """Write ``text`` (or a Parquet ``table``) to ``path`` through a temporary sibling
+    renamed into place, with the mode the umask gives (``mkstemp`` alone makes it 0600)."""
+    from ..report.files import follow_umask
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
     try:
+        follow_umask(tmp)
         if table is not None:
             os.close(fd)
             import pyarrow.parquet as pq
@@ -295,7 +300,9 @@ def check_backend(backend: str) -> None:
 # ----------------------------------------------------------------------------- the sweep
 
 
-def _reproduce(sw: Sweep, idx: int) -> str:
+def _reproduce(sw: Sweep, idx: int, out: Path) -> str:
+    """The sweep that reruns point ``idx``: into the same ``OUT``, where only the points
+    that did not finish run again."""
     import shlex
 
     p = sw.points[idx - 1]
@@ -303,6 +310,7 @@ def _reproduce(sw: Sweep, idx: int) -> str:
     cmd += "".join(f" --set {shlex.quote(s)}" for s in sw.overrides.get("set", []))
     if sw.overrides.get("stop"):
         cmd += f" --stop {shlex.quote(sw.overrides['stop'])}"
+    cmd += f" --out {shlex.quote(str(out))}"
     return f"{cmd}  # point {p.index}: {p.describe(sw.axes)}"
 
 
@@ -349,7 +357,7 @@ def run_sweep(
                 "index": p.index, "id": p.id, "doc": p.doc, "default_name": Path(sw.scenario_path).stem,
                 "path": sw.scenario_path, "stop": sw.overrides.get("stop"), "points_dir": str(points_dir),
                 "settings": {a.name: lab for a, lab in zip(sw.axes, p.labels)},
-                "reproduce": _reproduce(sw, p.index),
+                "reproduce": _reproduce(sw, p.index, out),
             })
         n_jobs = jobs if jobs is not None else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                                                   else (os.cpu_count() or 1))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..report.summary import at_risk
+from ..report.summary import at_risk, elapsed_ns, sync_finished
 
 __all__ = [
     "METRICS_SCHEMA",
@@ -34,8 +34,9 @@ __all__ = [
 
 #: Bump when point_metrics changes shape: finished points of another schema are re-run.
 #: 2: the workload's figures while a scan was issuing (``scan_window_*``), ``scan_eta_ns``,
-#: the sequential rebuild's ``rebuild_*``. 3: ``zil_log_space_bytes_max``.
-METRICS_SCHEMA = 3
+#: the sequential rebuild's ``rebuild_*``. 3: ``zil_log_space_bytes_max``. 4: ``txg_sync_ns_*``
+#: null when no txg sync finished (they were 0).
+METRICS_SCHEMA = 4
 
 LAT = ("mean", "p50", "p90", "p99", "p999", "max")
 
@@ -92,10 +93,9 @@ def _active_ns(w: Mapping[str, Any], cfg: Mapping[str, Any] | None, sim_ns: int)
     end = sim_ns
     if (cfg or {}).get("stop_ns") is not None:
         end = min(end, int(cfg["stop_ns"]))
-    elapsed = None
-    if w.get("finished") and w.get("finished_ns") is not None:
+    elapsed = elapsed_ns(w, cfg)
+    if elapsed is not None:
         end = min(end, int(w["finished_ns"]))
-        elapsed = max(int(w["finished_ns"]) - start, 0)
     return max(end - start, 0), elapsed
 
 
@@ -178,9 +178,11 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
     point.update(_rebuild(results, (config or {}).get("release") or ""))
     txg = results.get("txg")
     if txg:
+        # Durations of the syncs that finished: null when none had (not 0 ns).
+        done = txg.get("sync_ns") if sync_finished(txg) else None
         point.update({
-            "txg_syncs": txg.get("syncs"), "txg_sync_ns_mean": _stat(txg.get("sync_ns"), "mean"),
-            "txg_sync_ns_p99": _stat(txg.get("sync_ns"), "p99"), "txg_sync_ns_max": _stat(txg.get("sync_ns"), "max"),
+            "txg_syncs": txg.get("syncs"), "txg_sync_ns_mean": _stat(done, "mean"),
+            "txg_sync_ns_p99": _stat(done, "p99"), "txg_sync_ns_max": _stat(done, "max"),
         })
     zil = results.get("zil")
     if zil:
