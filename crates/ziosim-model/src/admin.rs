@@ -712,29 +712,44 @@ impl Model_ {
             json!({"depth": depth, "name": name, "state": state, "read": 0, "write": 0, "cksum": 0, "note": note})
         };
         let scan = self.running_scan(None);
+        // 2.2.0 (e9b12d4196, backported to 2.1.12; the zfs-2.1 key follows 2.1.0) prints the
+        // scan and rebuild notes only for a healthy disk: a faulted one keeps its frozen stats.
+        let healthy_only = self.cfg.release >= Release::Zfs22;
         let leaf_row = |d: u32, l: u16, t: usize| {
             let leaf = &self.leaves[l as usize];
-            let (state, mut note) = if leaf.failed {
-                ("UNAVAIL", "cannot open".to_string())
+            let (state, aux) = if leaf.failed {
+                ("UNAVAIL", "cannot open")
             } else if leaf.offline {
-                ("OFFLINE", String::new())
+                ("OFFLINE", "")
             } else {
-                ("ONLINE", String::new())
+                ("ONLINE", "")
             };
-            // print_status_config: scan note for leaves with repair bytes (or deferred),
-            // then the rebuild note when the top-level vdev's rebuild is active.
-            if let Some(s) = scan {
+            // print_status_config: the aux note, then the scan note for leaves with repair
+            // bytes (or deferred), then the rebuild note when the top-level vdev's rebuild
+            // is active; each after two spaces.
+            let mut notes = vec![aux];
+            let shown = !healthy_only || state == "ONLINE";
+            if let Some(s) = scan.filter(|_| shown) {
                 if leaf.scan_processed > 0 {
-                    note = if s.func == ScanFunc::Resilver { "(resilvering)" } else { "(repairing)" }.into();
+                    notes.push(if s.func == ScanFunc::Resilver { "(resilvering)" } else { "(repairing)" });
                 } else if leaf.deferred {
-                    note = "(awaiting resilver)".into();
+                    notes.push("(awaiting resilver)");
                 }
             }
             let rebuilding = self.admin.rebuilds[t].as_ref().is_some_and(|r| r.active());
-            if rebuilding && leaf.rebuild_processed > 0 {
-                note = if note.is_empty() { "(resilvering)".into() } else { format!("{note}  (resilvering)") };
+            if rebuilding && leaf.rebuild_processed > 0 && shown {
+                notes.push("(resilvering)");
             }
-            row(d, &leaf.name, state, &note)
+            notes.retain(|n| !n.is_empty());
+            let mut r = row(d, &leaf.name, state, &notes.join("  "));
+            // vs_scan_processed and vs_resilver_deferred as `zpool status -j` prints them.
+            if leaf.scan_processed > 0 {
+                r["scan_processed"] = json!(leaf.scan_processed);
+            }
+            if leaf.deferred {
+                r["resilver_deferred"] = json!(true);
+            }
+            r
         };
         let dead = |l: u16| !self.leaves[l as usize].writeable();
         let mut tops = Vec::new();

@@ -120,6 +120,10 @@ pub struct LeafIo {
     /// Next member of the aggregate this I/O was issued in (NO_IO ends the chain).
     /// Owned by the queue policy while the I/O is queued or active.
     pub agg_next: IoId,
+    /// Arrival order in its leaf's queue (set by the queue policy at enqueue): breaks ties
+    /// between I/Os queued in the same simulated nanosecond as ZFS's distinct
+    /// `io_timestamp`s (2013 … 2.1) or list order (2.2+) do.
+    pub seq: u32,
 }
 
 impl LeafIo {
@@ -135,6 +139,7 @@ impl LeafIo {
             issue_ns: 0,
             owner: NO_IO,
             agg_next: NO_IO,
+            seq: 0,
         }
     }
     #[inline]

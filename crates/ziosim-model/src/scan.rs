@@ -141,6 +141,8 @@ struct ScanZio {
     meta: bool,
     /// Birth txg of the block (which DTLs it falls in).
     birth: u64,
+    /// No copy of the block could be read or reconstructed: nothing to repair from.
+    lost: bool,
 }
 
 /// Where the traversal goes on: a layout bookmark, or (extent, block) of the blocks written
@@ -481,7 +483,13 @@ impl Model_ {
                     self.scan_pending = self.scan_pending.filter(|f| *f != ScanFunc::Scrub);
                     self.scan_cancel(ctx);
                     (None, None)
+                } else if resilvering && rel > Release::Solaris2009 {
+                    // spa_scan_stop: EBUSY while resilvering (the 2010 scan rewrite,
+                    // 3f9d6ad73e); zpool_scan prints EZFS_RESILVERING.
+                    (Some(format!("cannot cancel scrubbing {pool}: currently resilvering")), None)
                 } else if running {
+                    // Before 2010 `zpool scrub -s` cancelled a resilver too
+                    // (dsl_pool_scrub_cancel); ziosim does not.
                     (None, Some("ziosim: cancelling a resilver is not modelled; it goes on".to_string()))
                 } else {
                     (Some(format!("cannot cancel scrubbing {pool}: there is no active scrub")), None)
@@ -946,13 +954,14 @@ impl Model_ {
     #[allow(clippy::too_many_arguments)]
     fn scan_issue(&mut self, t: usize, voff: u64, psize: u64, asize: u64, birth: u64, ctx: &mut Ctx<Ev>) {
         let func = self.scan.as_ref().unwrap().func;
-        let zi = self.alloc_zio(ScanZio { pending: 0, top: t as u16, voff, psize, asize, writing: false, meta: false, birth });
+        let zi = self.alloc_zio(ScanZio { top: t as u16, voff, psize, asize, birth, ..Default::default() });
         let owner = OWNER_SCAN | zi;
         let fl = match func {
             ScanFunc::Scrub => flags::SCRUB,
             ScanFunc::Resilver => flags::RESILVER,
         };
         let mut n = 0;
+        let mut lost = false;
         match (self.tops[t].kind, func) {
             (VdevType::Disk, _) | (VdevType::Mirror, ScanFunc::Scrub) => {
                 // A scrub reads every mirror child (ZIO_FLAG_SCRUB), each whole block.
@@ -987,16 +996,19 @@ impl Model_ {
                 }
                 self.cols = cols;
                 // More columns missing than parity: the block cannot be reconstructed.
-                if missing > k.nparity() {
-                    self.scan_lost_block(t, voff);
-                }
+                lost = missing > k.nparity();
             }
         }
-        if n == 0 && !self.tops[t].kind.is_raidz() {
-            // No child holds the block.
+        // No child holds the block (mirror), or it was lost before: its copies read as
+        // garbage, the checksum fails, and nothing is repaired (`vdev_mirror_io_done`,
+        // `vdev_raidz_io_done` repair only from a verified copy).
+        lost |= (n == 0 && !self.tops[t].kind.is_raidz()) || self.block_lost(t, voff);
+        if lost {
             self.scan_lost_block(t, voff);
         }
-        self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
+        let z = &mut self.scan.as_mut().unwrap().zios[zi as usize];
+        z.pending = n;
+        z.lost = lost;
         if n == 0 {
             self.scan_zio_done(zi, ctx);
         } else {
@@ -1039,7 +1051,7 @@ impl Model_ {
             }
             return;
         }
-        if s.func == ScanFunc::Resilver && !z.writing && s.state == ScanState::Scanning {
+        if s.func == ScanFunc::Resilver && !z.writing && !z.lost && s.state == ScanState::Scanning {
             // Repair: write what the new disks miss, at ASYNC_WRITE (IO_REPAIR), §5.5.
             let n = self.repair_write(zi, z.top as usize, z.voff, z.psize, z.birth, ctx);
             if n > 0 {

@@ -1653,7 +1653,10 @@ impl Model_ {
                         self.zil_pool_write(token, bytes, class, ctx);
                     }
                 }
-                ZilAction::IndirectWrite { token, bytes } => self.zil_pool_write(token, bytes, IoClass::SyncWrite, ctx),
+                ZilAction::IndirectWrite { token, bytes, txg, user } => {
+                    self.txg.eng.dmu_sync(txg, user);
+                    self.zil_pool_write(token, bytes, IoClass::SyncWrite, ctx)
+                }
                 ZilAction::Flush { token, slog, pool } => self.zil_flush(token, slog, pool, ctx),
                 ZilAction::Timer { token, at_ns } => ctx.schedule_at(at_ns.max(now), Ev::ZilTimer { token }),
                 ZilAction::Wake { waiter } => {
@@ -2065,8 +2068,21 @@ impl Model_ {
         n
     }
 
+    /// Is the block at `voff` of top-level vdev `t` in the pool's error log (no copy of it
+    /// survived)? Its copies are garbage from then on, whatever disks come back.
+    #[inline]
+    pub(crate) fn block_lost(&self, t: usize, voff: u64) -> bool {
+        !self.lost_blocks.is_empty() && self.lost_blocks.contains(&(t as u16, voff))
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn read_at_leaves(&mut self, t: usize, voff: u64, psize: u64, class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
+        if self.block_lost(t, voff) {
+            // A lost block reads back as EIO (failmode=continue), with no device I/O: the
+            // checksum of whatever copy is read fails. (ZFS reads the copies first; the
+            // cost of that read is left out.)
+            return 0;
+        }
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
                 let leaf = if self.tops[t].kind == VdevType::Disk { self.child_read_leaf(t, 0) } else { self.try_pick_mirror_child(t, voff, 0) };
@@ -2296,7 +2312,9 @@ impl Model_ {
         self.txg_mirror();
         for a in out {
             match a {
-                TxgAction::StartSync { txg, dirty_bytes } => self.begin_sync(txg, dirty_bytes, ctx),
+                TxgAction::StartSync { txg, dirty_bytes, overridden_bytes } => {
+                    self.begin_sync(txg, dirty_bytes, overridden_bytes, ctx)
+                }
                 TxgAction::Timer { at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxgTimer),
                 TxgAction::Resume { tx_id, at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxRetry { op: tx_id }),
                 TxgAction::Synced { txg } => self.zil.on_txg_synced(txg),
@@ -2324,7 +2342,9 @@ impl Model_ {
     /// scan's share of the txg (dsl_scan_sync) when a scan is active, then the uberblock
     /// (one small SYNC_WRITE per leaf, `vdev_uberblock_sync`). While a scan is active the
     /// engine starts the next txg as soon as this one ends (§4.1: the sync thread does not wait).
-    fn begin_sync(&mut self, txg: u64, bytes: u64, ctx: &mut Ctx<Ev>) {
+    /// spa_sync's data phase: `bytes` of dirty data, of which `overridden` are already on
+    /// disk (`dmu_sync`), so only the rest is written; all of it is undirtied as it lands.
+    fn begin_sync(&mut self, txg: u64, bytes: u64, overridden: u64, ctx: &mut Ctx<Ev>) {
         let rs = self.recordsize;
         self.txg.syncing = true;
         self.txg.sync_txg = txg;
@@ -2333,7 +2353,7 @@ impl Model_ {
         self.txg.sync_reported_bytes = 0;
         self.txg.sync_data_done = 0;
         self.txg.last_sync_start_ns = ctx.now();
-        let nrec = bytes.div_ceil(rs);
+        let nrec = (bytes - overridden.min(bytes)).div_ceil(rs);
         let ntops = self.tops.len();
         self.dtl_note_sync(txg);
         let mut pending = 0;
@@ -3033,6 +3053,13 @@ impl Model for Model_ {
                 // event still queued behind this one): sample it here, once.
                 if self.sample_t.last().copied().unwrap_or(0) < ctx.now() {
                     self.sample(ctx);
+                } else if !self.status_snaps.is_empty() {
+                    // Sampled at this very instant, but events of the same instant (an
+                    // action, the scan's end) may have run after it: the run's last
+                    // `zpool status` shows the state it ends in. (The counters' interval
+                    // since that sample is empty.)
+                    let snap = self.status_snapshot(ctx.now());
+                    *self.status_snaps.last_mut().unwrap() = snap;
                 }
                 self.stopped = true;
                 self.stop_reason = if self.sample_limit {

@@ -104,7 +104,9 @@ pub enum TxDecision {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TxgAction {
     /// Write out txg's dirty data (spa_sync); report with `on_sync_progress`/`on_sync_done`.
-    StartSync { txg: u64, dirty_bytes: u64 },
+    /// `overridden_bytes` of them were already written by `dmu_sync` (see `dmu_sync`): the
+    /// sync writes only the rest, and undirties all.
+    StartSync { txg: u64, dirty_bytes: u64, overridden_bytes: u64 },
     /// Call `on_timer` at this time. A later `Timer` supersedes earlier ones (stale calls
     /// are harmless).
     Timer { at_ns: u64 },
@@ -147,6 +149,8 @@ struct TxgState {
     dirty: u64,
     admitted: u64,
     wrlog: u64,
+    /// Dirty bytes `dmu_sync` wrote in place (`DR_OVERRIDDEN`): the sync does not write them.
+    overridden: u64,
 }
 
 /// The transaction-group engine of one pool.
@@ -380,6 +384,22 @@ impl Txg {
         }
     }
 
+    /// `dmu_sync` is writing `bytes` of `txg`'s dirty data in place. While `txg` is open or
+    /// quiescing the dirty records take the block (`DR_OVERRIDDEN`; `dbuf_write` then
+    /// issues no data I/O for them): true. Once it is syncing the sync writes its own copy
+    /// and `dmu_sync_late_arrival` a second one: false. (DMU@zfs-0.6.5 `dmu_sync`; before
+    /// PSARC 2009/571 (b24ab67627) a syncing block was waited for instead, which this
+    /// treats like the late arrival.)
+    pub fn dmu_sync(&mut self, txg: u64, bytes: u64) -> bool {
+        for s in [Some(&mut self.open), self.quiesced.as_mut()].into_iter().flatten() {
+            if s.txg == txg {
+                s.overridden = (s.overridden + bytes).min(s.dirty);
+                return true;
+            }
+        }
+        false
+    }
+
     // ------------------------------------------------------------ pipeline
 
     /// Scan (scrub/resilver) active: the sync thread then syncs back to back.
@@ -538,7 +558,7 @@ impl Txg {
         self.sync_start_ns = now_ns;
         self.last_sync_start_ns = now_ns;
         self.syncs += 1;
-        out.push(TxgAction::StartSync { txg: s.txg, dirty_bytes: s.dirty });
+        out.push(TxgAction::StartSync { txg: s.txg, dirty_bytes: s.dirty, overridden_bytes: s.overridden });
         self.syncing = Some(s);
         // Pre-2013: the quiesced slot is free again; writers waiting for a new txg.
         if self.throttle == Throttle::WriteLimit && !self.blocked.is_empty() {

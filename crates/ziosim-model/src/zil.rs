@@ -161,8 +161,12 @@ pub enum ZilAction {
     /// report completion with `on_io_done(token)`.
     LwbWrite { token: Token, bytes: u32, on_slog: bool, class: IoClass },
     /// `dmu_sync`: write one data block of `bytes` in place in the main pool at
-    /// SYNC_WRITE; report with `on_io_done(token)`.
-    IndirectWrite { token: Token, bytes: u32 },
+    /// SYNC_WRITE; report with `on_io_done(token)`. The block holds `user` bytes of
+    /// txg `txg`'s dirty data: while that txg is open or quiescing, the write overrides
+    /// its dirty record (`DR_OVERRIDDEN`) and the txg's sync does not write it again;
+    /// once it syncs, `dmu_sync_late_arrival` writes a block of its own. (Its txg already
+    /// synced: `EEXIST`, nothing is written and no action comes.)
+    IndirectWrite { token: Token, bytes: u32, txg: u64, user: u64 },
     /// Cache-flush the devices ZIL I/O wrote since the previous flush of that kind: the
     /// SLOG devices (`slog`) and/or the main-pool leaves (`pool`); one `on_io_done(token)`
     /// when all of them are done.
@@ -215,7 +219,8 @@ struct Lwb {
     nused: u32,
     state: LwbState,
     waiters: Vec<WaiterId>,
-    indirect: Vec<u32>,
+    /// INDIRECT records' `dmu_sync` writes: (block bytes, txg, user bytes).
+    indirect: Vec<(u32, u64, u64)>,
     pending: u32,
     flush_pending: bool,
     /// Devices written whose flush this lwb owes (its own plus deferred ones).
@@ -817,7 +822,7 @@ impl Zil {
             l.nused += rec.min(l.space());
             l.max_txg = l.max_txg.max(itx.txg);
             if indirect {
-                l.indirect.push(bs);
+                l.indirect.push((bs, itx.txg, itx.user));
             }
             return;
         }
@@ -854,7 +859,7 @@ impl Zil {
                 l.nused += rec.min(l.space());
                 l.max_txg = l.max_txg.max(itx.txg);
                 if itx.state == WriteState::Indirect {
-                    l.indirect.push(self.cfg.recordsize_bytes);
+                    l.indirect.push((self.cfg.recordsize_bytes, itx.txg, itx.user));
                 }
                 self.cur_used += rec as u64;
             }
@@ -879,6 +884,7 @@ impl Zil {
         let idx = self.lwbs.len() - 1;
         // The block was allocated in the open txg (`lwb_alloc_txg`) at its full planned size.
         let alloc_txg = self.space.seen_txg.max(self.synced_txg + 1);
+        let synced = self.synced_txg;
         let (id, bytes, indirect) = {
             let l = &mut self.lwbs[idx];
             debug_assert_eq!(l.state, LwbState::Opened);
@@ -889,16 +895,18 @@ impl Zil {
             sp.bytes += l.size as u64;
             self.stats.log_space_bytes_max = self.stats.log_space_bytes_max.max(sp.bytes);
             let bytes = if self.slim { round_up(l.nused, ZIL_MIN_BLKSZ).min(l.size) } else { l.size };
+            // dmu_sync of a block whose txg already synced: EEXIST, nothing to write.
+            l.indirect.retain(|&(_, txg, _)| txg > synced);
             l.pending = 1 + l.indirect.len() as u32;
             l.owe_slog |= on_slog;
             l.owe_pool |= !on_slog || !l.indirect.is_empty();
             (l.id, bytes, std::mem::take(&mut l.indirect))
         };
-        for b in indirect {
+        for (b, txg, user) in indirect {
             let token = self.token(if legacy { Tok::LegacyIo } else { Tok::Io(id) });
             self.stats.indirect_writes += 1;
             self.stats.indirect_bytes += b as u64;
-            out.push(ZilAction::IndirectWrite { token, bytes: b });
+            out.push(ZilAction::IndirectWrite { token, bytes: b, txg, user });
         }
         let token = self.token(if legacy { Tok::LegacyIo } else { Tok::Io(id) });
         self.stats.lwb_writes += 1;

@@ -50,11 +50,11 @@ left out as ``vdev_stats_nvlist`` leaves out a zero; its ``total_space`` is its 
 disk. Not modelled, so left out — exactly as ``fill_pool_info``/``fill_vdev_info`` leave them out
 when the configuration lacks them or they are zero: ``pool_guid``, ``txg``, vdev ``guid``,
 ``path``, ``phys_path``, ``devid``, and the space figures ziosim does not keep
-(``def_space``, ``rep_dev_size``). A disk's ``scan_processed`` (its repair bytes) is not in
-the snapshot either: a disk the text marks ``(resilvering)``/``(repairing)`` gets the
-scan's processed bytes shared evenly among such disks, so the JSON says what the text says.
-The 2.x ``(resilvering)`` of a sequential rebuild comes from ``vs_rebuild_processed``,
-which ``zpool status -j`` does not print.
+(``def_space``, ``rep_dev_size``). A disk's ``scan_processed`` (its repair bytes in the last
+scan, kept after it ends) and ``resilver_deferred`` come from the snapshot's row, as
+``vdev_stats_nvlist`` prints them whatever the text's notes show (2.2+ prints no scan note
+for a disk that is not healthy). The 2.x ``(resilvering)`` of a sequential rebuild comes
+from ``vs_rebuild_processed``, which ``zpool status -j`` does not print.
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def _vdev(row: dict, depth: int, interior: bool, nice: _Nice, extra: dict) -> di
     d["checksum_errors"] = nice.count(int(row.get("cksum", 0)))
     if extra.get("scan_processed"):
         d["scan_processed"] = nice.bytes(extra["scan_processed"])
-    if "(awaiting resilver)" in note:
+    if row.get("resilver_deferred"):
         d["resilver_deferred"] = nice.literal(1)
     if not interior:
         d["slow_ios"] = nice.count(0)
@@ -238,10 +238,6 @@ def _vdev(row: dict, depth: int, interior: bool, nice: _Nice, extra: dict) -> di
     if aux:
         d["aux"] = aux
     return d
-
-
-def _repairing(note: str) -> bool:
-    return note.startswith(("(resilvering)", "(repairing)"))
 
 
 def _class_items(pool: dict, leaves: list[dict], nice: _Nice) -> dict:
@@ -290,10 +286,6 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
     leaves = (layout or {}).get("leaves") or []
     size_of = {leaf["name"]: int(leaf.get("size_bytes", 0)) for leaf in leaves}
     top_space = [(int(v.get("alloc_bytes", 0)), int(v.get("size_bytes", 0))) for v in pool.get("vdevs", [])]
-    ps = snapshot.get("scan") or {}
-    noted = [r for r in rows if _repairing(r.get("note") or "")]
-    processed = int(ps.get("processed", 0))
-    share = max(processed // len(noted), 1) if noted and processed and ps.get("state") == "scanning" else 0
 
     # Children of each row by index; vdev types of the top-level vdevs for rebuild_stats.
     kids: dict[int, list[int]] = {i: [] for i in range(len(rows))}
@@ -316,8 +308,7 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
             extra["alloc_space"], extra["total_space"] = top_space[tops_in_order.index(i)]
         if not kids[i]:
             extra["phys_space"] = size_of.get(r["name"], 0)
-            if _repairing(r.get("note") or ""):
-                extra["scan_processed"] = share
+            extra["scan_processed"] = int(r.get("scan_processed", 0))
         d = _vdev(r, depth, bool(kids[i]), nice, extra)
         if kids[i]:
             d["vdevs"] = {rows[c]["name"]: build(c) for c in kids[i]}

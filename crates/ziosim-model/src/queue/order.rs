@@ -15,15 +15,21 @@
 //! | 2.2+ | list head | oldest 0.537 s bucket (`timestamp >> 29`); inside it first offset ≥ `last_offset`, else the bucket's lowest |
 //!
 //! `last_offset` is one per leaf, shared by all classes. Keys are `(k1, k2, id)`: FIFO
-//! `(enqueue_ns, 0, id)`, LBA `(0, offset, id)` or `(bucket, offset, id)` in 2.2. Ties
-//! between equal keys fall to the I/O id (ZFS falls to the zio address), so the order is a
-//! pure function of the inputs. Every queued I/O is also in the read or write offset set
-//! that aggregation walks (TRIM in neither), keyed `(offset, id)`.
+//! `(enqueue_ns, seq, id)`, LBA `(0, offset, id)` or `(bucket, offset, id)` in 2.2. A FIFO
+//! class is in arrival order: ZFS's `io_timestamp`s (`gethrtime()` at `vdev_queue_io`) are
+//! distinct for zios queued one after another, and 2.2+ keeps the class as a list
+//! (`list_insert_tail`), so I/Os the simulation queues in the same nanosecond (a commit's
+//! lwbs) keep the order they were queued in (`seq`, `LeafIo::seq`). Other ties fall to the
+//! I/O id (ZFS falls to the zio address), so the order is a pure function of the inputs.
+//! Every queued I/O is also in the read or write offset set that aggregation walks (TRIM
+//! in neither), keyed `(offset, id)`.
 //!
 //! Keys are packed into one `u128` whose integer order is the tuple order (one compare
-//! instead of three on the hot insert/remove path; see [`key`]): `enqueue_ns·2³² + id`,
-//! `offset·2³² + id`, `bucket·2⁹⁶ + offset·2³² + id`. The bucket has 32 bits, i.e. 2⁶¹ ns
-//! (73 years) of simulated time; later I/Os would share the last bucket.
+//! instead of three on the hot insert/remove path; see [`key`]): `enqueue_ns·2⁶⁴ +
+//! seq·2³² + id`, `offset·2³² + id`, `bucket·2⁹⁶ + offset·2³² + id`. The bucket has 32
+//! bits, i.e. 2⁶¹ ns (73 years) of simulated time; later I/Os would share the last bucket.
+//! `seq` wraps after 2³² enqueues on a leaf, which can misorder only two I/Os queued in
+//! the same nanosecond across the wrap.
 
 use std::collections::VecDeque;
 
@@ -53,10 +59,10 @@ type Key = u128;
 pub mod key {
     use crate::io::IoId;
 
-    /// `(enqueue_ns, 0, id)` of a FIFO class.
+    /// `(enqueue_ns, seq, id)` of a FIFO class.
     #[inline]
-    pub fn fifo(enqueue_ns: u64, id: IoId) -> u128 {
-        (enqueue_ns as u128) << 32 | id as u128
+    pub fn fifo(enqueue_ns: u64, seq: u32, id: IoId) -> u128 {
+        (enqueue_ns as u128) << 64 | (seq as u128) << 32 | id as u128
     }
     /// `(0, offset, id)`, also the `(offset, id)` key of the per-type offset sets.
     #[inline]
@@ -131,6 +137,8 @@ pub struct ClassQueues {
     /// Issue attempts owed: 1 per enqueue (`vdev_queue_io` tries once), unbounded after a
     /// completion (`vdev_queue_io_done` loops); cleared when an attempt finds nothing.
     budget: u32,
+    /// Arrival counter for `LeafIo::seq`.
+    next_seq: u32,
 }
 
 impl ClassQueues {
@@ -150,6 +158,7 @@ impl ClassQueues {
             scratch: Vec::with_capacity(64),
             discarded: VecDeque::with_capacity(16),
             budget: 0,
+            next_seq: 0,
         }
     }
 
@@ -175,7 +184,7 @@ impl ClassQueues {
     #[inline]
     fn key(&self, io: &LeafIo, id: IoId) -> Key {
         if io.class.fifo() {
-            key::fifo(io.enqueue_ns, id)
+            key::fifo(io.enqueue_ns, io.seq, id)
         } else if self.order == InClassOrder::Bucketed {
             key::bucketed(io.enqueue_ns >> VDQ_T_SHIFT, io.offset, id)
         } else {
@@ -187,6 +196,8 @@ impl ClassQueues {
         let io = ios.get_mut(id);
         debug_assert!(io.op != Op::Flush, "flushes bypass the vdev queue");
         io.agg_next = crate::io::NO_IO;
+        io.seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
         let c = self.fixup(io);
         io.class = c;
         let io = *io;

@@ -247,6 +247,34 @@ fn sync_classes_are_fifo() {
 }
 
 #[test]
+fn same_nanosecond_fifo_ios_keep_their_queue_order() {
+    // A commit's lwbs are queued in one simulated instant; the slab hands out recycled
+    // ids, so the ids run against the queue order. ZFS issues them in order (distinct
+    // io_timestamps up to 2.1, a list from 2.2).
+    for r in [Release::Zfs07, Release::Zfs21, Release::Zfs22] {
+        let mut h = H::new(r, &[("zfs_vdev_max_active", 1), ("zfs_vdev_aggregation_limit", 0)]);
+        let first = h.add(SyncWrite, 0, 4096);
+        let mut cur = h.pump()[0];
+        assert_eq!(cur.head, first);
+        // Free three slab slots so the next allocations reuse them (LIFO).
+        let spare: Vec<IoId> = (0..3).map(|_| h.ios.alloc(LeafIo::new(0, Op::Write, SyncWrite, 0, 0))).collect();
+        for id in spare {
+            h.ios.free(id);
+        }
+        let ids: Vec<IoId> = [1u64, 2, 3].iter().map(|&k| h.add(SyncWrite, k * MIB, 4096)).collect();
+        assert!(ids.windows(2).all(|w| w[0] > w[1]), "ids must run backwards for this test: {ids:?}");
+        let mut order = Vec::new();
+        loop {
+            h.done(&cur);
+            let Some(&i) = h.pump().first() else { break };
+            order.push(i.offset / MIB);
+            cur = i;
+        }
+        assert_eq!(order, vec![1, 2, 3], "{r:?}");
+    }
+}
+
+#[test]
 fn zfs22_old_bucket_beats_newer_lower_offset() {
     let run = |r: Release| {
         let mut h = H::new(r, &[("zfs_vdev_max_active", 1), ("zfs_vdev_aggregation_limit", 0)]);

@@ -21,7 +21,7 @@ fn txg(r: Release, set: &[(&str, i64)]) -> Txg {
 fn syncs(out: &[TxgAction]) -> Vec<(u64, u64)> {
     out.iter()
         .filter_map(|a| match a {
-            TxgAction::StartSync { txg, dirty_bytes } => Some((*txg, *dirty_bytes)),
+            TxgAction::StartSync { txg, dirty_bytes, .. } => Some((*txg, *dirty_bytes)),
             _ => None,
         })
         .collect()
@@ -221,7 +221,7 @@ fn old_throttle_write_limit_and_next_txg_wait() {
     // 33 MiB in txg 1: the next tx finds it over the limit and waits for txg 2.
     assert_eq!(t.assign(0, 1, 33 * MIB, 0, false, &mut out), TxDecision::Admit { txg: 1 });
     assert_eq!(t.assign(MS, 2, 4096, MS, false, &mut out), TxDecision::Wait);
-    assert!(out.contains(&TxgAction::StartSync { txg: 1, dirty_bytes: 33 * MIB }));
+    assert!(out.contains(&TxgAction::StartSync { txg: 1, dirty_bytes: 33 * MIB, overridden_bytes: 0 }));
     assert!(out.contains(&TxgAction::Resume { tx_id: 2, at_ns: MS }));
     assert_eq!(t.assign(MS, 2, 4096, MS, true, &mut out), TxDecision::Admit { txg: 2 });
     // Fast sync (33 MiB in 100 ms): limit = throughput x 1000 ms, capped at RAM/8.
@@ -264,4 +264,21 @@ fn data_at_risk_until_txg_sync() {
     // Promises for an already-synced txg are not at risk.
     t.add_at_risk(11 * S, 1, 100);
     assert_eq!(t.risk(12 * S).at_risk_bytes, 0);
+}
+
+#[test]
+fn dmu_sync_overrides_an_open_txg_and_not_a_syncing_one() {
+    let mut t = txg(Release::Zfs22, &[]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    assert_eq!(t.assign(0, 1, 8 * MIB, 0, false, &mut out), TxDecision::Admit { txg: 1 });
+    // A commit's dmu_sync writes 1 MiB of txg 1 in place: its sync skips those bytes...
+    assert!(t.dmu_sync(1, MIB));
+    // ...but never more than the txg holds.
+    assert!(t.dmu_sync(1, 64 * MIB));
+    t.on_timer(5 * S, &mut out);
+    assert!(out.contains(&TxgAction::StartSync { txg: 1, dirty_bytes: 8 * MIB, overridden_bytes: 8 * MIB }), "{out:?}");
+    // Txg 1 is syncing: dmu_sync_late_arrival writes a copy of its own.
+    assert_eq!(t.syncing_txg(), Some(1));
+    assert!(!t.dmu_sync(1, MIB));
 }
