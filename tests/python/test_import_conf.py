@@ -332,9 +332,9 @@ def test_a_tunable_linux_never_exported_is_unknown_there():
     assert r.verdict == V_UNK and "never made it a setting" in r.why
 
 
-def test_freenas_style_c_name_under_vfs_zfs_is_a_misspelling():
-    r = one("zfs-2.2", "vfs.zfs.zfs_scan_legacy=1")
-    assert r.verdict == V_UNK and r.why.endswith("did you mean vfs.zfs.scan_legacy?")
+def test_a_c_name_under_vfs_zfs_is_a_misspelling():
+    r = one("zfs-2.2", "vfs.zfs.zfs_scan_vdev_limit=1")
+    assert r.verdict == V_UNK and r.why.endswith("did you mean vfs.zfs.scan_vdev_limit?")
 
 
 def test_a_name_that_is_not_zfs_like_is_unknown_with_a_suggestion_when_close():
@@ -606,3 +606,14 @@ def test_doc_error_examples_are_what_ziosim_prints():
             conf.audit(sum((fixture(f) for f in files), ()), release)
         made.append(f"error: {e.value.line}")
     assert shown == made
+
+
+@pytest.mark.needs_core
+@pytest.mark.parametrize("release", ["freebsd-9", "zfs-2.2"])
+def test_freebsd_12_legacy_names_are_real_names_not_misspellings(release):
+    # spec/zfs-model.md §9.3: FreeBSD ≤12 / FreeNAS name zfs_scan_legacy vfs.zfs.zfs_scan_legacy.
+    r = one(release, 'vfs.zfs.zfs_scan_legacy="1"\n', "loader.conf")
+    assert r.verdict == "NOT IN THIS RELEASE", r.why
+    assert "FreeBSD 12" in r.why and "vfs.zfs.scan_legacy" in r.why and "did you mean" not in r.why
+    r = one(release, 'vfs.zfs.zfs_scan_checkpoint_interval="3600"\n', "loader.conf")
+    assert r.verdict == "NOT IN THIS RELEASE" and "vfs.zfs.scan_checkpoint_intval" in r.why

@@ -591,8 +591,25 @@ def _not_in_release(s: Setting, platform: str, release: str, by_release: dict[st
     return "; ".join(parts)
 
 
+# FreeBSD 12's (and FreeNAS 11.1+'s) legacy-ZFS sysctls for knobs ziosim models under other
+# names (spec/zfs-model.md §9.3 name table; users.md §4.6). FreeBSD 12 took the sorted scan
+# before OpenZFS came to FreeBSD 13, but ziosim's freebsd-9 key is FreeBSD 9's ZFS, which had
+# neither: real names of a release ziosim does not model, not misspellings.
+_FREEBSD12_NAMES = {
+    "vfs.zfs.zfs_scan_legacy": "zfs_scan_legacy",
+    "vfs.zfs.zfs_scan_checkpoint_interval": "zfs_scan_checkpoint_intval",
+}
+
+
 def _unknown_or_unmodelled(s: Setting, platform: str, release: str, names: _Names) -> tuple[str, str]:
     where = f"no {_PLATFORM_LABEL[platform]} release ziosim knows ({names.runs(names.family)})"
+    if platform == "freebsd" and s.name in _FREEBSD12_NAMES:
+        tunable = _FREEBSD12_NAMES[s.name]
+        have = [r for r in names.family if names.name_of(tunable, r) is not None]
+        modern = f"; OpenZFS ({names.runs(have)}) names it {names.name_of(tunable, have[-1])}" if have else ""
+        return ("NOT IN THIS RELEASE",
+                f"FreeBSD 12's (and FreeNAS's) legacy-ZFS name for {tunable}, a release ziosim does not model: "
+                f"its freebsd-9 is FreeBSD 9's ZFS, which has no sorted scan{modern}; kept out of the scenario")
     if (platform, s.name) in _ARC_SIZE:
         return ("NOT MODELLED", _ARC_NOTE)
     if s.name in names.declared:  # Linux and illumos name knobs as the C variable
