@@ -20,7 +20,8 @@ Workload measures are taken while the scan was issuing (the ``during the scan`` 
 of ``ziosim run``) when the scenario runs a scan, else over the whole run. ``scan-time``
 is the scan's duration when it finished, else the time so far plus the time to go that
 the release's own ``zpool status`` printed when the run stopped (or, where it prints no
-estimate, the time so far scaled by the fraction issued), and the view marks it ``~``.
+estimate, the time so far scaled by the fraction issued; where it prints whole minutes,
+≤0.7, the same estimate unrounded), and the view marks it ``~``.
 """
 
 from __future__ import annotations
@@ -381,11 +382,22 @@ def is_unknown(v: float | None) -> bool:
     return isinstance(v, float) and math.isnan(v)
 
 
+def eta_in_minutes(release: str | None) -> bool:
+    """Whether ``release``'s ``zpool status`` prints a scan's time to go in whole minutes,
+    the seconds dropped (``%lluh%um``, and solaris-2009's ``XhYm``: every release before
+    zfs-0.8, whose ``print_scan_status`` prints seconds)."""
+    releases = _native.releases()
+    return release in releases and releases.index(release) < releases.index("zfs-0.8")
+
+
 def _projected_scan_ns(row: Mapping[str, Any]) -> tuple[float | None, bool]:
     """(scan time in ns, projected?) from a row's scan columns: the duration if the scan
     finished; else the time so far plus the time to go the release's `zpool status`
     printed at the end of the run; else (no estimate printed) the time so far scaled by
-    the fraction issued. A sequential rebuild counts before the scrub that follows it: it
+    the fraction issued. Where the release prints whole minutes (``eta_in_minutes``: 13 s
+    to go prints ``0h0m``), the same straight line as its estimate — the bytes left at the
+    rate examined so far — is taken unrounded: the time so far scaled by the fraction
+    examined. A sequential rebuild counts before the scrub that follows it: it
     is what restores redundancy. ``UNKNOWN`` when there is nothing to project from: the
     scan had issued no data yet (a sorted scan still walking metadata) or the rebuild
     printed no time to go — not "never", only "not seen yet"."""
@@ -401,6 +413,9 @@ def _projected_scan_ns(row: Mapping[str, Any]) -> tuple[float | None, bool]:
     if row.get("scan_state") == "finished":
         return float(dur), False
     if row.get("scan_eta_ns") is not None:
+        total, seen = row.get("scan_to_examine_bytes") or 0, row.get("scan_examined_bytes") or 0
+        if eta_in_minutes(row.get("release")) and total > 0 and seen > 0:
+            return float(dur) * max(total, seen) / seen, True
         return float(dur) + float(row["scan_eta_ns"]), True
     total = row.get("scan_to_examine_bytes") or 0
     issued = row.get("scan_issued_bytes") or 0
@@ -737,8 +752,9 @@ def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
         lines.append(f"({hidden} setting{'s' if hidden != 1 else ''} not shown: missing a limit, unsafe or putting "
                      "more data at risk; --all shows them)")
     if any(c.goal_projected for c in a.candidates):
-        lines.append("~ projected: the scan had not finished when the run stopped; time so far plus what "
-                     "zpool status gave as time to go")
+        to_go = ("the time to go at its rate so far (zpool status's estimate before it drops the seconds)"
+                 if eta_in_minutes(a.release) else "what zpool status gave as time to go")
+        lines.append(f"~ projected: the scan had not finished when the run stopped; time so far plus {to_go}")
     if a.stop_hint is not None:
         lines.append(f"unknown: the {a.scan_func or 'scan'} had issued no data when the run stopped "
                      f"({a.unknown_why}), so there is nothing to project its time from")

@@ -23,15 +23,178 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
 from . import __version__, _native, runner
 from . import scenario as scenario_mod
 from .errors import InternalError, ScenarioError
+from .units import show
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as _click_errors
+except ImportError:  # pragma: no cover - older typer (Python 3.9) uses click itself
+    from click import exceptions as _click_errors  # type: ignore[no-redef]
 
 EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
+
+# ----------------------------------------------------------------------------- usage errors
+#
+# The option parser (click, under typer) reports a bad option as a usage block, three lines
+# that do not repeat the value. ziosim reports it as it reports every input mistake: one
+# line ``error: <option>: <value> — allowed: …`` (and perhaps ``hint: …``), exit 2.
+
+
+class _UsageLine(_click_errors.UsageError):
+    """A usage error printed as ``error: <line>`` (and ``hint: …``); exit 2."""
+
+    def __init__(self, line: str, hint: Optional[str] = None) -> None:
+        super().__init__(line)
+        self.line, self.hint = line, hint
+
+    def show(self, file: Any = None) -> None:
+        _say(f"error: {self.line}")
+        if self.hint:
+            _say(f"hint: {self.hint}")
+
+
+_ARGV = "ziosim.argv"  # the command line as given, in the context's meta (shared with subcommands)
+# `ziosim` alone prints the help through this error (click 8.2+; older click exits instead).
+_NO_ARGS_IS_HELP = getattr(_click_errors, "NoArgsIsHelpError", _UsageLine)
+
+
+def _option_value(opts: list[str], argv: list[str]) -> tuple[Optional[str], Optional[str]]:
+    """(the option as typed, its value) for the last use of any of ``opts`` in ``argv``:
+    ``--knobs 5``, ``--knobs=5`` or ``-j5``."""
+    found: tuple[Optional[str], Optional[str]] = (None, None)
+    for i, tok in enumerate(argv):
+        if tok == "--":
+            break
+        for o in opts:
+            if tok == o:
+                found = (o, argv[i + 1] if i + 1 < len(argv) else None)
+            elif o.startswith("--") and tok.startswith(o + "="):
+                found = (o, tok[len(o) + 1:])
+            elif len(o) == 2 and not tok.startswith("--") and tok.startswith(o) and len(tok) > 2:
+                found = (o, tok[2:])
+    return found
+
+
+def _param_kind(param: Any) -> tuple[str, Any, Any]:
+    """(what the parser takes, min, max) for a click/typer parameter."""
+    ann = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    ptype = getattr(param, "type", None)
+    lo, hi = getattr(param, "min", None), getattr(param, "max", None)
+    if lo is None and hi is None:
+        lo, hi = getattr(ptype, "min", None), getattr(ptype, "max", None)
+    tname = str(getattr(ptype, "name", ""))
+    if ann is int or tname.startswith("integer"):
+        return "an integer", lo, hi
+    if ann is float or tname.startswith("float"):
+        return "a number", lo, hi
+    if ann is Path or tname in ("path", "file"):
+        return "a path", None, None
+    choices = getattr(ptype, "choices", None)
+    if choices:
+        return "one of " + ", ".join(str(c) for c in choices), None, None
+    return "a value", None, None
+
+
+def _bounds(lo: Any, hi: Any) -> str:
+    if lo is not None and hi is not None:
+        return f" {lo}..{hi}"
+    if lo is not None:
+        return f", at least {lo}"
+    return f", at most {hi}" if hi is not None else ""
+
+
+def _bad_parameter(e: Any, argv: list[str]) -> _UsageLine:
+    """``--knobs: 5 — out of range; allowed: an integer 1..4``."""
+    p = e.param
+    opts = list(getattr(p, "opts", [])) + list(getattr(p, "secondary_opts", []))
+    is_option = any(o.startswith("-") for o in opts)
+    typed, raw = _option_value(opts, argv) if is_option else (None, None)
+    name = typed or (max(opts, key=len) if is_option else (getattr(p, "metavar", None) or str(p.name).upper()))
+    kind, lo, hi = _param_kind(p)
+    if name == "--seed":  # it becomes scenario.seed
+        lo, hi = 0, scenario_mod.SEED_MAX
+    allowed = kind + _bounds(lo, hi)
+    if isinstance(e, _click_errors.MissingParameter):
+        return _UsageLine(f"{name}: missing — allowed: {allowed}")
+    cause = e.__cause__  # typer 0.2x converts through pydantic, whose error keeps the input
+    details = cause.errors() if hasattr(cause, "errors") else []
+    if details and details[0].get("input") is not None:
+        raw = details[0]["input"]
+    if kind in ("an integer", "a number") and isinstance(raw, str):
+        try:
+            int(raw) if kind == "an integer" else float(raw)
+        except ValueError:
+            return _UsageLine(f"{name}: {show(raw)} — not {kind}; allowed: {allowed}")
+        return _UsageLine(f"{name}: {raw} — out of range; allowed: {allowed}")  # a number, as written
+    value = "no value" if raw is None else show(raw)
+    return _UsageLine(f"{name}: {value} — {str(e.message).rstrip('.')}; allowed: {allowed}")
+
+
+def _usage_line(e: Any, argv: list[str], cmd: str = "ziosim", command: Any = None) -> Any:
+    """The one-line form of a usage error of the option parser; ``cmd`` and ``command`` are
+    the (sub)command being parsed, for errors that do not carry their context."""
+    if isinstance(e, (_UsageLine, _NO_ARGS_IS_HELP)):
+        return e
+    if e.ctx is not None:
+        cmd, command = e.ctx.command_path, e.ctx.command
+    listed = f"what '{cmd} --help' lists"
+    if isinstance(e, _click_errors.BadParameter) and e.param is not None:
+        return _bad_parameter(e, argv)
+    if isinstance(e, _click_errors.NoSuchOption):
+        near = sorted(e.possibilities or ())
+        return _UsageLine(f"{e.option_name}: no such option of {cmd} — allowed: {listed}",
+                          f"did you mean {' or '.join(near)}?" if near else None)
+    if isinstance(e, _click_errors.BadOptionUsage):
+        # "Option '--out' requires an argument.": the option's kind, from its declaration.
+        param = next((q for q in getattr(command, "params", ()) if e.option_name in getattr(q, "opts", ())), None)
+        if param is not None and "requires" in str(e.message):
+            kind, lo, hi = _param_kind(param)
+            return _UsageLine(f"{e.option_name}: no value — allowed: {kind}{_bounds(lo, hi)}")
+        why = str(e.message).split(f"{e.option_name!r} ", 1)[-1].rstrip(".")
+        return _UsageLine(f"{e.option_name}: {why} — allowed: {listed}")
+    return _UsageLine(f"{cmd}: {str(e.format_message()).rstrip('.')} — allowed: {listed}")
+
+
+class _Group(TyperGroup):
+    """The `ziosim` command group, with the option parser's errors in ziosim's one-line form."""
+
+    def make_context(self, info_name: Optional[str], args: list[str], parent: Any = None, **extra: Any) -> Any:
+        argv = list(args)
+        try:
+            ctx = super().make_context(info_name, args, parent=parent, **extra)
+        except _click_errors.UsageError as e:
+            raise _usage_line(e, argv) from None
+        ctx.meta[_ARGV] = argv
+        return ctx
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None \
+                and not ctx.resilient_parsing:
+            names = self.list_commands(ctx)
+            near = scenario_mod.nearest(args[0], names)
+            raise _UsageLine(f"{show(args[0])}: no such command — allowed: {', '.join(names)}",
+                             f"did you mean {near}?" if near else None)
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _click_errors.UsageError as e:
+            argv = ctx.meta.get(_ARGV, [])
+            sub = next((a for a in argv if not a.startswith("-")), None)
+            command = self.get_command(ctx, sub) if sub else None
+            cmd = f"{ctx.command_path} {sub}" if command is not None else ctx.command_path
+            raise _usage_line(e, argv, cmd, command) from None
+
+
 app = typer.Typer(
     name="ziosim",
+    cls=_Group,
     help="Simulate the ZFS I/O pipeline: scrub, resilver, vdev queues and disks.",
     no_args_is_help=True,
     add_completion=False,

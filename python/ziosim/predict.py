@@ -17,7 +17,8 @@ reaches the real ``% done`` (the same arithmetic, as the release prints it), giv
 * the release's own ETA, for comparison.
 
 A simulation stopped before its scan ended is completed with its release's ETA at the last
-snapshot (what `ziosim advise` does for an unfinished scan).
+snapshot (what `ziosim advise` does for an unfinished scan) — unrounded where the release
+prints whole minutes (≤0.7): the time so far scaled by the fraction examined.
 """
 
 from __future__ import annotations
@@ -89,10 +90,19 @@ def remaining(
         end_s = last["end_s"] if last["end_s"] else last["time_s"]
         total = float(end_s - start_s)
     elif last.get("eta_s") is not None:
-        total = float(last["time_s"] - start_s + last["eta_s"])
+        from .advise import eta_in_minutes
+
+        ran = float(last["time_s"] - start_s)
+        total = ran + last["eta_s"]
+        seen, whole = last.get("examined_bytes") or 0, last.get("to_examine_bytes") or 0
+        unrounded = ""
+        if kind != "rebuild" and eta_in_minutes(meta.get("release")) and seen > 0 and whole > 0:
+            # The release prints whole minutes (13 s to go is "0h0m"): its straight line unrounded.
+            total = ran * max(whole, seen) / seen
+            unrounded = f", {_dur_text(total - ran)} before it drops the seconds"
         warnings.append(
             f"the simulation stopped before its {kind} ended: its end is the release's ETA at the "
-            f"last snapshot ({last['eta']}), a straight line like the real one"
+            f"last snapshot ({last['eta']}{unrounded}), a straight line like the real one"
         )
     else:
         raise PredictError(f"the simulated {kind} neither ended nor has an estimate at its last snapshot")
@@ -132,12 +142,17 @@ def remaining(
                      tuple(warnings))
 
 
-def lines(r: Remaining) -> list[str]:
-    """The comparison as text, in ZFS's own duration style (``10h36m``)."""
+def _dur_text(s: float) -> str:
     from .importers.scenario import _dur
 
+    return _dur(int(round(s)))
+
+
+def lines(r: Remaining) -> list[str]:
+    """The comparison as text, in ZFS's own duration style (``10h36m``)."""
+
     def d(s: float | None) -> str:
-        return "—" if s is None else _dur(int(round(s)))
+        return "—" if s is None else _dur_text(s)
 
     pct = f"{r.fraction * 100:.2f}%"
     out = [f"Real {r.kind}: {pct} done"

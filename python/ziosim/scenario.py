@@ -316,6 +316,68 @@ def _hint(name: str, candidates: Iterable[str]) -> str | None:
     return f"did you mean {n}?" if n else None
 
 
+_DURATION_UNITS = (("d", 86_400 * 10**9), ("h", 3_600 * 10**9), ("m", 60 * 10**9), ("s", 10**9),
+                   ("ms", 10**6), ("us", 10**3), ("ns", 1))
+
+
+def duration_text(ns: int) -> str:
+    """``ns`` exactly, as a scenario writes a duration: ``"1s"``, ``"1m30s"``, ``"2s500ms"``."""
+    parts = []
+    for unit, size in _DURATION_UNITS:
+        n, ns = divmod(ns, size)
+        if n:
+            parts.append(f"{n}{unit}")
+    return "".join(parts) or "0s"
+
+
+# What became of a tunable some releases lack, as the import audit of tunables files says it
+# (importers/tunables_conf.py holds the table): the fact, and the release's nearest counterpart.
+def fate(name: str, release: str, releases: Sequence[str]) -> tuple[str | None, str | None]:
+    """(what became of ``name``, the tunable that took its place) for a release without it;
+    the fact only where it applies to ``release`` (removed in 0.8: only 0.8 and later)."""
+    try:
+        from .importers.tunables_conf import _AFTER_08, _FATE
+    except ImportError:  # the importers need ziosim.report, which CLI tests replace by a stand-in
+        return None, None
+    if name not in _FATE:
+        return None, None
+    fact, counterpart = _FATE[name]
+    after_08 = release.startswith("zfs-") and releases.index(release) >= releases.index("zfs-0.8")
+    return (fact if fact != _AFTER_08 or after_08 else None), counterpart
+
+
+# Knobs ZFS copies into a private variable when the module loads, whatever the platform's
+# permission on the knob says: a write to a running system changes nothing (DS@zfs-0.8.0 …
+# DS@zfs-2.3.0 `scan_init`: "fill_weight is non-tunable at runtime, so we copy it at module
+# init from zfs_scan_fill_weight").
+_READ_AT_MODULE_LOAD = {"zfs_scan_fill_weight": "scan_init copies it into fill_weight, dsl_scan.c"}
+
+
+def boot_only(name: str, release: str) -> str | None:
+    """Why a running system of ``release`` cannot change tunable ``name`` (a `set` action
+    of it would change nothing), or None when one can. A tunable is boot-only when ZFS reads
+    it only at module load, or when every platform that ran the release and exports it makes
+    it read-only once booted — ``ziosim tunables --platform`` marks those "(boot)"."""
+    from . import platforms
+
+    if name in _READ_AT_MODULE_LOAD:
+        return f"{release} reads it only when the zfs module loads ({_READ_AT_MODULE_LOAD[name]})"
+    why = []
+    for p in platforms.platforms_for(release):
+        k = platforms.knob(p, release, name)
+        if k is None:
+            continue
+        if p == "illumos" and name in platforms._ILLUMOS_READ_AT_INIT:
+            why.append("illumos reads it once, when ZFS starts (arc_init)")
+        elif k.runtime:
+            return None
+        elif p == "linux":
+            why.append("Linux: a read-only module parameter, mode 0444")
+        else:
+            why.append(f"FreeBSD: {k.name} is a loader tunable, read-only once booted")
+    return f"{release} reads it only at boot ({'; '.join(why)})" if why else None
+
+
 def _join(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
@@ -665,7 +727,8 @@ class _Normaliser:
             check_keys(a, path, ("at", "do") + ACTION_KEYS[do])
             at = parse_duration(a.get("at", "0s"), f"{path}.at")
             if at < last:
-                raise ScenarioError(f"{path}.at: {show(a.get('at'))} — allowed: actions in time order (not before {last} ns)")
+                raise ScenarioError(f"{path}.at: {show(a.get('at'))} — allowed: actions in time order (not before "
+                                    f"{show(duration_text(last))}, action[{i - 1}]'s time)")
             last = at
             act: dict[str, Any] = {"at_ns": at, "do": do}
             if do in ("fail", "detach", "offline", "online"):
@@ -706,6 +769,10 @@ class _Normaliser:
                 name = _str(_required(a, "tunable", path, "a tunable name"), f"{path}.tunable")
                 act["tunable"] = name
                 act["value"] = self.tunable(name, _required(a, "value", path, "a value"), c["release"], action=path)
+                boot = boot_only(name, c["release"])
+                if boot is not None:
+                    raise ScenarioError(f"{path}.tunable: {show(name)} — {boot}, so a set at run time changes "
+                                        "nothing; allowed: set it in zfs.tunables instead")
             elif do in ("pause-scrub", "resume-scrub"):
                 if self.releases.index(c["release"]) < self.releases.index("zfs-0.7"):
                     raise ScenarioError(f"{path}.do: {show(do)} — allowed: from release zfs-0.7 (zpool scrub -p)")
@@ -833,7 +900,14 @@ class _Normaliser:
                            _hint(name, self.tunable_decls))
         if d["defaults"].get(release) is None:
             have = [r for r in self.releases if d["defaults"].get(r) is not None]
-            raise bad_name(f"not in release {release}", f"releases that have it: {', '.join(have)}")
+            fact, counterpart = fate(name, release, self.releases)
+            there = counterpart if counterpart and self.tunable_decls.get(counterpart, {}).get(
+                "defaults", {}).get(release) is not None else None
+            why = f"not in release {release}" + (f" ({fact})" if fact else "")
+            allowed = f"releases that have it: {', '.join(have)}"
+            if there is not None:
+                allowed += f"; in {release} its nearest counterpart is {there} ({self.tunable_decls[there]['unit']})"
+            raise bad_name(why, allowed)
         value = self.tunable_value(v, value_at, d)
         if not d["min"] <= value <= d["max"]:
             raise ScenarioError(f"{value_at}: {show(v)} — out of range; allowed: {d['min']}..{d['max']} {d['unit']}")

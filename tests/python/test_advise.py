@@ -188,6 +188,24 @@ def test_scan_time_is_projected_from_zpool_status_when_unfinished():
     assert advise._projected_scan_ns(row) == (60e9, False)
 
 
+def test_a_minutes_only_eta_is_projected_unrounded():
+    """≤0.7's zpool status prints the time to go as XhYm, the seconds dropped: 13 s to go
+    prints 0h0m. The projection takes the same straight line (bytes left at the rate
+    examined so far) before the rounding; 0.8+ prints seconds and is taken as printed."""
+    row = {"scan_duration_ns": 119e9, "scan_state": "scanning", "scan_eta_ns": 0, "release": "zfs-0.7",
+           "scan_to_examine_bytes": 4_299_264_000, "scan_examined_bytes": 3_864_236_032,
+           "scan_issued_bytes": 3_864_236_032}
+    value, projected = advise._projected_scan_ns(row)
+    assert projected and value == pytest.approx(119e9 * 4_299_264_000 / 3_864_236_032)
+    assert 132e9 < value < 133e9  # the run to the end: 132.4 s; the printed ETA gave 119 s
+    for release in ("solaris-2009", "freebsd-9", "illumos-2014", "zfs-0.6.5"):
+        assert advise._projected_scan_ns(dict(row, release=release))[0] == value
+    assert advise._projected_scan_ns(dict(row, release="zfs-0.8")) == (119e9, True)
+    assert advise._projected_scan_ns(dict(row, release="zfs-2.2", scan_eta_ns=13e9)) == (132e9, True)
+    assert [advise.eta_in_minutes(r) for r in ("illumos-2014", "zfs-0.7", "zfs-0.8", "zfs-2.3", None)] == [
+        True, True, False, False, False]
+
+
 # ----------------------------------------------------------------------------- the verb
 
 

@@ -231,6 +231,37 @@ def test_unknown_view_is_a_usage_error(tmp_path):
 def test_unknown_option_is_usage_error():
     r = invoke("run", "--bogus")
     assert r.exit_code == 2
+    assert r.stderr == ("error: --bogus: no such option of ziosim run — allowed: what 'ziosim run --help' lists\n"
+                        "hint: did you mean --out?\n")
+
+
+@pytest.mark.parametrize("args, line", [
+    (("advise", "x.toml", "--knobs", "5"), "error: --knobs: 5 — out of range; allowed: an integer 1..4"),
+    (("advise", "x.toml", "--knobs=0"), "error: --knobs: 0 — out of range; allowed: an integer 1..4"),
+    (("advise", "x.toml", "--knobs", "two"), 'error: --knobs: "two" — not an integer; allowed: an integer 1..4'),
+    (("advise", "x.toml", "--tolerance", "2"), "error: --tolerance: 2 — out of range; allowed: a number 0.0..1.0"),
+    (("run", "x.toml", "--seed", "abc"),
+     'error: --seed: "abc" — not an integer; allowed: an integer 0..18446744073709551615'),
+    (("sweep", "x.toml", "-j0"), "error: -j: 0 — out of range; allowed: an integer, at least 1"),
+    (("sweep", "x.toml", "--jobs", "0"), "error: --jobs: 0 — out of range; allowed: an integer, at least 1"),
+    (("advise", "x.toml", "--knobs"), "error: --knobs: no value — allowed: an integer 1..4"),
+    (("run",), "error: SCENARIO: missing — allowed: a path"),
+    (("rn", "x.toml"), 'error: "rn": no such command — allowed: run, sweep, compare, advise, import, '
+                       "check-determinism, validate, tunables, presets\nhint: did you mean run?"),
+])
+def test_option_parser_errors_are_one_line_naming_option_value_and_allowed(args, line):
+    """Not click's usage block (three lines, without the value)."""
+    r = invoke(*args)
+    assert r.exit_code == 2
+    assert r.stderr == line + "\n"
+    assert r.stdout == ""
+
+
+def test_help_and_a_bare_command_still_print_help():
+    assert invoke("--help").exit_code == 0
+    assert "Usage: ziosim run" in invoke("run", "--help").stdout
+    bare = invoke()
+    assert bare.exit_code == 2 and "Usage: ziosim" in (bare.stdout + bare.stderr)
 
 
 def test_interrupt_exits_130_and_writes_nothing(tmp_path, fake_core, monkeypatch):

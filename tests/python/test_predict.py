@@ -60,3 +60,19 @@ def test_no_such_scan_is_an_error(done):
         predict.remaining(done, META, "resilver", 0.5, 1.0, None)
     with pytest.raises(ValueError):
         predict.remaining(done, META, "scrub", 1.5, 1.0, None)
+
+
+def test_a_minutes_only_release_estimate_is_taken_unrounded():
+    """zfs-0.7 prints its ETA as XhYm, the seconds dropped: 11 s to go prints 0h0m, which
+    made an 8 s run of a 19 s scrub end at 8 s. The same straight line unrounded — the time
+    so far scaled by the fraction examined — ends it where the whole run does."""
+    text = _text("8s").replace("zfs-2.1", "zfs-0.7")
+    meta = dict(META, release="zfs-0.7")
+    part = runner.run(scenario.loads(text))
+    whole = runner.run(scenario.loads(text.replace('stop = "8s"', 'stop = "scan-done"')))
+    r = predict.remaining(part, meta, "scrub", 0.1, real_elapsed_s=5.0, real_eta_s=None)
+    assert not r.sim_finished
+    assert r.sim_total_s == pytest.approx(whole["scan"]["duration_ns"] / 1e9, rel=0.05)
+    assert r.sim_total_s > 8 + 5  # not the time so far plus "0h0m"
+    (note,) = [w for w in r.warnings if "stopped before" in w]
+    assert "before it drops the seconds" in note

@@ -129,3 +129,70 @@ def test_render_text_prints_the_last_snapshot():
     assert (root["alloc_space"], root["total_space"]) == (results["pool"]["alloc_bytes"],
                                                         results["pool"]["size_bytes"])
     assert text == render_text(results, dict(meta, release="zfs-2.3"), views=("status-json", "status-json-int"))
+
+
+# ----------------------------------------------------------------------------- hot spares
+# fill_vdev_info (ZM@zfs-2.3.0) prints "class": "spare" for a vdev whose config has
+# ZPOOL_CONFIG_IS_SPARE, which vdev_config_generate adds for every vdev_isspare vdev
+# (vdev_label.c@zfs-2.3.0) — the spares list's and an active spare's in the tree alike
+# (spa_spare_add / spa_spare_activate, spa.c@zfs-2.3.0). spares_nvlist prints each spare
+# with only its spare state: AVAIL, or INUSE with aux SPARED (spa_add_spares sets
+# VDEV_AUX_SPARED; vdev_aux_str).
+
+def _row(depth: int, name: str, state: str = "ONLINE", note: str = "") -> dict:
+    return {"depth": depth, "name": name, "state": state, "read": 0, "write": 0, "cksum": 0, "note": note}
+
+
+SPARE_TREE = [_row(0, "tank", "DEGRADED"), _row(1, "raidz1-0", "DEGRADED"), _row(2, "sda"),
+              _row(2, "spare-1", "DEGRADED"), _row(3, "sdb", "UNAVAIL", "cannot open"), _row(3, "sde"),
+              _row(2, "sdc"), _row(2, "sdd")]
+
+
+def test_an_active_spare_has_the_spare_class_in_the_tree_and_in_spares():
+    snap = {"t_ns": 10**10, "state": "DEGRADED", "tree": SPARE_TREE, "scan": {"func": "none", "state": "none"},
+            "rebuild": None, "errors": 0,
+            "spares": [{"name": "sde", "state": "INUSE"}, {"name": "sdf", "state": "AVAIL"}]}
+    pool = json.loads(zpool_status_json(snap, "zfs-2.3", "tank", E))["pools"]["tank"]
+    spare = pool["vdevs"]["tank"]["vdevs"]["raidz1-0"]["vdevs"]["spare-1"]
+    assert (spare["vdev_type"], spare["class"]) == ("spare", "normal")  # spare-N itself is no spare
+    assert spare["vdevs"]["sde"] == {"name": "sde", "vdev_type": "disk", "class": "spare", "state": "ONLINE",
+                                     "read_errors": "0", "write_errors": "0", "checksum_errors": "0",
+                                     "slow_ios": "0"}
+    assert spare["vdevs"]["sdb"]["class"] == "normal"  # the disk it stands in for
+    assert pool["spares"] == {
+        "sde": {"name": "sde", "vdev_type": "disk", "class": "spare", "state": "INUSE", "aux": "SPARED"},
+        "sdf": {"name": "sdf", "vdev_type": "disk", "class": "spare", "state": "AVAIL"}}
+    assert list(pool)[-2:] == ["spares", "error_count"]
+    # A spare made permanent (the failed disk detached) is no longer in the spares list:
+    # spa_vdev_detach clears vdev_isspare, so it is an ordinary disk.
+    snap["spares"] = [{"name": "sdf", "state": "AVAIL"}]
+    tree = json.loads(zpool_status_json(snap, "zfs-2.3", "tank", E))["pools"]["tank"]["vdevs"]["tank"]
+    assert tree["vdevs"]["raidz1-0"]["vdevs"]["spare-1"]["vdevs"]["sde"]["class"] == "normal"
+
+
+@pytest.mark.needs_core
+def test_a_spare_that_kicked_in_has_the_spare_class_in_a_real_run():
+    """raidz1 with two spares: sdb fails, the retire agent puts sde in; sdb is then replaced
+    by sdz, so spare-1 holds replacing-0 and sde until sdz is resilvered."""
+    from ziosim import runner, scenario
+
+    text = ('[scenario]\nstop = "35s"\nreport_interval = "5s"\n[zfs]\nrelease = "zfs-2.3"\n'
+            '[devices.hdd]\nlike = "hdd-7200-sata-2014"\ncapacity = "10G"\n'
+            '[pool]\nallocated = "4G"\nvdevs = [{ type = "raidz1", disks = 4, device = "hdd" }]\n'
+            'spares = { device = "hdd", count = 2 }\n'
+            '[[action]]\nat = "3s"\ndo = "fail"\ndisk = "sdb"\n'
+            '[[action]]\nat = "30s"\ndo = "replace"\nold = "sdb"\nnew = "sdz"\n')
+    sc = scenario.loads(text, path="spares.toml")
+    res = runner.run(sc)
+    last = res["status"]["snapshots"][-1]
+    assert [(r["depth"], r["name"]) for r in last["tree"]][3:7] == [
+        (2, "spare-1"), (3, "replacing-0"), (4, "sdb"), (4, "sdz")]
+    doc = json.loads(render_text(res, runner.meta(sc), views=("status-json",)).splitlines()[-1])
+    pool = doc["pools"]["tank"]
+    spare = pool["vdevs"]["tank"]["vdevs"]["raidz1-0"]["vdevs"]["spare-1"]["vdevs"]
+    assert {name: v["class"] for name, v in spare.items()} == {"replacing-0": "normal", "sde": "spare"}
+    assert {name: v["class"] for name, v in spare["replacing-0"]["vdevs"].items()} == {"sdb": "normal",
+                                                                                      "sdz": "normal"}
+    assert pool["spares"] == {
+        "sde": {"name": "sde", "vdev_type": "disk", "class": "spare", "state": "INUSE", "aux": "SPARED"},
+        "sdf": {"name": "sdf", "vdev_type": "disk", "class": "spare", "state": "AVAIL"}}

@@ -507,3 +507,110 @@ def test_a_replace_shows_its_replacing_vdev_and_counts_the_new_disk():
         top = next(ln for ln in lines if ln.split()[0] in ("raidz2", "raidz2-0"))
         pool = next(ln for ln in lines if ln.split()[0] == "tank")
         assert writes(top) == writes(pool) != "0"
+
+
+# ----------------------------------------------------------------------------- scans in the summary
+
+SCRUB = {"func": "scrub", "state": "finished", "engine": "sorted", "start_ns": 98_600_000_000,
+         "end_ns": 410_600_000_000, "duration_ns": 312_000_000_000, "txgs": 60, "min_txg": 0, "max_txg": 61,
+         "to_examine_bytes": 20 << 30, "examined_bytes": 20 << 30, "issued_bytes": 20 << 30, "skipped_bytes": 0,
+         "processed_bytes": 0, "examined_bytes_per_s": (20 << 30) / 312.0, "issued_bytes_per_s": (20 << 30) / 312.0,
+         "processed_bytes_per_s": 0.0, "sort_mem_peak_bytes": 1 << 20, "sort_mem_hard_bytes": 1 << 28,
+         "issue_phases": 2, "meta_reads": 10, "prefetch_reads": 0, "prefetch_hits": 0}
+RESILVER = dict(SCRUB, func="resilver", start_ns=2_400_000_000_000, end_ns=2_728_000_000_000,
+                duration_ns=328_000_000_000, skipped_bytes=10 << 30, processed_bytes=10 << 30,
+                processed_bytes_per_s=(10 << 30) / 328.0, issue_phases=1,
+                leaf_read_bytes=50 << 30, leaf_read_bytes_per_s=(50 << 30) / 328.0)
+REBUILD = {"vdev": "mirror-0", "state": "complete", "start_ns": 20_000_000_000, "end_ns": 98_600_000_000,
+           "duration_ns": 78_600_000_000, "estimate_bytes": 10 << 30, "scanned_bytes": 10 << 30,
+           "issued_bytes": 10 << 30, "rebuilt_bytes": 10 << 30, "scanned_bytes_per_s": (10 << 30) / 78.6,
+           "rebuilt_bytes_per_s": (10 << 30) / 78.6, "chunks": 10240, "errors": 0}
+
+
+def _with_scans(results):
+    r = copy.deepcopy(results)
+    latest = {k: v for k, v in RESILVER.items() if not k.startswith("leaf_read")}
+    r.update(scan=RESILVER, scans=[SCRUB, latest], rebuilds=[REBUILD])
+    return r
+
+
+def test_summary_json_keeps_every_scan_and_rebuild(results, meta):
+    """summary.json carries every scan (`scans`, each built as `scan` is) and every
+    sequential rebuild (`rebuilds`), not only the latest scan."""
+    from ziosim.report.summary import build_summary, summary_json
+
+    doc = json.loads(summary_json(_with_scans(results), meta))
+    assert [(s["func"], s["start_ns"]) for s in doc["scans"]] == [("scrub", 98_600_000_000),
+                                                                  ("resilver", 2_400_000_000_000)]
+    assert doc["scans"][0]["examined_bytes_per_s"] == round((20 << 30) / 312.0, 3)
+    assert "min_txg" not in doc["scans"][0] and "meta_reads" not in doc["scans"][0]  # as `scan`: same keys
+    assert {k: v for k, v in doc["scan"].items() if not k.startswith("leaf_read")} == doc["scans"][-1]
+    assert doc["scan"]["leaf_read_bytes"] == 50 << 30  # the results' latest scan only
+    assert doc["rebuilds"] == [{"vdev": "mirror-0", "state": "complete", "start_ns": 20_000_000_000,
+                                "end_ns": 98_600_000_000, "duration_ns": 78_600_000_000,
+                                "estimate_bytes": 10 << 30, "scanned_bytes": 10 << 30, "issued_bytes": 10 << 30,
+                                "rebuilt_bytes": 10 << 30, "scanned_bytes_per_s": 136608374.555,
+                                "rebuilt_bytes_per_s": 136608374.555, "chunks": 10240, "errors": 0}]
+    # No scan: null and two empty lists, so a reader can always iterate.
+    none = build_summary(results, meta)
+    assert (none["scan"], none["scans"], none["rebuilds"]) == (None, [], [])
+    assert summary_json(_with_scans(results), meta) == summary_json(_with_scans(results), dict(meta))
+
+
+def test_summary_text_has_a_line_per_scan_in_start_order(results, meta):
+    lines = summary_text(_with_scans(results), meta).splitlines()
+    scans = [ln for ln in lines if ln.startswith("scan: ")]
+    # 10 GiB in 78.6 s = 136.6e6 B/s = 130.3 MiB/s -> "130M/s"; 20 GiB in 312 s = 65.6 MiB/s;
+    # 10 GiB in 328 s = 31.2 MiB/s.
+    assert scans == [
+        "scan: rebuild mirror-0 finished in 1m18s (from 20.0s): 10G rebuilt at 130M/s, 0 errors",
+        "scan: scrub finished in 5m12s (from 1m38s): 20G examined at 65.6M/s, 0B repaired",
+        "scan: resilver finished in 5m28s (from 40m00s): 20G examined, 10G resilvered at 31.2M/s",
+    ]
+    # After the per-class lines, before the redundancy lines (which follow from the scans).
+    assert lines.index(scans[0]) > max(i for i, ln in enumerate(lines) if ln.startswith("scrub: ops="))
+    r = _with_scans(results)
+    r["scans"][-1] = dict(r["scans"][-1], state="scanning")
+    r["rebuilds"] = []
+    running = [ln for ln in summary_text(r, meta).splitlines() if ln.startswith("scan: ")]
+    assert running[-1].startswith("scan: resilver still running after 5m28s (from 40m00s): ")
+    assert not [ln for ln in summary_text(results, meta).splitlines() if ln.startswith("scan: ")]
+
+
+@pytest.mark.needs_core
+def test_rebuild_scenario_summary_holds_what_its_header_promises(tmp_path):
+    """scenarios/rebuild-mirror-zfs-2.1.toml tells its reader to compare the rebuild and the
+    healing resilver in summary.json's `rebuilds` and `scans` and in the summary's `scan:`
+    lines; docs/output.md shows those lines ("Scans and rebuilds")."""
+    import re
+
+    from conftest import ROOT, SCENARIOS, check_doc_blocks
+    from ziosim import runner, scenario
+    from ziosim.report import write_outputs
+
+    path = SCENARIOS / "rebuild-mirror-zfs-2.1.toml"
+    header = "".join(ln for ln in path.read_text().splitlines(keepends=True) if ln.startswith("#"))
+    promised = re.search(r"summary\.json \(([^)]*)\)", " ".join(header.split())).group(1)
+    keys = re.findall(r"`(\w+)`", promised)
+    assert keys == ["rebuilds", "scans"]
+
+    text = path.read_text()
+    assert text.count('allocated = "60G"') == 1
+    # The doc's command: --set pool.allocated=20G.
+    sc = scenario.loads(text.replace('allocated = "60G"', 'allocated = "20G"'), path=str(path))
+    res = runner.run(sc)
+    meta = runner.meta(sc)
+    write_outputs(tmp_path / "out", res, meta, plots=False)
+    doc = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert all(doc[k] for k in keys)
+    (rb,) = doc["rebuilds"]
+    assert (rb["vdev"], rb["state"]) == ("mirror-0", "complete")
+    assert [(s["func"], s["state"]) for s in doc["scans"]] == [("scrub", "finished"), ("resilver", "finished")]
+    heal = doc["scans"][-1]
+    assert rb["duration_ns"] * 3 < heal["duration_ns"]  # the comparison the header asks for
+    assert doc["scans"][0]["start_ns"] >= rb["end_ns"]  # the scrub the rebuild starts
+    shown = [ln for ln in summary_text(res, meta).splitlines() if ln.startswith("scan: ")]
+    assert [ln.split()[1] for ln in shown] == ["rebuild", "scrub", "resilver"]
+    check_doc_blocks(ROOT / "docs" / "output.md", "scans-example", {
+        "rebuild": ("$ ziosim run scenarios/rebuild-mirror-zfs-2.1.toml --set pool.allocated=20G --views summary "
+                    "| grep '^scan:'\n" + "\n".join(shown) + "\n")}, UPDATE)

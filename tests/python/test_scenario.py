@@ -1060,6 +1060,101 @@ def _set(tunable, value):
             f'[[action]]\nat = "1s"\ndo = "set"\ntunable = "{tunable}"\nvalue = {value}\n')
 
 
+def test_the_action_order_error_states_its_bound_as_a_duration():
+    """It said "not before 1500000000 ns"; a scenario writes durations."""
+    def two(first, second):
+        return HEAD + POOL + f'[[action]]\nat = "{first}"\ndo = "scrub"\n[[action]]\nat = "{second}"\ndo = "cancel"\n'
+
+    assert err(two("1s500ms", "1s")) == (
+        'action[1].at: "1s" — allowed: actions in time order (not before "1s500ms", action[0]\'s time)')
+    assert err(two("61m", "0s")).endswith('(not before "1h1m", action[0]\'s time)')
+    assert ok(two("1s500ms", "1500ms"))["actions"][1]["at_ns"] == 1_500_000_000  # the same time is in order
+
+
+def test_duration_text_is_exact_and_reads_back():
+    for ns in (0, 1, 999, 1_000_000_000, 1_500_000_000, 90 * 10**9, 86_400 * 10**9 + 1):
+        assert scenario.parse_duration(scenario.duration_text(ns), "x") == ns
+    assert [scenario.duration_text(ns) for ns in (0, 10**9, 90 * 10**9, 2_500_000_000)] == ["0s", "1s", "1m30s",
+                                                                                           "2s500ms"]
+
+
+def test_set_of_a_boot_only_tunable_is_refused():
+    """A running system cannot change these, so a set action would silently change nothing."""
+    def set_(release, tunable, value):
+        return (f'[zfs]\nrelease = "{release}"\n' + SET_POOL + '[[action]]\ndo = "scrub"\n'
+                f'[[action]]\nat = "1s"\ndo = "set"\ntunable = "{tunable}"\nvalue = {value}\n')
+
+    msg = err(set_("zfs-2.2", "zfs_dirty_data_max_percent", 20))
+    assert msg == (
+        'action[1].tunable: "zfs_dirty_data_max_percent" — zfs-2.2 reads it only at boot (Linux: a read-only '
+        "module parameter, mode 0444; FreeBSD: vfs.zfs.dirty_data_max_percent is a loader tunable, read-only once "
+        "booted), so a set at run time changes nothing; allowed: set it in zfs.tunables instead")
+    assert "zfs-0.7 reads it only at boot (Linux: a read-only module parameter" in err(
+        set_("zfs-0.7", "zfs_dirty_data_max_max", '"1G"'))
+    # illumos's mdb can write it, but arc_init read it once, when ZFS started.
+    assert "illumos reads it once, when ZFS starts (arc_init)" in err(
+        set_("illumos-2014", "zfs_dirty_data_max_percent", 20))
+    # FreeBSD 9 made cache_flush_disable a loader tunable; Linux lets it change at run time.
+    assert "FreeBSD: vfs.zfs.cache_flush_disable is a loader tunable" in err(
+        set_("freebsd-9", "zfs_nocacheflush", 1))
+    assert ok(set_("zfs-2.2", "zfs_nocacheflush", 1))["actions"][1]["value"] == 1
+    # Writable (0644), but ZFS copies it when the module loads.
+    assert "zfs-2.2 reads it only when the zfs module loads (scan_init" in err(
+        set_("zfs-2.2", "zfs_scan_fill_weight", 2))
+    # In zfs.tunables they are what the system booted with.
+    booted = ok('[zfs]\nrelease = "zfs-2.2"\ntunables = { zfs_dirty_data_max_percent = 20, zfs_scan_fill_weight = 2 }\n'
+                + SET_POOL)
+    assert booted["tunables"] == {"zfs_dirty_data_max_percent": 20, "zfs_scan_fill_weight": 2}
+    # Knobs a running system can change stay allowed.
+    assert ok(set_("zfs-2.2", "zfs_vdev_scrub_max_active", 8))["actions"][1]["value"] == 8
+
+
+def test_boot_only_tunables_per_release():
+    """Those `ziosim tunables --platform` marks "(boot)" on every platform that ran the release
+    (illumos: those arc_init reads once), and zfs_scan_fill_weight from 0.8."""
+    from ziosim import _native
+
+    def boot(release):
+        return {t["name"] for t in _native.tunables()
+                if t["defaults"].get(release) is not None and scenario.boot_only(t["name"], release)}
+
+    dirty = {"zfs_dirty_data_max_percent", "zfs_dirty_data_max_max"}
+    assert boot("zfs-2.2") == boot("zfs-0.8") == dirty | {"zfs_scan_fill_weight"}
+    assert boot("zfs-0.7") == boot("illumos-2014") == dirty
+    assert boot("freebsd-9") == {"zfs_txg_synctime_ms", "zfs_write_limit_shift", "zfs_write_limit_min",
+                                 "zfs_write_limit_override", "zfs_no_write_throttle", "zfs_nocacheflush"}
+    assert boot("solaris-2009") == boot("illumos-2012") == set()
+
+
+def test_removed_and_renamed_tunables_name_what_became_of_them():
+    """The import audit's words (importers/tunables_conf.py), on the error's one line."""
+    def tun(release, name, value=1):
+        return err(f'[zfs]\nrelease = "{release}"\ntunables = {{ {name} = {value} }}\n' + SET_POOL)
+
+    older = "releases that have it: freebsd-9, illumos-2012, illumos-2014, zfs-0.6.5, zfs-0.7"
+    assert tun("zfs-2.2", "zfs_scan_min_time_ms", 3000) == (
+        "zfs.tunables.zfs_scan_min_time_ms: not in release zfs-2.2 (renamed zfs_scrub_min_time_ms in 0.8.0) — "
+        f"{older}; in zfs-2.2 its nearest counterpart is zfs_scrub_min_time_ms (ms)")
+    assert tun("zfs-0.8", "zfs_top_maxinflight", 32) == (
+        "zfs.tunables.zfs_top_maxinflight: not in release zfs-0.8 (removed with the sorted scan in 0.8) — "
+        f"{older}; in zfs-0.8 its nearest counterpart is zfs_scan_vdev_limit (bytes)")
+    assert tun("zfs-2.2", "zfs_scrub_delay", 0) == (
+        f"zfs.tunables.zfs_scrub_delay: not in release zfs-2.2 (removed with the sorted scan in 0.8) — {older}")
+    assert tun("zfs-0.7", "zfs_scrub_min_time_ms", 1000) == (
+        "zfs.tunables.zfs_scrub_min_time_ms: not in release zfs-0.7 (called zfs_scan_min_time_ms before 0.8.0) — "
+        "releases that have it: zfs-0.8, zfs-2.0, zfs-2.1, zfs-2.2, zfs-2.3; in zfs-0.7 its nearest counterpart is "
+        "zfs_scan_min_time_ms (ms)")
+    # solaris-2009 predates zfs_scrub_delay; "removed in 0.8" is no reason there.
+    assert tun("solaris-2009", "zfs_scrub_delay", 0) == (
+        "zfs.tunables.zfs_scrub_delay: not in release solaris-2009 — releases that have it: freebsd-9, "
+        "illumos-2012, illumos-2014, zfs-0.6.5, zfs-0.7")
+    # A set action says the same after its own field.
+    assert err(_set("zfs_scrub_min_time_ms", 1000)) == (
+        'action[1].tunable: "zfs_scrub_min_time_ms" — not in release zfs-0.7 (called zfs_scan_min_time_ms before '
+        "0.8.0); releases that have it: zfs-0.8, zfs-2.0, zfs-2.1, zfs-2.2, zfs-2.3; in zfs-0.7 its nearest "
+        "counterpart is zfs_scan_min_time_ms (ms)")
+
+
 def test_set_action_errors_name_the_action_field():
     """They used to name zfs.tunables.<name>, a field the scenario does not have."""
     assert err(_set("zfs_scrub_delay", -1)) == (

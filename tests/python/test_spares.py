@@ -41,7 +41,7 @@ def test_the_retire_agent_puts_a_spare_in_and_it_stays():
     doc = json.loads(zpool_status_json(last, "zfs-2.3", "tank", res["status"]["epoch_s"],
                                        layout={"pool": res["pool"], "leaves": res["leaves"]}))
     assert doc["pools"]["tank"]["spares"]["sdf"] == {"name": "sdf", "vdev_type": "disk", "class": "spare",
-                                                    "state": "INUSE", "aux": "spared"}
+                                                    "state": "INUSE", "aux": "SPARED"}
     # The vdev is whole again once the spare caught up (redundancy.rs).
     (red,) = res["pool"]["redundancy"]
     assert red["margin"] == 2 and red["restored_ns"] == res["scan"]["end_ns"]

@@ -588,6 +588,17 @@ _REASONS = {
         "\tthe pool to continue functioning in a degraded state.\n"
         "action: Attach the missing device and online it using 'zpool online'.\n",
         "ZFS-8000-2Q"),
+    # ZPOOL_STATUS_CORRUPT_DATA: the pool's persistent error log is not empty
+    # (ZPOOL_CONFIG_ERRCOUNT, the snapshot's `errors`). The same words in every release
+    # read: il:0a586cea3c, il:31d7e8fa33, il:7a09f97bc0, ZM@zfs-0.6.5, @zfs-0.7.0,
+    # @zfs-0.8.0, @zfs-2.0.0, @zfs-2.1.0, @zfs-2.2.0 (status_callback) and @zfs-2.3.0
+    # (print_status_reason); msgid ZFS-8000-8A (zfs_msgid_table, libzfs_status.c, each).
+    "corrupt-data": (
+        "status: One or more devices has experienced an error resulting in data\n"
+        "\tcorruption.  Applications may be affected.\n"
+        "action: Restore the file in question if possible.  Otherwise restore the\n"
+        "\tentire pool from backup.\n",
+        "ZFS-8000-8A"),
 }
 
 
@@ -611,22 +622,32 @@ def _leaves_outside_replacing(tree: list[dict]) -> list[dict]:
 def _status_reason(snapshot: dict, release: str) -> str | None:
     """The ``zpool_get_status`` reasons ziosim can produce, in ``check_status`` order.
 
-    solaris-2009 checks missing devices before "resilvering" (il:0a586cea3c); every later
-    release checks resilvering (and, 2.0+, rebuilding and rebuild-needs-scrub) first.
-    Devices inside a ``replacing`` vdev never count as missing; an ``OFFLINE`` device
-    (``zpool offline``) is checked after every other reason (``check_status``).
+    ``check_status`` (lib/libzfs/libzfs_status.c) returns the first that holds of:
+
+    * solaris-2009 (il:e14bb3258d, the same order at il:0a586cea3c): a missing device
+      with the pool unable to open (MISSING_DEV_NR), data errors (CORRUPT_DATA), a missing
+      device (MISSING_DEV_R), an offlined device (OFFLINE_DEV), then "resilvering" last.
+    * every later release (il:31d7e8fa33, il:7a09f97bc0, ZM@zfs-0.6.5, @zfs-0.7.0,
+      @zfs-0.8.0, @zfs-2.0.0, @zfs-2.1.0, @zfs-2.2.0, @zfs-2.3.0): "resilvering" first, then
+      (2.0+) an active rebuild and a finished rebuild that wants a scrub, then the same
+      order as 2009: MISSING_DEV_NR, CORRUPT_DATA, MISSING_DEV_R, OFFLINE_DEV.
+
+    Data errors are the pool's persistent error log (the snapshot's ``errors``, printed as
+    ``errors: N data errors``): blocks no copy could serve. Devices inside a ``replacing``
+    vdev never count as missing or offline (``find_vdev_problem`` skips them).
     """
     ps = snapshot.get("scan") or {}
     resilvering = ps.get("func") == "resilver" and ps.get("state") == "scanning"
     leaves = _leaves_outside_replacing(snapshot.get("tree") or [])
     missing = any(r.get("state") == "UNAVAIL" for r in leaves)
-    if missing and snapshot.get("state") == "UNAVAIL":
-        missing_reason = "missing-dev-nr"  # checked before the replicated-config reasons
-    else:
-        missing_reason = "missing-dev-r" if missing else None
-    offline = "offline" if any(r.get("state") == "OFFLINE" for r in leaves) else None
+    # The root vdev CANT_OPEN (a dead top-level vdev) is what makes a missing device "NR".
+    no_replicas = missing and snapshot.get("state") == "UNAVAIL"
+    devices = [("missing-dev-nr", no_replicas),
+               ("corrupt-data", int(snapshot.get("errors") or 0) > 0),
+               ("missing-dev-r", missing),
+               ("offline", any(r.get("state") == "OFFLINE" for r in leaves))]
     if release == "solaris-2009":
-        return missing_reason or ("resilvering" if resilvering else offline)
+        return next((name for name, hit in devices + [("resilvering", resilvering)] if hit), None)
     if resilvering:
         return "resilvering"
     if at_least(release, "zfs-2.0"):
@@ -637,7 +658,7 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
                         or (ps.get("func") == "scrub" and ps.get("state") == "finished"
                             and end > int(ps.get("end_s", 0)))):
             return "rebuild-scrub"
-    return missing_reason or offline
+    return next((name for name, hit in devices if hit), None)
 
 
 # ----------------------------------------------------------------------------- the whole

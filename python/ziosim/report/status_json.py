@@ -22,13 +22,15 @@ newline. This module builds the same document from one snapshot of the results
   root vdev, children nested under ``vdevs``: ``vdev_stats_nvlist``), ``logs``
   (``class_vdevs_nvlist(…, "logs", item)``: each log vdev as ``vdev_stats_nvlist`` prints a
   top-level vdev, keyed by its name — ``mirror-1`` or a lone disk's), ``l2cache``
-  (``l2cache_nvlist``) and ``error_count`` (``errors_nvlist``), in that order. A class key
+  (``l2cache_nvlist``), ``spares`` (``spares_nvlist``) and ``error_count``
+  (``errors_nvlist``), in that order. A class key
   is left out when the pool has no such device (``nvlist_empty``).
 * a vdev: ``fill_vdev_info`` (``name``, ``vdev_type``, ``class``, ``state`` from
   ``vdev_state_str`` — ``CANT_OPEN`` where the text says ``UNAVAIL``; ``class`` is
   ``log`` for a log vdev and the disks of a log mirror, whose parent carries the ``log``
-  allocation bias that ``vdev_config_generate`` adds to every log vdev, and ``l2cache``
-  for a cache device), then
+  allocation bias that ``vdev_config_generate`` adds to every log vdev, ``l2cache``
+  for a cache device, and ``spare`` for a hot spare, in the tree under ``spare-N`` as in
+  the ``spares`` section: ``ZPOOL_CONFIG_IS_SPARE``), then
   ``alloc_space``/``total_space`` (root and top-level vdevs) and ``phys_space`` (disks),
   each only when non-zero, the three error counters, ``scan_processed`` (non-zero only),
   ``resilver_deferred``, ``slow_ios`` (disks only), ``aux`` (``OPEN_FAILED`` for the
@@ -298,6 +300,15 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
         stack.append(i)
     tops_in_order = kids[0] if rows else []
     tops = {rows[i]["name"]: _vdev_type(rows[i]["name"], bool(kids[i]), 1) for i in tops_in_order}
+    spares = snapshot.get("spares")
+    if spares is None:
+        spares = [{"name": n, "state": "AVAIL"} for n in pool.get("spares") or []]
+    # A hot spare keeps vdev_isspare while it stands in for a disk (spa_spare_add /
+    # spa_spare_activate, module/zfs/spa.c@zfs-2.3.0), so vdev_config_generate gives its
+    # in-tree config ZPOOL_CONFIG_IS_SPARE (vdev_label.c@zfs-2.3.0) and fill_vdev_info
+    # prints "class": "spare" for it, inside spare-N as in the spares section. A spare made
+    # permanent (the failed disk detached) leaves the snapshot's spares list and is normal.
+    spare_names = {sp["name"] for sp in spares}
 
     def build(i: int) -> dict:
         r, depth = rows[i], int(rows[i]["depth"])
@@ -309,6 +320,8 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
         if not kids[i]:
             extra["phys_space"] = size_of.get(r["name"], 0)
             extra["scan_processed"] = int(r.get("scan_processed", 0))
+            if r["name"] in spare_names:
+                extra["class"] = "spare"
         d = _vdev(r, depth, bool(kids[i]), nice, extra)
         if kids[i]:
             d["vdevs"] = {rows[c]["name"]: build(c) for c in kids[i]}
@@ -322,14 +335,13 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
         item["scan_stats"] = scan
     item["vdevs"] = {pool_name: build(0)}
     item.update(_class_items(pool, leaves, nice))
-    # spares_nvlist: vdev_stats_nvlist(…, isspare = B_TRUE) — name, type and class from
-    # fill_vdev_info, then only the spare state (INUSE with aux "spared", or AVAIL).
-    spares = snapshot.get("spares")
-    if spares is None:
-        spares = [{"name": n, "state": "AVAIL"} for n in pool.get("spares") or []]
+    # spares_nvlist: vdev_stats_nvlist(…, isspare = B_TRUE) — name, type and class
+    # ("spare": ZPOOL_CONFIG_IS_SPARE) from fill_vdev_info, then only the spare state:
+    # AVAIL, or INUSE with aux SPARED — spa_add_spares sets vs_aux = VDEV_AUX_SPARED on a
+    # spare in use and vdev_aux_str prints it in capitals (ZM@zfs-2.3.0, spa.c@zfs-2.3.0).
     if spares:
         item["spares"] = {sp["name"]: {"name": sp["name"], "vdev_type": "disk", "class": "spare",
-                                       "state": sp["state"], **({"aux": "spared"} if sp["state"] == "INUSE" else {})}
+                                       "state": sp["state"], **({"aux": "SPARED"} if sp["state"] == "INUSE" else {})}
                           for sp in spares}
     item["error_count"] = nice.count(int(snapshot.get("errors") or 0))
     doc = {"output_version": {"command": "zpool status", "vers_major": 0, "vers_minor": 1},

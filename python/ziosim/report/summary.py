@@ -18,6 +18,7 @@ from .nicenum import nicerate, zfs_nicebytes
 __all__ = [
     "SCHEMA_VERSION", "build_summary", "summary_json", "summary_text", "canonical_json",
     "human_ns", "elapsed_ns", "sync_finished", "unflushed_volatile_caches", "WRITE_KINDS",
+    "scan_summary_lines",
 ]
 
 SCHEMA_VERSION = 1
@@ -278,18 +279,41 @@ def _zil(results: dict) -> dict:
     }
 
 
+_SCAN_KEYS = (
+    "func", "state", "engine", "start_ns", "end_ns", "duration_ns", "txgs",
+    "to_examine_bytes", "examined_bytes", "issued_bytes", "skipped_bytes", "processed_bytes",
+    "leaf_read_bytes", "examined_bytes_per_s", "issued_bytes_per_s", "processed_bytes_per_s",
+    "leaf_read_bytes_per_s", "sort_mem_peak_bytes", "sort_mem_hard_bytes", "issue_phases",
+)
+_REBUILD_KEYS = (
+    "vdev", "state", "start_ns", "end_ns", "duration_ns", "estimate_bytes", "scanned_bytes",
+    "issued_bytes", "rebuilt_bytes", "scanned_bytes_per_s", "rebuilt_bytes_per_s", "chunks", "errors",
+)
+
+
+def _pick(obj: Mapping[str, Any], keys: tuple[str, ...]) -> dict:
+    return {k: (round(obj[k], 3) if isinstance(obj.get(k), float) else obj.get(k)) for k in keys if k in obj}
+
+
+def _scan_one(sc: Mapping[str, Any] | None) -> dict | None:
+    """One scan (scrub/resilver): duration, mean rates, bytes examined/issued/repaired."""
+    return _pick(sc, _SCAN_KEYS) if sc else None
+
+
 def _scan(results: dict) -> dict | None:
-    """Scan (scrub/resilver) progress: duration, mean rates, bytes examined/issued/repaired."""
-    sc = results.get("scan")
-    if not sc:
-        return None
-    keys = (
-        "func", "state", "engine", "start_ns", "end_ns", "duration_ns", "txgs",
-        "to_examine_bytes", "examined_bytes", "issued_bytes", "skipped_bytes", "processed_bytes",
-        "leaf_read_bytes", "examined_bytes_per_s", "issued_bytes_per_s", "processed_bytes_per_s",
-        "leaf_read_bytes_per_s", "sort_mem_peak_bytes", "sort_mem_hard_bytes", "issue_phases",
-    )
-    return {k: (round(sc[k], 3) if isinstance(sc.get(k), float) else sc.get(k)) for k in keys if k in sc}
+    """The latest scan; ``leaf_read_bytes`` (every scrub-class byte the disks read in the
+    run) is in the results' latest scan only."""
+    return _scan_one(results.get("scan"))
+
+
+def _scans(results: dict) -> list:
+    """Every scan of the run, ended or running, in the order they started."""
+    return [_scan_one(sc) for sc in results.get("scans") or []]
+
+
+def _rebuilds(results: dict) -> list:
+    """Every sequential rebuild (2.0+ ``zpool replace -s``/``attach -s``), in order."""
+    return [_pick(rb, _REBUILD_KEYS) for rb in results.get("rebuilds") or []]
 
 
 _RED_KEYS = ("vdev", "tolerance", "margin", "min_margin", "short_ns", "exposed_ns", "lost_ns",
@@ -342,6 +366,8 @@ def build_summary(results: dict, meta: dict) -> dict:
         "zil": {**_zil(results),
                 "volatile_cache_unflushed": unflushed_volatile_caches(meta.get("config")) is not None},
         "scan": _scan(results),
+        "scans": _scans(results),
+        "rebuilds": _rebuilds(results),
     }
 
 
@@ -431,6 +457,36 @@ def redundancy_lines(summary: dict) -> list[str]:
     return lines
 
 
+_SCAN_END = {"finished": "finished in", "complete": "finished in", "canceled": "canceled after",
+             "scanning": "still running after", "active": "still running after"}
+
+
+def scan_summary_lines(summary: dict, release: str = "zfs-2.2") -> list[str]:
+    """One line per scan and sequential rebuild of the run, in the order they started: what
+    it was, how it ended, how long it took, and the bytes it moved — the comparison
+    ``zpool status`` spreads over many snapshots (empty when none ran)."""
+    runs = [(sc.get("start_ns") or 0, "scan", sc) for sc in summary.get("scans") or []]
+    runs += [(rb.get("start_ns") or 0, "rebuild", rb) for rb in summary.get("rebuilds") or []]
+    lines = []
+    for start_ns, kind, r in sorted(runs, key=lambda x: x[0]):
+        ended = _SCAN_END.get(r.get("state"), r.get("state"))
+        when = f"{ended} {span(r.get('duration_ns') or 0)} (from {span(start_ns)})"
+        if kind == "rebuild":
+            what = (f"rebuild {r.get('vdev')}",
+                    f"{zfs_nicebytes(r.get('rebuilt_bytes', 0))} rebuilt at "
+                    f"{nicerate(r.get('rebuilt_bytes_per_s', 0), release)}, {r.get('errors', 0)} errors")
+        elif r.get("func") == "scrub":
+            what = ("scrub", f"{zfs_nicebytes(r.get('examined_bytes', 0))} examined at "
+                             f"{nicerate(r.get('examined_bytes_per_s', 0), release)}, "
+                             f"{zfs_nicebytes(r.get('processed_bytes', 0))} repaired")
+        else:
+            what = (str(r.get("func")), f"{zfs_nicebytes(r.get('examined_bytes', 0))} examined, "
+                                        f"{zfs_nicebytes(r.get('processed_bytes', 0))} resilvered at "
+                                        f"{nicerate(r.get('processed_bytes_per_s', 0), release)}")
+        lines.append(f"scan: {what[0]} {when}: {what[1]}")
+    return lines
+
+
 def _elapsed_cell(w: Mapping[str, Any], raw: Mapping[str, Any], cfg: Mapping[str, Any], sim_ns: int) -> str:
     """``, elapsed=11.1s`` for a workload that ended by itself; ``, elapsed>60.0s (312 of
     400 files)`` for an nfs-copy of `files` files still copying at the stop; else nothing."""
@@ -514,5 +570,6 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         caches = unflushed_volatile_caches(meta.get("config"))
         if caches:
             lines.append(_cache_warning(caches))
+    lines.extend(scan_summary_lines(summary, release))
     lines.extend(redundancy_lines(summary))
     return "\n".join(lines) + "\n"
