@@ -238,7 +238,7 @@ def test_which_tunables(tmp_path, monkeypatch):
         "advise": ("$ ziosim advise cases/busy-scrub/default-delay.toml --stop 2m --limit 'users.p99<=200ms' "
                    "--set zfs.tunables.zfs_scrub_delay=0,1,2\n" + advice),
     }
-    _check("guide-tunables", blocks, ["~10d17h", "~16h04m", "23.6ms -> 47.2ms", "16777216"])
+    _check("guide-tunables", blocks, ["~10d17h", "~16h03m", "25.7ms -> 45.1ms", "16777216"])
 
 
 # ----------------------------------------------------------------------------- Is it safe?

@@ -199,6 +199,20 @@ pub struct MirrorPenalty {
 }
 
 impl MirrorPenalty {
+    /// The `zfs_vdev_mirror_*` tunables now (`vdev_mirror_load` reads them per read); 0 in
+    /// releases before 0.7, which choose a child otherwise (`try_pick_mirror_child`).
+    pub fn from_tunables(tun: &crate::tunables::Tunables) -> MirrorPenalty {
+        use crate::tunables::T;
+        let g = |t| tun.try_get(t).unwrap_or(0);
+        MirrorPenalty {
+            rotating_inc: g(T::zfs_vdev_mirror_rotating_inc),
+            rotating_seek_inc: g(T::zfs_vdev_mirror_rotating_seek_inc),
+            rotating_seek_offset: g(T::zfs_vdev_mirror_rotating_seek_offset),
+            non_rotating_inc: g(T::zfs_vdev_mirror_non_rotating_inc),
+            non_rotating_seek_inc: g(T::zfs_vdev_mirror_non_rotating_seek_inc),
+        }
+    }
+
     pub fn load(&self, active: u32, last_offset: u64, rotational: bool, offset: u64) -> i64 {
         let mut load = active as i64;
         if rotational {

@@ -311,7 +311,7 @@ impl Model_ {
             r.inflight_chunks += 1;
             r.chunks += 1;
             let slot = self.rb_alloc(RbIo { top: t as u16, offset: off, size, pending: 1, writing: false });
-            let Some(src) = self.try_pick_mirror_child(t, off, 0) else {
+            let Some(src) = self.try_pick_mirror_child(t, off, 0, ctx.now()) else {
                 // No healthy copy: the read fails (vrp_errors) and nothing is written.
                 // Released here, not through rebuild_io_done: that re-enters this pump,
                 // one stack frame per failed chunk.

@@ -389,26 +389,42 @@ impl Model_ {
         self.scan_pf.reset();
     }
 
-    /// Limits of the sorted scan (`dsl_scan_should_clear`, `scan_io_queue_create`).
-    fn sorted_setup(&self, now: u64) -> Sorted {
-        let t = &self.tun;
-        let limit = t.get(T::zfs_scan_vdev_limit) as u64;
-        let gap = t.get(T::zfs_scan_max_ext_gap) as u64;
-        let fill_weight = t.get(T::zfs_scan_fill_weight) as u64;
-        let quantized = self.cfg.release >= Release::Zfs22;
-        let q_max = self
-            .tops
+    /// Each top-level vdev's in-flight byte limit for this txg (`scan_io_queues_run_one`
+    /// recomputes it from `zfs_scan_vdev_limit` every txg): 0.8–2.0 `MAX(leaves × limit,
+    /// 1 MiB)`; 2.1+ `MAX(1, limit × (ndisks − nparity))` (09c0a8fd1a; DS@zfs-2.1.0).
+    fn scan_q_max(&self) -> Vec<u64> {
+        let limit = self.tun.get(T::zfs_scan_vdev_limit) as u64;
+        self.tops
             .iter()
             .map(|top| {
-                // 0.8–2.0: limit × every leaf; 2.1+: limit × data disks (09c0a8fd1a).
                 let n = top.leaves.len() as u64;
-                let disks = if self.cfg.release >= Release::Zfs21 { n - top.kind.nparity() as u64 } else { n };
-                (limit * disks).max(1 << 20)
+                if self.cfg.release >= Release::Zfs21 {
+                    (limit * (n - top.kind.nparity() as u64)).max(1)
+                } else {
+                    (limit * n).max(1 << 20)
+                }
             })
-            .collect();
+            .collect()
+    }
+
+    /// The sorted scan's hard and soft memory limits (`dsl_scan_should_clear` computes them
+    /// from `zfs_scan_mem_lim_fact` / `_soft_fact` each time it is called).
+    fn scan_mem_limits(&self) -> (u64, u64) {
+        let t = &self.tun;
         let alloc: u64 = (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum();
         let hard = (self.cfg.ram_bytes / t.get(T::zfs_scan_mem_lim_fact) as u64).max(16 << 20).min(alloc / 20);
         let soft = hard - (hard / t.get(T::zfs_scan_mem_lim_soft_fact) as u64).min(128 << 20);
+        (hard, soft)
+    }
+
+    /// Limits of the sorted scan (`dsl_scan_should_clear`, `scan_io_queue_create`).
+    fn sorted_setup(&self, now: u64) -> Sorted {
+        let t = &self.tun;
+        let gap = t.get(T::zfs_scan_max_ext_gap) as u64;
+        let fill_weight = t.get(T::zfs_scan_fill_weight) as u64;
+        let quantized = self.cfg.release >= Release::Zfs22;
+        let q_max = self.scan_q_max();
+        let (hard, soft) = self.scan_mem_limits();
         Sorted {
             queues: (0..self.tops.len()).map(|_| SortedQueue::new(gap, fill_weight, quantized)).collect(),
             clearing: false,
@@ -538,7 +554,17 @@ impl Model_ {
         s.wait = Wait::Running;
         s.txgs += 1;
         let traversal_done = s.traversal_done;
+        // Read every txg, as ZFS reads them: the sorted scan's per-vdev byte limit, the
+        // legacy scan's zfs_top_maxinflight (`dsl_scan_scrub_cb` reads it per block).
+        let q_max = s.sorted.is_some().then(|| (self.scan_q_max(), self.scan_mem_limits()));
+        let per_top = self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32;
+        let s = self.scan.as_mut().unwrap();
+        s.max_inflight = per_top * self.tops.len() as u32;
         if let Some(so) = s.sorted.as_mut() {
+            let (q_max, (hard, soft)) = q_max.unwrap();
+            so.q_max = q_max;
+            so.hard_bytes = hard;
+            so.soft_bytes = soft;
             if so.checkpointing || now - so.last_checkpoint_ns > intval || traversal_done {
                 so.checkpointing = true;
                 so.clearing = true;
@@ -974,7 +1000,7 @@ impl Model_ {
             }
             (VdevType::Mirror, ScanFunc::Resilver) => {
                 // One child holding the block's txg, chosen by load like a normal read.
-                if let Some(leaf) = self.try_pick_mirror_child(t, voff, birth) {
+                if let Some(leaf) = self.try_pick_mirror_child(t, voff, birth, ctx.now()) {
                     self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
                     n += 1;
                 }

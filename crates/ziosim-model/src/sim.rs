@@ -305,6 +305,9 @@ pub(crate) struct Leaf {
     pub(crate) size_bytes: u64,
     pub(crate) classes: Vec<ClassStats>,
     pub(crate) cnt: LeafCounters,
+    /// Commands handed to the disk's block layer and not yet complete (`iostat`'s in-flight
+    /// count: waiting for the drive or its link, in the drive, crossing the link back) —
+    /// the span `disk_wait` measures, so busy time and queue length obey Little's law with it.
     pub(crate) dev_outstanding: u32,
     pub(crate) last_change_ns: u64,
     pub(crate) series: Vec<LeafCounters>,
@@ -1079,13 +1082,7 @@ impl Model_ {
         }
         let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
         let write_cursor = top_alloc_bytes.clone();
-        let mirror_pen = MirrorPenalty {
-            rotating_inc: tun.get(T::zfs_vdev_mirror_rotating_inc),
-            rotating_seek_inc: tun.get(T::zfs_vdev_mirror_rotating_seek_inc),
-            rotating_seek_offset: tun.get(T::zfs_vdev_mirror_rotating_seek_offset),
-            non_rotating_inc: tun.get(T::zfs_vdev_mirror_non_rotating_inc),
-            non_rotating_seek_inc: tun.get(T::zfs_vdev_mirror_non_rotating_seek_inc),
-        };
+        let mirror_pen = MirrorPenalty::from_tunables(&tun);
         let replacing = tops.iter().map(|t| vec![None; t.leaves.len()]).collect();
         let sync = match cfg.sync.as_str() {
             "always" => crate::zil::SyncMode::Always,
@@ -1200,9 +1197,12 @@ impl Model_ {
     /// Schedule the initial events.
     pub fn start(&mut self, ctx: &mut Ctx<Ev>) {
         for i in 0..self.wls.len() {
-            let w = &self.wls[i];
-            if w.rate_per_s.is_some() {
-                ctx.schedule_at(w.start_ns, Ev::Arrival { wl: i as u16 });
+            let w = &mut self.wls[i];
+            if let Some(rate) = w.rate_per_s {
+                // A Poisson stream's first arrival is an exponential gap after its start too
+                // (memorylessness), not at the start itself.
+                let gap = w.rng.exp(1e9 / rate).round() as u64;
+                ctx.schedule_at(w.start_ns + gap.max(1), Ev::Arrival { wl: i as u16 });
             } else {
                 for t in 0..w.threads {
                     ctx.schedule_at(w.start_ns, Ev::ThreadGo { wl: i as u16, thread: t });
@@ -1239,6 +1239,19 @@ impl Model_ {
             Action::Set { tunable, value } => {
                 // Validated at load; a failure here would be a bug.
                 self.tun.set(&tunable, value).expect("tunable validated at load");
+                // ZFS reads these globals where it uses them: every leaf's queue limits and
+                // aggregation, the txg engine's timeout and throttle, the mirror read
+                // penalties take the new value now; the scan's limits at its next txg
+                // (`scan_txg_begin`). Nothing is issued because of the change itself: the
+                // next enqueue or completion picks with the new limits, as in ZFS.
+                let rel = self.cfg.release;
+                for l in &mut self.leaves {
+                    let rotational = l.dev.rotational();
+                    l.policy.retune(rel, &self.tun, rotational);
+                }
+                self.txg.eng.retune(&self.tun);
+                self.zil.retune(&self.tun);
+                self.mirror_pen = MirrorPenalty::from_tunables(&self.tun);
             }
         }
         self.actions_done = idx + 1;
@@ -1772,7 +1785,10 @@ impl Model_ {
             self.issues.resize(id as usize + 1 + 64, iss);
         }
         self.issues[id as usize] = iss;
-        self.leaves[leaf as usize].blk.push_back(id);
+        let l = &mut self.leaves[leaf as usize];
+        Self::account_outstanding(l, now);
+        l.dev_outstanding += 1;
+        l.blk.push_back(id);
         self.drain_blk(leaf, ctx);
     }
 
@@ -2085,7 +2101,7 @@ impl Model_ {
         }
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
-                let leaf = if self.tops[t].kind == VdevType::Disk { self.child_read_leaf(t, 0) } else { self.try_pick_mirror_child(t, voff, 0) };
+                let leaf = if self.tops[t].kind == VdevType::Disk { self.child_read_leaf(t, 0) } else { self.try_pick_mirror_child(t, voff, 0, ctx.now()) };
                 let Some(leaf) = leaf else {
                     self.lost_blocks.insert((t as u16, voff));
                     return 0;
@@ -2282,7 +2298,54 @@ impl Model_ {
     /// `vdev_mirror_child_select` for a block born in `birth`: children whose DTL holds
     /// that txg are skipped (0: a block older than any DTL). None (and no random draw)
     /// when no child can serve the read.
-    pub(crate) fn try_pick_mirror_child(&mut self, t: usize, off: u64, birth: u64) -> Option<u16> {
+    pub(crate) fn try_pick_mirror_child(&mut self, t: usize, off: u64, birth: u64, now: u64) -> Option<u16> {
+        // The child a read may use: readable, and holding the block's txg (its DTL).
+        let usable = |m: &Self, c: usize| {
+            m.child_read_leaf(t, c).filter(|&l| !(birth > 0 && m.leaf_misses(l, birth)))
+        };
+        let n = self.tops[t].leaves.len();
+        if self.cfg.release < crate::release::Release::Zfs065 {
+            // Solaris, illumos and FreeBSD's legacy ZFS (vdev_mirror_map_alloc, il:2009–2014
+            // before the 0.7 load rule reached illumos): the preferred child is the read's
+            // 2 MiB stripe, (offset >> vdev_mirror_shift) % children with shift 21, and
+            // vdev_mirror_child_select takes the first usable child from there.
+            let pref = ((off >> 21) % n as u64) as usize;
+            return (0..n).map(|i| (pref + i) % n).find_map(|c| usable(self, c));
+        }
+        if self.cfg.release == crate::release::Release::Zfs065 {
+            // ZoL 0.6.5 (MR@zfs-0.6.5 vdev_mirror_map_alloc): the readable children with the
+            // fewest active I/Os (vq_active_tree); among equals the one the current
+            // zfs_vdev_mirror_switch_us (10 ms) time slice picks; then, as child_select
+            // does, the first usable child from it.
+            const SWITCH_NS: u64 = 10_000 * 1_000;
+            let mut lowest = u32::MAX;
+            let mut nr = 0u64;
+            for c in 0..n {
+                if let Some(l) = self.child_read_leaf(t, c) {
+                    let a = self.leaves[l as usize].active;
+                    if a < lowest {
+                        (lowest, nr) = (a, 1);
+                    } else if a == lowest {
+                        nr += 1;
+                    }
+                }
+            }
+            if nr == 0 {
+                return None;
+            }
+            let mut d = (now / SWITCH_NS) % nr;
+            let pref = (0..n)
+                .find(|&c| {
+                    let hit = self.child_read_leaf(t, c).is_some_and(|l| self.leaves[l as usize].active == lowest);
+                    if hit && d == 0 {
+                        return true;
+                    }
+                    d -= hit as u64;
+                    false
+                })
+                .unwrap_or(0);
+            return (0..n).map(|i| (pref + i) % n).find_map(|c| usable(self, c));
+        }
         let mut best = i64::MAX;
         let mut cands: [u16; 8] = [0; 8];
         let mut nc = 0;
@@ -2548,6 +2611,8 @@ impl Model_ {
             let l = &mut self.leaves[li];
             l.active += 1;
             l.last_offset = iss.offset + iss.size;
+            Self::account_outstanding(l, now);
+            l.dev_outstanding += 1;
             l.blk.push_back(iss.head);
         }
         // Padding I/Os the policy dropped complete without the device (zio_vdev_io_bypass).
@@ -2576,8 +2641,6 @@ impl Model_ {
                 self.links[link].on_issue(port);
             }
             l.blk.pop_front();
-            Self::account_outstanding(l, now);
-            l.dev_outstanding += 1;
             l.dev.submit(now, Cmd { tag: h, op: iss.op, offset_bytes: iss.offset, size_bytes: iss.size });
         }
         self.rearm(leaf, ctx);
@@ -2608,8 +2671,6 @@ impl Model_ {
         let mut freed_link = None;
         for &h in &done {
             let l = &mut self.leaves[li];
-            Self::account_outstanding(l, now);
-            l.dev_outstanding -= 1;
             match l.link {
                 Some((link, port)) => {
                     self.links[link].on_device_done(port);
@@ -2639,6 +2700,9 @@ impl Model_ {
         let now = ctx.now();
         let li = leaf as usize;
         let iss = self.issues[head as usize];
+        let l = &mut self.leaves[li];
+        Self::account_outstanding(l, now);
+        l.dev_outstanding -= 1;
         if iss.op == Op::Flush {
             // A flush never entered the queue policy (see `submit_flush`).
             let io = *self.ios.get(head);

@@ -199,23 +199,23 @@ tunables! {
 
     // ---- mirror read selection (§2.8) ----
     zfs_vdev_mirror_rotating_inc = "zfs_vdev_mirror_rotating_inc", "count", [0, 1000],
-        [(Solaris2009, 0)], None,
+        [(Zfs07, 0)], None,
         "Load added to a rotating child whose last I/O ended exactly at this offset.",
         "MR@zfs-0.7.0..master";
     zfs_vdev_mirror_rotating_seek_inc = "zfs_vdev_mirror_rotating_seek_inc", "count", [0, 1000],
-        [(Solaris2009, 5)], None,
+        [(Zfs07, 5)], None,
         "Load added to a rotating child that must seek far; higher keeps reads on the disk already near the data.",
         "MR@zfs-0.7.0..master";
     zfs_vdev_mirror_rotating_seek_offset = "zfs_vdev_mirror_rotating_seek_offset", "bytes", [0, 1 << 40],
-        [(Solaris2009, MIB)], None,
+        [(Zfs07, MIB)], None,
         "Distance within which a rotating child gets half the seek penalty.",
         "MR@zfs-0.7.0..master";
     zfs_vdev_mirror_non_rotating_inc = "zfs_vdev_mirror_non_rotating_inc", "count", [0, 1000],
-        [(Solaris2009, 0)], None,
+        [(Zfs07, 0)], None,
         "Load added to a non-rotating child for a linear read.",
         "MR@zfs-0.7.0..master";
     zfs_vdev_mirror_non_rotating_seek_inc = "zfs_vdev_mirror_non_rotating_seek_inc", "count", [0, 1000],
-        [(Solaris2009, 1)], None,
+        [(Zfs07, 1)], None,
         "Load added to a non-rotating child for a non-linear read.",
         "MR@zfs-0.7.0..master";
 

@@ -156,6 +156,7 @@ struct TxgState {
 /// The transaction-group engine of one pool.
 pub struct Txg {
     release: Release,
+    cfg: TxgConfig,
     throttle: Throttle,
     timeout_ns: u64,
     tick_ns: u64,
@@ -211,6 +212,7 @@ impl Txg {
         let shift = tun.try_get(T::zfs_write_limit_shift).unwrap_or(3) as u32;
         Txg {
             release,
+            cfg,
             throttle,
             timeout_ns: tun.get(T::zfs_txg_timeout) as u64 * NS_PER_S,
             tick_ns: NS_PER_S / cfg.hz.max(1) as u64,
@@ -398,6 +400,24 @@ impl Txg {
             }
         }
         false
+    }
+
+    /// A `set` action changed the tunables: take the new timeout, dirty-data and throttle
+    /// parameters (ZFS reads them where it uses them); the pipeline's state stays.
+    pub fn retune(&mut self, tun: &Tunables) {
+        let f = Txg::new(self.release, tun, self.cfg);
+        self.timeout_ns = f.timeout_ns;
+        self.dirty_max = f.dirty_max;
+        self.delay_min_bytes = f.delay_min_bytes;
+        self.delay_scale = f.delay_scale;
+        self.delay_max_ns = f.delay_max_ns;
+        self.wrlog_max = f.wrlog_max;
+        self.sync_threshold = f.sync_threshold;
+        self.write_limit_min = f.write_limit_min;
+        self.write_limit_max = f.write_limit_max;
+        self.write_limit_override = f.write_limit_override;
+        self.synctime_ms = f.synctime_ms;
+        self.no_throttle = f.no_throttle;
     }
 
     // ------------------------------------------------------------ pipeline

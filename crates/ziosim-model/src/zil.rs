@@ -361,6 +361,22 @@ pub struct Zil {
 }
 
 impl Zil {
+    /// A `set` action changed the tunables: the thresholds and switches `zfs_log_write`,
+    /// `zil_commit` and `zil_lwb_write_issue` read per call take the new values; the log's
+    /// state and `zil_maxblocksize` (the blocks already planned) stay.
+    pub fn retune(&mut self, tun: &Tunables) {
+        let f = Zil::new(self.release, tun, self.cfg);
+        self.disabled = f.disabled;
+        self.imm_bytes = f.imm_bytes;
+        self.zvol_imm_bytes = f.zvol_imm_bytes;
+        self.max_copied = f.max_copied;
+        self.slog_limit = f.slog_limit;
+        self.slog_bulk = f.slog_bulk;
+        self.timeout_pct = f.timeout_pct;
+        self.min_commit_timeout_ns = f.min_commit_timeout_ns;
+        self.no_flush = f.no_flush;
+    }
+
     pub fn new(release: Release, tun: &Tunables, cfg: ZilConfig) -> Zil {
         let era = if release >= Release::Zfs23 {
             Era::Pipeline23

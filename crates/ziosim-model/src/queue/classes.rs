@@ -174,6 +174,11 @@ impl QueuePolicy for ClassesPolicy {
         self.q.complete(issue);
     }
 
+    fn retune(&mut self, release: Release, t: &Tunables, rotational: bool) {
+        self.lim = Limits::from_tunables(release, t);
+        self.q.set_agg(super::agg_params(release, t, rotational));
+    }
+
     fn depths(&self) -> [ClassDepth; NUM_CLASSES] {
         self.q.depths()
     }

@@ -229,4 +229,14 @@ impl QueuePolicy for DeadlinePolicy {
     fn take_discarded(&mut self) -> Option<IoId> {
         self.discarded.pop_front()
     }
+
+    /// `zfs_vdev_min/max_pending` and `ramp_rate` are read per pick, the aggregation limits
+    /// per aggregation. `zfs_vdev_time_shift` stays as loaded: ZFS applies it once, to each
+    /// zio's deadline at enqueue, and the model derives queued zios' keys from it.
+    fn retune(&mut self, release: Release, t: &Tunables, rotational: bool) {
+        self.min_pending = t.get(T::zfs_vdev_min_pending) as u32;
+        self.max_pending = t.get(T::zfs_vdev_max_pending) as u32;
+        self.ramp_rate = t.get(T::zfs_vdev_ramp_rate) as u32;
+        self.agg = super::agg_params(release, t, rotational);
+    }
 }

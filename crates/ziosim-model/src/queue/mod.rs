@@ -76,6 +76,9 @@ pub trait QueuePolicy {
     fn take_discarded(&mut self) -> Option<IoId> {
         None
     }
+    /// The tunables changed at run time (a `set` action): take the new limits, as ZFS reads
+    /// `zfs_vdev_*` on every pick and every aggregation. What is queued stays queued.
+    fn retune(&mut self, release: Release, t: &Tunables, rotational: bool);
 }
 
 pub mod aggregate;

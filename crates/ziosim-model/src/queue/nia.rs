@@ -182,6 +182,13 @@ impl QueuePolicy for NiaPolicy {
         self.on_complete(issue.class);
     }
 
+    fn retune(&mut self, release: crate::release::Release, t: &Tunables, rotational: bool) {
+        self.lim = Limits::from_tunables(release, t);
+        self.q.set_agg(super::agg_params(release, t, rotational));
+        self.nia_delay = t.get(T::zfs_vdev_nia_delay);
+        self.nia_credit_refill = t.get(T::zfs_vdev_nia_credit);
+    }
+
     fn depths(&self) -> [ClassDepth; NUM_CLASSES] {
         self.q.depths()
     }

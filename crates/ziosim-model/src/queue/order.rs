@@ -192,6 +192,11 @@ impl ClassQueues {
         }
     }
 
+    /// New aggregation limits (a run-time tunable change).
+    pub fn set_agg(&mut self, agg: AggParams) {
+        self.agg = agg;
+    }
+
     pub fn enqueue(&mut self, id: IoId, ios: &mut IoSlab) {
         let io = ios.get_mut(id);
         debug_assert!(io.op != Op::Flush, "flushes bypass the vdev queue");
