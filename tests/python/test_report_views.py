@@ -492,7 +492,7 @@ def test_a_replace_shows_its_replacing_vdev_and_counts_the_new_disk():
     from ziosim import runner, scenario
 
     text = ('[scenario]\nname = "t"\nstop = "40s"\nreport_interval = "20s"\n[zfs]\nrelease = "{rel}"\n'
-            '[pool]\nallocated = "20G"\nvdevs = [{{ type = "raidz2", disks = 6, device = "hdd-7200-sata-2014" }}]\n'
+            '[pool]\nallocated = "60G"\nvdevs = [{{ type = "raidz2", disks = 6, device = "hdd-7200-sata-2014" }}]\n'
             '[[action]]\nat = "1s"\ndo = "fail"\ndisk = "sdb"\n'
             '[[action]]\nat = "2s"\ndo = "replace"\nold = "sdb"\nnew = "sdg"\n')
     for rel, name in (("zfs-2.2", "replacing-1"), ("zfs-2.1", "replacing")):
