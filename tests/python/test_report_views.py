@@ -363,6 +363,19 @@ def test_illumos_iostat_xn_fields_stay_apart_when_a_value_outgrows_its_column():
     assert small == "    1.0    2.0    3.0    4.0  0.0  0.5    0.0    5.7   0   7 c0t1d0"  # the header's columns
 
 
+def test_linux_iostat_x_fields_stay_apart_when_a_value_outgrows_its_column():
+    from ziosim.report.iostat import DiskSample, _linux_block
+
+    d = DiskSample(name="sda", r_s=0.0, w_s=1310.0, rkb_s=0.0, wkb_s=1341440.0, r_await_ms=0.0,
+                   w_await_ms=8.99, queue_len=29.76, util_pct=99.35)
+    head, row = _linux_block([d])
+    fields = row.split()
+    assert fields[:5] == ["sda", "0.00", "1310.00", "0.00", "1341440.00"] and len(fields) == len(head.split())
+    # Values that fit keep the header's columns.
+    small = _linux_block([DiskSample("sdb", 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.5, 7.0)])[-1]
+    assert len(small) == len(head) and small.split()[1:5] == ["1.00", "2.00", "3.00", "4.00"]
+
+
 # ----------------------------------------------------------------------------- logs and cache
 # results_slog.json: the raidz2 pool plus a log mirror (mirror-1: nvd1 nvd2) and a lone log
 # disk (nvd3) that take the ZIL's writes, and the L2ARC device nvd0 (make_results.py).

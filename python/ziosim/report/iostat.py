@@ -606,10 +606,12 @@ def _linux_block(disks: list[DiskSample]) -> list[str]:
         rareq = d.rkb_s / d.r_s if d.r_s else 0.0
         wareq = d.wkb_s / d.w_s if d.w_s else 0.0
         svctm = (d.util_pct * 10.0 / ops) if ops else 0.0  # ms per op while busy
-        lines.append(f"{d.name:<13}{d.r_s:8.2f}{d.w_s:8.2f}{d.rkb_s:10.2f}{d.wkb_s:10.2f}"
-                     f"{0.0:9.2f}{0.0:9.2f}{0.0:7.2f}{0.0:7.2f}{d.r_await_ms:8.2f}"
-                     f"{d.w_await_ms:8.2f}{d.queue_len:7.2f}{rareq:9.2f}{wareq:9.2f}"
-                     f"{svctm:7.2f}{d.util_pct:7.2f}")
+        # sysstat prints every field as " %*.2f": a value wider than its column shifts the
+        # row but stays a separate field (1341440.00 kB/s must not run into rkB/s).
+        lines.append(f"{d.name:<13}{d.r_s:8.2f} {d.w_s:7.2f} {d.rkb_s:9.2f} {d.wkb_s:9.2f}"
+                     f" {0.0:8.2f} {0.0:8.2f} {0.0:6.2f} {0.0:6.2f} {d.r_await_ms:7.2f}"
+                     f" {d.w_await_ms:7.2f} {d.queue_len:6.2f} {rareq:8.2f} {wareq:8.2f}"
+                     f" {svctm:6.2f} {d.util_pct:6.2f}")
     return lines
 
 
