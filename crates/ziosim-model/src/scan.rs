@@ -375,10 +375,8 @@ impl Model_ {
             l.deferred = false;
             l.scan_processed = 0;
         }
-        let ntops = self.tops.len() as u32;
-        let per_top = self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32;
         let to_examine = self.layout.examined_bytes() + self.admin.extent_bytes();
-        let mut scan = Scan::new(func, now, to_examine, per_top * ntops, scope);
+        let mut scan = Scan::new(func, now, to_examine, self.scan_max_inflight(), scope);
         scan.layout_done = func == ScanFunc::Resilver && scope.0 >= self.layout.last_txg();
         scan.ext_end = self.admin.extents.len();
         let sorted = self.cfg.release >= Release::Zfs08 && self.tun.get(T::zfs_scan_legacy) == 0;
@@ -387,6 +385,11 @@ impl Model_ {
         }
         self.scan = Some(scan);
         self.scan_pf.reset();
+    }
+
+    /// The legacy scan's zios in flight: `zfs_top_maxinflight` × top-level vdevs.
+    fn scan_max_inflight(&self) -> u32 {
+        self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32 * self.tops.len() as u32
     }
 
     /// Each top-level vdev's in-flight byte limit for this txg (`scan_io_queues_run_one`
@@ -557,9 +560,9 @@ impl Model_ {
         // Read every txg, as ZFS reads them: the sorted scan's per-vdev byte limit, the
         // legacy scan's zfs_top_maxinflight (`dsl_scan_scrub_cb` reads it per block).
         let q_max = s.sorted.is_some().then(|| (self.scan_q_max(), self.scan_mem_limits()));
-        let per_top = self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32;
+        let max_inflight = self.scan_max_inflight();
         let s = self.scan.as_mut().unwrap();
-        s.max_inflight = per_top * self.tops.len() as u32;
+        s.max_inflight = max_inflight;
         if let Some(so) = s.sorted.as_mut() {
             let (q_max, (hard, soft)) = q_max.unwrap();
             so.q_max = q_max;

@@ -2318,42 +2318,18 @@ impl Model_ {
             // zfs_vdev_mirror_switch_us (10 ms) time slice picks; then, as child_select
             // does, the first usable child from it.
             const SWITCH_NS: u64 = 10_000 * 1_000;
-            let mut lowest = u32::MAX;
-            let mut nr = 0u64;
-            for c in 0..n {
-                if let Some(l) = self.child_read_leaf(t, c) {
-                    let a = self.leaves[l as usize].active;
-                    if a < lowest {
-                        (lowest, nr) = (a, 1);
-                    } else if a == lowest {
-                        nr += 1;
-                    }
-                }
-            }
-            if nr == 0 {
-                return None;
-            }
-            let mut d = (now / SWITCH_NS) % nr;
-            let pref = (0..n)
-                .find(|&c| {
-                    let hit = self.child_read_leaf(t, c).is_some_and(|l| self.leaves[l as usize].active == lowest);
-                    if hit && d == 0 {
-                        return true;
-                    }
-                    d -= hit as u64;
-                    false
-                })
-                .unwrap_or(0);
+            let active = |m: &Self, c: usize| m.child_read_leaf(t, c).map(|l| m.leaves[l as usize].active);
+            let lowest = (0..n).filter_map(|c| active(self, c)).min()?;
+            let tied = || (0..n).filter(|&c| active(self, c) == Some(lowest));
+            let nr = tied().count() as u64;
+            let pref = tied().nth(((now / SWITCH_NS) % nr) as usize).unwrap_or(0);
             return (0..n).map(|i| (pref + i) % n).find_map(|c| usable(self, c));
         }
         let mut best = i64::MAX;
         let mut cands: [u16; 8] = [0; 8];
         let mut nc = 0;
-        for c in 0..self.tops[t].leaves.len() {
-            let Some(l) = self.child_read_leaf(t, c) else { continue };
-            if birth > 0 && self.leaf_misses(l, birth) {
-                continue;
-            }
+        for c in 0..n {
+            let Some(l) = usable(self, c) else { continue };
             let leaf = &self.leaves[l as usize];
             let load = self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off);
             if load < best {
