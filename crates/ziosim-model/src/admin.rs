@@ -47,6 +47,7 @@ use crate::pool::VdevType;
 use crate::release::Release;
 use crate::scan::ScanFunc;
 use crate::sim::{Ev, Model_};
+use crate::status_log::{Snapshot, StatusRow};
 use crate::tunables::T;
 use serde_json::{json, Value};
 use ziosim_engine::Ctx;
@@ -707,9 +708,14 @@ impl Model_ {
 
     /// One `zpool status` snapshot: the vdev tree with states and notes, the scan
     /// statistics and the rebuild statistics of each top-level vdev that has them.
-    pub(crate) fn status_snapshot(&self, now: u64) -> Value {
-        let row = |depth: u32, name: &str, state: &str, note: &str| {
-            json!({"depth": depth, "name": name, "state": state, "read": 0, "write": 0, "cksum": 0, "note": note})
+    pub(crate) fn status_snapshot(&self, now: u64) -> Snapshot {
+        let row = |depth: u32, name: &str, state: &'static str, note: &str| StatusRow {
+            depth,
+            name: name.to_string(),
+            state,
+            note: note.to_string(),
+            scan_processed: 0,
+            resilver_deferred: false,
         };
         let scan = self.running_scan(None);
         // 2.2.0 (e9b12d4196, backported to 2.1.12; the zfs-2.1 key follows 2.1.0) prints the
@@ -741,15 +747,12 @@ impl Model_ {
                 notes.push("(resilvering)");
             }
             notes.retain(|n| !n.is_empty());
-            let mut r = row(d, &leaf.name, state, &notes.join("  "));
             // vs_scan_processed and vs_resilver_deferred as `zpool status -j` prints them.
-            if leaf.scan_processed > 0 {
-                r["scan_processed"] = json!(leaf.scan_processed);
+            StatusRow {
+                scan_processed: leaf.scan_processed,
+                resilver_deferred: leaf.deferred,
+                ..row(d, &leaf.name, state, &notes.join("  "))
             }
-            if leaf.deferred {
-                r["resilver_deferred"] = json!(true);
-            }
-            r
         };
         let dead = |l: u16| !self.leaves[l as usize].writeable();
         let mut tops = Vec::new();
@@ -821,7 +824,7 @@ impl Model_ {
                 // A single-disk top-level vdev is printed as the disk itself (or its
                 // replacing vdev).
                 for mut ch in children {
-                    ch["depth"] = json!(ch["depth"].as_u64().unwrap() - 1);
+                    ch.depth -= 1;
                     tops.push(ch);
                 }
             } else {
@@ -842,8 +845,14 @@ impl Model_ {
             .filter(|sp| !sp.gone)
             .map(|sp| json!({"name": sp.name, "state": if sp.leaf.is_some() { "INUSE" } else { "AVAIL" }}))
             .collect();
-        json!({"t_ns": now, "state": pstate, "tree": rows, "spares": spares, "scan": self.scan_stats_json(now),
-               "errors": self.lost_blocks.len(),
-               "rebuild": if rebuild.is_empty() { Value::Null } else { Value::Array(rebuild) }})
+        Snapshot {
+            t_ns: now,
+            state: pstate,
+            tree: rows,
+            spares: Value::Array(spares),
+            scan: self.scan_stats_json(now),
+            errors: self.lost_blocks.len(),
+            rebuild: if rebuild.is_empty() { Value::Null } else { Value::Array(rebuild) },
+        }
     }
 }

@@ -47,6 +47,7 @@ use crate::layout::{FileClass, Layout, LayoutParams};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
 use crate::pool::{raidz_map, Column, MirrorPenalty, TopVdev, VdevType};
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
+use crate::series::{self, LeafSeries, LeafSeriesJson};
 use crate::stats::{log2_bucket, FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
 use crate::txg::TxgAction;
@@ -285,6 +286,28 @@ impl LeafCounters {
     pub(crate) fn read_bytes(&self) -> u64 {
         self.read_bytes
     }
+
+    /// The cumulative values whose per-interval deltas are the leaf's series, in the order
+    /// of `series::DELTA_KEYS`, then the operations per class. A queue's wait sums the
+    /// classes `zpool iostat -l` shows in its column.
+    pub(crate) fn cumulative(&self) -> [u64; series::CUMULATIVE] {
+        let q = |classes: &[IoClass]| -> u64 { classes.iter().map(|k| self.queue_ns[k.idx()]).sum() };
+        let qm = |classes: &[IoClass]| -> u64 { classes.iter().map(|k| self.queue_mid[k.idx()]).sum() };
+        let (sr, sw, sc, tr, rb) = ([IoClass::SyncRead], [IoClass::SyncWrite], [IoClass::Scrub], [IoClass::Trim], [IoClass::Rebuild]);
+        let (ar, aw) = ([IoClass::AsyncRead, IoClass::Removal], [IoClass::AsyncWrite, IoClass::Initializing]);
+        let mut out = [0; series::CUMULATIVE];
+        let deltas = [
+            self.read_ops, self.write_ops, self.read_bytes, self.write_bytes, self.busy_ns,
+            self.read_total_ns, self.write_total_ns, self.read_disk_ns, self.write_disk_ns,
+            q(&sr), q(&sw), q(&ar), q(&aw), q(&sc), q(&tr), q(&rb),
+            self.read_total_mid, self.write_total_mid, self.read_disk_mid, self.write_disk_mid,
+            qm(&sr), qm(&sw), qm(&ar), qm(&aw), qm(&sc), qm(&tr), qm(&rb),
+            self.inflight_ns as u64,
+        ];
+        out[..deltas.len()].copy_from_slice(&deltas);
+        out[deltas.len()..].copy_from_slice(&self.class_ops);
+        out
+    }
 }
 
 pub(crate) struct Leaf {
@@ -310,8 +333,8 @@ pub(crate) struct Leaf {
     /// the span `disk_wait` measures, so busy time and queue length obey Little's law with it.
     pub(crate) dev_outstanding: u32,
     pub(crate) last_change_ns: u64,
-    pub(crate) series: Vec<LeafCounters>,
-    pub(crate) depth_series: Vec<[(u32, u32); NUM_CLASSES]>,
+    /// Per-interval deltas of `cnt` and the queue depths at each sample.
+    pub(crate) series: LeafSeries,
     /// The disk stopped answering (`fail` action): FAULTED, never read or written.
     pub(crate) failed: bool,
     /// A new disk being resilvered into a `replacing` vdev.
@@ -432,8 +455,7 @@ impl Leaf {
             cnt: LeafCounters::default(),
             dev_outstanding: 0,
             last_change_ns: 0,
-            series: vec![LeafCounters::default(); samples],
-            depth_series: vec![[(0, 0); NUM_CLASSES]; samples],
+            series: LeafSeries::new(samples),
             failed: false,
             resilvering: false,
             detached: false,
@@ -813,7 +835,7 @@ pub struct Model_ {
     pub(crate) phase_now: (ScanPhase, u64),
     pub(crate) phase_ns: [u64; 3],
     /// `zpool status` snapshots taken at each sample.
-    pub(crate) status_snaps: Vec<serde_json::Value>,
+    pub(crate) status_snaps: crate::status_log::StatusLog,
     /// Sequential rebuilds, vdev configuration changes, DTLs, blocks written while running.
     pub(crate) admin: crate::admin::Admin,
     /// Scans that ended (finished, or canceled by a restart or a newer scan).
@@ -1171,7 +1193,7 @@ impl Model_ {
             scan_pf: Default::default(),
             phase_now: (ScanPhase::Before, 0),
             phase_ns: [0; 3],
-            status_snaps: Vec::new(),
+            status_snaps: Default::default(),
             admin: crate::admin::Admin::new(ntops_all),
             scan_history: Vec::new(),
             seed,
@@ -2760,13 +2782,12 @@ impl Model_ {
         self.sample_t.push(now);
         for l in &mut self.leaves {
             Self::account_outstanding(l, now);
-            l.series.push(l.cnt);
             let d = l.policy.depths();
             let mut row = [(0u32, 0u32); NUM_CLASSES];
             for (i, cd) in d.iter().enumerate() {
                 row[i] = (cd.queued, cd.active);
             }
-            l.depth_series.push(row);
+            l.series.push(l.cnt.cumulative(), row);
         }
         self.top_series.push(self.top_cnt.clone());
         if !self.cfg.actions.is_empty() {
@@ -2808,8 +2829,53 @@ impl Model_ {
         self.scan.as_ref()?.sorted.as_ref().map(|s| s.store_counts())
     }
 
-    /// The results document (`docs/internals.md`).
+    /// The results document (`docs/internals.md`) as a `Value` (tests and examples; a long
+    /// run's series make this large — `results_json` streams them instead).
     pub fn results(&self, digest: u64, events: u64, sim_time_ns: u64, end: &str) -> Value {
+        serde_json::to_value(self.results_doc(digest, events, sim_time_ns, end, false)).unwrap()
+    }
+
+    /// The results document as JSON text, the series and status snapshots streamed from
+    /// their stores (no `Value` tree of them). `compact`: `series.leaves` is `[]` (the
+    /// bindings hand the columns over with `take_leaf_column`) and each status snapshot's
+    /// tree is indices into `status.rows` (`status_log.rs`).
+    pub fn results_json(&self, digest: u64, events: u64, sim_time_ns: u64, end: &str, compact: bool) -> String {
+        serde_json::to_string(&self.results_doc(digest, events, sim_time_ns, end, compact)).unwrap()
+    }
+
+    /// Leaves in the results (`leaves`, `series.leaves`).
+    pub fn leaf_count(&self) -> usize {
+        self.leaves.len()
+    }
+
+    /// Workloads in the results (`workloads`, `series.workloads`).
+    pub fn workload_count(&self) -> usize {
+        self.wls.len()
+    }
+
+    /// Report intervals sampled (`series.t_ns`).
+    pub fn sample_count(&self) -> usize {
+        self.sample_t.len()
+    }
+
+    /// Column `c` (`series::column_names`) of leaf `leaf`'s series, removed from the core:
+    /// after the bindings took the columns, `results`/`results_json` would give empty series.
+    pub fn take_leaf_column(&mut self, leaf: usize, c: usize) -> Vec<u64> {
+        self.leaves[leaf].series.take_column(c)
+    }
+
+    fn results_doc(&self, digest: u64, events: u64, sim_time_ns: u64, end: &str, compact: bool) -> ResultsDoc<'_> {
+        let head = self.results_head(digest, events, sim_time_ns, end);
+        let status = (!self.cfg.actions.is_empty()).then_some(crate::status_log::StatusJson {
+            log: &self.status_snaps,
+            epoch_s: self.cfg.epoch_s,
+            compact,
+        });
+        ResultsDoc { head, leaves: (!compact).then_some(&self.leaves), status }
+    }
+
+    /// Everything of the results but `status` and `series.leaves`, which `ResultsDoc` adds.
+    fn results_head(&self, digest: u64, events: u64, sim_time_ns: u64, end: &str) -> Value {
         let pct = |h: &FineHist| serde_json::to_value(h.pcts()).unwrap();
         let mut pool_classes = serde_json::Map::new();
         for c in IoClass::ALL {
@@ -2862,7 +2928,6 @@ impl Model_ {
                 })
             })
             .collect();
-        let series_leaves: Vec<Value> = self.leaves.iter().map(|l| self.leaf_series(l)).collect();
         // Per top-level vdev (data vdevs, then log vdevs), the logical I/O of each interval.
         let series_tops: Vec<Value> = (0..self.top_cnt.len())
             .map(|t| {
@@ -2951,9 +3016,8 @@ impl Model_ {
         scans.extend(self.scan.as_ref().map(|sc| self.scan_summary_json(sc, sim_time_ns)));
         let mut rebuilds = self.admin.rebuild_history.clone();
         rebuilds.extend(self.admin.rebuilds.iter().flatten().map(|r| self.rebuild_summary(r, sim_time_ns)));
-        let status = (!self.cfg.actions.is_empty()).then(|| json!({"epoch_s": self.cfg.epoch_s, "snapshots": self.status_snaps}));
         json!({
-            "scan": scan, "scans": scans, "rebuilds": rebuilds, "actions": self.admin.log, "status": status,
+            "scan": scan, "scans": scans, "rebuilds": rebuilds, "actions": self.admin.log,
             "digest": format!("{digest:016x}"), "events": events, "sim_time_ns": sim_time_ns, "end": end,
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
             "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
@@ -2970,7 +3034,7 @@ impl Model_ {
                     "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum},
             "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
-                       "leaves": series_leaves, "tops": series_tops, "workloads": series_wls},
+                       "tops": series_tops, "workloads": series_wls},
         })
     }
 
@@ -3000,47 +3064,76 @@ impl Model_ {
     fn risk_time_ns(&self) -> u64 {
         self.sample_t.last().copied().unwrap_or(0)
     }
+}
 
-    fn leaf_series(&self, l: &Leaf) -> Value {
-        let n = l.series.len();
-        let delta = |f: &dyn Fn(&LeafCounters) -> u64| -> Vec<u64> {
-            (0..n).map(|k| f(&l.series[k]) - if k == 0 { 0 } else { f(&l.series[k - 1]) }).collect()
-        };
-        let qsum = |classes: &[IoClass]| -> Vec<u64> {
-            delta(&|c: &LeafCounters| classes.iter().map(|k| c.queue_ns[k.idx()]).sum())
-        };
-        let qmid = |classes: &[IoClass]| -> Vec<u64> {
-            delta(&|c: &LeafCounters| classes.iter().map(|k| c.queue_mid[k.idx()]).sum())
-        };
-        let mut class_ops = serde_json::Map::new();
-        let mut queued = serde_json::Map::new();
-        let mut active = serde_json::Map::new();
-        for c in IoClass::ALL {
-            class_ops.insert(c.key().into(), json!(delta(&|x: &LeafCounters| x.class_ops[c.idx()])));
-            queued.insert(c.key().into(), json!(l.depth_series.iter().map(|r| r[c.idx()].0).collect::<Vec<_>>()));
-            active.insert(c.key().into(), json!(l.depth_series.iter().map(|r| r[c.idx()].1).collect::<Vec<_>>()));
+/// The results document: `head` (a `Value`, small) with `status` and `series.leaves`
+/// streamed from their stores in the places sorted keys give them.
+struct ResultsDoc<'a> {
+    head: Value,
+    /// `None`: the compact form's `series.leaves`, `[]`.
+    leaves: Option<&'a Vec<Leaf>>,
+    status: Option<crate::status_log::StatusJson<'a>>,
+}
+
+/// A value of the document: from `head`, or streamed.
+enum Part<'a> {
+    Value(&'a Value),
+    Series(&'a ResultsDoc<'a>, &'a serde_json::Map<String, Value>),
+    Leaves(Option<&'a Vec<Leaf>>),
+    Status(&'a Option<crate::status_log::StatusJson<'a>>),
+}
+
+impl serde::Serialize for Part<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        match self {
+            Part::Value(v) => v.serialize(s),
+            Part::Series(doc, map) => doc.merged(map, &[("leaves", Part::Leaves(doc.leaves))], s),
+            Part::Leaves(None) => s.serialize_seq(Some(0))?.end(),
+            Part::Leaves(Some(leaves)) => {
+                let mut q = s.serialize_seq(Some(leaves.len()))?;
+                for l in leaves.iter() {
+                    q.serialize_element(&LeafSeriesJson(&l.series))?;
+                }
+                q.end()
+            }
+            Part::Status(st) => st.serialize(s),
         }
-        json!({
-            "read_ops": delta(&|c| c.read_ops), "write_ops": delta(&|c| c.write_ops),
-            "read_bytes": delta(&|c| c.read_bytes), "write_bytes": delta(&|c| c.write_bytes),
-            "busy_ns": delta(&|c| c.busy_ns),
-            "read_total_wait_ns_sum": delta(&|c| c.read_total_ns), "write_total_wait_ns_sum": delta(&|c| c.write_total_ns),
-            "read_disk_wait_ns_sum": delta(&|c| c.read_disk_ns), "write_disk_wait_ns_sum": delta(&|c| c.write_disk_ns),
-            "syncq_read_wait_ns_sum": qsum(&[IoClass::SyncRead]), "syncq_write_wait_ns_sum": qsum(&[IoClass::SyncWrite]),
-            "asyncq_read_wait_ns_sum": qsum(&[IoClass::AsyncRead, IoClass::Removal]),
-            "asyncq_write_wait_ns_sum": qsum(&[IoClass::AsyncWrite, IoClass::Initializing]),
-            "scrub_wait_ns_sum": qsum(&[IoClass::Scrub]), "trim_wait_ns_sum": qsum(&[IoClass::Trim]),
-            "rebuild_wait_ns_sum": qsum(&[IoClass::Rebuild]),
-            "read_total_wait_mid_ns_sum": delta(&|c| c.read_total_mid), "write_total_wait_mid_ns_sum": delta(&|c| c.write_total_mid),
-            "read_disk_wait_mid_ns_sum": delta(&|c| c.read_disk_mid), "write_disk_wait_mid_ns_sum": delta(&|c| c.write_disk_mid),
-            "syncq_read_wait_mid_ns_sum": qmid(&[IoClass::SyncRead]), "syncq_write_wait_mid_ns_sum": qmid(&[IoClass::SyncWrite]),
-            "asyncq_read_wait_mid_ns_sum": qmid(&[IoClass::AsyncRead, IoClass::Removal]),
-            "asyncq_write_wait_mid_ns_sum": qmid(&[IoClass::AsyncWrite, IoClass::Initializing]),
-            "scrub_wait_mid_ns_sum": qmid(&[IoClass::Scrub]), "trim_wait_mid_ns_sum": qmid(&[IoClass::Trim]),
-            "rebuild_wait_mid_ns_sum": qmid(&[IoClass::Rebuild]),
-            "class_ops": class_ops, "queued": queued, "active": active,
-            "inflight_ns_integral": delta(&|c| c.inflight_ns as u64),
-        })
+    }
+}
+
+impl ResultsDoc<'_> {
+    /// `map` with `extra` entries added, all in sorted key order (as `serde_json` writes
+    /// an object); an entry of `map` named "series" is streamed with the leaves.
+    fn merged<S: serde::Serializer>(&self, map: &serde_json::Map<String, Value>, extra: &[(&str, Part<'_>)], s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut parts: Vec<(&str, Part<'_>)> = map
+            .iter()
+            .map(|(k, v)| match (k.as_str(), v) {
+                ("series", Value::Object(m)) => (k.as_str(), Part::Series(self, m)),
+                _ => (k.as_str(), Part::Value(v)),
+            })
+            .collect();
+        for (k, p) in extra {
+            parts.push((k, match p {
+                Part::Leaves(l) => Part::Leaves(*l),
+                Part::Status(st) => Part::Status(st),
+                _ => unreachable!("only streamed parts are added"),
+            }));
+        }
+        parts.sort_by_key(|(k, _)| *k);
+        let mut m = s.serialize_map(Some(parts.len()))?;
+        for (k, p) in &parts {
+            m.serialize_entry(k, p)?;
+        }
+        m.end()
+    }
+}
+
+impl serde::Serialize for ResultsDoc<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Value::Object(map) = &self.head else { unreachable!("the head is an object") };
+        self.merged(map, &[("status", Part::Status(&self.status))], s)
     }
 }
 
@@ -3099,7 +3192,7 @@ impl Model for Model_ {
                     // `zpool status` shows the state it ends in. (The counters' interval
                     // since that sample is empty.)
                     let snap = self.status_snapshot(ctx.now());
-                    *self.status_snaps.last_mut().unwrap() = snap;
+                    self.status_snaps.replace_last(snap);
                 }
                 self.stopped = true;
                 self.stop_reason = if self.sample_limit {
@@ -3209,5 +3302,11 @@ impl Run {
 
     pub fn results(&self) -> Value {
         self.sim.model().results(self.sim.digest(), self.sim.events_handled(), self.sim.now(), self.end.as_deref().unwrap_or("running"))
+    }
+
+    /// The results document as JSON text (`Model_::results_json`).
+    pub fn results_json(&self, compact: bool) -> String {
+        let end = self.end.as_deref().unwrap_or("running");
+        self.sim.model().results_json(self.sim.digest(), self.sim.events_handled(), self.sim.now(), end, compact)
     }
 }

@@ -5,11 +5,13 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use serde_json::json;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use ziosim_model::config::RunConfig;
 use ziosim_model::device::{presets, DeviceSpec};
 use ziosim_model::release::Release;
+use ziosim_model::series;
 use ziosim_model::sim::Run;
 use ziosim_model::tunables::DECLS;
 
@@ -115,6 +117,8 @@ fn validate_device(spec_json: &str) -> PyResult<()> {
 #[pyclass(unsendable)]
 struct Simulation {
     run: Run,
+    /// `take_results` moved the series out: the results are no longer whole here.
+    taken: bool,
 }
 
 #[pymethods]
@@ -123,7 +127,7 @@ impl Simulation {
     fn new(config_json: &str) -> PyResult<Self> {
         let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
         let run = catch_unwind(AssertUnwindSafe(|| Run::new(cfg))).map_err(internal)?.map_err(PyValueError::new_err)?;
-        Ok(Simulation { run })
+        Ok(Simulation { run, taken: false })
     }
 
     /// Handle up to `n` events; True once the run has ended.
@@ -154,7 +158,51 @@ impl Simulation {
     }
 
     fn results_json(&self) -> PyResult<String> {
-        catch_unwind(AssertUnwindSafe(|| serde_json::to_string(&self.run.results()).unwrap())).map_err(internal)
+        self.check_not_taken()?;
+        catch_unwind(AssertUnwindSafe(|| self.run.results_json(false))).map_err(internal)
+    }
+
+    /// The results without a second copy of their bulk, once: `(document, columns)`. The
+    /// document is `results_json()`'s but for `series.leaves` (`[]`) and the status
+    /// snapshots' trees (indices into `status.rows`); `columns` are the leaf series as
+    /// `(name, bytes)` in the document's key order (`group/class` for a per-class series),
+    /// each native-endian u64 with one row per (interval, leaf) and (interval, workload) —
+    /// interval-major, leaves then workloads, 0 in the workload rows. Each column is freed
+    /// in the core as it is handed over.
+    fn take_results<'py>(&mut self, py: Python<'py>) -> PyResult<(String, Vec<(String, Bound<'py, PyBytes>)>)> {
+        self.check_not_taken()?;
+        let doc = catch_unwind(AssertUnwindSafe(|| self.run.results_json(true))).map_err(internal)?;
+        self.taken = true;
+        let model = self.run.sim.model_mut();
+        let (leaves, samples) = (model.leaf_count(), model.sample_count());
+        let stride = leaves + model.workload_count();
+        let mut out = Vec::with_capacity(series::COLUMNS);
+        for (name, c) in series::column_names() {
+            let taken: Vec<Vec<u64>> = (0..leaves).map(|i| model.take_leaf_column(i, c)).collect();
+            if taken.iter().any(|col| col.len() != samples) {
+                return Err(PyRuntimeError::new_err(format!("internal error: series column {name} is not {samples} long")));
+            }
+            let bytes = PyBytes::new_with(py, samples * stride * 8, |buf| {
+                for (i, col) in taken.iter().enumerate() {
+                    for (k, v) in col.iter().enumerate() {
+                        let at = (k * stride + i) * 8;
+                        buf[at..at + 8].copy_from_slice(&v.to_ne_bytes());
+                    }
+                }
+                Ok(())
+            })?;
+            out.push((name, bytes));
+        }
+        Ok((doc, out))
+    }
+}
+
+impl Simulation {
+    fn check_not_taken(&self) -> PyResult<()> {
+        if self.taken {
+            return Err(PyRuntimeError::new_err("the results were already taken (take_results hands them over once)"));
+        }
+        Ok(())
     }
 }
 
