@@ -28,6 +28,7 @@ from typer.core import TyperGroup
 from . import __version__, _native, runner
 from . import scenario as scenario_mod
 from .errors import InternalError, ScenarioError
+from .results import json_default
 from .units import show
 
 try:  # typer 0.2x carries its own copy of click
@@ -1001,7 +1002,7 @@ def first_difference(a: Any, b: Any, path: str = "") -> Optional[str]:
             if d is not None:
                 return d
         return None
-    if isinstance(a, list) and isinstance(b, list):
+    if isinstance(a, (list, memoryview)) and isinstance(b, (list, memoryview)):  # a series view is a list here
         for i, (x, y) in enumerate(zip(a, b)):
             d = first_difference(x, y, f"{path}[{i}]")
             if d is not None:
@@ -1056,7 +1057,8 @@ def check_determinism(
     body_b = {k: v for k, v in second.items() if k != "digest"}
     where = first_difference(body_a, body_b) or "digest"
     print(
-        f"differ at {where}: {json.dumps(_at(first, where))} vs {json.dumps(_at(second, where))} "
+        f"differ at {where}: {json.dumps(_at(first, where), default=json_default)} "
+        f"vs {json.dumps(_at(second, where), default=json_default)} "
         f"(digests {da}, {db}; seed {sc.seed}; reproduce: {repro})"
     )
     raise typer.Exit(EXIT_CHECK)

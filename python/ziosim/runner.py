@@ -13,6 +13,7 @@ import shlex
 from typing import Any, Callable
 
 from . import _native
+from . import results as results_mod
 from .errors import InternalError, ScenarioError
 from .scenario import EVENTS_MAX, Scenario
 
@@ -45,6 +46,16 @@ def meta(sc: Scenario) -> dict[str, Any]:
         "hz": sc.hz,
         "platform": platform(sc.release),
     }
+
+
+def _results(sim: Any) -> dict[str, Any]:
+    """The ended run's results: handed over without copies where the core can
+    (``take_results``, results.py), else parsed from ``results_json``."""
+    take = getattr(sim, "take_results", None)
+    if take is None:
+        return json.loads(sim.results_json())
+    doc, columns = take()
+    return results_mod.assemble(doc, columns)
 
 
 def platform(release: str) -> str:
@@ -91,7 +102,7 @@ def run(
                 if scan is not None:
                     on_scan(*scan)
             if done:
-                return json.loads(sim.results_json())
+                return _results(sim)
             if sim.events == before:
                 raise InternalError("the core made no progress in a step", seed=sc.seed, reproduce=repro)
         raise InternalError(f"the run did not end within {EVENTS_MAX} events", seed=sc.seed, reproduce=repro)

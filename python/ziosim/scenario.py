@@ -38,6 +38,7 @@ from typing import Any
 
 from . import _native
 from .errors import ScenarioError
+from .results import json_default
 from .units import parse_duration, parse_rate, parse_size, show
 
 if sys.version_info >= (3, 11):
@@ -197,7 +198,8 @@ class Scenario:
 
 def canonical_json(obj: Any) -> str:
     """Sorted keys, no whitespace, ASCII: the byte form hashes and comparisons use."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False,
+                      default=json_default)
 
 
 def scenario_hash(config: Mapping[str, Any]) -> str:

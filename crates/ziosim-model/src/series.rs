@@ -3,9 +3,10 @@
 //! Theory of operation
 //! -------------------
 //! At every report interval the sampler hands each leaf's cumulative counters
-//! (`LeafCounters::cumulative`) and its queue depths to `LeafSeries::push`, which appends
-//! the interval's deltas — and the depths as they are — to one `Vec<u64>` per column. A
-//! leaf added mid-run (a replacement disk) starts with zeros for the intervals before it.
+//! (`LeafCounters::cumulative`) and its queue depths to `SeriesStore::push`, which appends
+//! the interval's deltas — and the depths as they are — to one `Vec<u64>` per column,
+//! shared by all leaves (interval-major). A leaf added mid-run (a replacement disk) widens
+//! every column, with zeros for the intervals before it.
 //!
 //! Why columns of deltas: the results document carries exactly these numbers
 //! (`series.leaves[i].<key>[k]`), so nothing is derived at the end. A run of 100 disks used
@@ -69,7 +70,7 @@ fn classes_sorted() -> [IoClass; NUM_CLASSES] {
 
 /// Every column's name, in the order `LeafSeriesJson` writes them: a plain key, or
 /// `group/class` for a per-class series. Column `column_names()[j].1` is the index for
-/// `LeafSeries::column`.
+/// `SeriesStore::column`.
 pub fn column_names() -> Vec<(String, usize)> {
     let mut out = Vec::with_capacity(COLUMNS);
     for (key, entry) in json_order() {
@@ -83,31 +84,63 @@ pub fn column_names() -> Vec<(String, usize)> {
     out
 }
 
-/// A leaf's series: one `Vec<u64>` per column, one value per report interval.
-pub(crate) struct LeafSeries {
-    /// The cumulative values at the last sample (zero before the first).
-    prev: [u64; CUMULATIVE],
+/// Every leaf's series: one `Vec<u64>` per column, interval-major — the value of leaf `i`
+/// at interval `k` is at `k * leaves + i`. A column is one large allocation: its unused
+/// capacity is never touched (not resident), and freeing it gives the memory back at once.
+pub(crate) struct SeriesStore {
+    leaves: usize,
+    /// Per leaf, the cumulative values at the last sample (zero before the first).
+    prev: Vec<[u64; CUMULATIVE]>,
     cols: Vec<Vec<u64>>,
 }
 
-impl LeafSeries {
-    /// A series that starts with `samples` zero intervals (those before the leaf existed).
-    pub(crate) fn new(samples: usize) -> LeafSeries {
-        LeafSeries { prev: [0; CUMULATIVE], cols: vec![vec![0; samples]; COLUMNS] }
+impl SeriesStore {
+    pub(crate) fn new(leaves: usize) -> SeriesStore {
+        SeriesStore { leaves, prev: vec![[0; CUMULATIVE]; leaves], cols: vec![Vec::new(); COLUMNS] }
     }
 
-    /// One report interval: the deltas of `cumulative` since the last one, and the depths.
-    pub(crate) fn push(&mut self, cumulative: [u64; CUMULATIVE], depths: [(u32, u32); NUM_CLASSES]) {
-        for (j, (now, before)) in cumulative.iter().zip(&self.prev).enumerate() {
+    /// Report intervals sampled so far.
+    pub(crate) fn samples(&self) -> usize {
+        self.cols[0].len().checked_div(self.leaves).unwrap_or(0)
+    }
+
+    /// A leaf added mid-run (a replacement disk): zeros for the intervals before it. Each
+    /// column is laid out anew, one at a time (a few times a run at most).
+    pub(crate) fn add_leaf(&mut self) {
+        let (old, samples) = (self.leaves, self.samples());
+        for col in &mut self.cols {
+            let mut wider = Vec::with_capacity(col.capacity() / old.max(1) * (old + 1));
+            for row in col.chunks_exact(old.max(1)).take(samples) {
+                wider.extend_from_slice(row);
+                wider.push(0);
+            }
+            *col = wider;
+        }
+        self.leaves += 1;
+        self.prev.push([0; CUMULATIVE]);
+    }
+
+    /// Leaf `leaf`'s values of the interval being sampled: the deltas of `cumulative` since
+    /// its last sample, and its queue depths. Leaves are pushed in order, every interval.
+    pub(crate) fn push(&mut self, leaf: usize, cumulative: [u64; CUMULATIVE], depths: [(u32, u32); NUM_CLASSES]) {
+        assert_eq!(self.cols[0].len() % self.leaves, leaf, "series pushed out of leaf order");
+        for (j, (now, before)) in cumulative.iter().zip(&self.prev[leaf]).enumerate() {
             self.cols[j].push(now - before);
         }
         for (c, (queued, active)) in depths.iter().enumerate() {
             self.cols[CUMULATIVE + c].push(*queued as u64);
             self.cols[CUMULATIVE + NUM_CLASSES + c].push(*active as u64);
         }
-        self.prev = cumulative;
+        self.prev[leaf] = cumulative;
     }
 
+    /// Leaves per interval in the columns (the stride of `column`).
+    pub(crate) fn leaves(&self) -> usize {
+        self.leaves
+    }
+
+    /// Column `c`, interval-major (`k * leaves() + i`).
+    #[cfg(test)]
     pub(crate) fn column(&self, c: usize) -> &[u64] {
         &self.cols[c]
     }
@@ -116,18 +149,36 @@ impl LeafSeries {
     pub(crate) fn take_column(&mut self, c: usize) -> Vec<u64> {
         std::mem::take(&mut self.cols[c])
     }
+
+    /// Leaf `leaf`'s entry of `series.leaves` in the results document, streamed.
+    pub(crate) fn leaf_json(&self, leaf: usize) -> LeafSeriesJson<'_> {
+        LeafSeriesJson { store: self, leaf }
+    }
 }
 
-/// The leaf's entry of `series.leaves` in the results document, streamed.
-pub(crate) struct LeafSeriesJson<'a>(pub(crate) &'a LeafSeries);
+/// One leaf's series object, streamed from the store.
+pub(crate) struct LeafSeriesJson<'a> {
+    store: &'a SeriesStore,
+    leaf: usize,
+}
 
-struct GroupJson<'a>(&'a LeafSeries, usize);
+/// One leaf's values of a column.
+struct Strided<'a>(&'a SeriesStore, usize, usize);
+
+impl Serialize for Strided<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (store, c, leaf) = (self.0, self.1, self.2);
+        s.collect_seq(store.cols[c].iter().skip(leaf).step_by(store.leaves.max(1)))
+    }
+}
+
+struct GroupJson<'a>(&'a LeafSeriesJson<'a>, usize);
 
 impl Serialize for GroupJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(NUM_CLASSES))?;
         for c in classes_sorted() {
-            m.serialize_entry(c.key(), self.0.column(self.1 + c.idx()))?;
+            m.serialize_entry(c.key(), &Strided(self.0.store, self.1 + c.idx(), self.0.leaf))?;
         }
         m.end()
     }
@@ -139,8 +190,8 @@ impl Serialize for LeafSeriesJson<'_> {
         let mut m = s.serialize_map(Some(order.len()))?;
         for (key, entry) in order {
             match entry {
-                Entry::Column(c) => m.serialize_entry(key, self.0.column(c))?,
-                Entry::Group(first) => m.serialize_entry(key, &GroupJson(self.0, first))?,
+                Entry::Column(c) => m.serialize_entry(key, &Strided(self.store, c, self.leaf))?,
+                Entry::Group(first) => m.serialize_entry(key, &GroupJson(self, first))?,
             }
         }
         m.end()
@@ -166,17 +217,25 @@ mod tests {
     }
 
     #[test]
-    fn pushes_deltas_and_depths_after_zero_prefix() {
-        let mut s = LeafSeries::new(2);
+    fn pushes_deltas_and_depths_and_widens_for_a_new_leaf() {
+        let mut s = SeriesStore::new(1);
         let mut cum = [0u64; CUMULATIVE];
         cum[0] = 5;
         cum[DELTA_KEYS.len()] = 3;
-        s.push(cum, [(1, 2); NUM_CLASSES]);
+        s.push(0, cum, [(1, 2); NUM_CLASSES]);
+        s.add_leaf();
         cum[0] = 12;
-        s.push(cum, [(0, 0); NUM_CLASSES]);
-        assert_eq!(s.column(0), &[0, 0, 5, 7]);
-        assert_eq!(s.column(DELTA_KEYS.len()), &[0, 0, 3, 0]);
-        assert_eq!(s.column(CUMULATIVE), &[0, 0, 1, 0]);
-        assert_eq!(s.column(CUMULATIVE + NUM_CLASSES), &[0, 0, 2, 0]);
+        s.push(0, cum, [(0, 0); NUM_CLASSES]);
+        let mut other = [0u64; CUMULATIVE];
+        other[0] = 4;
+        s.push(1, other, [(0, 0); NUM_CLASSES]);
+        assert_eq!((s.samples(), s.leaves()), (2, 2));
+        assert_eq!(s.column(0), &[5, 0, 7, 4]);
+        assert_eq!(s.column(DELTA_KEYS.len()), &[3, 0, 0, 0]);
+        assert_eq!(s.column(CUMULATIVE), &[1, 0, 0, 0]);
+        assert_eq!(s.column(CUMULATIVE + NUM_CLASSES), &[2, 0, 0, 0]);
+        let json = serde_json::to_value(s.leaf_json(1)).unwrap();
+        assert_eq!(json["read_ops"], serde_json::json!([0, 4]));
+        assert_eq!(json["class_ops"]["sync_read"], serde_json::json!([0, 0]));
     }
 }

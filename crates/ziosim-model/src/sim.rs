@@ -47,7 +47,7 @@ use crate::layout::{FileClass, Layout, LayoutParams};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
 use crate::pool::{raidz_map, Column, MirrorPenalty, TopVdev, VdevType};
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
-use crate::series::{self, LeafSeries, LeafSeriesJson};
+use crate::series::{self, SeriesStore};
 use crate::stats::{log2_bucket, FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
 use crate::txg::TxgAction;
@@ -333,8 +333,6 @@ pub(crate) struct Leaf {
     /// the span `disk_wait` measures, so busy time and queue length obey Little's law with it.
     pub(crate) dev_outstanding: u32,
     pub(crate) last_change_ns: u64,
-    /// Per-interval deltas of `cnt` and the queue depths at each sample.
-    pub(crate) series: LeafSeries,
     /// The disk stopped answering (`fail` action): FAULTED, never read or written.
     pub(crate) failed: bool,
     /// A new disk being resilvered into a `replacing` vdev.
@@ -417,8 +415,7 @@ impl Leaf {
         *disk_mid += histo_mid(disk);
     }
 
-    /// A leaf built from its device spec with the release's queue policy. `samples` is how
-    /// many report intervals already passed (a disk added mid-run starts its series with zeros).
+    /// A leaf built from its device spec with the release's queue policy.
     #[allow(clippy::too_many_arguments)]
     fn new(
         name: &str,
@@ -431,7 +428,6 @@ impl Leaf {
         hz: u32,
         tun: &Tunables,
         link: Option<(usize, usize)>,
-        samples: usize,
     ) -> Leaf {
         let dev = spec.build(stream_seed(seed, &format!("disk/{name}")));
         let rotational = dev.rotational();
@@ -455,7 +451,6 @@ impl Leaf {
             cnt: LeafCounters::default(),
             dev_outstanding: 0,
             last_change_ns: 0,
-            series: LeafSeries::new(samples),
             failed: false,
             resilvering: false,
             detached: false,
@@ -851,6 +846,8 @@ pub struct Model_ {
     /// its samples at each report interval.
     pub(crate) top_cnt: Vec<TopCounters>,
     top_series: Vec<Vec<TopCounters>>,
+    /// Every leaf's per-interval series (`series.rs`).
+    series: SeriesStore,
     pub(crate) zil_slog_rotor: usize,
     pub(crate) zil_slog_cursor: Vec<u64>,
     pub(crate) zil_pool_rotor: usize,
@@ -917,7 +914,7 @@ impl Model_ {
                 }
                 None => None,
             };
-            leaves.push(Leaf::new(&d.name, vdev_name, role, &d.device, &cfg.devices[&d.device], seed, cfg.release, cfg.hz, &tun, link, 0));
+            leaves.push(Leaf::new(&d.name, vdev_name, role, &d.device, &cfg.devices[&d.device], seed, cfg.release, cfg.hz, &tun, link));
             Ok(idx)
         };
         for (i, v) in cfg.pool.vdevs.iter().enumerate() {
@@ -1121,6 +1118,7 @@ impl Model_ {
         let nleaves = leaves.len();
         let ntops_all = tops.len();
         let (tops_len, log_len) = (tops.len(), log_tops.len());
+        let series = SeriesStore::new(leaves.len());
         Ok(Model_ {
             tun,
             mirror_rng: Rng::stream(seed, "mirror"),
@@ -1202,6 +1200,7 @@ impl Model_ {
             log_tops,
             top_cnt: vec![TopCounters::default(); tops_len + log_len],
             top_series: Vec::new(),
+            series,
             log_names,
             zil_slog_rotor: 0,
             zil_pool_rotor: 0,
@@ -1283,8 +1282,9 @@ impl Model_ {
     /// A disk added while running (`zpool replace` new disk); its series start with zeros.
     pub(crate) fn add_leaf_at_runtime(&mut self, name: &str, device: &str, vdev_name: &str) -> u16 {
         let spec = &self.cfg.devices[device];
-        let leaf = Leaf::new(name, vdev_name, LeafRole::Data, device, spec, self.seed, self.cfg.release, self.cfg.hz, &self.tun, None, self.sample_t.len());
+        let leaf = Leaf::new(name, vdev_name, LeafRole::Data, device, spec, self.seed, self.cfg.release, self.cfg.hz, &self.tun, None);
         self.leaves.push(leaf);
+        self.series.add_leaf();
         self.zil_flush_owed.push(false);
         self.txg.flush_owed.push(false);
         (self.leaves.len() - 1) as u16
@@ -2780,14 +2780,14 @@ impl Model_ {
         }
         self.risk = self.txg.eng.risk(now);
         self.sample_t.push(now);
-        for l in &mut self.leaves {
+        for (i, l) in self.leaves.iter_mut().enumerate() {
             Self::account_outstanding(l, now);
             let d = l.policy.depths();
             let mut row = [(0u32, 0u32); NUM_CLASSES];
             for (i, cd) in d.iter().enumerate() {
                 row[i] = (cd.queued, cd.active);
             }
-            l.series.push(l.cnt.cumulative(), row);
+            self.series.push(i, l.cnt.cumulative(), row);
         }
         self.top_series.push(self.top_cnt.clone());
         if !self.cfg.actions.is_empty() {
@@ -2858,10 +2858,12 @@ impl Model_ {
         self.sample_t.len()
     }
 
-    /// Column `c` (`series::column_names`) of leaf `leaf`'s series, removed from the core:
-    /// after the bindings took the columns, `results`/`results_json` would give empty series.
-    pub fn take_leaf_column(&mut self, leaf: usize, c: usize) -> Vec<u64> {
-        self.leaves[leaf].series.take_column(c)
+    /// Column `c` (`series::column_names`) of the leaves' series, interval-major (leaf `i`
+    /// of interval `k` at `k * leaf_count() + i`), removed from the core: after the bindings
+    /// took the columns, `results`/`results_json` would give empty series.
+    pub fn take_leaf_column(&mut self, c: usize) -> Vec<u64> {
+        debug_assert_eq!(self.series.leaves(), self.leaves.len());
+        self.series.take_column(c)
     }
 
     fn results_doc(&self, digest: u64, events: u64, sim_time_ns: u64, end: &str, compact: bool) -> ResultsDoc<'_> {
@@ -2871,7 +2873,7 @@ impl Model_ {
             epoch_s: self.cfg.epoch_s,
             compact,
         });
-        ResultsDoc { head, leaves: (!compact).then_some(&self.leaves), status }
+        ResultsDoc { head, leaves: (!compact).then_some(&self.series), status }
     }
 
     /// Everything of the results but `status` and `series.leaves`, which `ResultsDoc` adds.
@@ -3071,7 +3073,7 @@ impl Model_ {
 struct ResultsDoc<'a> {
     head: Value,
     /// `None`: the compact form's `series.leaves`, `[]`.
-    leaves: Option<&'a Vec<Leaf>>,
+    leaves: Option<&'a SeriesStore>,
     status: Option<crate::status_log::StatusJson<'a>>,
 }
 
@@ -3079,7 +3081,7 @@ struct ResultsDoc<'a> {
 enum Part<'a> {
     Value(&'a Value),
     Series(&'a ResultsDoc<'a>, &'a serde_json::Map<String, Value>),
-    Leaves(Option<&'a Vec<Leaf>>),
+    Leaves(Option<&'a SeriesStore>),
     Status(&'a Option<crate::status_log::StatusJson<'a>>),
 }
 
@@ -3090,10 +3092,10 @@ impl serde::Serialize for Part<'_> {
             Part::Value(v) => v.serialize(s),
             Part::Series(doc, map) => doc.merged(map, &[("leaves", Part::Leaves(doc.leaves))], s),
             Part::Leaves(None) => s.serialize_seq(Some(0))?.end(),
-            Part::Leaves(Some(leaves)) => {
-                let mut q = s.serialize_seq(Some(leaves.len()))?;
-                for l in leaves.iter() {
-                    q.serialize_element(&LeafSeriesJson(&l.series))?;
+            Part::Leaves(Some(store)) => {
+                let mut q = s.serialize_seq(Some(store.leaves()))?;
+                for i in 0..store.leaves() {
+                    q.serialize_element(&store.leaf_json(i))?;
                 }
                 q.end()
             }

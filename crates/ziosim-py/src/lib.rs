@@ -178,19 +178,20 @@ impl Simulation {
         let stride = leaves + model.workload_count();
         let mut out = Vec::with_capacity(series::COLUMNS);
         for (name, c) in series::column_names() {
-            let taken: Vec<Vec<u64>> = (0..leaves).map(|i| model.take_leaf_column(i, c)).collect();
-            if taken.iter().any(|col| col.len() != samples) {
-                return Err(PyRuntimeError::new_err(format!("internal error: series column {name} is not {samples} long")));
+            let col = model.take_leaf_column(c);
+            if col.len() != samples * leaves {
+                return Err(PyRuntimeError::new_err(format!("internal error: series column {name} has {} values, not {samples} × {leaves}", col.len())));
             }
+            // Interval-major with the workload rows left 0: leaf i of interval k at k·stride + i.
             let bytes = PyBytes::new_with(py, samples * stride * 8, |buf| {
-                for (i, col) in taken.iter().enumerate() {
-                    for (k, v) in col.iter().enumerate() {
-                        let at = (k * stride + i) * 8;
-                        buf[at..at + 8].copy_from_slice(&v.to_ne_bytes());
+                for (row, vals) in buf.chunks_exact_mut(stride * 8).zip(col.chunks_exact(leaves.max(1))) {
+                    for (at, v) in row.chunks_exact_mut(8).zip(vals) {
+                        at.copy_from_slice(&v.to_ne_bytes());
                     }
                 }
                 Ok(())
             })?;
+            drop(col);
             out.push((name, bytes));
         }
         Ok((doc, out))

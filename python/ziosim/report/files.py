@@ -84,59 +84,83 @@ def _parquet_metadata(meta: dict) -> dict[bytes, bytes]:
 
 
 def series_table(results: dict, meta: dict):
-    """The tidy time-series table as a ``pyarrow.Table``."""
+    """The tidy time-series table as a ``pyarrow.Table``.
+
+    Built a column at a time: rows are interval-major, each interval's leaves then its
+    workloads. A leaf column the core handed over as one buffer in that very row order
+    (``ziosim.results.LeafSeries``) becomes an Arrow array over that buffer, not a copy.
+    """
     import pyarrow as pa
 
     series = results["series"]
     t_ns = [int(t) for t in series["t_ns"]]
     leaves = results.get("leaves", [])
     leaf_series = series.get("leaves", [])
+    wl_series = series.get("workloads", [])
     classes = sorted({cls for s in leaf_series for g in CLASS_GROUPS for cls in s.get(g, {})})
-    class_cols = [f"{g}_{cls}" for g in CLASS_GROUPS for cls in classes]
-    columns: dict[str, list] = {"t_ns": [], "leaf": [], "workload": []}
-    for name in LEAF_METRICS + tuple(class_cols) + WORKLOAD_METRICS:
-        columns.setdefault(name, [])
+    class_cols = [(f"{g}_{cls}", g, cls) for g in CLASS_GROUPS for cls in classes]
     # The per-interval latency histogram: a list column, buckets from latency_log2_lo on.
-    has_hist = any("latency_log2" in s for s in series.get("workloads", []))
-    if has_hist:
-        columns["latency_log2"] = []
+    has_hist = any("latency_log2" in s for s in wl_series)
+    n_leaf, n_wl, n = len(leaf_series), len(wl_series), len(t_ns)
+    stride = n_leaf + n_wl
+    rows = n * stride
 
-    def add_row(t, leaf, workload, values: dict):
-        columns["t_ns"].append(t)
-        columns["leaf"].append(leaf)
-        columns["workload"].append(workload)
-        for name in columns:
-            if name not in ("t_ns", "leaf", "workload"):
-                columns[name].append(values.get(name))
+    def by_row(leaf_value, wl_value) -> list:
+        """A column's values in row order from ``leaf_value(i, k)`` and ``wl_value(j, k)``."""
+        out = []
+        for k in range(n):
+            out.extend(leaf_value(i, k) for i in range(n_leaf))
+            out.extend(wl_value(j, k) for j in range(n_wl))
+        return out
 
-    for k, t in enumerate(t_ns):
-        for i, s in enumerate(leaf_series):
-            values = {m: s[m][k] for m in LEAF_METRICS if s.get(m)}
-            for g in CLASS_GROUPS:
-                for cls, arr in s.get(g, {}).items():
-                    values[f"{g}_{cls}"] = arr[k]
-            add_row(t, leaves[i]["name"], None, values)
-        for j, s in enumerate(series.get("workloads", [])):
-            values = {m: s[m][k] for m in WORKLOAD_METRICS if s.get(m)}
-            if has_hist and s.get("latency_log2"):
-                values["latency_log2"] = [int(c) for c in s["latency_log2"][k]]
-            add_row(t, None, results["workloads"][j]["name"], values)
+    def none(_i: int, _k: int) -> None:
+        return None
 
+    def typed(values: list):
+        is_float = any(isinstance(v, float) for v in values)
+        return pa.array(values, pa.float64() if is_float else pa.int64())
+
+    shared = getattr(leaf_series, "columns", None) if getattr(leaf_series, "stride", None) == stride else None
+    leaf_valid = None  # validity bitmap of the leaf rows, made once for every shared column
+
+    def leaf_column(get, core_name: str):
+        nonlocal leaf_valid
+        buf = shared.get(core_name) if shared is not None else None
+        if buf is not None and buf.nbytes == rows * 8 and all(get(s) is not None for s in leaf_series):
+            if n_wl and leaf_valid is None:
+                bits = bytearray((rows + 7) // 8)
+                for r in range(rows):
+                    if r % stride < n_leaf:
+                        bits[r >> 3] |= 1 << (r & 7)
+                leaf_valid = pa.py_buffer(bytes(bits))
+            return pa.Array.from_buffers(pa.int64(), rows, [leaf_valid, pa.py_buffer(buf)],
+                                         null_count=n * n_wl)
+        per_leaf = [get(s) for s in leaf_series]
+        return typed(by_row(lambda i, k: per_leaf[i][k] if per_leaf[i] else None, none))
+
+    leaf_names = [leaves[i]["name"] for i in range(n_leaf)]
+    wl_names = [results["workloads"][j]["name"] for j in range(n_wl)]
     fields = [pa.field("t_ns", pa.int64()), pa.field("leaf", pa.string()),
               pa.field("workload", pa.string())]
-    arrays = [pa.array(columns["t_ns"], pa.int64()), pa.array(columns["leaf"], pa.string()),
-              pa.array(columns["workload"], pa.string())]
-    for name, values in columns.items():
-        if name in ("t_ns", "leaf", "workload"):
-            continue
-        if name == "latency_log2":
-            fields.append(pa.field(name, pa.list_(pa.int64())))
-            arrays.append(pa.array(values, pa.list_(pa.int64())))
-            continue
-        is_float = any(isinstance(v, float) for v in values)
-        typ = pa.float64() if is_float else pa.int64()
-        fields.append(pa.field(name, typ))
-        arrays.append(pa.array(values, typ))
+    arrays = [pa.array(by_row(lambda i, k: t_ns[k], lambda j, k: t_ns[k]), pa.int64()),
+              pa.array(by_row(lambda i, k: leaf_names[i], none), pa.string()),
+              pa.array(by_row(none, lambda j, k: wl_names[j]), pa.string())]
+    for name in LEAF_METRICS:
+        arrays.append(leaf_column(lambda s, m=name: s.get(m) or None, name))
+        fields.append(pa.field(name, arrays[-1].type))
+    for name, g, cls in class_cols:
+        arrays.append(leaf_column(lambda s, g=g, cls=cls: s.get(g, {}).get(cls), f"{g}/{cls}"))
+        fields.append(pa.field(name, arrays[-1].type))
+    for name in WORKLOAD_METRICS:
+        per_wl = [s.get(name) or None for s in wl_series]
+        arrays.append(typed(by_row(none, lambda j, k: per_wl[j][k] if per_wl[j] else None)))
+        fields.append(pa.field(name, arrays[-1].type))
+    if has_hist:
+        def hist(j: int, k: int):
+            h = wl_series[j].get("latency_log2")
+            return [int(c) for c in h[k]] if h else None
+        arrays.append(pa.array(by_row(none, hist), pa.list_(pa.int64())))
+        fields.append(pa.field("latency_log2", pa.list_(pa.int64())))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_parquet_metadata(meta)))
 
 
