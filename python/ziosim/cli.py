@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import re
 import shlex
 import sys
@@ -35,6 +36,12 @@ try:  # typer 0.2x carries its own copy of click
     from typer._click import exceptions as _click_errors
 except ImportError:  # pragma: no cover - older typer (Python 3.9) uses click itself
     from click import exceptions as _click_errors  # type: ignore[no-redef]
+
+# Arrow's default allocator (mimalloc) keeps what the Parquet writer used — tens of MB for
+# a long run, on top of the results — where the C allocator gives it back; the bytes
+# written are the same. Arrow reads this once, before pyarrow's first use (the report
+# imports it lazily); a value the user set wins.
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
