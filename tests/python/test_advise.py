@@ -344,7 +344,7 @@ def test_an_unknown_scan_time_is_not_ranked_and_says_the_run_was_too_short():
 @needs_core
 def test_advise_on_a_run_too_short_for_the_scan_recommends_nothing(tmp_path):
     r = invoke("advise", SCENARIOS / "default.toml", "--goal", "scan-time", "--limit", "users.p99<=100ms",
-               "--stop", "90s", "--knobs", "1", "--jobs", "1", "--out", tmp_path / "a")
+               "--stop", "62s", "--knobs", "1", "--jobs", "1", "--out", tmp_path / "a")
     assert r.exit_code == 1, r.stderr
     assert "RECOMMENDED" not in r.stdout and "never" not in r.stdout
     assert "no recommendation: the runs were too short for scan-time; run longer, e.g. --stop " in r.stdout

@@ -1094,6 +1094,79 @@ impl Layout {
         self.alloc[top]
     }
 
+    /// Bookmarks of the metadata blocks the block at `at` points to, in traversal order:
+    /// what a 0.8+ scan's prefetch queues when that block arrives (`dsl_scan_prefetch_cb`:
+    /// an indirect's children of level > 0 or of type DNODE, a dnode block's dnodes' top
+    /// block pointers of level > 0, an objset's meta-dnode top pointer). Data blocks and a
+    /// file's level-1 indirects have none. O(children): each bookmark is closed-form.
+    pub fn meta_children(&self, at: Cursor, out: &mut Vec<Cursor>) {
+        out.clear();
+        let mut tr = self.traverse_from(at);
+        match at.stage {
+            Stage::Done | Stage::Data => {}
+            Stage::Prefix => {
+                // MOS objset → MOS dnode block → the dataset's objset → its meta-dnode top.
+                tr.next();
+                out.push(tr.cur);
+            }
+            Stage::MetaInd => {
+                let l = at.step;
+                let span = FANOUT.pow(l);
+                let sub = span / FANOUT;
+                let first = at.unit / span * span;
+                for i in 0..FANOUT {
+                    let u = first + i * sub;
+                    if u >= self.n_units {
+                        break;
+                    }
+                    tr.enter_unit(u);
+                    // The level-(l−1) block at u follows the higher ones that start there.
+                    let top = tr.cur.step;
+                    tr.cur.index = self.index_start(u) + (top - (l - 1)) as u64;
+                    if l > 1 {
+                        tr.cur.step = l - 1;
+                    } else {
+                        tr.cur.stage = Stage::Dnode;
+                    }
+                    out.push(tr.cur);
+                }
+            }
+            Stage::Dnode => {
+                let cl = &self.classes[at.class as usize];
+                if cl.levels == 0 {
+                    return;
+                }
+                let first = at.index + 1;
+                for f in 0..self.files_in(at.unit) {
+                    tr.cur = at;
+                    tr.cur.index = first + f * cl.file_blocks;
+                    tr.enter_file(f);
+                    out.push(tr.cur);
+                }
+            }
+            Stage::FileInd => {
+                let l = at.step;
+                if l < 2 {
+                    return;
+                }
+                let cl = &self.classes[at.class as usize];
+                let sub = 1u64 << (FANOUT_SHIFT * (l - 1));
+                let first = at.j >> (FANOUT_SHIFT * l) << (FANOUT_SHIFT * l);
+                for i in 0..FANOUT {
+                    let j = first + i * sub;
+                    if j >= at.k {
+                        break;
+                    }
+                    let mut c = at;
+                    c.j = j;
+                    c.step = l - 1;
+                    c.index = at.file_start + cl.pos(j) - (l - 1) as u64;
+                    out.push(c);
+                }
+            }
+        }
+    }
+
     /// Σ asize over every DVA (`zpool status` "to examine").
     pub fn examined_bytes(&self) -> u64 {
         self.summary.examined_bytes
@@ -1254,6 +1327,11 @@ pub struct Traversal<'a> {
 }
 
 impl Cursor {
+    /// The bookmark is in the pool's prefix (the MOS and the dataset's objset block).
+    pub fn in_prefix(&self) -> bool {
+        self.stage == Stage::Prefix
+    }
+
     /// The file the block at this bookmark belongs to, as (dnode block, file in it); None
     /// for the pool's prefix (MOS, objset) and the meta-dnode's own blocks.
     pub fn file(&self) -> Option<(u64, u64)> {
@@ -1711,6 +1789,44 @@ mod tests {
         let mut t = lo.traverse();
         t.by_ref().for_each(drop);
         assert!(t.cursor().is_done());
+    }
+
+    #[test]
+    fn meta_children_are_every_metadata_block_once() {
+        // 4 KiB files (4 096 dnode blocks: two meta-dnode levels) and 256 MiB files (two
+        // indirect levels), plus a partial last file.
+        let p = LayoutParams {
+            files: vec![FileClass { size_bytes: 4 << 10, weight: 0.5 }, FileClass { size_bytes: 256 << 20, weight: 0.5 }],
+            ..LayoutParams::fresh((1 << 30) + (5 << 20), 128 << 10, 12)
+        };
+        let lo = Layout::new(&p, &pool3()).unwrap();
+        assert!(lo.meta_levels >= 2);
+        let mut at = Vec::new();
+        let mut all = Vec::new();
+        let mut t = lo.traverse();
+        loop {
+            let c = t.cursor();
+            let Some(b) = t.next() else { break };
+            at.push(c);
+            all.push(b);
+        }
+        let mut parent = vec![None; all.len()];
+        let mut kids = Vec::new();
+        for (i, b) in all.iter().enumerate().filter(|(_, b)| b.kind.is_metadata()) {
+            lo.meta_children(at[i], &mut kids);
+            for c in &kids {
+                let k = lo.traverse_from(*c).next().unwrap();
+                assert_eq!(k, all[c.index() as usize], "child of {b:?} at {c:?}");
+                assert!(k.kind.is_metadata() && k.index > b.index, "{k:?} under {b:?}");
+                if b.kind == BlockKind::Indirect {
+                    assert_eq!(k.level + 1, b.level.max(1), "{k:?} under {b:?}");
+                }
+                assert_eq!(parent[k.index as usize].replace(b.index), None, "{k:?} twice");
+            }
+        }
+        for (i, b) in all.iter().enumerate() {
+            assert_eq!(parent[i].is_some(), b.kind.is_metadata() && i > 0, "{b:?}");
+        }
     }
 
     #[test]

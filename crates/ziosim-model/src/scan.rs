@@ -112,7 +112,7 @@ impl ScanState {
 
 /// What the sync thread's scan loop is waiting for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Wait {
+pub(crate) enum Wait {
     /// Not inside a txg's scan share.
     Outside,
     /// Runnable.
@@ -159,9 +159,9 @@ pub struct Scan {
     pub start_ns: u64,
     pub end_ns: u64,
     /// Traversal bookmark: the next block to visit.
-    cursor: Cursor,
+    pub(crate) cursor: Cursor,
     /// The block at `cursor` is metadata whose synchronous read has completed.
-    meta_read: bool,
+    pub(crate) meta_read: bool,
     pub to_examine: u64,
     pub examined: u64,
     pub issued: u64,
@@ -175,7 +175,11 @@ pub struct Scan {
     pub spent_paused_ns: u64,
     inflight: u32,
     max_inflight: u32,
-    wait: Wait,
+    /// 0.8+: bytes of the non-sorted scan reads in flight (their share of
+    /// `spa_scrub_inflight`), and `scn_maxinflight_bytes` for this txg.
+    pub(crate) inflight_bytes: u64,
+    pub(crate) max_inflight_bytes: u64,
+    pub(crate) wait: Wait,
     txg_start_ns: u64,
     traversal_done: bool,
     delay_served: bool,
@@ -255,6 +259,8 @@ impl Scan {
             spent_paused_ns: 0,
             inflight: 0,
             max_inflight,
+            inflight_bytes: 0,
+            max_inflight_bytes: 0,
             wait: Wait::Outside,
             txg_start_ns: now,
             traversal_done: false,
@@ -272,6 +278,11 @@ impl Scan {
             prefetch_reads: 0,
             prefetch_hits: 0,
         }
+    }
+
+    /// Has the traversal left the layout (the written extents hold no metadata)?
+    pub(crate) fn layout_done(&self) -> bool {
+        self.layout_done
     }
 
     /// Bytes per second over the pass, as `zpool status` computes it.
@@ -394,20 +405,41 @@ impl Model_ {
 
     /// Each top-level vdev's in-flight byte limit for this txg (`scan_io_queues_run_one`
     /// recomputes it from `zfs_scan_vdev_limit` every txg): 0.8–2.0 `MAX(leaves × limit,
-    /// 1 MiB)`; 2.1+ `MAX(1, limit × (ndisks − nparity))` (09c0a8fd1a; DS@zfs-2.1.0).
+    /// 1 MiB)`, leaves counted by `dsl_scan_count_leaves` (readable ones only, a replacing
+    /// or spare vdev's children included); 2.1+ `MAX(1, limit × (ndisks − nparity))`
+    /// (09c0a8fd1a; DS@zfs-2.1.0), where `vdev_get_ndisks` is the raidz width and 1 for a
+    /// mirror or a disk (their ops have no `vdev_op_ndisks`; VD@zfs-2.2.0, vdev_mirror.c) —
+    /// so a mirror of any width gets one `zfs_scan_vdev_limit`.
     fn scan_q_max(&self) -> Vec<u64> {
         let limit = self.tun.get(T::zfs_scan_vdev_limit) as u64;
-        self.tops
-            .iter()
-            .map(|top| {
-                let n = top.leaves.len() as u64;
+        (0..self.tops.len())
+            .map(|t| {
+                let top = &self.tops[t];
                 if self.cfg.release >= Release::Zfs21 {
-                    (limit * (n - top.kind.nparity() as u64)).max(1)
+                    let ndisks = if top.kind.is_raidz() { top.leaves.len() as u64 } else { 1 };
+                    (limit * (ndisks - top.kind.nparity() as u64)).max(1)
                 } else {
-                    (limit * n).max(1 << 20)
+                    (limit * self.readable_leaves(t)).max(1 << 20)
                 }
             })
             .collect()
+    }
+
+    /// Readable leaves under top-level vdev `t` (`dsl_scan_count_leaves`): its children,
+    /// the disks replacing them and the spares standing in, not failed or offline.
+    pub(crate) fn readable_leaves(&self, t: usize) -> u64 {
+        let mut ls: Vec<u16> = Vec::new();
+        for c in 0..self.tops[t].leaves.len() {
+            ls.push(self.tops[t].leaves[c]);
+            ls.extend(self.replacing[t][c]);
+            if let Some(k) = self.spare_link(t, c) {
+                ls.extend([k.spare, k.orig]);
+                ls.extend(k.new);
+            }
+        }
+        ls.sort_unstable();
+        ls.dedup();
+        ls.iter().filter(|&&l| self.leaves[l as usize].writeable()).count() as u64
     }
 
     /// The sorted scan's hard and soft memory limits (`dsl_scan_should_clear` computes them
@@ -561,8 +593,10 @@ impl Model_ {
         // legacy scan's zfs_top_maxinflight (`dsl_scan_scrub_cb` reads it per block).
         let q_max = s.sorted.is_some().then(|| (self.scan_q_max(), self.scan_mem_limits()));
         let max_inflight = self.scan_max_inflight();
+        let max_bytes = self.scan_maxinflight_bytes();
         let s = self.scan.as_mut().unwrap();
         s.max_inflight = max_inflight;
+        s.max_inflight_bytes = max_bytes;
         if let Some(so) = s.sorted.as_mut() {
             let (q_max, (hard, soft)) = q_max.unwrap();
             so.q_max = q_max;
@@ -584,6 +618,15 @@ impl Model_ {
             if so.issuing && !was {
                 so.issue_phases += 1;
             }
+        }
+        let s = self.scan.as_ref().unwrap();
+        let traverses = s.state == ScanState::Scanning
+            && s.paused_since_ns.is_none()
+            && !traversal_done
+            && !s.sorted.as_ref().is_some_and(|so| so.issuing);
+        if traverses {
+            // 0.8+: dsl_scan_sync dispatches the prefetch thread before dsl_scan_visit.
+            self.pf_thread_start(ctx);
         }
         self.scan_run(ctx);
     }
@@ -707,6 +750,8 @@ impl Model_ {
         if let Some(so) = self.scan.as_mut().unwrap().sorted.as_mut() {
             so.mem_peak_bytes = so.mem_peak_bytes.max(so.mem_used());
         }
+        // dsl_scan_visit returned: scn_prefetch_stop (its reads in flight still drain).
+        self.pf_thread_stop();
         self.scan_check_drain(ctx);
     }
 
@@ -771,6 +816,8 @@ impl Model_ {
             }
             None => {}
         }
+        // Read by the traversal itself: the thread will find it in the ARC, not read it.
+        self.scan_pf.dequeue(blk.index);
         let s = self.scan.as_mut().unwrap();
         s.wait = Wait::Meta;
         s.meta_read = true;
@@ -835,7 +882,15 @@ impl Model_ {
         let any_io = need.iter().any(|&n| n);
         let s = self.scan.as_mut().unwrap();
         if any_io && s.sorted.is_none() {
-            if s.inflight >= s.max_inflight {
+            // Before 0.8, zios against zfs_top_maxinflight × top-level vdevs; from 0.8
+            // (zfs_scan_legacy) bytes against scn_maxinflight_bytes, shared with the
+            // prefetch thread (`scan_exec_io` with no queue).
+            let full = if self.cfg.release >= Release::Zfs08 {
+                s.inflight_bytes + self.scan_pf.inflight_bytes >= s.max_inflight_bytes
+            } else {
+                s.inflight >= s.max_inflight
+            };
+            if full {
                 s.wait = Wait::Inflight;
                 return false;
             }
@@ -873,6 +928,9 @@ impl Model_ {
         s.issued += io_bytes;
         s.pass_issued += io_bytes;
         for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
+            if self.cfg.release >= Release::Zfs08 {
+                self.scan.as_mut().unwrap().inflight_bytes += blk.psize;
+            }
             self.scan_issue(d.vdev as usize, d.offset, blk.psize, d.asize, blk.birth_txg, ctx);
         }
         true
@@ -935,9 +993,9 @@ impl Model_ {
         }
     }
 
-    fn scan_check_drain(&mut self, ctx: &mut Ctx<Ev>) {
+    pub(crate) fn scan_check_drain(&mut self, ctx: &mut Ctx<Ev>) {
         let s = self.scan.as_mut().unwrap();
-        if s.wait == Wait::Drain && s.inflight == 0 {
+        if s.wait == Wait::Drain && s.inflight == 0 && self.scan_pf.inflight == 0 {
             s.wait = Wait::Outside;
             self.sync_advance(ctx);
         }
@@ -1073,6 +1131,10 @@ impl Model_ {
         if z.meta {
             s.zio_free.push(zi);
             s.inflight -= 1;
+            // In the ARC now: the thread's entry for it (an ARC hit) queues its children.
+            let at = s.cursor;
+            self.pf_arrived(at, ctx);
+            let s = self.scan.as_mut().unwrap();
             if s.wait == Wait::Meta {
                 self.scan_meta_ready(ctx);
             } else if s.wait == Wait::Drain {
@@ -1095,7 +1157,12 @@ impl Model_ {
         s.inflight = s.inflight.saturating_sub(1);
         if let Some(so) = s.sorted.as_mut() {
             so.q_inflight[z.top as usize] = so.q_inflight[z.top as usize].saturating_sub(z.asize);
+        } else if self.cfg.release >= Release::Zfs08 {
+            // dsl_scan_scrub_done: spa_scrub_inflight falls, the prefetch thread wakes.
+            s.inflight_bytes = s.inflight_bytes.saturating_sub(z.psize);
+            self.pf_pump(ctx);
         }
+        let s = self.scan.as_mut().unwrap();
         match s.wait {
             Wait::Inflight => {
                 s.wait = Wait::Running;

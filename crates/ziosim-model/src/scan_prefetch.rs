@@ -1,4 +1,5 @@
-//! The legacy scan's metadata prefetch (`dsl_scan_prefetch`).
+//! A scan's metadata prefetch: the legacy engine's (`dsl_scan_prefetch`, before 0.8) and
+//! the prefetch thread of 0.8+ (`dsl_scan_prefetch_thread`).
 //!
 //! Theory of operation (DS@zfs-0.7.13 `dsl_scan_recurse`, `dsl_scan_visitdnode`,
 //! `dsl_scan_prefetch`; il:44ecc5327a; spec §5.1)
@@ -16,17 +17,46 @@
 //! (done: no I/O) or waits for the prefetch in flight. The model keeps prefetched blocks
 //! until the traversal visits them (no ARC eviction).
 //!
-//! Children are found by walking the layout's traversal forward from the parent over its
-//! subtree (depth-first order puts every child inside it). The walk is skipped for a file's
-//! level-1 indirects (their children are data), so over a whole scan each level of the tree
-//! is walked about once more: O(pool blocks) extra integer work, O(fan-out) memory.
+//! Children come from `Layout::meta_children`: closed-form bookmarks, O(fan-out) work and
+//! memory per parent.
 //!
-//! Releases from 0.8 prefetch through a separate queue and thread (`dsl_scan_prefetch_thread`);
-//! that engine is not modelled here.
+//! The 0.8+ prefetch thread (DS@zfs-0.8.0 … DS@zfs-2.2.0 `dsl_scan_prefetch`,
+//! `dsl_scan_prefetch_cb`, `dsl_scan_prefetch_thread`, `dsl_scan_sync`)
+//! -------------------------------------------------------------------------------------
+//! From 0.8 the traversal no longer prefetches; a thread does, for both the sorted scan and
+//! `zfs_scan_legacy`. `dsl_scan_sync` dispatches it before `dsl_scan_visit` and stops it
+//! (`scn_prefetch_stop`) when the visit returns — the txg's traversal share — and the
+//! txg's `zio_wait(scn_zio_root)` waits for its reads in flight (they are children of
+//! that root). Its queue (`scn_prefetch_queue`) is sorted by bookmark, i.e. by traversal
+//! index, and it always issues the first entry: `arc_read` NOWAIT|PREFETCH at SCRUB
+//! priority, while the pool's scan bytes in flight (`spa_scrub_inflight`: these reads, and
+//! a legacy scan's own) stay under `scn_maxinflight_bytes`. When a prefetched block
+//! arrives (`dsl_scan_prefetch_cb`), the children it points to that are metadata
+//! (`Layout::meta_children`) and born after the scan's minimum txg join the queue, so the
+//! thread runs down the tree ahead of the traversal, never further than the in-flight
+//! limit lets it. The traversal still reads every metadata block with ARC_FLAG_WAIT: it
+//! finds it in the ARC, waits for the prefetch in flight, or — when the thread has not got
+//! there — reads it itself (SCRUB priority); a block the traversal read arrives in the ARC
+//! for the thread too (its queue entry becomes an ARC hit: the model drops the entry and
+//! queues the children when the read completes).
+//!
+//! A new thread each txg starts again from the root: `dsl_scan_visit_rootbp` prefetches
+//! the objset, and every block on the way down to the bookmark is in the ARC (an ARC hit
+//! runs the callback at once); `dsl_scan_check_prefetch_resume` drops subtrees the
+//! traversal has finished. The model seeds the queue the same way, with no I/O: the
+//! children of the bookmark's ancestors that lie at or after it. A stopped thread's queue
+//! is dropped; what it read stays in the ARC (no eviction, as above).
+//!
+//! `scn_maxinflight_bytes` = MAX(1 MiB, `zfs_scan_vdev_limit` × leaves) in 0.8–2.0
+//! (`dsl_scan_count_leaves`: readable data leaves), × data disks from 2.1
+//! (`dsl_scan_count_data_disks`: raidz width − parity, 1 per mirror or disk), capped at
+//! `arc_c_max` / 4 from 2.2 (`arc_default_max` on Linux: RAM / 2; 2.3: MAX(5/8 RAM,
+//! RAM − 1 GiB)). `zfs_no_scrub_prefetch = 1` keeps the queue empty.
 
 use crate::io::IoClass;
 use crate::layout::{Block, BlockKind, Cursor};
-use crate::scan::OWNER_SCAN;
+use crate::release::Release;
+use crate::scan::{ScanState, Wait, OWNER_SCAN};
 use crate::sim::{Ev, Model_};
 use std::collections::BTreeMap;
 use ziosim_engine::Ctx;
@@ -34,13 +64,15 @@ use ziosim_engine::Ctx;
 /// Owner bit (under `OWNER_SCAN`) of a prefetch's leaf reads.
 pub(crate) const OWNER_SCAN_PF: u32 = 1 << 28;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct PfSlot {
     /// Leaf reads still in flight.
     pending: u32,
     block: u64,
     /// The prefetch state this slot belongs to (stale after a new scan starts).
     gen: u64,
+    /// A read of the 0.8+ thread: its bookmark (for the children) and psize (in flight).
+    thread: Option<(Cursor, u64)>,
 }
 
 /// Prefetched metadata of the running legacy scan, by traversal index: `Some(slot)` in
@@ -53,6 +85,13 @@ pub(crate) struct ScanPrefetch {
     gen: u64,
     /// The traversal waits, synchronously, for this block's prefetch.
     waiting: Option<u64>,
+    /// 0.8+: the thread runs (the txg's traversal share); its queue by traversal index;
+    /// its reads in flight and their bytes (its share of `spa_scrub_inflight`).
+    running: bool,
+    queue: BTreeMap<u64, Cursor>,
+    pub(crate) inflight: u32,
+    pub(crate) inflight_bytes: u64,
+    kids: Vec<Cursor>,
 }
 
 impl ScanPrefetch {
@@ -61,13 +100,142 @@ impl ScanPrefetch {
         self.gen += 1;
         self.blocks.clear();
         self.waiting = None;
+        self.running = false;
+        self.queue.clear();
+        self.inflight = 0;
+        self.inflight_bytes = 0;
+    }
+
+    /// The traversal reads the block itself: the thread's entry for it is dropped.
+    pub(crate) fn dequeue(&mut self, index: u64) {
+        self.queue.remove(&index);
     }
 }
 
 impl Model_ {
+    /// The legacy (pre-0.8) engine prefetches from the traversal.
     pub(crate) fn prefetch_on(&self) -> bool {
-        let legacy = self.scan.as_ref().is_some_and(|s| s.sorted.is_none());
-        legacy && self.tun.try_get(crate::tunables::T::zfs_no_scrub_prefetch).unwrap_or(0) == 0
+        self.cfg.release < Release::Zfs08 && self.scan.is_some() && self.no_scrub_prefetch() == 0
+    }
+
+    fn no_scrub_prefetch(&self) -> i64 {
+        self.tun.try_get(crate::tunables::T::zfs_no_scrub_prefetch).unwrap_or(0)
+    }
+
+    /// `scn_maxinflight_bytes` for this txg (0.8+; see the module doc).
+    pub(crate) fn scan_maxinflight_bytes(&self) -> u64 {
+        let rel = self.cfg.release;
+        if rel < Release::Zfs08 {
+            return 0;
+        }
+        let limit = self.tun.get(crate::tunables::T::zfs_scan_vdev_limit) as u64;
+        // `tops` are the data vdevs (log vdevs are not counted).
+        let data_tops = 0..self.tops.len();
+        let n: u64 = if rel >= Release::Zfs21 {
+            data_tops.map(|t| if self.tops[t].kind.is_raidz() { self.tops[t].leaves.len() as u64 - self.tops[t].kind.nparity() as u64 } else { 1 }).sum()
+        } else {
+            data_tops.map(|t| self.readable_leaves(t)).sum()
+        };
+        let mut bytes = (limit * n).max(1 << 20);
+        if rel >= Release::Zfs22 {
+            let ram = self.cfg.ram_bytes;
+            let arc_c_max = if rel >= Release::Zfs23 { (ram / 8 * 5).max(ram.saturating_sub(1 << 30)) } else { ram / 2 };
+            bytes = bytes.min(arc_c_max / 4);
+        }
+        bytes
+    }
+
+    /// 0.8+: the prefetch thread starts (a txg's traversal share begins): seed its queue
+    /// from the bookmark's ancestors and issue.
+    pub(crate) fn pf_thread_start(&mut self, ctx: &mut Ctx<Ev>) {
+        let s = self.scan.as_ref().unwrap();
+        if self.cfg.release < Release::Zfs08 || self.no_scrub_prefetch() != 0 || s.layout_done() {
+            return;
+        }
+        let (cur, meta_read) = (s.cursor.index(), s.meta_read);
+        // A block the traversal has read (before the bookmark, or at it once read) is in the
+        // ARC: walk into it if its subtree holds the bookmark; queue the rest.
+        let read = |i: u64| i < cur || (i == cur && meta_read);
+        self.scan_pf.running = true;
+        let mut stack = vec![(Cursor::START, u64::MAX)];
+        let mut kids = std::mem::take(&mut self.scan_pf.kids);
+        while let Some((c, end)) = stack.pop() {
+            if !read(c.index()) {
+                self.pf_enqueue(c);
+            } else if end > cur {
+                self.layout.meta_children(c, &mut kids);
+                for (i, k) in kids.iter().enumerate() {
+                    stack.push((*k, kids.get(i + 1).map_or(end, |n| n.index())));
+                }
+            }
+        }
+        self.scan_pf.kids = kids;
+        self.pf_pump(ctx);
+    }
+
+    /// The traversal share ended (`scn_prefetch_stop`): the queue is dropped; reads in
+    /// flight complete (the txg's drain waits for them) without queueing children.
+    pub(crate) fn pf_thread_stop(&mut self) {
+        self.scan_pf.running = false;
+        self.scan_pf.queue.clear();
+    }
+
+    /// `dsl_scan_prefetch`: queue the block at `c` unless it is out of the scan's scope.
+    fn pf_enqueue(&mut self, c: Cursor) {
+        let Some(b) = self.layout.traverse_from(c).next() else { return };
+        if b.birth_txg > self.scan.as_ref().unwrap().min_txg {
+            self.scan_pf.queue.entry(b.index).or_insert(c);
+        }
+    }
+
+    /// `dsl_scan_prefetch_cb` for the block at `at` (in the ARC now): queue its children.
+    pub(crate) fn pf_arrived(&mut self, at: Cursor, ctx: &mut Ctx<Ev>) {
+        if !self.scan_pf.running {
+            return;
+        }
+        let mut kids = std::mem::take(&mut self.scan_pf.kids);
+        self.layout.meta_children(at, &mut kids);
+        for &k in &kids {
+            self.pf_enqueue(k);
+        }
+        self.scan_pf.kids = kids;
+        self.pf_pump(ctx);
+    }
+
+    /// `dsl_scan_prefetch_thread`: issue the first queued block while the pool's scan bytes
+    /// in flight are under `scn_maxinflight_bytes`.
+    pub(crate) fn pf_pump(&mut self, ctx: &mut Ctx<Ev>) {
+        let mut kids = std::mem::take(&mut self.scan_pf.kids);
+        loop {
+            let s = self.scan.as_ref().unwrap();
+            let legacy_bytes = if s.sorted.is_none() { s.inflight_bytes } else { 0 };
+            let (cur, meta_read, max) = (s.cursor.index(), s.meta_read, s.max_inflight_bytes);
+            let pf = &mut self.scan_pf;
+            if !pf.running || pf.inflight_bytes + legacy_bytes >= max {
+                break;
+            }
+            let Some((index, c)) = pf.queue.pop_first() else { break };
+            if index < cur || (index == cur && meta_read) {
+                continue; // the traversal has read it: an ARC hit of no use
+            }
+            match pf.blocks.get(&index) {
+                Some(None) => {
+                    // In the ARC (an earlier txg's prefetch): the callback runs at once.
+                    self.layout.meta_children(c, &mut kids);
+                    for &k in &kids {
+                        self.pf_enqueue(k);
+                    }
+                    continue;
+                }
+                Some(Some(_)) => continue,
+                None => {}
+            }
+            let b = self.layout.traverse_from(c).next().unwrap();
+            self.scan_pf.inflight += 1;
+            self.scan_pf.inflight_bytes += b.psize;
+            self.scan_prefetch_read(&b, IoClass::Scrub, Some((c, b.psize)), ctx);
+        }
+        self.scan_pf.kids = kids;
     }
 
     /// The traversal is about to read metadata block `blk`: true if the read is not needed
@@ -89,66 +257,36 @@ impl Model_ {
         }
     }
 
-    /// After the traversal read `parent` (at bookmark `at`): prefetch its metadata children.
+    /// After the traversal read `parent` (at bookmark `at`): prefetch its metadata children
+    /// (an indirect's, a dnode block's; the legacy traversal reads the MOS and the objset
+    /// without prefetching below them).
     pub(crate) fn scan_prefetch_children(&mut self, parent: &Block, at: Cursor, ctx: &mut Ctx<Ev>) {
-        if !self.prefetch_on() {
+        if !self.prefetch_on() || at.in_prefix() || !matches!(parent.kind, BlockKind::Indirect | BlockKind::Dnode) {
             return;
         }
         let min_txg = self.scan.as_ref().unwrap().min_txg;
-        let file = at.file();
-        // Which blocks are children, and where the parent's subtree ends.
-        let (want_level, stop_level) = match (parent.kind, file) {
-            (BlockKind::Indirect, Some(_)) if parent.level >= 2 => (parent.level - 1, parent.level),
-            (BlockKind::Indirect, None) => (parent.level - 1, parent.level),
-            (BlockKind::Dnode, None) => (u8::MAX, 0),
-            _ => return,
-        };
-        let mut kids: Vec<Block> = Vec::new();
-        let mut tr = self.layout.traverse_from(at);
-        tr.next(); // the parent itself
-        let mut last_file = None;
-        loop {
-            let c = tr.cursor();
-            let Some(b) = tr.next() else { break };
-            let f = c.file();
-            let inside = match (parent.kind, file) {
-                // A file's indirect: the same file, lower levels.
-                (BlockKind::Indirect, Some(pf)) => f == Some(pf) && b.level < stop_level,
-                // A meta-dnode indirect: everything until the next meta-dnode indirect at
-                // its level or above (dnode blocks and their files lie inside).
-                (BlockKind::Indirect, None) => f.is_some() || b.kind == BlockKind::Dnode || b.level < stop_level,
-                // A dnode block: the files it holds.
-                _ => f.is_some(),
-            };
-            if !inside || b.kind == BlockKind::Objset {
-                break;
-            }
-            let child = match (parent.kind, file) {
-                (BlockKind::Dnode, None) => {
-                    // Each file's first block, if it is an indirect (dn_blkptr at level > 0).
-                    let first = f != last_file;
-                    last_file = f;
-                    first && b.kind == BlockKind::Indirect
-                }
-                (BlockKind::Indirect, None) if want_level == 0 => f.is_none() && b.kind == BlockKind::Dnode,
-                (BlockKind::Indirect, None) => f.is_none() && b.kind == BlockKind::Indirect && b.level == want_level,
-                _ => f == file && b.level == want_level,
-            };
-            if child && b.birth_txg > min_txg {
-                kids.push(b);
+        let mut kids = std::mem::take(&mut self.scan_pf.kids);
+        self.layout.meta_children(at, &mut kids);
+        for &c in &kids {
+            let b = self.layout.traverse_from(c).next().unwrap();
+            if b.birth_txg > min_txg {
+                self.scan_prefetch_issue(&b, ctx);
             }
         }
-        for b in kids {
-            self.scan_prefetch_issue(&b, ctx);
-        }
+        self.scan_pf.kids = kids;
     }
 
     fn scan_prefetch_issue(&mut self, b: &Block, ctx: &mut Ctx<Ev>) {
         if self.scan_pf.blocks.contains_key(&b.index) {
             return;
         }
+        self.scan_prefetch_read(b, IoClass::AsyncRead, None, ctx);
+    }
+
+    /// A prefetch read of `b` (its first DVA), tracked in a slot until it completes.
+    fn scan_prefetch_read(&mut self, b: &Block, class: IoClass, thread: Option<(Cursor, u64)>, ctx: &mut Ctx<Ev>) {
         let pf = &mut self.scan_pf;
-        let slot = PfSlot { pending: 0, block: b.index, gen: pf.gen };
+        let slot = PfSlot { pending: 0, block: b.index, gen: pf.gen, thread };
         let i = match pf.free.pop() {
             Some(i) => {
                 pf.slots[i as usize] = slot;
@@ -162,7 +300,7 @@ impl Model_ {
         pf.blocks.insert(b.index, Some(i));
         self.scan.as_mut().unwrap().prefetch_reads += 1;
         let d = b.dvas[0];
-        let n = self.read_at(d.vdev as usize, d.offset, b.psize, IoClass::AsyncRead, 0, OWNER_SCAN | OWNER_SCAN_PF | i, ctx);
+        let n = self.read_at(d.vdev as usize, d.offset, b.psize, class, 0, OWNER_SCAN | OWNER_SCAN_PF | i, ctx);
         self.scan_pf.slots[i as usize].pending = n;
         if n == 0 {
             self.scan_prefetch_done(i, ctx);
@@ -182,16 +320,51 @@ impl Model_ {
         let pf = &mut self.scan_pf;
         let slot = pf.slots[i as usize];
         pf.free.push(i);
-        if slot.gen != pf.gen || pf.blocks.get(&slot.block) != Some(&Some(i)) {
+        if slot.gen != pf.gen {
             return;
         }
-        if pf.waiting == Some(slot.block) {
-            // The traversal was waiting for this block: its synchronous read is done.
-            pf.waiting = None;
-            pf.blocks.remove(&slot.block);
-            self.scan_meta_ready(ctx);
-        } else {
-            pf.blocks.insert(slot.block, None);
+        if let Some((_, psize)) = slot.thread {
+            // The bytes leave spa_scrub_inflight.
+            pf.inflight -= 1;
+            pf.inflight_bytes -= psize;
+        }
+        if pf.blocks.get(&slot.block) == Some(&Some(i)) {
+            let waited = pf.waiting == Some(slot.block);
+            if waited {
+                pf.waiting = None;
+                pf.blocks.remove(&slot.block);
+            } else {
+                pf.blocks.insert(slot.block, None);
+            }
+            if let Some((at, _)) = slot.thread {
+                // dsl_scan_prefetch_cb: its children join the queue.
+                self.pf_arrived(at, ctx);
+            }
+            if waited {
+                // The traversal was waiting for this block: its synchronous read is done.
+                self.scan_meta_ready(ctx);
+            }
+        }
+        if slot.thread.is_some() {
+            self.pf_pump(ctx);
+            self.pf_wake_scan(ctx);
+        }
+    }
+
+    /// A thread read completed: a legacy scan waiting for bytes in flight may go on, and
+    /// a txg draining may end.
+    fn pf_wake_scan(&mut self, ctx: &mut Ctx<Ev>) {
+        let Some(s) = self.scan.as_mut() else { return };
+        if s.state != ScanState::Scanning && s.wait != Wait::Drain {
+            return;
+        }
+        match s.wait {
+            Wait::Inflight if s.sorted.is_none() => {
+                s.wait = Wait::Running;
+                self.scan_run(ctx);
+            }
+            Wait::Drain => self.scan_check_drain(ctx),
+            _ => {}
         }
     }
 }

@@ -121,12 +121,13 @@ fn sorted_scrub_reads_everything_once_and_streams() {
 #[test]
 fn sorted_scrub_with_little_ram_alternates_phases_within_the_memory_limit() {
     // 1 GiB RAM: hard limit max(1 GiB/20, 16 MiB) = 51 MiB; 80 GiB of 128 KiB blocks need
-    // ≈ 89 MiB of sios. The pool is fully aged so that its indirect blocks are scattered: a txg
-    // of traversal then covers part of the pool (on a fresh pool the metadata sits together
-    // and the whole tree is walked in one txg), and the queues must be cleared while
-    // traversing.
+    // ≈ 89 MiB of sios. The pool is fully aged so that its indirect blocks are scattered, and
+    // the metadata prefetch is off: a txg of traversal, reading each indirect block and
+    // waiting for it, then covers part of the pool (prefetched, or on a fresh pool, the
+    // whole tree is walked in one txg), and the queues must be cleared while traversing.
     let mut cfg = raidz2_scrub("zfs-2.2", 1 << 30, 80 << 30);
     cfg["pool"]["layout"] = json!({"fragmentation": 1.0});
+    cfg["tunables"] = json!({"zfs_no_scrub_prefetch": 1});
     let res = run(&cfg);
     let sc = &res["scan"];
     assert_eq!(sc["state"], "finished");
@@ -299,4 +300,40 @@ fn legacy_scan_prefetches_metadata_unless_told_not_to() {
     assert!(sync_on * 4 < sync_off, "on {sync_on} off {sync_off}");
     // The traversal no longer stops for each indirect block: the scrub ends sooner.
     assert!(on["duration_ns"].as_u64().unwrap() < off["duration_ns"].as_u64().unwrap(), "on {on} off {off}");
+}
+
+/// From 0.8 a thread prefetches the metadata ahead of the traversal (`dsl_scan_prefetch_thread`),
+/// for the sorted scan and for `zfs_scan_legacy` alike: the traversal's own synchronous reads
+/// become ARC hits or waits for the prefetch, and the metadata walk ends sooner.
+/// `zfs_no_scrub_prefetch = 1` stops it.
+#[test]
+fn prefetch_thread_runs_ahead_of_the_traversal() {
+    let run_with = |rel: &str, no_pf: i64, legacy: i64| {
+        let disks: Vec<Value> = (0..6).map(|i| json!({"name": format!("sd{}", (b'a' + i) as char), "device": "d"})).collect();
+        let mut cfg = config(rel, hdd(), json!([{"type": "raidz2", "disks": disks}]), json!([]), 7200);
+        cfg["pool"]["recordsize_bytes"] = json!(131072);
+        cfg["pool"]["allocated_bytes"] = json!(8u64 << 30);
+        cfg["pool"]["layout"] = json!({"files": [[65536, 0.2], [1u64 << 30, 0.8]], "fragmentation": 0.5});
+        cfg["tunables"] = json!({"zfs_no_scrub_prefetch": no_pf, "zfs_scan_legacy": legacy});
+        cfg["stop_on_scan_done"] = json!(true);
+        cfg["actions"] = json!([{"at_ns": 0, "do": "scrub"}]);
+        run(&cfg)["scan"].clone()
+    };
+    for (rel, legacy) in [("zfs-2.2", 0), ("zfs-0.8", 0), ("zfs-2.2", 1)] {
+        let on = run_with(rel, 0, legacy);
+        let off = run_with(rel, 1, legacy);
+        for s in [&on, &off] {
+            assert_eq!(s["state"], "finished", "{rel} {s}");
+            assert_eq!(s["examined_bytes"], s["to_examine_bytes"], "{rel} {s}");
+        }
+        assert_eq!(on["engine"], if legacy == 1 { "legacy" } else { "sorted" });
+        assert_eq!(off["prefetch_reads"], 0);
+        let (pf_reads, hits) = (on["prefetch_reads"].as_u64().unwrap(), on["prefetch_hits"].as_u64().unwrap());
+        let (sync_on, sync_off) = (on["meta_reads"].as_u64().unwrap(), off["meta_reads"].as_u64().unwrap());
+        // Every metadata block is read once, by the thread or by the traversal.
+        assert_eq!(sync_on + hits, sync_off, "{rel}: on {on} off {off}");
+        assert!(hits <= pf_reads && pf_reads > 100, "{rel}: {on}");
+        assert!(sync_on * 10 < sync_off, "{rel}: on {sync_on} off {sync_off}");
+        assert!(on["duration_ns"].as_u64().unwrap() < off["duration_ns"].as_u64().unwrap(), "{rel}: on {on} off {off}");
+    }
 }
