@@ -556,7 +556,8 @@ def test_summary_json_keeps_every_scan_and_rebuild(results, meta):
     assert [(s["func"], s["start_ns"]) for s in doc["scans"]] == [("scrub", 98_600_000_000),
                                                                   ("resilver", 2_400_000_000_000)]
     assert doc["scans"][0]["examined_bytes_per_s"] == round((20 << 30) / 312.0, 3)
-    assert "min_txg" not in doc["scans"][0] and "meta_reads" not in doc["scans"][0]  # as `scan`: same keys
+    assert "min_txg" not in doc["scans"][0]  # as `scan`: same keys
+    assert (doc["scans"][0]["meta_reads"], doc["scans"][0]["prefetch_reads"]) == (10, 0)
     assert {k: v for k, v in doc["scan"].items() if not k.startswith("leaf_read")} == doc["scans"][-1]
     assert doc["scan"]["leaf_read_bytes"] == 50 << 30  # the results' latest scan only
     assert doc["rebuilds"] == [{"vdev": "mirror-0", "state": "complete", "start_ns": 20_000_000_000,

@@ -1101,68 +1101,65 @@ impl Layout {
     /// file's level-1 indirects have none. O(children): each bookmark is closed-form.
     pub fn meta_children(&self, at: Cursor, out: &mut Vec<Cursor>) {
         out.clear();
+        out.extend((0..).map_while(|i| self.meta_child(at, i)));
+    }
+
+    /// The `i`-th of `meta_children(at)`, or None past the last: O(1).
+    pub fn meta_child(&self, at: Cursor, i: u64) -> Option<Cursor> {
         let mut tr = self.traverse_from(at);
         match at.stage {
-            Stage::Done | Stage::Data => {}
+            Stage::Done | Stage::Data => None,
             Stage::Prefix => {
                 // MOS objset → MOS dnode block → the dataset's objset → its meta-dnode top.
+                if i > 0 {
+                    return None;
+                }
                 tr.next();
-                out.push(tr.cur);
+                Some(tr.cur)
             }
             Stage::MetaInd => {
                 let l = at.step;
                 let span = FANOUT.pow(l);
                 let sub = span / FANOUT;
-                let first = at.unit / span * span;
-                for i in 0..FANOUT {
-                    let u = first + i * sub;
-                    if u >= self.n_units {
-                        break;
-                    }
-                    tr.enter_unit(u);
-                    // The level-(l−1) block at u follows the higher ones that start there.
-                    let top = tr.cur.step;
-                    tr.cur.index = self.index_start(u) + (top - (l - 1)) as u64;
-                    if l > 1 {
-                        tr.cur.step = l - 1;
-                    } else {
-                        tr.cur.stage = Stage::Dnode;
-                    }
-                    out.push(tr.cur);
+                let u = at.unit / span * span + i * sub;
+                if i >= FANOUT || u >= self.n_units {
+                    return None;
                 }
+                tr.enter_unit(u);
+                // The level-(l−1) block at u follows the higher ones that start there.
+                let top = tr.cur.step;
+                tr.cur.index = self.index_start(u) + (top - (l - 1)) as u64;
+                if l > 1 {
+                    tr.cur.step = l - 1;
+                } else {
+                    tr.cur.stage = Stage::Dnode;
+                }
+                Some(tr.cur)
             }
             Stage::Dnode => {
                 let cl = &self.classes[at.class as usize];
-                if cl.levels == 0 {
-                    return;
+                if cl.levels == 0 || i >= self.files_in(at.unit) {
+                    return None;
                 }
-                let first = at.index + 1;
-                for f in 0..self.files_in(at.unit) {
-                    tr.cur = at;
-                    tr.cur.index = first + f * cl.file_blocks;
-                    tr.enter_file(f);
-                    out.push(tr.cur);
-                }
+                tr.cur.index = at.index + 1 + i * cl.file_blocks;
+                tr.enter_file(i);
+                Some(tr.cur)
             }
             Stage::FileInd => {
                 let l = at.step;
-                if l < 2 {
-                    return;
+                if l < 2 || i >= FANOUT {
+                    return None;
                 }
                 let cl = &self.classes[at.class as usize];
-                let sub = 1u64 << (FANOUT_SHIFT * (l - 1));
-                let first = at.j >> (FANOUT_SHIFT * l) << (FANOUT_SHIFT * l);
-                for i in 0..FANOUT {
-                    let j = first + i * sub;
-                    if j >= at.k {
-                        break;
-                    }
-                    let mut c = at;
-                    c.j = j;
-                    c.step = l - 1;
-                    c.index = at.file_start + cl.pos(j) - (l - 1) as u64;
-                    out.push(c);
+                let j = (at.j >> (FANOUT_SHIFT * l) << (FANOUT_SHIFT * l)) + (i << (FANOUT_SHIFT * (l - 1)));
+                if j >= at.k {
+                    return None;
                 }
+                let mut c = at;
+                c.j = j;
+                c.step = l - 1;
+                c.index = at.file_start + cl.pos(j) - (l - 1) as u64;
+                Some(c)
             }
         }
     }

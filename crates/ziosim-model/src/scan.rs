@@ -728,6 +728,9 @@ impl Model_ {
                     s.pass_start_ns = now;
                     s.pass_exam = 0;
                     s.pass_issued = 0;
+                    // spa_scan_stat_init also zeroes spa_scan_pass_scrub_spent_paused (the
+                    // traversal does not end while paused, so no pause is under way).
+                    s.spent_paused_ns = 0;
                 }
                 break;
             };
@@ -816,8 +819,7 @@ impl Model_ {
             }
             None => {}
         }
-        // Read by the traversal itself: the thread will find it in the ARC, not read it.
-        self.scan_pf.dequeue(blk.index);
+        // Read by the traversal itself: should the thread reach it, it finds it read.
         let s = self.scan.as_mut().unwrap();
         s.wait = Wait::Meta;
         s.meta_read = true;
@@ -1133,13 +1135,14 @@ impl Model_ {
             s.inflight -= 1;
             // In the ARC now: the thread's entry for it (an ARC hit) queues its children.
             let at = s.cursor;
-            self.pf_arrived(at, ctx);
+            self.pf_arrived(at);
             let s = self.scan.as_mut().unwrap();
             if s.wait == Wait::Meta {
                 self.scan_meta_ready(ctx);
             } else if s.wait == Wait::Drain {
                 self.scan_check_drain(ctx);
             }
+            self.pf_pump(ctx);
             return;
         }
         if s.func == ScanFunc::Resilver && !z.writing && !z.lost && s.state == ScanState::Scanning {
@@ -1158,9 +1161,9 @@ impl Model_ {
         if let Some(so) = s.sorted.as_mut() {
             so.q_inflight[z.top as usize] = so.q_inflight[z.top as usize].saturating_sub(z.asize);
         } else if self.cfg.release >= Release::Zfs08 {
-            // dsl_scan_scrub_done: spa_scrub_inflight falls, the prefetch thread wakes.
+            // dsl_scan_scrub_done: spa_scrub_inflight falls; the sync thread and the
+            // prefetch thread both wake (the scan first: see `scan_prefetch_done`).
             s.inflight_bytes = s.inflight_bytes.saturating_sub(z.psize);
-            self.pf_pump(ctx);
         }
         let s = self.scan.as_mut().unwrap();
         match s.wait {
@@ -1170,6 +1173,9 @@ impl Model_ {
             }
             Wait::Drain => self.scan_check_drain(ctx),
             _ => {}
+        }
+        if self.cfg.release >= Release::Zfs08 {
+            self.pf_pump(ctx);
         }
     }
 

@@ -37,8 +37,16 @@
 //! limit lets it. The traversal still reads every metadata block with ARC_FLAG_WAIT: it
 //! finds it in the ARC, waits for the prefetch in flight, or — when the thread has not got
 //! there — reads it itself (SCRUB priority); a block the traversal read arrives in the ARC
-//! for the thread too (its queue entry becomes an ARC hit: the model drops the entry and
-//! queues the children when the read completes).
+//! for the thread too (its queue entry becomes an ARC hit: the model queues the children
+//! when the read completes, and the thread skips the entry). The queue is stored as one
+//! run per parent (its children leave in order), so its memory follows the parents with
+//! children still queued — about the reads in flight — not the children (ZFS's AVL tree
+//! holds one node per child: half a million on the 1 PB bench pool).
+//!
+//! Both the sync thread (a `zfs_scan_legacy` scan waiting for bytes in flight) and the
+//! prefetch thread wait on `spa_scrub_io_cv`; when bytes free up the model wakes the scan
+//! first, so the txg's pause check is reached and the traversal, which the prefetch only
+//! serves, is not starved by it.
 //!
 //! A new thread each txg starts again from the root: `dsl_scan_visit_rootbp` prefetches
 //! the objset, and every block on the way down to the bookmark is in the ARC (an ARC hit
@@ -88,7 +96,11 @@ pub(crate) struct ScanPrefetch {
     /// 0.8+: the thread runs (the txg's traversal share); its queue by traversal index;
     /// its reads in flight and their bytes (its share of `spa_scrub_inflight`).
     running: bool,
-    queue: BTreeMap<u64, Cursor>,
+    /// The queue, one entry per parent with children still to issue — `dsl_scan_prefetch`
+    /// queues them all at once, and they leave in traversal order, so a parent's are a run:
+    /// (index of its next child, its own index) → (its bookmark, that child's number).
+    /// Memory is per parent, not per child (a 1 PB pool queued ~0.5 M children).
+    queue: BTreeMap<(u64, u64), (Cursor, u64)>,
     pub(crate) inflight: u32,
     pub(crate) inflight_bytes: u64,
     kids: Vec<Cursor>,
@@ -104,11 +116,6 @@ impl ScanPrefetch {
         self.queue.clear();
         self.inflight = 0;
         self.inflight_bytes = 0;
-    }
-
-    /// The traversal reads the block itself: the thread's entry for it is dropped.
-    pub(crate) fn dequeue(&mut self, index: u64) {
-        self.queue.remove(&index);
     }
 }
 
@@ -157,15 +164,19 @@ impl Model_ {
         // ARC: walk into it if its subtree holds the bookmark; queue the rest.
         let read = |i: u64| i < cur || (i == cur && meta_read);
         self.scan_pf.running = true;
-        let mut stack = vec![(Cursor::START, u64::MAX)];
+        // The root, unread, is the traversal's first read (its callback queues the rest).
+        let mut stack = if read(0) { vec![(Cursor::START, u64::MAX)] } else { vec![] };
         let mut kids = std::mem::take(&mut self.scan_pf.kids);
         while let Some((c, end)) = stack.pop() {
-            if !read(c.index()) {
-                self.pf_enqueue(c);
-            } else if end > cur {
-                self.layout.meta_children(c, &mut kids);
-                for (i, k) in kids.iter().enumerate() {
-                    stack.push((*k, kids.get(i + 1).map_or(end, |n| n.index())));
+            self.layout.meta_children(c, &mut kids);
+            for (n, k) in kids.iter().enumerate() {
+                if !read(k.index()) {
+                    self.pf_enqueue_run(c, n as u64);
+                    break;
+                }
+                let k_end = kids.get(n + 1).map_or(end, |x| x.index());
+                if k_end > cur {
+                    stack.push((*k, k_end)); // holds the bookmark: in the ARC, walk into it
                 }
             }
         }
@@ -180,62 +191,64 @@ impl Model_ {
         self.scan_pf.queue.clear();
     }
 
-    /// `dsl_scan_prefetch`: queue the block at `c` unless it is out of the scan's scope.
-    fn pf_enqueue(&mut self, c: Cursor) {
-        let Some(b) = self.layout.traverse_from(c).next() else { return };
-        if b.birth_txg > self.scan.as_ref().unwrap().min_txg {
-            self.scan_pf.queue.entry(b.index).or_insert(c);
+    /// `dsl_scan_prefetch` for the children of `parent` from number `n` on, unless prefetch
+    /// is off (read at every call, so a `set` takes effect at once). Children out of the
+    /// scan's scope are dropped as they leave the queue.
+    fn pf_enqueue_run(&mut self, parent: Cursor, n: u64) {
+        if self.no_scrub_prefetch() != 0 {
+            return;
+        }
+        if let Some(c) = self.layout.meta_child(parent, n) {
+            self.scan_pf.queue.insert((c.index(), parent.index()), (parent, n));
         }
     }
 
     /// `dsl_scan_prefetch_cb` for the block at `at` (in the ARC now): queue its children.
-    pub(crate) fn pf_arrived(&mut self, at: Cursor, ctx: &mut Ctx<Ev>) {
-        if !self.scan_pf.running {
-            return;
+    /// The caller then pumps the thread.
+    pub(crate) fn pf_arrived(&mut self, at: Cursor) {
+        if self.scan_pf.running {
+            self.pf_enqueue_run(at, 0);
         }
-        let mut kids = std::mem::take(&mut self.scan_pf.kids);
-        self.layout.meta_children(at, &mut kids);
-        for &k in &kids {
-            self.pf_enqueue(k);
-        }
-        self.scan_pf.kids = kids;
-        self.pf_pump(ctx);
     }
 
     /// `dsl_scan_prefetch_thread`: issue the first queued block while the pool's scan bytes
     /// in flight are under `scn_maxinflight_bytes`.
     pub(crate) fn pf_pump(&mut self, ctx: &mut Ctx<Ev>) {
-        let mut kids = std::mem::take(&mut self.scan_pf.kids);
         loop {
             let s = self.scan.as_ref().unwrap();
             let legacy_bytes = if s.sorted.is_none() { s.inflight_bytes } else { 0 };
-            let (cur, meta_read, max) = (s.cursor.index(), s.meta_read, s.max_inflight_bytes);
+            let (cur, meta_read, max, min_txg) = (s.cursor.index(), s.meta_read, s.max_inflight_bytes, s.min_txg);
             let pf = &mut self.scan_pf;
             if !pf.running || pf.inflight_bytes + legacy_bytes >= max {
                 break;
             }
-            let Some((index, c)) = pf.queue.pop_first() else { break };
+            let Some(((index, pidx), (parent, n))) = pf.queue.pop_first() else { break };
+            // The run goes on with the parent's next child.
+            if let Some(next) = self.layout.meta_child(parent, n + 1) {
+                self.scan_pf.queue.insert((next.index(), pidx), (parent, n + 1));
+            }
             if index < cur || (index == cur && meta_read) {
                 continue; // the traversal has read it: an ARC hit of no use
             }
-            match pf.blocks.get(&index) {
+            match self.scan_pf.blocks.get(&index) {
                 Some(None) => {
                     // In the ARC (an earlier txg's prefetch): the callback runs at once.
-                    self.layout.meta_children(c, &mut kids);
-                    for &k in &kids {
-                        self.pf_enqueue(k);
-                    }
+                    let c = self.layout.meta_child(parent, n).unwrap();
+                    self.pf_arrived(c);
                     continue;
                 }
                 Some(Some(_)) => continue,
                 None => {}
             }
+            let c = self.layout.meta_child(parent, n).unwrap();
             let b = self.layout.traverse_from(c).next().unwrap();
+            if b.birth_txg <= min_txg {
+                continue; // not in the scan's scope: never queued by ZFS
+            }
             self.scan_pf.inflight += 1;
             self.scan_pf.inflight_bytes += b.psize;
             self.scan_prefetch_read(&b, IoClass::Scrub, Some((c, b.psize)), ctx);
         }
-        self.scan_pf.kids = kids;
     }
 
     /// The traversal is about to read metadata block `blk`: true if the read is not needed
@@ -338,7 +351,7 @@ impl Model_ {
             }
             if let Some((at, _)) = slot.thread {
                 // dsl_scan_prefetch_cb: its children join the queue.
-                self.pf_arrived(at, ctx);
+                self.pf_arrived(at);
             }
             if waited {
                 // The traversal was waiting for this block: its synchronous read is done.
@@ -346,8 +359,11 @@ impl Model_ {
             }
         }
         if slot.thread.is_some() {
-            self.pf_pump(ctx);
+            // Both threads wait on spa_scrub_io_cv for bytes in flight; the model wakes the
+            // scan first (a legacy scan's reads, the txg's pause check), then the thread —
+            // else each freed byte goes back to the prefetch and the sync thread starves.
             self.pf_wake_scan(ctx);
+            self.pf_pump(ctx);
         }
     }
 
