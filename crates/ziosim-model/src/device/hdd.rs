@@ -509,6 +509,27 @@ fn ns_before(v: f64) -> u64 {
     (v - 0.5).max(0.0) as u64
 }
 
+/// The larger of two durations (`f64::max` for the values SATF sees: `b` is never NaN, and
+/// both are non-negative). One compare instead of `max`'s NaN handling, which SATF paid for
+/// every queued command.
+#[inline]
+fn max_ns(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// A span of simulated ns as `f64`, exactly as `v as f64` (times stay far below 2⁶³ ns):
+/// the signed conversion is one instruction where the unsigned one costs eight, once per
+/// queued command in SATF.
+#[inline]
+fn span_f64(v: u64) -> f64 {
+    debug_assert!(v < 1 << 63);
+    v as i64 as f64
+}
+
 impl Geom {
     #[inline]
     fn x_of(&self, off: u64) -> f64 {
@@ -561,9 +582,9 @@ impl Geom {
         let curve = if write { &self.seek_w } else { &self.seek_r };
         let mut s = curve.ms((to.x - from.x).abs()) * NS_PER_MS;
         if c0.abs_diff(c1) == 1 {
-            s = s.max(self.cyl_switch_ns);
+            s = max_ns(s, self.cyl_switch_ns);
         }
-        s.max(hs)
+        max_ns(s, hs)
     }
 }
 
@@ -1517,6 +1538,8 @@ impl Hdd {
         // out once, so the loop does one integer compare more.
         let cont_q = cont.unwrap_or(u16::MAX);
         let cont_ns = cont.map_or(0.0, |q| self.positioning_ns(th, &self.slots[q as usize].pos, true, 0.0));
+        // The overhead each op still owes, indexed by "is a write" (same sums as per command).
+        let ovh_ns = [phase_ns + self.ovh_rest_ns(Op::Read), phase_ns + self.ovh_rest_ns(Op::Write)];
         let head_off = self.head_off;
         let window = self.p.seq_window_bytes;
         let is_seq = |s: &Slot| s.off >= head_off && s.off - head_off <= window;
@@ -1547,9 +1570,10 @@ impl Hdd {
             let mut c = if q == cont_q {
                 cont_ns
             } else {
-                self.positioning_ns(th, &s.pos, s.op == Op::Write, phase_ns + self.ovh_rest_ns(s.op))
+                let write = s.op == Op::Write;
+                self.positioning_ns(th, &s.pos, write, ovh_ns[write as usize])
             };
-            c -= self.p.age_weight_ms_per_ms * (t - s.arrival_ns) as f64;
+            c -= self.p.age_weight_ms_per_ms * span_f64(t - s.arrival_ns);
             if seq {
                 c -= self.g.seq_bias_ns;
             }
