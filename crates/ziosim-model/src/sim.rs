@@ -2666,6 +2666,16 @@ impl Model_ {
         let mut done = std::mem::take(&mut self.done);
         done.clear();
         self.leaves[li].dev.advance(now, &mut done);
+        if done.is_empty() {
+            // Only the drive's internal clock moved (most wake-ups: an overhead phase or a
+            // read-ahead step ended). The policy owes no issue attempt — every `pump` ends
+            // with its budget spent, and only an enqueue or a completion renews it — so the
+            // issue loop would find nothing; the block-layer queue may still move.
+            debug_assert!(!self.leaves[li].policy.owes_attempt(), "leaf {leaf}: issue attempt owed on a wake-up");
+            self.done = done;
+            self.drain_blk(leaf, ctx);
+            return;
+        }
         let mut freed_link = None;
         for &h in &done {
             let l = &mut self.leaves[li];

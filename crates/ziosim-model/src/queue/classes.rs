@@ -186,4 +186,8 @@ impl QueuePolicy for ClassesPolicy {
     fn take_discarded(&mut self) -> Option<IoId> {
         self.q.take_discarded()
     }
+
+    fn owes_attempt(&self) -> bool {
+        self.q.owes_attempt()
+    }
 }

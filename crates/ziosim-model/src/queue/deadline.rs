@@ -209,6 +209,10 @@ impl QueuePolicy for DeadlinePolicy {
         r
     }
 
+    fn owes_attempt(&self) -> bool {
+        self.attempts_done > 0 || self.attempts_enqueue > 0
+    }
+
     fn complete(&mut self, issue: &Issue, _ios: &IoSlab, _now_ns: u64) {
         let c = issue.class.idx();
         assert!(self.active[c] > 0 && self.pending > 0, "completion of an issue not active");

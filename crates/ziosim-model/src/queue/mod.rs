@@ -76,6 +76,10 @@ pub trait QueuePolicy {
     fn take_discarded(&mut self) -> Option<IoId> {
         None
     }
+    /// Whether an issue attempt is still owed (`next_issue` would look at the queue). False
+    /// after `next_issue` returned `None`, until the next `enqueue` or `complete`: the model
+    /// skips the issue loop on wake-ups that complete nothing, and checks this in debug builds.
+    fn owes_attempt(&self) -> bool;
     /// The tunables changed at run time (a `set` action): take the new limits, as ZFS reads
     /// `zfs_vdev_*` on every pick and every aggregation. What is queued stays queued.
     fn retune(&mut self, release: Release, t: &Tunables, rotational: bool);

@@ -196,6 +196,10 @@ impl QueuePolicy for NiaPolicy {
     fn take_discarded(&mut self) -> Option<IoId> {
         self.q.take_discarded()
     }
+
+    fn owes_attempt(&self) -> bool {
+        self.q.owes_attempt()
+    }
 }
 
 #[cfg(test)]

@@ -254,6 +254,12 @@ impl ClassQueues {
         true
     }
 
+    /// Whether an issue attempt is owed (`QueuePolicy::owes_attempt`).
+    #[inline]
+    pub fn owes_attempt(&self) -> bool {
+        self.budget > 0
+    }
+
     /// An attempt found nothing eligible: the caller returns and owes no more attempts.
     #[inline]
     pub fn attempt_failed(&mut self) {
