@@ -133,6 +133,8 @@ pub struct ClassQueues {
     has_class: [bool; NUM_CLASSES],
     agg: AggParams,
     scratch: Vec<(u64, IoId)>,
+    /// Class-queue keys of one take's members (`remove_members_from_classes`).
+    scratch_keys: Vec<Key>,
     discarded: VecDeque<IoId>,
     /// Issue attempts owed: 1 per enqueue (`vdev_queue_io` tries once), unbounded after a
     /// completion (`vdev_queue_io_done` loops); cleared when an attempt finds nothing.
@@ -156,6 +158,7 @@ impl ClassQueues {
             has_class,
             agg,
             scratch: Vec::with_capacity(64),
+            scratch_keys: Vec::with_capacity(64),
             discarded: VecDeque::with_capacity(16),
             budget: 0,
             next_seq: 0,
@@ -225,6 +228,42 @@ impl ClassQueues {
         if self.queued[c] == 0 {
             self.queued_mask &= !(1 << c);
         }
+    }
+
+    /// `remove_from_class` of every member of a take. Members of one class (in offset
+    /// order) are usually neighbours in their class queue as well — an LBA class orders by
+    /// offset inside a deadline bucket — so each such run leaves it through
+    /// `SortedSet::remove_prefix`, one search for the run; whatever does not line up (another
+    /// bucket, a FIFO class) falls back to the next search.
+    fn remove_members_from_classes(&mut self, members: &[(u64, IoId)], ios: &IoSlab) {
+        if let [(_, id)] = *members {
+            return self.remove_from_class(id, ios.get(id));
+        }
+        let mut keys = std::mem::take(&mut self.scratch_keys);
+        let mut i = 0;
+        while i < members.len() {
+            let c = ios.get(members[i].1).class.idx();
+            keys.clear();
+            while let Some(&(_, id)) = members.get(i) {
+                let io = ios.get(id);
+                if io.class.idx() != c {
+                    break;
+                }
+                keys.push(self.key(io, id));
+                i += 1;
+            }
+            let mut done = 0;
+            while done < keys.len() {
+                let n = self.sets[c].remove_prefix(&keys[done..]);
+                assert!(n > 0, "io {} not queued in class {c}", key::id(keys[done]));
+                done += n;
+            }
+            self.queued[c] -= keys.len() as u32;
+            if self.queued[c] == 0 {
+                self.queued_mask &= !(1 << c);
+            }
+        }
+        self.scratch_keys = keys;
     }
 
     /// Classes with queued I/O, ascending, from `queued_mask` bits `from..`.
@@ -314,10 +353,7 @@ impl ClassQueues {
             members.clear();
             members.push((zio.offset, z));
         }
-        for &(_, id) in &members {
-            let io = *ios.get(id);
-            self.remove_from_class(id, &io);
-        }
+        self.remove_members_from_classes(&members, ios);
         // The members are neighbours in the per-type offset set (`aggregate::plan`'s
         // invariant), so they leave it as one run. TRIM is in no offset set.
         if let Some(t) = aggregate::type_index(zio.class, zio.op).filter(|_| !self.agg_per_class) {

@@ -146,10 +146,39 @@ impl<K: Ord + Copy> SortedSet<K> {
     /// Remove `k` and the `n - 1` keys after it (an aggregate's members, neighbours in the
     /// set): one search for the run instead of one per key. Returns how many were removed
     /// (fewer than `n` only if the set ends first); 0 if `k` is absent.
-    pub fn remove_run(&mut self, k: &K, mut n: usize) -> usize {
+    pub fn remove_run(&mut self, k: &K, n: usize) -> usize {
         let first_bi = self.block_for(k);
         let Some(b) = self.blocks.get(first_bi) else { return 0 };
-        let Ok(mut pos) = b.binary_search(k) else { return 0 };
+        let Ok(pos) = b.binary_search(k) else { return 0 };
+        self.remove_run_at(first_bi, pos, n)
+    }
+
+    /// Remove the longest prefix of `keys` in which each key is the set's successor of the
+    /// one before, after one search for `keys[0]`; returns its length (0 if `keys[0]` is
+    /// absent).
+    /// An aggregate's members of one class are usually neighbours in their class queue too,
+    /// so they leave it in one call instead of one search and one shift each.
+    pub fn remove_prefix(&mut self, keys: &[K]) -> usize {
+        let Some(k) = keys.first() else { return 0 };
+        let bi = self.block_for(k);
+        let Some(b) = self.blocks.get(bi) else { return 0 };
+        let Ok(pos) = b.binary_search(k) else { return 0 };
+        let mut n = 1;
+        let mut p = Pos(bi as u32, pos as u32);
+        while n < keys.len() {
+            match self.next_pos(p) {
+                Some(q) if *self.at(q) == keys[n] => {
+                    p = q;
+                    n += 1;
+                }
+                _ => break,
+            }
+        }
+        self.remove_run_at(bi, pos, n)
+    }
+
+    /// Remove up to `n` keys from position `pos` of block `first_bi` on.
+    fn remove_run_at(&mut self, first_bi: usize, mut pos: usize, mut n: usize) -> usize {
         let mut bi = first_bi;
         let mut removed = 0;
         while n > 0 && bi < self.blocks.len() {
@@ -367,6 +396,53 @@ mod tests {
 
     /// The queue pattern the fast paths serve (appends past the last key, removal of the first
     /// key), mixed with out-of-order traffic, agrees with `BTreeSet` and keeps the invariants.
+    #[test]
+    fn remove_prefix_agrees_with_btreeset() {
+        for seed in 0..10 {
+            let mut rng = Rng::stream(seed, "sorted-set-prefix");
+            let mut a = SortedSet::<u64>::default();
+            let mut b = BTreeSet::<u64>::new();
+            for step in 0..20_000 {
+                let grow = if (step / 2500) % 2 == 0 { 0.8 } else { 0.4 };
+                if rng.chance(grow) || b.is_empty() {
+                    let k = rng.below(3000);
+                    assert_eq!(a.insert(k), b.insert(k));
+                } else {
+                    // Ascending keys: mostly set neighbours, sometimes with a stranger in
+                    // the run (a key absent, or one skipped), where the prefix must stop.
+                    let start = *b.iter().nth(rng.below(b.len() as u64) as usize).unwrap();
+                    let span = if rng.chance(0.1) { 80 } else { 8 };
+                    let mut keys: Vec<u64> = b.range(start..).take(1 + rng.below(span) as usize).copied().collect();
+                    if keys.len() > 2 && rng.chance(0.3) {
+                        let i = 1 + rng.below(keys.len() as u64 - 1) as usize;
+                        if rng.chance(0.5) {
+                            keys.remove(i);
+                        } else if !b.contains(&(keys[i] - 1)) && keys[i] - 1 > keys[i - 1] {
+                            keys[i] -= 1;
+                        }
+                    }
+                    if rng.chance(0.05) {
+                        keys[0] = 3000 + rng.below(10); // absent
+                    }
+                    let mut want = 0;
+                    let mut it = b.range(keys[0]..);
+                    while want < keys.len() && it.next() == Some(&keys[want]) {
+                        want += 1;
+                    }
+                    assert_eq!(a.remove_prefix(&keys), want);
+                    for x in &keys[..want] {
+                        b.remove(x);
+                    }
+                }
+                assert_eq!(a.len(), b.len());
+                if step % 11 == 0 {
+                    a.check_invariants();
+                    assert!(a.iter().eq(b.iter()));
+                }
+            }
+        }
+    }
+
     #[test]
     fn append_and_pop_front_agree_with_btreeset() {
         for seed in 0..6 {
