@@ -88,7 +88,9 @@ impl<K: Ord + Copy> SortedSet<K> {
             }
             return true;
         }
-        let bi = self.block_for(&k).min(nb_last);
+        // The last block's range is the next most common target (keys of the newest 2.2
+        // deadline bucket); no search over the block maxima for it.
+        let bi = if nb_last > 0 && self.lasts[nb_last - 1] < k { nb_last } else { self.block_for(&k).min(nb_last) };
         let b = &mut self.blocks[bi];
         let pos = match b.binary_search(&k) {
             Ok(_) => return false,
