@@ -2600,11 +2600,14 @@ impl Model_ {
                 self.issues.resize(iss.head as usize + 1 + 64, iss);
             }
             self.issues[iss.head as usize] = iss;
-            let mut m = iss.head;
-            while m != NO_IO {
-                let io = self.ios.get_mut(m);
-                io.issue_ns = now;
-                m = io.agg_next;
+            // The policy stamped every member with the issue time (`aggregate::chain`).
+            #[cfg(debug_assertions)]
+            {
+                let mut m = iss.head;
+                while m != NO_IO {
+                    debug_assert_eq!(self.ios.get(m).issue_ns, now, "leaf {leaf}: member {m} not stamped at issue");
+                    m = self.ios.get(m).agg_next;
+                }
             }
             let l = &mut self.leaves[li];
             l.active += 1;
@@ -2726,8 +2729,9 @@ impl Model_ {
         self.leaves[li].active -= 1;
         self.leaf_ios_done += 1;
         let agg = iss.members > 1;
-        // `pump` stamped every member with the command's issue time, so all share one disk
-        // time; what only sums are counted once per run of members of one class.
+        // The policy stamped every member with the command's issue time (`aggregate::chain`),
+        // so all share one disk time; what only sums are counted once per run of members of
+        // one class.
         let (enqueue_ns, issue_ns) = {
             let first = self.ios.get(head);
             (first.enqueue_ns, first.issue_ns)

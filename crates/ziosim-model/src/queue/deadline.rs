@@ -73,6 +73,8 @@ pub struct DeadlinePolicy {
     /// Attempts owed at the min_pending limit (from enqueues).
     attempts_enqueue: u32,
     scratch: Vec<(u64, IoId)>,
+    /// Deadline-queue keys of one issue's members (`remove_members_from_deadline`).
+    scratch_keys: Vec<Key>,
     discarded: VecDeque<IoId>,
 }
 
@@ -118,6 +120,7 @@ impl DeadlinePolicy {
             attempts_done: 0,
             attempts_enqueue: 0,
             scratch: Vec::with_capacity(64),
+            scratch_keys: Vec::with_capacity(64),
             discarded: VecDeque::new(),
         }
     }
@@ -133,6 +136,29 @@ impl DeadlinePolicy {
         let removed = self.deadline.remove(&self.key(io, id));
         debug_assert!(removed, "io {id} not queued");
         self.queued[io.class.idx()] -= 1;
+    }
+
+    /// `remove_from_deadline` of every member of an issue. Members queued in one deadline
+    /// bucket are neighbours in the deadline queue too (offset order inside a bucket), so
+    /// they leave it in runs through `SortedSet::remove_prefix`, one search per run.
+    fn remove_members_from_deadline(&mut self, members: &[(u64, IoId)], ios: &IoSlab) {
+        if let [(_, id)] = *members {
+            return self.remove_from_deadline(id, ios.get(id));
+        }
+        let mut keys = std::mem::take(&mut self.scratch_keys);
+        keys.clear();
+        for &(_, id) in members {
+            let io = ios.get(id);
+            keys.push(self.key(io, id));
+            self.queued[io.class.idx()] -= 1;
+        }
+        let mut done = 0;
+        while done < keys.len() {
+            let n = self.deadline.remove_prefix(&keys[done..]);
+            assert!(n > 0, "io {} not queued", keys[done].2);
+            done += n;
+        }
+        self.scratch_keys = keys;
     }
 
     /// `vdev_queue_io_to_issue(vq, pending_limit)`.
@@ -152,10 +178,7 @@ impl DeadlinePolicy {
                 members.clear();
                 members.push((zio.offset, z));
             }
-            for &(_, id) in &members {
-                let io = *ios.get(id);
-                self.remove_from_deadline(id, &io);
-            }
+            self.remove_members_from_deadline(&members, ios);
             // Members are neighbours in the offset set (`aggregate::plan`): one run.
             if let Some(t) = aggregate::type_index(zio.class, zio.op) {
                 let (o, id) = members[0];
