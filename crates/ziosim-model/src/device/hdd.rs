@@ -1076,11 +1076,11 @@ impl Hdd {
         if self.p.readahead_max_bytes == 0 {
             return;
         }
-        // Least recently used segment.
-        let mut best = 0;
-        for (i, s) in self.segs.iter().enumerate() {
-            if s.stamp < self.segs[best].stamp {
-                best = i;
+        // Least recently used segment (the first of equals), its stamp kept in a register.
+        let (mut best, mut best_stamp) = (0, self.segs[0].stamp);
+        for (i, s) in self.segs.iter().enumerate().skip(1) {
+            if s.stamp < best_stamp {
+                (best, best_stamp) = (i, s.stamp);
             }
         }
         self.seg_stamp += 1;
