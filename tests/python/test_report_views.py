@@ -529,7 +529,9 @@ SCRUB = {"func": "scrub", "state": "finished", "engine": "sorted", "start_ns": 9
          "to_examine_bytes": 20 << 30, "examined_bytes": 20 << 30, "issued_bytes": 20 << 30, "skipped_bytes": 0,
          "processed_bytes": 0, "examined_bytes_per_s": (20 << 30) / 312.0, "issued_bytes_per_s": (20 << 30) / 312.0,
          "processed_bytes_per_s": 0.0, "sort_mem_peak_bytes": 1 << 20, "sort_mem_hard_bytes": 1 << 28,
-         "issue_phases": 2, "meta_reads": 10, "prefetch_reads": 0, "prefetch_hits": 0}
+         "issue_phases": 2, "meta_reads": 10, "prefetch_reads": 0, "prefetch_hits": 0,
+         "walk_ns": 3_000_000_000, "walk_examined_bytes_per_s": (20 << 30) / 3.0,
+         "after_walk_issued_bytes_per_s": (18 << 30) / 309.0}
 RESILVER = dict(SCRUB, func="resilver", start_ns=2_400_000_000_000, end_ns=2_728_000_000_000,
                 duration_ns=328_000_000_000, skipped_bytes=10 << 30, processed_bytes=10 << 30,
                 processed_bytes_per_s=(10 << 30) / 328.0, issue_phases=1,
@@ -558,6 +560,8 @@ def test_summary_json_keeps_every_scan_and_rebuild(results, meta):
     assert doc["scans"][0]["examined_bytes_per_s"] == round((20 << 30) / 312.0, 3)
     assert "min_txg" not in doc["scans"][0]  # as `scan`: same keys
     assert (doc["scans"][0]["meta_reads"], doc["scans"][0]["prefetch_reads"]) == (10, 0)
+    assert (doc["scans"][0]["walk_ns"], doc["scans"][0]["after_walk_issued_bytes_per_s"]) == (
+        3_000_000_000, round((18 << 30) / 309.0, 3))
     assert {k: v for k, v in doc["scan"].items() if not k.startswith("leaf_read")} == doc["scans"][-1]
     assert doc["scan"]["leaf_read_bytes"] == 50 << 30  # the results' latest scan only
     assert doc["rebuilds"] == [{"vdev": "mirror-0", "state": "complete", "start_ns": 20_000_000_000,

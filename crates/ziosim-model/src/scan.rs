@@ -182,6 +182,10 @@ pub struct Scan {
     pub(crate) wait: Wait,
     txg_start_ns: u64,
     traversal_done: bool,
+    /// When the traversal ended (the metadata walk of a sorted scan), and the bytes issued
+    /// by then: the summary's per-phase figures.
+    walk_end_ns: Option<u64>,
+    walk_issued: u64,
     delay_served: bool,
     zios: Vec<ScanZio>,
     zio_free: Vec<u32>,
@@ -264,6 +268,8 @@ impl Scan {
             wait: Wait::Outside,
             txg_start_ns: now,
             traversal_done: false,
+            walk_end_ns: None,
+            walk_issued: 0,
             delay_served: false,
             zios: Vec::new(),
             zio_free: Vec::new(),
@@ -719,6 +725,8 @@ impl Model_ {
             let Some((blk, next)) = self.scan_next_block() else {
                 let s = self.scan.as_mut().unwrap();
                 s.traversal_done = true;
+                s.walk_end_ns = Some(now);
+                s.walk_issued = s.issued;
                 s.wait = Wait::Drain;
                 if s.sorted.is_some() && rel >= Release::Zfs22 {
                     // The metadata traversal has ended: the issue pass starts (pass_* reset,
@@ -1256,6 +1264,12 @@ impl Model_ {
             "sort_mem_hard_bytes": sc.sorted.as_ref().map(|so| so.hard_bytes),
             "issue_phases": sc.sorted.as_ref().map(|so| so.issue_phases),
             "meta_reads": sc.meta_reads, "prefetch_reads": sc.prefetch_reads, "prefetch_hits": sc.prefetch_hits,
+            // Per phase: the walk (start to the traversal's end: what `zpool status` calls
+            // "scanned") and what followed it (the sorted scan's last issue pass).
+            "walk_ns": sc.walk_end_ns.map(|t| t - sc.start_ns),
+            "walk_examined_bytes_per_s": sc.walk_end_ns.map(|t| sc.examined as f64 / ((t - sc.start_ns) as f64 / 1e9).max(1e-9)),
+            "after_walk_issued_bytes_per_s": sc.walk_end_ns.filter(|&t| end > t && sc.sorted.is_some())
+                .map(|t| (sc.issued - sc.walk_issued) as f64 / ((end - t) as f64 / 1e9)),
         })
     }
 

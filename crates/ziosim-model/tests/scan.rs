@@ -335,6 +335,16 @@ fn prefetch_thread_runs_ahead_of_the_traversal() {
         assert!(hits <= pf_reads && pf_reads > 100, "{rel}: {on}");
         assert!(sync_on * 10 < sync_off, "{rel}: on {sync_on} off {sync_off}");
         assert!(on["duration_ns"].as_u64().unwrap() < off["duration_ns"].as_u64().unwrap(), "{rel}: on {on} off {off}");
+        // Per phase: the walk ends before the scan, sooner with the prefetch.
+        let walk = |s: &Value| s["walk_ns"].as_u64().unwrap();
+        assert!(walk(&on) < walk(&off) && walk(&off) <= off["duration_ns"].as_u64().unwrap(), "{rel}: on {on} off {off}");
+        if legacy == 0 {
+            // A sorted scan walks far faster than it issues: "scanned" runs ahead of "issued".
+            let (w, i) = (on["walk_examined_bytes_per_s"].as_f64().unwrap(), on["after_walk_issued_bytes_per_s"].as_f64().unwrap());
+            assert!(w > 2.0 * i, "{rel}: walk {w} B/s, issue after it {i} B/s");
+        } else {
+            assert!(on["after_walk_issued_bytes_per_s"].is_null());
+        }
     }
 }
 

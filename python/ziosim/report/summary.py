@@ -284,7 +284,8 @@ _SCAN_KEYS = (
     "to_examine_bytes", "examined_bytes", "issued_bytes", "skipped_bytes", "processed_bytes",
     "leaf_read_bytes", "examined_bytes_per_s", "issued_bytes_per_s", "processed_bytes_per_s",
     "leaf_read_bytes_per_s", "sort_mem_peak_bytes", "sort_mem_hard_bytes", "issue_phases",
-    "meta_reads", "prefetch_reads", "prefetch_hits",
+    "meta_reads", "prefetch_reads", "prefetch_hits", "walk_ns", "walk_examined_bytes_per_s",
+    "after_walk_issued_bytes_per_s",
 )
 _REBUILD_KEYS = (
     "vdev", "state", "start_ns", "end_ns", "duration_ns", "estimate_bytes", "scanned_bytes",
