@@ -418,22 +418,27 @@ impl Model_ {
     /// so a mirror of any width gets one `zfs_scan_vdev_limit`.
     fn scan_q_max(&self) -> Vec<u64> {
         let limit = self.tun.get(T::zfs_scan_vdev_limit) as u64;
-        (0..self.tops.len())
-            .map(|t| {
-                let top = &self.tops[t];
-                if self.cfg.release >= Release::Zfs21 {
-                    let ndisks = if top.kind.is_raidz() { top.leaves.len() as u64 } else { 1 };
-                    (limit * (ndisks - top.kind.nparity() as u64)).max(1)
-                } else {
-                    (limit * self.readable_leaves(t)).max(1 << 20)
-                }
-            })
-            .collect()
+        let floor = if self.cfg.release >= Release::Zfs21 { 1 } else { 1 << 20 };
+        (0..self.tops.len()).map(|t| (limit * self.scan_disks(t)).max(floor)).collect()
+    }
+
+    /// What `zfs_scan_vdev_limit` is multiplied by for top-level vdev `t`, per disk: 0.8–2.0
+    /// its readable leaves (`dsl_scan_count_leaves`), 2.1+ `vdev_get_ndisks − nparity` (the
+    /// raidz width less parity, 1 for a mirror or a disk). The per-vdev issue limit and the
+    /// pool-wide `scn_maxinflight_bytes` (`scan_prefetch.rs`) count alike.
+    pub(crate) fn scan_disks(&self, t: usize) -> u64 {
+        let top = &self.tops[t];
+        if self.cfg.release >= Release::Zfs21 {
+            let ndisks = if top.kind.is_raidz() { top.leaves.len() as u64 } else { 1 };
+            ndisks - top.kind.nparity() as u64
+        } else {
+            self.readable_leaves(t)
+        }
     }
 
     /// Readable leaves under top-level vdev `t` (`dsl_scan_count_leaves`): its children,
     /// the disks replacing them and the spares standing in, not failed or offline.
-    pub(crate) fn readable_leaves(&self, t: usize) -> u64 {
+    fn readable_leaves(&self, t: usize) -> u64 {
         let mut ls: Vec<u16> = Vec::new();
         for c in 0..self.tops[t].leaves.len() {
             ls.push(self.tops[t].leaves[c]);
@@ -1182,9 +1187,7 @@ impl Model_ {
             Wait::Drain => self.scan_check_drain(ctx),
             _ => {}
         }
-        if self.cfg.release >= Release::Zfs08 {
-            self.pf_pump(ctx);
-        }
+        self.pf_pump(ctx);
     }
 
     /// The repair writes of a resilvered block: to every writeable leaf whose DTL holds the

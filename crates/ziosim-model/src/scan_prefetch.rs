@@ -83,8 +83,8 @@ struct PfSlot {
     thread: Option<(Cursor, u64)>,
 }
 
-/// Prefetched metadata of the running legacy scan, by traversal index: `Some(slot)` in
-/// flight, `None` in the ARC.
+/// The running scan's prefetch (both engines): prefetched metadata by traversal index
+/// (`Some(slot)` in flight, `None` in the ARC), and the 0.8+ thread's state.
 #[derive(Default)]
 pub(crate) struct ScanPrefetch {
     slots: Vec<PfSlot>,
@@ -137,12 +137,7 @@ impl Model_ {
         }
         let limit = self.tun.get(crate::tunables::T::zfs_scan_vdev_limit) as u64;
         // `tops` are the data vdevs (log vdevs are not counted).
-        let data_tops = 0..self.tops.len();
-        let n: u64 = if rel >= Release::Zfs21 {
-            data_tops.map(|t| if self.tops[t].kind.is_raidz() { self.tops[t].leaves.len() as u64 - self.tops[t].kind.nparity() as u64 } else { 1 }).sum()
-        } else {
-            data_tops.map(|t| self.readable_leaves(t)).sum()
-        };
+        let n: u64 = (0..self.tops.len()).map(|t| self.scan_disks(t)).sum();
         let mut bytes = (limit * n).max(1 << 20);
         if rel >= Release::Zfs22 {
             let ram = self.cfg.ram_bytes;
@@ -214,12 +209,13 @@ impl Model_ {
     /// `dsl_scan_prefetch_thread`: issue the first queued block while the pool's scan bytes
     /// in flight are under `scn_maxinflight_bytes`.
     pub(crate) fn pf_pump(&mut self, ctx: &mut Ctx<Ev>) {
-        loop {
+        // Called on every scan completion from 0.8: out at once unless the thread runs.
+        while self.scan_pf.running {
             let s = self.scan.as_ref().unwrap();
             let legacy_bytes = if s.sorted.is_none() { s.inflight_bytes } else { 0 };
             let (cur, meta_read, max, min_txg) = (s.cursor.index(), s.meta_read, s.max_inflight_bytes, s.min_txg);
             let pf = &mut self.scan_pf;
-            if !pf.running || pf.inflight_bytes + legacy_bytes >= max {
+            if pf.inflight_bytes + legacy_bytes >= max {
                 break;
             }
             let Some(((index, pidx), (parent, n))) = pf.queue.pop_first() else { break };
@@ -230,17 +226,16 @@ impl Model_ {
             if index < cur || (index == cur && meta_read) {
                 continue; // the traversal has read it: an ARC hit of no use
             }
+            let c = self.layout.meta_child(parent, n).unwrap();
             match self.scan_pf.blocks.get(&index) {
                 Some(None) => {
                     // In the ARC (an earlier txg's prefetch): the callback runs at once.
-                    let c = self.layout.meta_child(parent, n).unwrap();
                     self.pf_arrived(c);
                     continue;
                 }
                 Some(Some(_)) => continue,
                 None => {}
             }
-            let c = self.layout.meta_child(parent, n).unwrap();
             let b = self.layout.traverse_from(c).next().unwrap();
             if b.birth_txg <= min_txg {
                 continue; // not in the scan's scope: never queued by ZFS
@@ -371,11 +366,8 @@ impl Model_ {
     /// a txg draining may end.
     fn pf_wake_scan(&mut self, ctx: &mut Ctx<Ev>) {
         let Some(s) = self.scan.as_mut() else { return };
-        if s.state != ScanState::Scanning && s.wait != Wait::Drain {
-            return;
-        }
         match s.wait {
-            Wait::Inflight if s.sorted.is_none() => {
+            Wait::Inflight if s.sorted.is_none() && s.state == ScanState::Scanning => {
                 s.wait = Wait::Running;
                 self.scan_run(ctx);
             }
