@@ -18,6 +18,7 @@
 //!         wait while in flight ≥ limit      2.0: zfs_rebuild_queue_limit chunks
 //!                                           2.1: MAX(1 MiB, zfs_rebuild_vdev_limit × children) bytes
 //!                                           2.2+: also ≤ (arc_c_max / 2) / #top-level vdevs
+//!                                                 (log vdevs included; `Release::arc_c_max`)
 //!         issued += chunk
 //!         read the chunk from one healthy child (REBUILD priority, chosen by load as
 //!             vdev_mirror_child_select does; the new disk's DTL covers the synthetic
@@ -219,12 +220,15 @@ impl Model_ {
             return (None, Some(q as u64));
         }
         let per_leaf = self.tun.get(T::zfs_rebuild_vdev_limit) as u64;
-        let mut limit = (per_leaf * self.tops[t].leaves.len() as u64).max(1 << 20);
-        if self.cfg.release >= Release::Zfs22 {
-            // (arc_c_max / 2) / #top-level vdevs; arc_c_max = RAM / 2 (arc_default_max,
-            // module/os/linux/zfs/arc_os.c@zfs-2.2.0).
-            limit = limit.min(self.cfg.ram_bytes / 4 / self.tops.len().max(1) as u64);
-        }
+        // The root's children are the data and the log vdevs (cache devices are not).
+        let root_children = self.tops.len() + self.log_tops.len();
+        let limit = rebuild_bytes_limit(
+            self.cfg.release,
+            self.cfg.ram_bytes,
+            per_leaf,
+            self.tops[t].leaves.len(),
+            root_children,
+        );
         (Some(limit), None)
     }
 
@@ -447,5 +451,40 @@ impl Model_ {
             "estimate_bytes": r.est, "chunks": r.chunks, "errors": r.errors,
             "scanned_bytes_per_s": r.scanned as f64 / secs, "rebuilt_bytes_per_s": r.rebuilt as f64 / secs,
         })
+    }
+}
+
+/// A 2.1+ rebuild's in-flight byte limit for one top-level vdev with `children` leaves
+/// (`vdev_rebuild_thread`): MAX(1 MiB, `zfs_rebuild_vdev_limit` × children), and from 2.2
+/// at most (`arc_c_max` / 2) / MAX(root's children, 1) — the root's children being every
+/// top-level vdev, log vdevs included (`rvd->vdev_children`).
+fn rebuild_bytes_limit(rel: Release, ram: u64, per_leaf: u64, children: usize, root_children: usize) -> u64 {
+    let limit = (per_leaf * children as u64).max(1 << 20);
+    if rel >= Release::Zfs22 {
+        limit.min(rel.arc_c_max(ram) / 2 / root_children.max(1) as u64)
+    } else {
+        limit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: u64 = 1 << 20;
+
+    #[test]
+    fn rebuild_limit_is_per_child_then_capped_by_the_arc_from_2_2() {
+        // 2.1: 64 MiB × 2 children, no ARC cap however little memory there is.
+        assert_eq!(rebuild_bytes_limit(Release::Zfs21, 256 * M, 64 * M, 2, 1), 128 * M);
+        // At least 1 MiB.
+        assert_eq!(rebuild_bytes_limit(Release::Zfs21, 256 * M, 0, 2, 1), M);
+        // 2.2: arc_c_max = 128 MiB on 256 MiB, half of it shared by the root's children.
+        assert_eq!(rebuild_bytes_limit(Release::Zfs22, 256 * M, 64 * M, 2, 1), 64 * M);
+        assert_eq!(rebuild_bytes_limit(Release::Zfs22, 256 * M, 64 * M, 2, 2), 32 * M);
+        // 2.3: arc_c_max = 5/8 of 256 MiB = 160 MiB.
+        assert_eq!(rebuild_bytes_limit(Release::Zfs23, 256 * M, 64 * M, 2, 1), 80 * M);
+        // Plenty of memory: the per-child limit binds.
+        assert_eq!(rebuild_bytes_limit(Release::Zfs23, 16 << 30, 64 * M, 2, 3), 128 * M);
     }
 }

@@ -101,4 +101,34 @@ impl Release {
     pub fn is_openzfs_line(self) -> bool {
         self >= Release::Zfs065
     }
+
+    /// The ARC's default maximum size (`arc_c_max` with `zfs_arc_max` unset) on a machine
+    /// with `ram` bytes, as the OpenZFS releases compute it on Linux, where ziosim runs them
+    /// (`arc_default_max`, module/os/linux/zfs/arc_os.c): half of memory up to 2.2
+    /// (zfs-2.2.0), MAX(5/8 of memory, memory − 1 GiB) from 2.3 (zfs-2.3.0; below 1 GiB
+    /// the second term is `arc_c_min`, smaller than 5/8, so 5/8). The scan's and the
+    /// rebuild's in-flight limits are fractions of it (2.2+).
+    pub fn arc_c_max(self, ram: u64) -> u64 {
+        if self >= Release::Zfs23 {
+            (ram / 8 * 5).max(ram.saturating_sub(1 << 30))
+        } else {
+            ram / 2
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arc_c_max_follows_each_releases_arc_default_max() {
+        const G: u64 = 1 << 30;
+        assert_eq!(Release::Zfs22.arc_c_max(16 * G), 8 * G);
+        // 2.3: memory − 1 GiB once that exceeds 5/8 of it (above 2.67 GiB) …
+        assert_eq!(Release::Zfs23.arc_c_max(16 * G), 15 * G);
+        // … and 5/8 of it below.
+        assert_eq!(Release::Zfs23.arc_c_max(2 * G), 2 * G / 8 * 5);
+        assert_eq!(Release::Zfs23.arc_c_max(256 << 20), 160 << 20);
+    }
 }

@@ -140,9 +140,7 @@ impl Model_ {
         let n: u64 = (0..self.tops.len()).map(|t| self.scan_disks(t)).sum();
         let mut bytes = (limit * n).max(1 << 20);
         if rel >= Release::Zfs22 {
-            let ram = self.cfg.ram_bytes;
-            let arc_c_max = if rel >= Release::Zfs23 { (ram / 8 * 5).max(ram.saturating_sub(1 << 30)) } else { ram / 2 };
-            bytes = bytes.min(arc_c_max / 4);
+            bytes = bytes.min(rel.arc_c_max(self.cfg.ram_bytes) / 4);
         }
         bytes
     }
