@@ -471,7 +471,9 @@ def run(
             results = _run_once(sc, _progress_enabled(quiet, no_progress), repro)
             meta = runner.meta(sc)
             try:
-                if view_list is None:
+                if as_json:
+                    text = ""  # summary.json goes to stdout; the text report is not rendered
+                elif view_list is None:
                     text = report.render_text(results, meta)  # the report's default views
                 else:
                     text = report.render_text(results, meta, view_list)

@@ -196,6 +196,14 @@ def test_run_json_puts_summary_on_stdout(tmp_path):
     assert doc["release"] == "zfs-2.2" and doc["seed"] == 0 and len(doc["scenario_hash"]) == 16
 
 
+def test_run_json_renders_no_text_report(tmp_path, fake_report):
+    # The text report of a long run on many disks takes longer than the run; --json
+    # prints summary.json instead, so the report is not rendered only to be dropped.
+    r = invoke("run", SCENARIOS / "default.toml", "--out", tmp_path / "o", "--json", "--quiet")
+    assert r.exit_code == 0
+    assert fake_report.CALLS == [("write_outputs", str(tmp_path / "o"))]
+
+
 @pytest.mark.parametrize("name", sorted(p.name for p in BAD.glob("*.toml")))
 def test_bad_scenarios_exit_2_with_one_error_line(name, tmp_path):
     from test_scenario import BAD_EXPECTED

@@ -333,9 +333,9 @@ def sample_span_ns(results: dict, k: int) -> int:
     sample that ends the run early (t_ns[k] - t_ns[k-1] < interval_ns)."""
     series = results["series"]
     interval_ns = int(series["interval_ns"])
-    t = [int(x) for x in series["t_ns"]]
-    prev = t[k - 1] if k > 0 else 0
-    span = t[k] - prev
+    t = series["t_ns"]  # indexed, not copied: called once per sample
+    prev = int(t[k - 1]) if k > 0 else 0
+    span = int(t[k]) - prev
     return min(interval_ns, span) if span > 0 else interval_ns
 
 
