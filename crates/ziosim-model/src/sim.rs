@@ -1662,8 +1662,12 @@ impl Model_ {
             let fsync = w.kind == WorkloadKind::FsyncWrite || op.db == DbOp::Wal;
             (fsync, fsync && w.o_dsync)
         };
+        // An nfs-copy file is written whole before its COMMIT, so its size is known; the
+        // other writers' files are longer than a record.
+        let op = &self.ops[id as usize];
+        let file_bytes = self.wls[op.wl as usize].nfs.as_ref().map_or(u64::MAX, |n| n.threads[op.thread as usize].size);
         let mut out = Vec::new();
-        let need = self.zil.write(txg, foid, off, len as u32, sync, &mut out);
+        let need = self.zil.write(txg, foid, off, len as u32, file_bytes, sync, &mut out);
         self.txg.eng.log_written(txg, len);
         if need || fsync {
             // zil_commit(foid) for O_DSYNC/sync=always, or the fsync(2) after the write.
@@ -1688,8 +1692,8 @@ impl Model_ {
                         self.zil_pool_write(token, bytes, class, ctx);
                     }
                 }
-                ZilAction::IndirectWrite { token, bytes, txg, user } => {
-                    self.txg.eng.dmu_sync(txg, user);
+                ZilAction::IndirectWrite { token, bytes, txg } => {
+                    self.txg.eng.dmu_sync(txg, bytes as u64);
                     self.zil_pool_write(token, bytes, IoClass::SyncWrite, ctx)
                 }
                 ZilAction::Flush { token, slog, pool } => self.zil_flush(token, slog, pool, ctx),

@@ -18,9 +18,9 @@
 //!
 //! *Itxs.* Each write becomes one or more log records (itxs) in its txg: **COPIED**
 //! (data in the record, must fit one log block), **NEED_COPY** (data copied at commit,
-//! may be split over log blocks) or **INDIRECT** (the full record-size block is written in
-//! place by `dmu_sync` at SYNC_WRITE priority; the record holds only a block pointer;
-//! split per file block). `zfs_write` logs a write chunk by chunk — up to 2.1 one file
+//! may be split over log blocks) or **INDIRECT** (the file's whole block — record size, or
+//! a one-block file's own size — is written in place by `dmu_sync` at SYNC_WRITE priority,
+//! once per block and txg; the record holds only a block pointer; split per file block). `zfs_write` logs a write chunk by chunk — up to 2.1 one file
 //! block at a time (at most the record size, aligned to it), from 2.2 up to 32 MiB — and
 //! the state is picked per chunk by its length ("size" below), per era (§6.2):
 //!   - ≤ 0.6.5: size > imm (0 if logbias=throughput else `zfs_immediate_write_sz`) and
@@ -96,7 +96,7 @@
 use crate::io::IoClass;
 use crate::release::Release;
 use crate::tunables::{Tunables, T};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub type Token = u32;
 pub type WaiterId = u32;
@@ -160,13 +160,14 @@ pub enum ZilAction {
     /// Write a log block of `bytes` to the SLOG (`on_slog`) or the main pool at `class`;
     /// report completion with `on_io_done(token)`.
     LwbWrite { token: Token, bytes: u32, on_slog: bool, class: IoClass },
-    /// `dmu_sync`: write one data block of `bytes` in place in the main pool at
-    /// SYNC_WRITE; report with `on_io_done(token)`. The block holds `user` bytes of
-    /// txg `txg`'s dirty data: while that txg is open or quiescing, the write overrides
-    /// its dirty record (`DR_OVERRIDDEN`) and the txg's sync does not write it again;
-    /// once it syncs, `dmu_sync_late_arrival` writes a block of its own. (Its txg already
-    /// synced: `EEXIST`, nothing is written and no action comes.)
-    IndirectWrite { token: Token, bytes: u32, txg: u64, user: u64 },
+    /// `dmu_sync`: write one whole data block of `bytes` (the file's block size) in place
+    /// in the main pool at SYNC_WRITE; report with `on_io_done(token)`. The block is txg
+    /// `txg`'s dirty data: while that txg is open or quiescing, the write overrides its
+    /// dirty record (`DR_OVERRIDDEN`) and the txg's sync does not write it again; once it
+    /// syncs, `dmu_sync_late_arrival` writes a block of its own. (Its txg already synced:
+    /// `EEXIST`; the block already synced or being synced for this txg and not written
+    /// since: `EALREADY` — in both cases nothing is written and no action comes.)
+    IndirectWrite { token: Token, bytes: u32, txg: u64 },
     /// Cache-flush the devices ZIL I/O wrote since the previous flush of that kind: the
     /// SLOG devices (`slog`) and/or the main-pool leaves (`pool`); one `on_io_done(token)`
     /// when all of them are done.
@@ -202,6 +203,11 @@ struct Itx {
     header: u32,
     /// User bytes this record makes durable (for at-risk accounting).
     user: u64,
+    /// INDIRECT: the block `dmu_sync` writes — its size (the file's block size), file and
+    /// block number; 0 for other records.
+    block: u32,
+    foid: u64,
+    blk: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,8 +225,8 @@ struct Lwb {
     nused: u32,
     state: LwbState,
     waiters: Vec<WaiterId>,
-    /// INDIRECT records' `dmu_sync` writes: (block bytes, txg, user bytes).
-    indirect: Vec<(u32, u64, u64)>,
+    /// INDIRECT records' `dmu_sync` writes: (block bytes, txg, file, block number).
+    indirect: Vec<(u32, u64, u64, u64)>,
     pending: u32,
     flush_pending: bool,
     /// Devices written whose flush this lwb owes (its own plus deferred ones).
@@ -310,6 +316,11 @@ pub struct Zil {
     zvol_imm_bytes: u32,
     /// Scratch list of one write's records (`write`).
     recs: Vec<(WriteState, u32, u64)>,
+    /// Blocks `dmu_sync` wrote for their txg's dirty record and nobody wrote since:
+    /// (txg, file, block number). Another INDIRECT record of the same block finds it
+    /// (`EALREADY`: one write per block and txg); a write to the block removes it (the
+    /// new dirty record is not overridden); entries leave when their txg syncs.
+    overrides: BTreeSet<(u64, u64, u64)>,
     max_copied: u32,
     max_block: u32,
     slog_limit: Option<u64>,
@@ -398,6 +409,7 @@ impl Zil {
             imm_bytes: tun.get(T::zfs_immediate_write_sz) as u32,
             zvol_imm_bytes: tun.try_get(T::zvol_immediate_write_sz).unwrap_or(32 * KIB as i64) as u32,
             recs: Vec::new(),
+            overrides: BTreeSet::new(),
             // ZIL_MAX_COPIED_DATA before 2.2: whatever fits one max-size block.
             max_copied: tun
                 .try_get(T::zil_maxcopied)
@@ -449,30 +461,45 @@ impl Zil {
     // ------------------------------------------------------------ records
 
     /// `zfs_log_write` for a write of `len` bytes at `offset` of file `foid`, assigned to
-    /// `txg`. Returns true if the caller must now `commit(foid, ..)` before acknowledging
-    /// the write (O_DSYNC or `sync=always`); with `sync=disabled` an O_DSYNC write is
-    /// acknowledged at once and its bytes reported `AtRisk`.
+    /// `txg`; the file is `file_bytes` long once written (`u64::MAX`: longer than any
+    /// record — only its block size matters). Returns true if the caller must now
+    /// `commit(foid, ..)` before acknowledging the write (O_DSYNC or `sync=always`); with
+    /// `sync=disabled` an O_DSYNC write is acknowledged at once and its bytes reported
+    /// `AtRisk`.
+    #[allow(clippy::too_many_arguments)]
     pub fn write(
         &mut self,
         txg: u64,
         foid: u64,
         offset: u64,
         len: u32,
+        file_bytes: u64,
         o_dsync: bool,
         out: &mut Vec<ZilAction>,
     ) -> bool {
         // The records (state, data carried, bytes written) of this write, then its itxs:
         // O_DSYNC ones on the sync list, the others per file until a commit of that file.
+        let bs = self.block_bytes(file_bytes);
         let mut recs = std::mem::take(&mut self.recs);
         recs.clear();
         if self.cfg.volume {
             self.volume_records(offset, len as u64, o_dsync, &mut recs);
         } else {
-            self.file_records(offset, len as u64, o_dsync, &mut recs);
+            self.file_records(offset, len as u64, bs, o_dsync, &mut recs);
         }
         self.space.seen_txg = self.space.seen_txg.max(txg);
+        // The write dirties its blocks again: a dmu_sync of them in this txg no longer
+        // stands (`dbuf_dirty` → `dbuf_unoverride`).
+        if !self.overrides.is_empty() && len > 0 {
+            for blk in offset / bs..=(offset + len as u64 - 1) / bs {
+                self.overrides.remove(&(txg, foid, blk));
+            }
+        }
+        let mut pos = offset;
         for &(state, data, user) in &recs {
-            let itx = Itx { txg, state, data, header: LR_WRITE_BYTES, user };
+            let (block, blk) = if state == WriteState::Indirect { (bs as u32, pos / bs) } else { (0, 0) };
+            pos += user;
+            let itx = Itx { txg, state, data, header: LR_WRITE_BYTES, user, block, foid, blk };
             if o_dsync {
                 self.sync_list.push_back(itx);
             } else {
@@ -487,10 +514,22 @@ impl Zil {
         o_dsync || self.cfg.sync == SyncMode::Always
     }
 
+    /// The block size of a file `file_bytes` long (`zp->z_blksz`): one block of its size
+    /// rounded up to 512 bytes while it fits in a record (`zfs_grow_blocksize` →
+    /// `dnode_set_blksz`, P2ROUNDUP to SPA_MINBLOCKSIZE), else the record size. A
+    /// volume's blocks are its volblocksize.
+    fn block_bytes(&self, file_bytes: u64) -> u64 {
+        let rs = self.cfg.recordsize_bytes.max(512) as u64;
+        if self.cfg.volume || file_bytes > rs {
+            rs
+        } else {
+            file_bytes.next_multiple_of(512).max(512)
+        }
+    }
+
     /// `zfs_log_write`: the records (state, data bytes carried, bytes written) of one file
-    /// write of `len` at `offset`, appended to `recs`.
-    fn file_records(&self, offset: u64, len: u64, o_dsync: bool, recs: &mut Vec<(WriteState, u32, u64)>) {
-        let bs = self.cfg.recordsize_bytes.max(512) as u64;
+    /// write of `len` at `offset` of a file whose blocks are `bs`, appended to `recs`.
+    fn file_records(&self, offset: u64, len: u64, bs: u64, o_dsync: bool, recs: &mut Vec<(WriteState, u32, u64)>) {
         // zfs_write logs a write chunk by chunk and zfs_log_write picks the write state
         // for each chunk's length (`resid`): up to 2.1 a chunk is one file block (at most
         // `z_max_blksz`, aligned to it); from 2.2 up to DMU_MAX_ACCESS / 2 (32 MiB), i.e.
@@ -503,7 +542,7 @@ impl Zil {
             } else {
                 (bs - off % bs).min(end - off)
             };
-            let state = self.write_state(n as u32, o_dsync);
+            let state = self.write_state(n as u32, bs as u32, o_dsync);
             // solaris-2009 never splits a record over log blocks, so zfs_log_write cuts
             // a copied chunk above ZIL_MAX_LOG_DATA into half-block records.
             let piece = if state != WriteState::Indirect && self.release == Release::Solaris2009 && n > ZIL_MAX_LOG_DATA {
@@ -525,7 +564,8 @@ impl Zil {
     /// always on the sync list (`zil_itx_create` sets `itx_sync`), so the next commit of
     /// anything carries it. With `sync=always` the caller commits after it (foid 0).
     pub fn log_meta(&mut self, txg: u64, _foid: u64, record_bytes: u32) {
-        let itx = Itx { txg, state: WriteState::Copied, data: 0, header: record_bytes.max(64), user: 0 };
+        let itx =
+            Itx { txg, state: WriteState::Copied, data: 0, header: record_bytes.max(64), user: 0, block: 0, foid: 0, blk: 0 };
         self.space.seen_txg = self.space.seen_txg.max(txg);
         self.sync_list.push_back(itx);
     }
@@ -579,13 +619,14 @@ impl Zil {
         }
     }
 
-    /// The write state `zfs_log_write` picks for a write of `len` (§6.2).
-    pub fn write_state(&self, len: u32, o_dsync: bool) -> WriteState {
+    /// The write state `zfs_log_write` picks for a write of `len` to a file whose blocks
+    /// are `blksz` bytes (§6.2).
+    pub fn write_state(&self, len: u32, blksz: u32, o_dsync: bool) -> WriteState {
         let throughput = self.cfg.logbias == Logbias::Throughput;
         if self.release <= Release::Zfs065 {
             let imm = if throughput { 0 } else { self.imm_bytes };
             let slogging = self.cfg.slog && !throughput;
-            if len > imm && !slogging && len <= self.cfg.recordsize_bytes {
+            if len > imm && !slogging && len <= blksz {
                 return WriteState::Indirect;
             }
         } else if throughput || (!self.cfg.slog && len >= self.imm_bytes) {
@@ -602,6 +643,7 @@ impl Zil {
     /// log (forward `TxgAction::Synced`).
     pub fn on_txg_synced(&mut self, txg: u64) {
         self.synced_txg = self.synced_txg.max(txg);
+        self.overrides = self.overrides.split_off(&(txg + 1, 0, 0));
         let sp = &mut self.space;
         while sp.live.front().is_some_and(|&(free, _)| free <= txg) {
             let (_, b) = sp.live.pop_front().unwrap();
@@ -833,12 +875,11 @@ impl Zil {
                 self.open_new();
             }
             let indirect = itx.state == WriteState::Indirect;
-            let bs = self.cfg.recordsize_bytes;
             let l = self.lwbs.back_mut().unwrap();
             l.nused += rec.min(l.space());
             l.max_txg = l.max_txg.max(itx.txg);
             if indirect {
-                l.indirect.push((bs, itx.txg, itx.user));
+                l.indirect.push((itx.block, itx.txg, itx.foid, itx.blk));
             }
             return;
         }
@@ -875,7 +916,7 @@ impl Zil {
                 l.nused += rec.min(l.space());
                 l.max_txg = l.max_txg.max(itx.txg);
                 if itx.state == WriteState::Indirect {
-                    l.indirect.push((self.cfg.recordsize_bytes, itx.txg, itx.user));
+                    l.indirect.push((itx.block, itx.txg, itx.foid, itx.blk));
                 }
                 self.cur_used += rec as u64;
             }
@@ -911,18 +952,20 @@ impl Zil {
             sp.bytes += l.size as u64;
             self.stats.log_space_bytes_max = self.stats.log_space_bytes_max.max(sp.bytes);
             let bytes = if self.slim { round_up(l.nused, ZIL_MIN_BLKSZ).min(l.size) } else { l.size };
-            // dmu_sync of a block whose txg already synced: EEXIST, nothing to write.
-            l.indirect.retain(|&(_, txg, _)| txg > synced);
+            // dmu_sync of a block whose txg already synced: EEXIST; of one already synced
+            // for its txg and not written since: EALREADY. Neither writes anything.
+            let ov = &mut self.overrides;
+            l.indirect.retain(|&(_, txg, foid, blk)| txg > synced && ov.insert((txg, foid, blk)));
             l.pending = 1 + l.indirect.len() as u32;
             l.owe_slog |= on_slog;
             l.owe_pool |= !on_slog || !l.indirect.is_empty();
             (l.id, bytes, std::mem::take(&mut l.indirect))
         };
-        for (b, txg, user) in indirect {
+        for (b, txg, _, _) in indirect {
             let token = self.token(if legacy { Tok::LegacyIo } else { Tok::Io(id) });
             self.stats.indirect_writes += 1;
             self.stats.indirect_bytes += b as u64;
-            out.push(ZilAction::IndirectWrite { token, bytes: b, txg, user });
+            out.push(ZilAction::IndirectWrite { token, bytes: b, txg });
         }
         let token = self.token(if legacy { Tok::LegacyIo } else { Tok::Io(id) });
         self.stats.lwb_writes += 1;

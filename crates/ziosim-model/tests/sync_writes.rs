@@ -433,3 +433,39 @@ fn log_space_peak_follows_the_txg_interval() {
     let off = slog_loop(5, "disabled");
     assert_eq!(off["zil"]["log_space_bytes_max"].as_u64().unwrap(), 0);
 }
+
+/// A sync write logged INDIRECT writes its whole block with `dmu_sync`, which overrides
+/// the block's dirty record: the txg's sync must not write that record again, however
+/// little of the block the write covered (`zfs_get_data` syncs `zp->z_blksz`).
+#[test]
+fn partial_record_indirect_writes_are_not_written_again_by_the_txg() {
+    let mut cfg = fsync_loop("zfs-2.2", 1, 20);
+    cfg["workloads"][0]["sizes"] = json!([[32768, 1.0]]);
+    let res = run(&cfg);
+    let z = &res["zil"];
+    let (n, bytes) = (z["indirect_writes"].as_u64().unwrap(), z["indirect_bytes"].as_u64().unwrap());
+    assert!(n > 100, "{z}");
+    assert_eq!(bytes, n * 131072, "each dmu_sync writes the whole 128K record");
+    // (No async_write class at all when the txgs wrote no data.)
+    let txg_writes = res["classes"]["async_write"]["bytes"].as_u64().unwrap_or(0);
+    eprintln!("indirect {n} writes {bytes} B; txg async writes {txg_writes} B");
+    // Before: the txg rewrote the 96K of each record the write did not cover (~0.75 × bytes).
+    assert!(txg_writes < bytes / 20, "txg wrote {txg_writes} B after {bytes} B of dmu_sync");
+}
+
+/// An nfs-copy file fits in one block of its own size; its COMMIT finds one INDIRECT
+/// record per 32K WRITE, all of that one block: the first dmu_sync writes it, the others
+/// find it synced (`EALREADY`).
+#[test]
+fn indirect_records_of_one_block_write_it_once() {
+    let mut cfg = nfs_copy(false);
+    cfg["release"] = json!("zfs-2.2");
+    cfg["workloads"][0]["sizes"] = json!([[100_000, 1.0]]);
+    cfg["workloads"][0]["files"] = json!(50);
+    let res = run(&cfg);
+    assert_eq!(res["workloads"][0]["files_done"], json!(50));
+    let z = &res["zil"];
+    assert_eq!(z["indirect_writes"].as_u64().unwrap(), 50, "{z}");
+    // 100 000 B rounded up to 512: the file's block (zfs_grow_blocksize).
+    assert_eq!(z["indirect_bytes"].as_u64().unwrap(), 50 * 100_352, "{z}");
+}

@@ -117,7 +117,7 @@ impl H {
                     self.left[th as usize] -= 1;
                     self.started[th as usize] = t;
                     let foid = th as u64 + 1;
-                    let need = self.z.write(1, foid, 0, self.write_bytes, self.o_dsync, &mut out);
+                    let need = self.z.write(1, foid, 0, self.write_bytes, u64::MAX, self.o_dsync, &mut out);
                     if need || !self.o_dsync {
                         self.z.commit(t, foid, th, &mut out);
                     } else {
@@ -228,12 +228,12 @@ fn zfs23_commits_behind_an_unflushed_lwb_share_the_next_one() {
     let mut out = vec![];
     let t0 = 10 * MS;
     h.now = t0;
-    h.z.write(1, 1, 0, 2048, false, &mut out);
+    h.z.write(1, 1, 0, 2048, u64::MAX, false, &mut out);
     h.z.commit(t0, 1, 0, &mut out);
     assert!(out.iter().any(is_lwb), "previous lwb stable: issued at once");
     h.exec(out);
     let mut out = vec![];
-    h.z.write(1, 2, 0, 2048, false, &mut out);
+    h.z.write(1, 2, 0, 2048, u64::MAX, false, &mut out);
     h.z.commit(t0 + 100 * US, 2, 1, &mut out);
     assert!(!out.iter().any(is_lwb), "behind an unflushed lwb: left open to share");
     let sleep = h.z.last_lwb_latency_ns() / 10;
@@ -432,7 +432,7 @@ fn sync_disabled_does_no_io_and_reports_data_at_risk() {
     assert_eq!(risk, 6 * 4096, "each promised byte counted once");
     // Once the txg synced, nothing is promised at risk.
     let mut out = vec![];
-    h.z.write(1, 9, 0, 4096, false, &mut out);
+    h.z.write(1, 9, 0, 4096, u64::MAX, false, &mut out);
     h.z.on_txg_synced(1);
     h.z.commit(0, 9, 99, &mut out);
     assert_eq!(out, vec![ZilAction::Wake { waiter: 99 }]);
@@ -460,18 +460,18 @@ fn sync_always_needs_a_commit_per_write() {
     c.sync = SyncMode::Always;
     let mut z = Zil::new(Release::Zfs22, &tun(Release::Zfs22, &[]), c);
     let mut out = vec![];
-    assert!(z.write(1, 1, 0, 4096, false, &mut out));
+    assert!(z.write(1, 1, 0, 4096, u64::MAX, false, &mut out));
     let mut z = Zil::new(Release::Zfs22, &tun(Release::Zfs22, &[]), cfg(false));
-    assert!(!z.write(1, 1, 0, 4096, false, &mut out));
-    assert!(z.write(1, 1, 0, 4096, true, &mut out));
+    assert!(!z.write(1, 1, 0, 4096, u64::MAX, false, &mut out));
+    assert!(z.write(1, 1, 0, 4096, u64::MAX, true, &mut out));
 }
 
 #[test]
 fn fsync_commits_only_its_file_but_carries_earlier_sync_records() {
     let mut z = Zil::new(Release::Zfs21, &tun(Release::Zfs21, &[]), cfg(true));
     let mut out = vec![];
-    z.write(1, 1, 0, 8192, false, &mut out); // file 1, async
-    z.write(1, 2, 0, 100_000, false, &mut out); // file 2, async: not in file 1's commit
+    z.write(1, 1, 0, 8192, u64::MAX, false, &mut out); // file 1, async
+    z.write(1, 2, 0, 100_000, u64::MAX, false, &mut out); // file 2, async: not in file 1's commit
     z.commit(0, 1, 0, &mut out);
     // First commit: no latency yet → timer at 0; fire it.
     let t = out.iter().find_map(|a| if let ZilAction::Timer { token, .. } = a { Some(*token) } else { None }).unwrap();
@@ -487,7 +487,7 @@ fn chained_completion_wakes_in_order() {
     // Two lwbs in flight; the second finishes writing first but wakes only after the first.
     let mut z = Zil::new(Release::Zfs21, &tun(Release::Zfs21, &[]), cfg(true));
     let mut out = vec![];
-    z.write(1, 1, 0, 2048, false, &mut out);
+    z.write(1, 1, 0, 2048, u64::MAX, false, &mut out);
     z.commit(0, 1, 1, &mut out);
     let timer = |out: &Vec<ZilAction>| {
         out.iter().find_map(|a| if let ZilAction::Timer { token, .. } = a { Some(*token) } else { None }).unwrap()
@@ -500,7 +500,7 @@ fn chained_completion_wakes_in_order() {
     z.on_timer(0, t1, &mut out);
     let w1 = lwb(&out);
     out.clear();
-    z.write(1, 2, 0, 2048, false, &mut out);
+    z.write(1, 2, 0, 2048, u64::MAX, false, &mut out);
     z.commit(10, 2, 2, &mut out);
     let t2 = timer(&out);
     out.clear();
@@ -552,7 +552,7 @@ fn risk_after(sync: SyncMode, r: Release, set: &[(&str, i64)]) -> crate::txg::Ri
                 let crate::txg::TxDecision::Admit { txg: g } = txg.assign(now, i, 8192, now, false, &mut to) else {
                     panic!("throttled")
                 };
-                z.write(g, 1, 0, 8192, false, &mut zo);
+                z.write(g, 1, 0, 8192, u64::MAX, false, &mut zo);
                 z.commit(now, 1, i, &mut zo);
             }
             drain(&mut z, &mut txg, &mut zo, &mut to, now);
@@ -633,7 +633,7 @@ fn write_state_is_picked_per_logged_chunk() {
     let records = |r: Release, slog: bool, off: u64, len: u32| {
         let mut h = H::new(r, &[], cfg(slog));
         let mut out = vec![];
-        h.z.write(1, 1, off, len, false, &mut out);
+        h.z.write(1, 1, off, len, u64::MAX, false, &mut out);
         h.z.async_by_foid[&1].iter().map(|i| (i.state, i.data)).collect::<Vec<_>>()
     };
     use WriteState::*;
