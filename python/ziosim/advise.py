@@ -595,6 +595,8 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
         elif missed:
             c.why_not = "misses " + ", ".join(missed)
         elif c.unsafe and not allow_unsafe:
+            # An at-risk limit does not admit these: it bounds the bytes at risk, while an
+            # unsafe knob loses acknowledged writes by design (docs/advise.md, "The choice").
             c.why_not = "unsafe"
         elif not risk_limited and not allow_unsafe and c.at_risk > risk_cap:
             c.why_not = "more data at risk"
@@ -722,7 +724,10 @@ def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
     for i, lim in enumerate(a.limits):
         cols.append((lim.measure.header + (f" ({lim.workload})" if lim.workload else ""),
                      lambda c, i=i: fmt_measure(a.limits[i].measure, c.limits[i][1], a.release)))
-    cols.append(("at risk", lambda c: fmt_measure(MEASURES["at-risk"], c.at_risk, a.release)))
+    if g.name != "at-risk" and not any(lim.measure.name == "at-risk" for lim in a.limits):
+        # Shown once: the goal's or the limit's column already is this one.
+        cols.append(("at risk", lambda c: fmt_measure(MEASURES["at-risk"], c.at_risk, a.release)))
+
     def note(c: Candidate) -> str:
         words = ["RECOMMENDED"] if c is a.best else []
         if c is a.baseline:
@@ -751,6 +756,9 @@ def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
     if hidden:
         lines.append(f"({hidden} setting{'s' if hidden != 1 else ''} not shown: missing a limit, unsafe or putting "
                      "more data at risk; --all shows them)")
+    if any(lim.measure.name == "at-risk" for lim in a.limits) and any(c.why_not == "unsafe" for c in a.candidates):
+        lines.append("unsafe: a limit on at-risk admits more data at risk than the baseline, not an unsafe setting; "
+                     "--allow-unsafe does")
     if any(c.goal_projected for c in a.candidates):
         to_go = ("the time to go at its rate so far (zpool status's estimate before it drops the seconds)"
                  if eta_in_minutes(a.release) else "what zpool status gave as time to go")

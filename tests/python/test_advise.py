@@ -169,6 +169,29 @@ def test_more_data_at_risk_than_today_is_refused_unless_limited():
     assert _choose(man, rows, ["at-risk<=1M"]).best.index == 1
 
 
+def test_an_at_risk_limit_admits_more_risk_but_not_an_unsafe_setting():
+    """QA F6: a limit on at-risk replaces the baseline as the bound on data at risk; an unsafe
+    knob (zil_disable here, sync=disabled alike) still needs --allow-unsafe (docs/advise.md)."""
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [1] * 6, risk=[4096, 1024, 0, 0, 0, 0])
+    a = _choose(man, rows, ["at-risk<=1M"])
+    assert a.best.index == 1  # more at risk than the baseline, within the limit: admitted
+    assert next(c for c in a.candidates if c.index == 2).why_not == "unsafe"  # meets the limit, still out
+    assert _choose(man, rows, ["at-risk<=1M"], allow_unsafe=True).best.index == 2
+    text = advise.render(a, "out/x", show_all=True)
+    assert "not an unsafe setting; --allow-unsafe does" in text
+    assert "--allow-unsafe does" not in advise.render(_choose(man, rows), "out/x", show_all=True)
+
+
+@pytest.mark.parametrize("goal, limits", [("scan-time", ["at-risk<=1M"]), ("at-risk", []),
+                                          ("scan-time", [])])
+def test_the_at_risk_column_is_shown_once(goal, limits):
+    man, rows = _grid([10, 5, 20, 19, 100, 99], [1] * 6, risk=[4096, 1024, 0, 0, 0, 0])
+    a = advise.choose(advise.parse_goal(goal), [advise.parse_limit(t) for t in limits], man, rows, BASE,
+                      scan_window=True, allow_unsafe=False, pool="tank")
+    header = next(line for line in advise.render(a, "out/x").splitlines() if line.startswith("setting"))
+    assert len(re.findall(r"at risk", header)) == 1, header
+
+
 def test_scan_time_is_projected_from_zpool_status_when_unfinished():
     row = {"scan_duration_ns": 100e9, "scan_state": "scanning", "scan_eta_ns": 50e9}
     assert advise._projected_scan_ns(row) == (150e9, True)
