@@ -95,6 +95,29 @@ def test_no_finished_sync_is_said_not_printed_as_zero():
     assert json.loads(summary_json(results, _meta()))["txg"]["sync_ns"] is None
 
 
+def test_no_finished_commit_is_said_not_printed_as_zero():
+    """QA F4: a commit started but unfinished at the stop (or none at all, sync=disabled) gave
+    `commit: min=0ns … max=0ns` and zeros in summary.json, where the sweep table has null."""
+    zil = {"commits": 1, "commit_latency_ns": NO_SYNC_NS, "flush_latency_ns": NO_SYNC_NS, "at_risk": {}}
+    results = _doc([_workload(kind="fsync-write")], zil=zil)
+    lines = _text(results)
+    assert lines[lines.index(next(ln for ln in lines if ln.startswith("zil: "))) + 1] == "  commit: none finished"
+    s = json.loads(summary_json(results, _meta()))["zil"]
+    assert s["commit_latency_ns"] is None and s["flush_latency_ns"] is None
+    p = point_metrics(results)["point"]
+    assert (p["zil_commits"], p["zil_commit_latency_ns_p99"], p["zil_commit_latency_ns_max"]) == (1, None, None)
+    done = dict(zil, commit_latency_ns=SYNC_NS)
+    assert json.loads(summary_json(_doc([_workload()], zil=done), _meta()))["zil"]["commit_latency_ns"] == SYNC_NS
+
+
+def test_a_workload_with_no_finished_operation_has_no_latency():
+    results = _doc([_workload(ops=0, bytes=0, ops_per_s=0.0, bytes_per_s=0.0, latency_ns=NO_SYNC_NS)])
+    lines = _text(results)
+    assert lines[lines.index(next(ln for ln in lines if ln.startswith("w: "))) + 1] == "  lat: none finished"
+    assert json.loads(summary_json(results, _meta()))["workloads"]["w"]["latency_ns"] is None
+    assert json.loads(summary_json(_doc([_workload()]), _meta()))["workloads"]["w"]["latency_ns"]["max"] == 3
+
+
 def test_finished_syncs_keep_their_statistics_in_summary_json():
     results = _doc([_workload()], txg={"syncs": 3, "sync_ns": SYNC_NS})
     assert build_summary(results, _meta())["txg"]["sync_ns"]["max"] == 11_300_000_000
@@ -256,6 +279,17 @@ def test_core_reports_zero_sync_statistics_before_a_sync_finishes():
     assert r["txg"]["syncs"] == 1 and set(r["txg"]["sync_ns"].values()) == {0}
     assert "  sync: none finished" in summary_text(r, m).splitlines()
     assert build_summary(r, m)["txg"]["sync_ns"] is None
+
+
+@needs_core
+def test_core_commit_unfinished_at_the_stop_is_none_finished_everywhere():
+    # 1 ms in, the first fsync's commit is still waiting for its disk (QA F4's run).
+    r, m = _run(SCENARIO, stop="1ms")
+    assert r["zil"]["commits"] == 1 and set(r["zil"]["commit_latency_ns"].values()) == {0}
+    assert "  commit: none finished" in summary_text(r, m).splitlines()
+    s = build_summary(r, m)
+    assert s["zil"]["commit_latency_ns"] is None and point_metrics(r)["point"]["zil_commit_latency_ns_p99"] is None
+    assert s["workloads"]["w"]["latency_ns"] is None and s["workloads"]["w"]["ops"] == 0
 
 
 @needs_core

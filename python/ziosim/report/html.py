@@ -87,9 +87,9 @@ def _final_status(results: dict, meta: dict) -> str:
 def _workload_tables(summary: dict, release: str) -> str:
     rows, phase_rows = [], []
     for name, w in summary["workloads"].items():
-        lat = w["latency_ns"]
+        lat = w["latency_ns"]  # None when no operation finished
         rows.append([name, w["kind"], w["ops"], _rate_ops(w["ops_per_s"]), nicerate(w["bytes_per_s"], release),
-                     *(human_ns(lat[k]) for k in ("min", "mean", "p50", "p90", "p99", "p999", "max"))])
+                     *(human_ns(lat[k]) if lat else "-" for k in ("min", "mean", "p50", "p90", "p99", "p999", "max"))])
         for phase, p in (w.get("by_scan_phase") or {}).items():
             pl = p["latency_ns"]
             phase_rows.append([name, phase, fmt_time(p["window_ns"]), p["ops"], _rate_ops(p["ops_per_s"]),

@@ -69,6 +69,13 @@ def _stats(d: dict | None) -> dict:
     return {k: d.get(k, 0) for k in STAT_KEYS}
 
 
+def finished_stats(d: dict | None) -> dict | None:
+    """Latency statistics of what finished, or None when nothing did: the results document
+    gives all zeros then, and a 0 ns p99 would read as a measurement. The core records every
+    commit and flush latency as at least 1 ns, so a largest of 0 means none finished."""
+    return _stats(d) if int((d or {}).get("max") or 0) > 0 else None
+
+
 def elapsed_ns(w: Mapping[str, Any], cfg: Mapping[str, Any] | None) -> int | None:
     """How long a workload with an end of its own took: from its ``start`` to its end
     (nfs-copy with ``files``: the reply to its last file's COMMIT). None for a workload that
@@ -97,7 +104,8 @@ def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
             "l2arc_hits": w.get("l2arc_hits", 0),
             "read_errors": w.get("read_errors", 0),
             "rmw_reads": w.get("rmw_reads", 0),
-            "latency_ns": _stats(w.get("latency_ns")),
+            # ops counts the operations finished, each with a latency: none, no statistics.
+            "latency_ns": _stats(w.get("latency_ns")) if w.get("ops") else None,
             "latency_log2": list(w.get("latency_log2", [])),
             "by_scan_phase": _by_scan_phase(w.get("by_scan_phase")),
             "elapsed_ns": elapsed_ns(w, cfgs.get(w["name"])),
@@ -273,8 +281,8 @@ def _zil(results: dict) -> dict:
         "log_space_bytes_max": z.get("log_space_bytes_max", 0),
         "slog": bool(z.get("slog", False)),
         "disabled": bool(z.get("disabled", False)),
-        "commit_latency_ns": _stats(z.get("commit_latency_ns")),
-        "flush_latency_ns": _stats(z.get("flush_latency_ns")),
+        "commit_latency_ns": finished_stats(z.get("commit_latency_ns")),
+        "flush_latency_ns": finished_stats(z.get("flush_latency_ns")),
         **at_risk(z),
     }
 
@@ -397,7 +405,9 @@ def _fmt(value: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _lat_line(label: str, stats: dict) -> str:
+def _lat_line(label: str, stats: dict | None) -> str:
+    if stats is None:
+        return f"  {label}: none finished"  # not a row of 0 ns (summary.json: null)
     keys = [("min", "min"), ("mean", "mean"), ("p50", "p50"), ("p90", "p90"), ("p99", "p99"),
             ("p99.9", "p999"), ("max", "max")]
     cells = " ".join(f"{name}={human_ns(stats.get(k, 0))}" for name, k in keys)
@@ -560,7 +570,7 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
     # syncs (a scan's) carry no data and stay out of its summary.
     if syncy or writes or t["delayed_writes"] or t["blocked_writes"]:
         lines.append(f"txg: syncs={t['syncs']}, delayed_writes={t['delayed_writes']}, blocked_writes={t['blocked_writes']}")
-        lines.append(_lat_line("sync", t["sync_ns"]) if t["sync_ns"] is not None else "  sync: none finished")
+        lines.append(_lat_line("sync", t["sync_ns"]))
     if syncy:
         lines.append(
             f"zil: commits={z['commits']}, lwb_writes={z['lwb_writes']}, flushes={z['leaf_flushes']}, "

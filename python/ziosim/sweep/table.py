@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..report.summary import at_risk, elapsed_ns, sync_finished
+from ..report.summary import at_risk, elapsed_ns, finished_stats, sync_finished
 
 __all__ = [
     "METRICS_SCHEMA",
@@ -187,7 +187,9 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
     zil = results.get("zil")
     if zil:
         commits = int(zil.get("commits", 0))
-        lat = zil.get("commit_latency_ns") if commits else None
+        # Latencies of the commits that finished: null when none had (a commit started at the
+        # stop counts in `commits` but has no latency), as summary.json.
+        lat = finished_stats(zil.get("commit_latency_ns"))
         point.update({
             "zil_commits": commits, "zil_slog": bool(zil.get("slog", False)),
             "zil_commit_latency_ns_mean": _stat(lat, "mean"), "zil_commit_latency_ns_p99": _stat(lat, "p99"),
