@@ -30,7 +30,7 @@ from . import __version__, _native, runner
 from . import scenario as scenario_mod
 from .errors import InternalError, ScenarioError
 from .results import json_default
-from .units import show
+from .units import show, sim_seconds
 
 try:  # typer 0.2x carries its own copy of click
     from typer._click import exceptions as _click_errors
@@ -501,7 +501,7 @@ def run(
             _say(f"warning: the run stopped early — {results['end']}")
         if not quiet:
             _say(
-                f"wrote {outdir} — {_fmt_s(results.get('sim_time_ns', 0))} simulated, "
+                f"wrote {outdir} — {sim_seconds(results.get('sim_time_ns', 0))} simulated, "
                 f"{results.get('events', 0)} events, digest {results.get('digest', '?')}, "
                 f"scenario {sc.hash}, seed {sc.seed}"
             )

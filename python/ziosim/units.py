@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import ScenarioError
 
-__all__ = ["parse_size", "parse_duration", "parse_rate", "show", "SIZE_ALLOWED", "DURATION_ALLOWED"]
+__all__ = ["parse_size", "parse_duration", "parse_rate", "show", "sim_seconds", "SIZE_ALLOWED", "DURATION_ALLOWED"]
 
 SIZE_ALLOWED = 'allowed: a byte count (4096) or a number with K, M, G, T, P or E (base 1024), e.g. "128K", "2.84T"'
 DURATION_ALLOWED = 'allowed: a duration with a unit (ns, us, ms, s, m, h, d), e.g. "500ms", "60s", "2h40m"'
@@ -86,6 +86,12 @@ def parse_size(value: Any, path: str) -> int:
             num = Fraction(m.group("num").replace(",", "."))
             return round(num * (1 << _SHIFT[m.group("suf").upper()]))
     raise ScenarioError(f"{path}: {show(value)} — {SIZE_ALLOWED}")
+
+
+def sim_seconds(ns: int) -> str:
+    """Simulated time as the summary's first line gives it: seconds with every decimal the
+    run has (``0.001s``, ``120s``), so a 1 ms run does not read as ``0.0s``."""
+    return f"{int(ns) / 1e9:.9f}".rstrip("0").rstrip(".") + "s"
 
 
 def parse_duration(value: Any, path: str) -> int:

@@ -44,8 +44,15 @@ def test_run_prints_the_report_and_writes_outputs(tmp_path, fake_report):
     assert (out / "summary.json").is_file()
     # stderr: one log line, no progress bar (not a terminal)
     (log,) = r.stderr.splitlines()
-    assert log.startswith(f"wrote {out} — 240.0s simulated, 240000 events, digest ")  # the fake core: 1000 events/s
+    assert log.startswith(f"wrote {out} — 240s simulated, 240000 events, digest ")  # the fake core: 1000 events/s
     assert fake_report.CALLS == [("render_text", fake_report.DEFAULT_VIEWS), ("write_outputs", str(out))]
+
+
+def test_a_run_shorter_than_a_tenth_of_a_second_is_not_zero_seconds(tmp_path):
+    """QA F8: `--stop 1ms` ended with `wrote … — 0.0s simulated` under a summary of 0.001s."""
+    r = invoke("run", SCENARIOS / "default.toml", "--out", tmp_path / "o", "--stop", "1ms")
+    assert r.exit_code == 0, r.stderr
+    assert f"wrote {tmp_path / 'o'} — 0.001s simulated, " in r.stderr
 
 
 def test_run_no_plots_reaches_write_outputs(tmp_path, fake_report):

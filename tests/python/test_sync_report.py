@@ -118,6 +118,13 @@ def test_a_workload_with_no_finished_operation_has_no_latency():
     assert json.loads(summary_json(_doc([_workload()]), _meta()))["workloads"]["w"]["latency_ns"]["max"] == 3
 
 
+def test_spa_sync_flushes_are_in_summary_json():
+    """QA F8: docs/output.md promised txg.leaf_flushes and txg.flush_ns_sum; no file had them."""
+    txg = {"syncs": 3, "sync_ns": SYNC_NS, "leaf_flushes": 12, "flush_ns_sum": 98_765_432}
+    t = json.loads(summary_json(_doc([_workload()], txg=txg), _meta()))["txg"]
+    assert (t["leaf_flushes"], t["flush_ns_sum"]) == (12, 98_765_432)
+
+
 def test_finished_syncs_keep_their_statistics_in_summary_json():
     results = _doc([_workload()], txg={"syncs": 3, "sync_ns": SYNC_NS})
     assert build_summary(results, _meta())["txg"]["sync_ns"]["max"] == 11_300_000_000
@@ -283,13 +290,18 @@ def test_core_reports_zero_sync_statistics_before_a_sync_finishes():
 
 @needs_core
 def test_core_commit_unfinished_at_the_stop_is_none_finished_everywhere():
-    # 1 ms in, the first fsync's commit is still waiting for its disk (QA F4's run).
+    # 1 ms in, the first fsync's commit is still waiting for its disk (QA F4's run); the
+    # results document's txg carries spa_sync's flushes, which summary.json now keeps.
     r, m = _run(SCENARIO, stop="1ms")
     assert r["zil"]["commits"] == 1 and set(r["zil"]["commit_latency_ns"].values()) == {0}
     assert "  commit: none finished" in summary_text(r, m).splitlines()
     s = build_summary(r, m)
     assert s["zil"]["commit_latency_ns"] is None and point_metrics(r)["point"]["zil_commit_latency_ns_p99"] is None
     assert s["workloads"]["w"]["latency_ns"] is None and s["workloads"]["w"]["ops"] == 0
+    r, m = _run(SCENARIO, stop="12s")
+    s = build_summary(r, m)
+    assert s["txg"]["leaf_flushes"] == r["txg"]["leaf_flushes"] > 0
+    assert s["txg"]["flush_ns_sum"] == r["txg"]["flush_ns_sum"] > 0
 
 
 @needs_core

@@ -92,3 +92,10 @@ def test_rates(text, rate):
 def test_bad_rates(bad):
     with pytest.raises(ScenarioError, match=r"^links.x.rate: "):
         parse_rate(bad, "links.x.rate")
+
+
+def test_simulated_seconds_keep_every_decimal_the_run_has():
+    from ziosim.units import sim_seconds
+
+    assert [sim_seconds(n) for n in (1_000_000, 120_000_000_000, 0, 5_000_000_001)] == [
+        "0.001s", "120s", "0s", "5.000000001s"]

@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..units import sim_seconds
 from .nicenum import nicerate, zfs_nicebytes
 
 __all__ = [
@@ -205,6 +206,9 @@ def _txg(results: dict) -> dict:
         "dirty_max_bytes": t.get("dirty_max_bytes", 0),
         "delayed_writes": t.get("delayed_writes", 0),
         "blocked_writes": t.get("blocked_writes", 0),
+        # spa_sync's own cache flushes (zil.leaf_flushes has only the ZIL's) and its wait on them.
+        "leaf_flushes": t.get("leaf_flushes", 0),
+        "flush_ns_sum": t.get("flush_ns_sum", 0),
     }
 
 
@@ -526,8 +530,7 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
     if summary is None:
         summary = build_summary(results, meta)
     lines = []
-    sim_s = summary["sim_time_ns"] / 1e9
-    lines.append(f"summary: {sim_s:g}s simulated, {summary['events']} events, "
+    lines.append(f"summary: {sim_seconds(summary['sim_time_ns'])} simulated, {summary['events']} events, "
                  f"{summary['leaf_ios']} leaf I/Os")
     cfgs = _workload_configs(meta)
     raw = {w["name"]: w for w in results.get("workloads", [])}
