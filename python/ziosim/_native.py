@@ -33,8 +33,18 @@ def releases() -> list[str]:
     return list(core().releases())
 
 
-def tunables() -> list[dict[str, Any]]:
-    return json.loads(core().tunables_json(None))
+def tunables(ram_bytes: int | None = None) -> list[dict[str, Any]]:
+    """Every tunable declaration; a default derived from RAM (``derived``) is the core's value
+    for ``ram_bytes`` (the default ``zfs.ram`` when None), and its row names that RAM."""
+    if ram_bytes is None:
+        return json.loads(core().tunables_json(None))
+    return json.loads(core().tunables_json(None, ram_bytes))
+
+
+def tunables_at_load(release: str, ram_bytes: int, overrides: dict[str, int]) -> dict[str, int]:
+    """The value of every tunable ``release`` has as a run on ``ram_bytes`` of RAM with these
+    overrides starts — the derived defaults included — from the simulation's own code."""
+    return json.loads(core().tunables_at_load(release, ram_bytes, json.dumps(overrides, sort_keys=True)))
 
 
 def presets() -> dict[str, dict[str, Any]]:

@@ -30,7 +30,7 @@ from . import __version__, _native, runner
 from . import scenario as scenario_mod
 from .errors import InternalError, ScenarioError
 from .results import json_default
-from .units import show, sim_seconds
+from .units import show, sim_seconds, size_label
 
 try:  # typer 0.2x carries its own copy of click
     from typer._click import exceptions as _click_errors
@@ -1134,14 +1134,23 @@ def tunables(
         typer.Option("--platform", help="With --release: how each is set there (linux, freebsd or illumos; "
                                         "docs/platforms.md)."),
     ] = None,
+    ram: Annotated[
+        Optional[str],
+        typer.Option("--ram", help="Machine RAM the defaults derived from it are computed for, as zfs.ram "
+                                   "(zfs_dirty_data_max is 10 % of it, capped). [default: zfs.ram's default, 16G]"),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON on stdout.")] = False,
 ) -> None:
     """List the ZFS tunables ziosim models: unit, default per release, range, trade-off."""
     from . import platforms
+    from .units import parse_size
 
     with _errors(_command_line(ctx)):
         releases = _native.releases()
-        rows = _native.tunables()
+        ram_bytes = parse_size(ram if ram is not None else scenario_mod.DEFAULTS["ram"], "--ram")
+        if ram_bytes < 64 << 20:
+            raise ScenarioError(f"--ram: {json.dumps(ram)} — too small; allowed: at least \"64M\", as zfs.ram")
+        rows = _native.tunables(ram_bytes)
         if release is not None and release not in releases:
             hint = scenario_mod.nearest(release, releases)
             raise ScenarioError(
@@ -1182,13 +1191,16 @@ def tunables(
             default = str(t["default"])
         else:
             default = _compact_defaults(t["defaults"], releases)
+        doc = t["doc"]
         if t.get("derived"):
-            default += " (derived)"
+            # The number is this RAM's; the formula is what a machine of other RAM gets.
+            default += f" ({size_label(t['ram_bytes'])} RAM)"
+            doc = f"Default: {t['derived']}. {doc}"
         cells = [t["name"], t["unit"], default, f"{t['min']}..{t['max']}"]
         if platform is not None:
             k = t["set_as"]
             cells.append("-" if k is None else k["name"] + ("" if k["runtime"] else " (boot)"))
-        table.add_row(*cells, t["doc"])
+        table.add_row(*cells, doc)
     _print_table(table)
 
 

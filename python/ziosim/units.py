@@ -23,7 +23,8 @@ from typing import Any
 
 from .errors import ScenarioError
 
-__all__ = ["parse_size", "parse_duration", "parse_rate", "show", "sim_seconds", "SIZE_ALLOWED", "DURATION_ALLOWED"]
+__all__ = ["parse_size", "parse_duration", "parse_rate", "show", "size_label", "sim_seconds", "SIZE_ALLOWED",
+           "DURATION_ALLOWED"]
 
 SIZE_ALLOWED = 'allowed: a byte count (4096) or a number with K, M, G, T, P or E (base 1024), e.g. "128K", "2.84T"'
 DURATION_ALLOWED = 'allowed: a duration with a unit (ns, us, ms, s, m, h, d), e.g. "500ms", "60s", "2h40m"'
@@ -86,6 +87,15 @@ def parse_size(value: Any, path: str) -> int:
             num = Fraction(m.group("num").replace(",", "."))
             return round(num * (1 << _SHIFT[m.group("suf").upper()]))
     raise ScenarioError(f"{path}: {show(value)} — {SIZE_ALLOWED}")
+
+
+def size_label(n: int) -> str:
+    """Bytes as a scenario writes them, exactly: the largest unit that divides it (``16G``,
+    ``1536M``), so the label reads back through ``parse_size`` to the same value."""
+    for suf in ("E", "P", "T", "G", "M", "K"):
+        if n and n % (1 << _SHIFT[suf]) == 0:
+            return f"{n >> _SHIFT[suf]}{suf}"
+    return str(n)
 
 
 def sim_seconds(ns: int) -> str:

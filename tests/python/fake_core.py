@@ -131,11 +131,42 @@ def releases() -> list:
     return list(RELEASES)
 
 
-def tunables_json(release: str | None) -> str:
+def tunables_json(release: str | None = None, ram_bytes: int | None = None) -> str:
     rows = TUNABLES
+    if ram_bytes is not None:
+        at = {r: _at_load(r, ram_bytes, {}) for r in RELEASES}
+        rows = [dict(t, defaults={r: at[r].get(t["name"]) for r in RELEASES}, ram_bytes=ram_bytes)
+                if t["derived"] else t for t in rows]
     if release is not None:
-        rows = [dict(t, defaults={release: t["defaults"][release]}) for t in TUNABLES]
+        rows = [dict(t, defaults={release: t["defaults"][release]}) for t in rows]
     return json.dumps(rows)
+
+
+def tunables_at_load(release: str, ram_bytes: int, overrides_json: str) -> str:
+    return json.dumps(_at_load(release, ram_bytes, json.loads(overrides_json)))
+
+
+def _at_load(release: str, ram: int, overrides: dict) -> dict:
+    """The core's `Tunables::at_load` (tunables.rs) for the three RAM-derived tunables; the
+    rest are the release defaults and the overrides (test_fake_core compares with the core)."""
+    gib, rel = 1 << 30, RELEASES.index(release)
+    vals = {t["name"]: t["defaults"][release] for t in TUNABLES if t["defaults"][release] is not None}
+    for k, v in overrides.items():
+        if k not in vals:
+            raise ValueError(f"zfs.tunables.{k}: release {release} does not have this tunable")
+        vals[k] = v
+    if "zfs_dirty_data_max" not in vals:
+        return vals
+    if "zfs_dirty_data_max_max" not in overrides:
+        cap = (min(ram // 4, 4 * gib) if rel >= RELEASES.index("zfs-0.7")
+               else ram // 4 if rel >= RELEASES.index("zfs-0.6.5") else 4 * gib)
+        vals["zfs_dirty_data_max_max"] = max(cap, MIB)
+    if "zfs_dirty_data_max" not in overrides:
+        pct = vals.get("zfs_dirty_data_max_percent", 10)
+        vals["zfs_dirty_data_max"] = max(min(ram // 100 * pct, vals["zfs_dirty_data_max_max"]), MIB)
+    if "zfs_wrlog_data_max" in vals and "zfs_wrlog_data_max" not in overrides:
+        vals["zfs_wrlog_data_max"] = 2 * vals["zfs_dirty_data_max"]
+    return vals
 
 
 def presets_json() -> str:

@@ -357,8 +357,30 @@ def test_tunables_table_lists_names_defaults_and_trade_offs():
     assert len(by_name) == len(fake_core.TUNABLES)  # every declared tunable, once
     assert "illumos-2014+: 2; zfs-2.1+: 3" in by_name["zfs_vdev_scrub_max_active"]
     assert "35; freebsd-9+: 10; illumos-2014+: —" in by_name["zfs_vdev_max_pending"]
-    assert "(derived)" in by_name["zfs_dirty_data_max"]
+    assert "(16G RAM)" in by_name["zfs_dirty_data_max"] and "Default: min(RAM x" in by_name["zfs_dirty_data_max"]
     assert all(ln == ln.rstrip() for ln in lines)
+
+
+def test_a_default_derived_from_ram_is_that_rams_not_a_placeholder():
+    """QA F2: `ziosim tunables` gave zfs_dirty_data_max as 4294967296 (derived) whatever the
+    RAM, and zfs_wrlog_data_max as 8589934592; a 16 GiB scenario runs 10 % and 2 × that."""
+    def row(*args):
+        r = invoke("tunables", "--release", "zfs-2.2", "--name", "data_max", *args)
+        assert r.exit_code == 0, r.stderr
+        return {ln.split()[0]: ln.split()[2:4] for ln in r.stdout.splitlines()[1:]}
+
+    tenth = (16 << 30) // 100 * 10
+    assert row()["zfs_dirty_data_max"] == [str(tenth), "(16G"]
+    assert row()["zfs_wrlog_data_max"] == [str(2 * tenth), "(16G"]
+    assert row("--ram", "64G")["zfs_dirty_data_max"] == [str(4 << 30), "(64G"]  # the 4 GiB cap
+    assert row("--ram", "8G")["zfs_dirty_data_max_max"] == [str(2 << 30), "(8G"]  # 25 % below 16 GiB
+    doc = json.loads(invoke("tunables", "--json", "--release", "zfs-2.2", "--name", "dirty_data_max",
+                            "--ram", "8G").stdout)
+    t = {d["name"]: d for d in doc}
+    assert t["zfs_dirty_data_max"]["default"] == (8 << 30) // 100 * 10
+    assert t["zfs_dirty_data_max"]["ram_bytes"] == 8 << 30 and "ram_bytes" not in t["zfs_dirty_data_max_percent"]
+    r = invoke("tunables", "--ram", "1M")
+    assert r.exit_code == 2 and r.stderr.startswith('error: --ram: "1M" — too small')
 
 
 def test_tunables_for_one_release_and_filter():

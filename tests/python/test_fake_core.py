@@ -34,6 +34,27 @@ def test_tunable_table_matches(real_core):
         assert (r["unit"], r["min"], r["max"], r["defaults"]) == (t["unit"], t["min"], t["max"], t["defaults"]), name
 
 
+@pytest.mark.parametrize("ram", [256 << 20, 8 << 30, 16 << 30, 64 << 30])
+def test_derived_defaults_match(real_core, ram):
+    """The fake's copy of the RAM rule (tunables.rs `Tunables::at_load`) gives the core's values."""
+    assert json.loads(real_core.tunables_json(None, ram)) == json.loads(fake_core.tunables_json(None, ram))
+    for release in fake_core.RELEASES:
+        for overrides in ({}, {"zfs_dirty_data_max_percent": 20}, {"zfs_dirty_data_max_max": 1 << 30},
+                          {"zfs_dirty_data_max": 3 << 30}):
+            have = {t["name"] for t in fake_core.TUNABLES if t["defaults"][release] is not None}
+            if not set(overrides) <= have:
+                continue
+            args = (release, ram, json.dumps(overrides))
+            assert json.loads(real_core.tunables_at_load(*args)) == json.loads(fake_core.tunables_at_load(*args)), args
+
+
+def test_the_default_ram_is_the_scenario_default(real_core):
+    from ziosim.units import parse_size
+
+    ram = parse_size(scenario.DEFAULTS["ram"], "zfs.ram")
+    assert json.loads(real_core.tunables_json(None)) == json.loads(real_core.tunables_json(None, ram))
+
+
 def test_presets_used_by_bundled_scenarios_exist(real_core):
     presets = json.loads(real_core.presets_json())
     for name in ("hdd-7200-sata-2014", "wd20efrx", "samsung-850pro"):

@@ -15,6 +15,12 @@ const KIB: i64 = 1024;
 const MIB: i64 = 1024 * 1024;
 const GIB: i64 = 1024 * 1024 * 1024;
 
+/// RAM of a scenario that does not set `zfs.ram` (`DEFAULTS` in `python/ziosim/scenario.py`).
+/// A default derived from RAM is shown for it where no scenario gives one (`ziosim tunables`,
+/// `docs/tunables.md`): the declared number of a derived tunable only marks the releases that
+/// have it; [`Tunables::defaults`] computes the value.
+pub const DEFAULT_RAM_BYTES: u64 = 16 << 30;
+
 /// One tunable's declaration.
 #[derive(Debug)]
 pub struct TunableDecl {
@@ -518,7 +524,12 @@ impl Tunables {
 
     /// Value, or `None` if this release lacks the tunable.
     pub fn try_get(&self, t: T) -> Option<i64> {
-        let v = self.vals[t as usize];
+        self.try_get_index(t as usize)
+    }
+
+    /// Value of `DECLS[i]`, or `None` if this release lacks it.
+    pub fn try_get_index(&self, i: usize) -> Option<i64> {
+        let v = self.vals[i];
         (v != NA).then_some(v)
     }
 
@@ -644,17 +655,22 @@ pub fn markdown() -> String {
          Set any of them in a scenario's `[zfs] tunables = { name = value }`; a tunable the \
          scenario's release lacks is an error naming the releases that have it.\n\n",
     );
-    for d in DECLS {
+    for (i, d) in DECLS.iter().enumerate() {
         s += &format!("## `{}`\n\n{}\n\n", d.name, d.doc);
         s += &format!("- unit: {}; range: {}..={}\n", d.unit, d.min, d.max);
         if let Some(x) = d.derived {
-            s += &format!("- default derived: {x}\n");
+            s += &format!("- default derived: {x}; the table gives it for {} GiB of RAM (`zfs.ram`'s default)\n", DEFAULT_RAM_BYTES >> 30);
         }
         s += &format!("- source: {}\n\n", d.source);
-        s += "| release | default |\n|---|---|\n";
+        let head = if d.derived.is_some() { format!("default ({} GiB RAM)", DEFAULT_RAM_BYTES >> 30) } else { "default".into() };
+        s += &format!("| release | {head} |\n|---|---|\n");
         for r in Release::ALL {
-            let v = d.default_for(r).map(|v| v.to_string()).unwrap_or_else(|| "—".into());
-            s += &format!("| {} | {} |\n", r.key(), v);
+            // `Tunables::defaults` fills the derived slots in every release; only those of
+            // releases that have the tunable are defaults.
+            let v = d.default_for(r).and_then(|v| {
+                if d.derived.is_some() { Tunables::defaults(r, DEFAULT_RAM_BYTES).try_get_index(i) } else { Some(v) }
+            });
+            s += &format!("| {} | {} |\n", r.key(), v.map(|v| v.to_string()).unwrap_or_else(|| "—".into()));
         }
         s += "\n";
     }

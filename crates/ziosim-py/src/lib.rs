@@ -13,7 +13,7 @@ use ziosim_model::device::{presets, DeviceSpec};
 use ziosim_model::release::Release;
 use ziosim_model::series;
 use ziosim_model::sim::Run;
-use ziosim_model::tunables::DECLS;
+use ziosim_model::tunables::{Tunables, DECLS, DEFAULT_RAM_BYTES};
 
 thread_local! {
     /// Where the last panic on this thread happened (the quiet hook's record).
@@ -54,28 +54,66 @@ fn releases() -> Vec<&'static str> {
     Release::ALL.iter().map(|r| r.key()).collect()
 }
 
-/// Every tunable declaration as JSON; with `release`, only those the release has.
+/// Every tunable declaration as JSON; with `release`, only those the release has. A default
+/// derived from the machine (`derived`) is given as the core computes it for `ram_bytes` of
+/// RAM (a scenario's default `zfs.ram` when omitted), and its row says which RAM: the
+/// declaration's own number only marks the releases that have it and is never a default.
 #[pyfunction]
-#[pyo3(signature = (release=None))]
-fn tunables_json(release: Option<&str>) -> PyResult<String> {
+#[pyo3(signature = (release=None, ram_bytes=None))]
+fn tunables_json(release: Option<&str>, ram_bytes: Option<u64>) -> PyResult<String> {
     let rel = match release {
-        Some(r) => Some(Release::parse(r).ok_or_else(|| {
-            let all: Vec<&str> = Release::ALL.iter().map(|r| r.key()).collect();
-            PyValueError::new_err(format!("release: {r} — allowed: one of {}", all.join(", ")))
-        })?),
+        Some(r) => Some(parse_release(r)?),
         None => None,
     };
+    let ram = ram_bytes.unwrap_or(DEFAULT_RAM_BYTES);
+    let at_ram: Vec<Tunables> = Release::ALL.iter().map(|r| Tunables::defaults(*r, ram)).collect();
     let v: Vec<_> = DECLS
         .iter()
-        .filter(|d| rel.map_or(true, |r| d.default_for(r).is_some()))
-        .map(|d| {
-            let defaults: serde_json::Map<String, serde_json::Value> =
-                Release::ALL.iter().map(|r| (r.key().to_string(), json!(d.default_for(*r)))).collect();
-            json!({"name": d.name, "unit": d.unit, "min": d.min, "max": d.max, "doc": d.doc,
-                   "source": d.source, "derived": d.derived, "defaults": defaults})
+        .enumerate()
+        .filter(|(_, d)| rel.map_or(true, |r| d.default_for(r).is_some()))
+        .map(|(i, d)| {
+            let defaults: serde_json::Map<String, serde_json::Value> = Release::ALL
+                .iter()
+                .zip(&at_ram)
+                .map(|(r, t)| {
+                    // `Tunables::defaults` fills the derived slots in every release; only
+                    // those of releases that have the tunable are defaults.
+                    let v = d.default_for(*r).and_then(|v| if d.derived.is_some() { t.try_get_index(i) } else { Some(v) });
+                    (r.key().to_string(), json!(v))
+                })
+                .collect();
+            let mut row = json!({"name": d.name, "unit": d.unit, "min": d.min, "max": d.max, "doc": d.doc,
+                                 "source": d.source, "derived": d.derived, "defaults": defaults});
+            if d.derived.is_some() {
+                row["ram_bytes"] = json!(ram);
+            }
+            row
         })
         .collect();
     Ok(serde_json::to_string(&v).unwrap())
+}
+
+fn parse_release(r: &str) -> PyResult<Release> {
+    Release::parse(r).ok_or_else(|| {
+        let all: Vec<&str> = Release::ALL.iter().map(|r| r.key()).collect();
+        PyValueError::new_err(format!("release: {r} — allowed: one of {}", all.join(", ")))
+    })
+}
+
+/// The tunables a run of `release` on `ram_bytes` of RAM starts with, given the scenario's
+/// overrides (`{name: value}` JSON): `{name: value}` for every tunable the release has. The
+/// same `Tunables::at_load` the simulation calls, so the derived defaults (and their
+/// re-derivation from an overridden percent or cap) are the run's, not a copy of the rule.
+#[pyfunction]
+fn tunables_at_load(release: &str, ram_bytes: u64, overrides_json: &str) -> PyResult<String> {
+    let rel = parse_release(release)?;
+    let overrides: std::collections::BTreeMap<String, i64> =
+        serde_json::from_str(overrides_json).map_err(|e| PyValueError::new_err(format!("tunables: {e}")))?;
+    let t = Tunables::at_load(rel, ram_bytes, &overrides).map_err(|e| PyValueError::new_err(e.0))?;
+    let has = |n: &str| DECLS.iter().any(|d| d.name == n && d.default_for(rel).is_some());
+    let m: serde_json::Map<String, serde_json::Value> =
+        t.iter().filter(|(n, _)| has(n)).map(|(n, v)| (n.to_string(), json!(v))).collect();
+    Ok(serde_json::to_string(&m).unwrap())
 }
 
 /// Bundled device presets: `{name: {"description", "spec"}}`.
@@ -213,6 +251,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(releases, m)?)?;
     m.add_function(wrap_pyfunction!(tunables_json, m)?)?;
+    m.add_function(wrap_pyfunction!(tunables_at_load, m)?)?;
     m.add_function(wrap_pyfunction!(presets_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_device, m)?)?;
     m.add_function(wrap_pyfunction!(link_presets_json, m)?)?;
