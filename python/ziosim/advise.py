@@ -328,13 +328,27 @@ def setting_value(fld: str, v: Any, decls: Mapping[str, Mapping[str, Any]] | Non
     return _Normaliser.tunable_value(v, fld, d)
 
 
-def current_value(config: Mapping[str, Any], name: str, decls: Mapping[str, Mapping[str, Any]]) -> int | None:
-    """What the scenario runs a tunable at: its own setting, else the release's default."""
-    own = (config.get("tunables") or {}).get(name)
-    if own is not None:
-        return int(own)
-    d = decls.get(name)
-    return None if d is None else d["defaults"].get(config["release"])
+def run_tunables(config: Mapping[str, Any]) -> dict[str, int]:
+    """Every tunable as the scenario's run starts with it: its own settings, the release's
+    defaults and those derived from its RAM (``zfs_dirty_data_max`` is 10 % of ``zfs.ram``,
+    not the 4 GiB cap; arc.c ``arc_init``) — computed by the core's own code."""
+    return _native.tunables_at_load(config["release"], int(config["ram_bytes"]), dict(config.get("tunables") or {}))
+
+
+def release_defaults(release: str, ram_bytes: int | None) -> dict[str, int]:
+    """The defaults a machine with ``ram_bytes`` of RAM (None: ``zfs.ram``'s default) boots
+    ``release`` with."""
+    if ram_bytes is None:
+        from .scenario import DEFAULTS
+
+        ram_bytes = parse_size(DEFAULTS["ram"], "zfs.ram")
+    return _native.tunables_at_load(release, int(ram_bytes), {})
+
+
+def current_value(config: Mapping[str, Any], name: str) -> int | None:
+    """What the scenario runs a tunable at: its own setting, else the release's default (for
+    its RAM, where the default is derived from it). None if the release lacks it."""
+    return run_tunables(config).get(name)
 
 
 def ladder(name: str, current: int, decl: Mapping[str, Any]) -> list[int]:
@@ -358,7 +372,7 @@ def default_knobs(config: Mapping[str, Any], count: int = 2) -> list[tuple[str, 
             d = decls.get(name)
             if d is None or d["defaults"].get(release) is None or any(n == name for n, _ in out):
                 continue
-            cur = current_value(config, name, decls)
+            cur = current_value(config, name)
             assert cur is not None
             vals = ladder(name, cur, d)
             if len(vals) > 1:
@@ -525,6 +539,9 @@ class Advice:
     best: Candidate | None
     allow_unsafe: bool
     workloads: list[str] = field(default_factory=list)
+    # The scenario's RAM (None: zfs.ram's default): the defaults derived from it are what
+    # "revert" restores.
+    ram_bytes: int | None = None
     scan_func: str | None = None
     stop_hint: str | None = None  # a longer --stop, when a goal value was unknown
     unknown_why: str = ""  # why it was unknown, for the legend
@@ -554,7 +571,7 @@ def _settings(axes: Sequence[Mapping[str, Any]], values: Sequence[Any]) -> dict[
 
 def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
            baseline_id: str | None, *, scan_window: bool, allow_unsafe: bool, pool: str,
-           tolerance: float = TOLERANCE) -> Advice:
+           tolerance: float = TOLERANCE, ram_bytes: int | None = None) -> Advice:
     """Measure every point, mark what is feasible and pick the best (deterministically).
 
     ``baseline_id`` is the point that is the same run as the scenario as written
@@ -615,7 +632,7 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
     unknown = [r for c in cands if is_unknown(c.goal) for r in by_point[c.index]]
     return Advice(goal=goal, limits=list(limits), release=release, pool=pool, scan_window=scan_window,
                   axes=list(axes), candidates=cands, baseline=baseline, best=best, allow_unsafe=allow_unsafe,
-                  workloads=workloads,
+                  workloads=workloads, ram_bytes=ram_bytes,
                   scan_func="rebuild" if rows[0].get("rebuild_state") else rows[0].get("scan_func"),
                   stop_hint=_stop_hint(unknown) if unknown else None, unknown_why=_unknown_why(unknown))
 
@@ -628,7 +645,7 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
     lines: dataset properties, scenario changes, and what to restore where the scenario did
     not run a tunable at its default)."""
     assert a.best is not None
-    decls = _decls()
+    defaults = release_defaults(a.release, a.ram_bytes)
     tun: list[tuple[str, int, int]] = []
     other: list[str] = []
     base = a.baseline.settings if a.baseline else {}
@@ -638,7 +655,7 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
             continue
         if fld.startswith("zfs.tunables."):
             name = fld[len("zfs.tunables."):]
-            default = (decls.get(name) or {}).get("defaults", {}).get(a.release)
+            default = defaults.get(name)
             tun.append((name, v, int(default) if default is not None else v))
             if before is not None and default is not None and before != default:
                 other.append(f"# the pool ran {name}={before} before (not the default {default}): "
@@ -666,7 +683,7 @@ def commands(a: Advice) -> dict[str, list[str]]:
     tun, other = _changes(a)
     out: dict[str, list[str]] = {}
     for plat in platforms.platforms_for(a.release):
-        lines = platforms.render(plat, a.release, tun) if tun or not other else []
+        lines = platforms.render(plat, a.release, tun, ram_bytes=a.ram_bytes) if tun or not other else []
         out[plat] = lines + other
     return out
 
@@ -840,37 +857,32 @@ def to_json(a: Advice) -> dict[str, Any]:
 _PROPERTY_DEFAULTS = {"sync": "standard", "logbias": "latency"}
 
 
-def _normalised(config: Mapping[str, Any], decls: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """A run config with every tunable and property set to its default dropped."""
+def _normalised(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A run config with its properties at their default dropped and its tunables as the run
+    starts with them (``run_tunables``): two configs that differ only in spelling out a
+    default are the same run."""
     out = {k: v for k, v in config.items() if _PROPERTY_DEFAULTS.get(k, object()) != v}
-    release = config["release"]
-    out["tunables"] = {k: v for k, v in (config.get("tunables") or {}).items()
-                       if (decls.get(k) or {}).get("defaults", {}).get(release) != v}
+    out["tunables"] = run_tunables(config)
     return out
 
 
 def baseline_point(base_config: Mapping[str, Any], points: Sequence[Any]) -> str | None:
     """The id of the point that is the same run as the scenario as written, if any: equal
-    configs once tunables spelt out at their default are dropped (an axis that sets
-    ``zfs_top_maxinflight = 32`` on a release whose default is 32 changes nothing)."""
-    decls = _decls()
-    want = _normalised(base_config, decls)
+    configs once tunables are resolved as the run resolves them (an axis that sets
+    ``zfs_top_maxinflight = 32`` on a release whose default is 32 changes nothing, nor one
+    that sets ``zfs_dirty_data_max`` to 10 % of the scenario's RAM)."""
+    want = _normalised(base_config)
     for p in points:
-        if _normalised(p.scenario.config, decls) == want:
+        if _normalised(p.scenario.config) == want:
             return p.id
     return None
 
 
 def current_tunables(config: Mapping[str, Any], fields: Sequence[str]) -> dict[str, int]:
     """For each axis field on a tunable, the value the scenario runs it at."""
-    decls = _decls()
-    out: dict[str, int] = {}
-    for f in fields:
-        if f.startswith("zfs.tunables."):
-            v = current_value(config, f[len("zfs.tunables."):], decls)
-            if v is not None:
-                out[f] = v
-    return out
+    now = run_tunables(config)
+    return {f: now[f[len("zfs.tunables."):]] for f in fields
+            if f.startswith("zfs.tunables.") and f[len("zfs.tunables."):] in now}
 
 
 # ----------------------------------------------------------------------------- the trade-off plot

@@ -764,7 +764,8 @@ def advise(
         rows = execute.read_table(outdir, res.manifest)
         advice = advise_mod.choose(g, lims, res.manifest, rows, advise_mod.baseline_point(config, sw.points),
                                    scan_window=scanning,
-                                   allow_unsafe=allow_unsafe, pool=config["pool"]["name"], tolerance=tolerance)
+                                   allow_unsafe=allow_unsafe, pool=config["pool"]["name"], tolerance=tolerance,
+                                   ram_bytes=config["ram_bytes"])
         doc_json = advise_mod.to_json(advice)
         doc_json.update(ziosim_version=__version__, scenario={"name": sc.name, "path": str(scenario),
                                                                "hash": sc.hash, "seed": sc.seed})

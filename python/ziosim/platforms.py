@@ -48,6 +48,7 @@ from typing import Any, NamedTuple, Optional
 from . import _native
 from .errors import ScenarioError
 from .scenario import nearest
+from .units import size_label
 
 __all__ = ["PLATFORMS", "Knob", "platforms_for", "knob", "render"]
 
@@ -248,15 +249,17 @@ def knob(platform: str, release: str, tunable: str) -> Knob | None:
     return Knob(platform, tunable, f"vfs.{scope.replace('_', '.')}.{tunable[len(prefix):]}", row.mode, 0)
 
 
-def render(platform: str, release: str, changes: list[tuple[str, int, int]]) -> list[str]:
+def render(platform: str, release: str, changes: list[tuple[str, int, int]],
+           ram_bytes: Optional[int] = None) -> list[str]:
     """Text lines a user can paste: for each (tunable, new_value, old_value) the command to
     apply it now (if runtime-writable), the persistent configuration line and the file it goes
     in, what else is needed for it to take effect (reboot / initramfs), and the commands that
     revert to the old values — called "the <release> defaults" only when each old value is
-    the release's declared default. Values are plain decimal integers in the C variable's own
-    unit."""
+    the release's default on a machine with ``ram_bytes`` of RAM (None: ``zfs.ram``'s
+    default; ``zfs_dirty_data_max`` and the others ``derived`` from RAM depend on it). Values
+    are plain decimal integers in the C variable's own unit."""
     _check_shipped(platform, release)
-    declared = _declarations()
+    declared = _declarations(ram_bytes)
     lines = [f"# {_title(platform, release)} — run as root"]
     if not changes:
         lines.append(f"# nothing to change: the {release} defaults are already best")
@@ -292,7 +295,7 @@ def _render_linux(release: str, chosen: list[tuple[Knob, int, int]], declared: d
     out.append("dracut -f              # RHEL, Fedora and other dracut-based systems")
     out += _revert(release, "delete that line from /etc/modprobe.d/zfs.conf, rebuild the initramfs as above",
                    [_sysfs(k, d) for k, _, d in live], boot, chosen, declared)
-    return out + _derived_notes(chosen, declared)
+    return out + _derived_notes(chosen, declared, release)
 
 
 def _render_freebsd(release: str, chosen: list[tuple[Knob, int, int]], declared: dict) -> list[str]:
@@ -307,7 +310,7 @@ def _render_freebsd(release: str, chosen: list[tuple[Knob, int, int]], declared:
     files = " and ".join(f for f, group in (("/etc/sysctl.conf", live), ("/boot/loader.conf", boot)) if group)
     out += _revert(release, f"delete those lines from {files}", [f"sysctl {k.name}={d}" for k, _, d in live], boot,
                    chosen, declared)
-    return out + _derived_notes(chosen, declared)
+    return out + _derived_notes(chosen, declared, release)
 
 
 def _render_illumos(release: str, chosen: list[tuple[Knob, int, int]], declared: dict) -> list[str]:
@@ -319,7 +322,7 @@ def _render_illumos(release: str, chosen: list[tuple[Knob, int, int]], declared:
     out += [f"set zfs:{k.name} = {v}" for k, v, _ in chosen]
     out += _revert(release, "delete those lines from /etc/system", [_mdb(k, d) for k, _, d in live], late, chosen,
                    declared)
-    return out + _derived_notes(chosen, declared)
+    return out + _derived_notes(chosen, declared, release)
 
 
 def _split(chosen: list[tuple[Knob, int, int]], live: Any) -> tuple[list, list]:
@@ -359,15 +362,17 @@ _TAKES_EFFECT = {
 }
 
 
-def _derived_notes(chosen: list[tuple[Knob, int, int]], declared: dict) -> list[str]:
-    """Some defaults depend on the machine; the revert value given is ziosim's assumption.
-    Some knobs act only at a later event (``_TAKES_EFFECT``)."""
+def _derived_notes(chosen: list[tuple[Knob, int, int]], declared: dict, release: str) -> list[str]:
+    """Some defaults depend on the machine: a revert to one is the value for the RAM
+    simulated, which a real machine's may differ from. Some knobs act only at a later event
+    (``_TAKES_EFFECT``)."""
     out = [f"# note: {k.tunable} {_TAKES_EFFECT[k.tunable]}" for k, _, _ in chosen if k.tunable in _TAKES_EFFECT]
     for k, _, d in chosen:
-        formula = declared[k.tunable].get("derived")
-        if formula:
-            out.append(f"# note: {d} is ziosim's assumed default for {k.tunable} ({formula}); deleting the"
-                       " setting and rebooting restores this machine's own")
+        t = declared[k.tunable]
+        if t.get("derived") and t["defaults"].get(release) == d:
+            out.append(f"# note: {d} is the {release} default for {k.tunable} with {size_label(t['ram_bytes'])} "
+                       f"of RAM, as simulated ({t['derived']}); deleting the setting and rebooting restores "
+                       "this machine's own")
     return out
 
 
@@ -435,16 +440,17 @@ def _span(text: str, family: tuple[str, ...]) -> tuple[str, ...]:
     return family[lo : hi + 1]
 
 
-_cache: Optional[tuple[object, dict[str, dict[str, Any]]]] = None
+_cache: Optional[tuple[object, Optional[int], dict[str, dict[str, Any]]]] = None
 
 
-def _declarations() -> dict[str, dict[str, Any]]:
-    """ziosim's tunable declarations by name, re-read when the core module changes (tests swap it)."""
+def _declarations(ram_bytes: Optional[int] = None) -> dict[str, dict[str, Any]]:
+    """ziosim's tunable declarations by name, re-read when the core module changes (tests swap
+    it); the defaults derived from RAM are those for ``ram_bytes`` (None: ``zfs.ram``'s default)."""
     global _cache
     core = _native.core()
-    if _cache is None or _cache[0] is not core:
-        _cache = (core, {t["name"]: t for t in _native.tunables()})
-    return _cache[1]
+    if _cache is None or _cache[0] is not core or _cache[1] != ram_bytes:
+        _cache = (core, ram_bytes, {t["name"]: t for t in _native.tunables(ram_bytes)})
+    return _cache[2]
 
 
 def _show(value: Any) -> str:

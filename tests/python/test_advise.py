@@ -73,7 +73,7 @@ def test_workload_measures_get_the_first_workload_or_an_error():
 
 
 def _config(release, actions, tunables=None):
-    return {"release": release, "actions": actions, "tunables": tunables or {}}
+    return {"release": release, "ram_bytes": 16 << 30, "actions": actions, "tunables": tunables or {}}
 
 
 def test_default_knobs_follow_the_release_scan_engine(fake_core):
@@ -294,7 +294,8 @@ def test_json_output_is_the_advice_document(tmp_path):
 def test_the_baseline_is_the_same_run_however_the_axes_spell_it(fake_core):
     from types import SimpleNamespace
 
-    base = {"release": "illumos-2014", "tunables": {"zfs_scrub_delay": 4}, "pool": {"name": "tank"}}
+    base = {"release": "illumos-2014", "ram_bytes": 16 << 30, "tunables": {"zfs_scrub_delay": 4},
+            "pool": {"name": "tank"}}
 
     def point(pid, **cfg):
         return SimpleNamespace(id=pid, scenario=SimpleNamespace(config={**base, **cfg}))
@@ -305,6 +306,37 @@ def test_the_baseline_is_the_same_run_however_the_axes_spell_it(fake_core):
     assert advise.baseline_point(base, [other, same]) == "b"
     assert advise.baseline_point(base, [other, point("c", sync="disabled")]) is None
     assert advise.baseline_point(base, [point("d", pool={"name": "tank", "log": [{}]})]) is None
+    # zfs_dirty_data_max's default is derived from RAM: 10 % of 16 GiB is the run as written,
+    # the declaration's 4 GiB is not (QA F2: the 4 GiB point was taken for the baseline).
+    tenth = (16 << 30) // 100 * 10
+    dirty = {"zfs_scrub_delay": 4, "zfs_dirty_data_max": tenth}
+    assert advise.baseline_point(base, [point("e", tunables={**dirty, "zfs_dirty_data_max": 4 << 30}),
+                                        point("f", tunables=dirty)]) == "f"
+
+
+def test_a_derived_default_is_the_scenarios_own_value_and_its_way_back(fake_core):
+    """QA F2: advise took 4 GiB as zfs_dirty_data_max's default whatever zfs.ram said — for
+    the value the baseline runs at, and for the revert command."""
+    f = "zfs.tunables.zfs_dirty_data_max"
+    cfg = {"release": "zfs-2.2", "ram_bytes": 8 << 30, "tunables": {}}
+    tenth = (8 << 30) // 100 * 10
+    assert advise.current_tunables(cfg, [f]) == {f: tenth}
+    # A percent the scenario sets re-derives it, as arc_init does.
+    assert advise.current_value({**cfg, "tunables": {"zfs_dirty_data_max_percent": 20}}, f[13:]) == 2 * tenth
+    axes = [{"field": f, "name": f, "values": [tenth, 2 << 30]}]
+    points = [{"index": i + 1, "id": f"p{i + 1}", "values": [v], "labels": [str(v)]}
+              for i, v in enumerate(axes[0]["values"])]
+    rows = [{"point": i + 1, "release": "zfs-2.2", "workload": "w", "latency_ns_p99": ms * 1_000_000,
+             "at_risk_bytes_max": 0} for i, ms in enumerate([9, 5])]
+    a = advise.choose(advise.parse_goal("w.p99"), [], {"axes": axes, "points": points}, rows, "p1",
+                      scan_window=False, allow_unsafe=False, pool="tank", ram_bytes=8 << 30)
+    assert a.best.index == 2
+    text = advise.render(a, "out/x")
+    assert "zfs_dirty_data_max=819M" in text  # the baseline's label: 10 % of 8 GiB
+    assert f"echo {tenth} > /sys/module/zfs/parameters/zfs_dirty_data_max" in text
+    assert "4294967296" not in text
+    assert "revert to the zfs-2.2 defaults" in text
+    assert f"# note: {tenth} is the zfs-2.2 default for zfs_dirty_data_max with 8G of RAM" in text
 
 
 def test_tradeoff_plot_marks_every_setting_and_the_recommendation():
@@ -619,3 +651,50 @@ def test_a_measurable_goal_no_run_reached_says_run_longer_not_relax_a_limit():
     assert text.endswith("no recommendation: users finished in no run, so there is nothing to rank by; "
                          "run longer (--stop)\n")
     assert "relax a limit" not in text
+
+
+WRITER = """
+[scenario]
+name = "writer"
+stop = "3s"
+[zfs]
+release = "zfs-2.2"
+ram = "8G"
+[pool]
+allocated = "100G"
+vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]
+[[workload]]
+name = "w"
+kind = "seq-write"
+size = "128K"
+threads = 8
+"""
+
+
+@needs_core
+def test_advise_baseline_on_a_derived_default_is_the_scenario_as_written(tmp_path):
+    """QA F2's reproduction on 8 GiB of RAM: the baseline point ran zfs_dirty_data_max = 4 GiB
+    (the declaration's number) where the scenario runs 10 % of its RAM, and the revert command
+    restored 4 GiB."""
+    sc = tmp_path / "writer.toml"
+    sc.write_text(WRITER, encoding="utf-8")
+    tenth = (8 << 30) // 100 * 10
+    r = invoke("run", sc, "--out", tmp_path / "plain", "-q")
+    assert r.exit_code == 0, r.stderr
+    plain = json.loads((tmp_path / "plain" / "summary.json").read_text())
+    assert plain["txg"]["dirty_max_bytes"] == tenth
+    out = tmp_path / "adv"
+    r = invoke("advise", sc, "--goal", "p99", "--set", "zfs.tunables.zfs_dirty_data_max=2G", "--out", out, "-q",
+               "--jobs", "1", "--all")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads((out / "advice.json").read_text())
+    assert doc["baseline"]["settings"] == {"zfs.tunables.zfs_dirty_data_max": tenth}
+    base = next(p for p in json.loads((out / "sweep.json").read_text())["points"]
+                if p["values"] == [tenth] or p["values"] == [str(tenth)])
+    ran = json.loads((out / "points" / base["id"] / "summary.json").read_text())
+    assert ran["txg"]["dirty_max_bytes"] == tenth and ran["digest"] == plain["digest"]
+    assert "zfs_dirty_data_max=819M " in r.stdout and "4294967296" not in r.stdout
+    # 2G lowers p99 here, so there is a way back to print: to this RAM's default.
+    assert doc["recommended"]["settings"] == {"zfs.tunables.zfs_dirty_data_max": 2 << 30}
+    assert f"echo {tenth} > /sys/module/zfs/parameters/zfs_dirty_data_max" in r.stdout
+    assert "# revert to the zfs-2.2 defaults" in r.stdout
