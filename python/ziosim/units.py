@@ -17,6 +17,7 @@ humans (nicenum) lives with the report code, not here.
 from __future__ import annotations
 
 import json
+import math
 import re
 from fractions import Fraction
 from typing import Any
@@ -99,9 +100,14 @@ def size_label(n: int) -> str:
 
 
 def sim_seconds(ns: int) -> str:
-    """Simulated time as the summary's first line gives it: seconds with every decimal the
-    run has (``0.001s``, ``120s``), so a 1 ms run does not read as ``0.0s``."""
-    return f"{int(ns) / 1e9:.9f}".rstrip("0").rstrip(".") + "s"
+    """Simulated time as the summary's first line gives it: seconds to six significant
+    digits, never in exponent form (``0.001s``, ``120s``, ``3427.72s``), so a 1 ms run does
+    not read as ``0.0s`` nor a long one as ``1e+06s``."""
+    s = int(ns) / 1e9
+    if s <= 0:
+        return "0s"
+    decimals = max(0, 5 - math.floor(math.log10(s)))
+    return f"{s:.{decimals}f}".rstrip("0").rstrip(".") + "s" if decimals else f"{s:.0f}s"
 
 
 def parse_duration(value: Any, path: str) -> int:
