@@ -163,7 +163,7 @@ def _at_load(release: str, ram: int, overrides: dict) -> dict:
         vals["zfs_dirty_data_max_max"] = max(cap, MIB)
     if "zfs_dirty_data_max" not in overrides:
         pct = vals.get("zfs_dirty_data_max_percent", 10)
-        vals["zfs_dirty_data_max"] = max(min(ram // 100 * pct, vals["zfs_dirty_data_max_max"]), MIB)
+        vals["zfs_dirty_data_max"] = max(min(ram * pct // 100, vals["zfs_dirty_data_max_max"]), MIB)
     if "zfs_wrlog_data_max" in vals and "zfs_wrlog_data_max" not in overrides:
         vals["zfs_wrlog_data_max"] = 2 * vals["zfs_dirty_data_max"]
     return vals

@@ -308,7 +308,7 @@ def test_the_baseline_is_the_same_run_however_the_axes_spell_it(fake_core):
     assert advise.baseline_point(base, [point("d", pool={"name": "tank", "log": [{}]})]) is None
     # zfs_dirty_data_max's default is derived from RAM: 10 % of 16 GiB is the run as written,
     # the declaration's 4 GiB is not (QA F2: the 4 GiB point was taken for the baseline).
-    tenth = (16 << 30) // 100 * 10
+    tenth = (16 << 30) * 10 // 100
     dirty = {"zfs_scrub_delay": 4, "zfs_dirty_data_max": tenth}
     assert advise.baseline_point(base, [point("e", tunables={**dirty, "zfs_dirty_data_max": 4 << 30}),
                                         point("f", tunables=dirty)]) == "f"
@@ -319,7 +319,7 @@ def test_a_derived_default_is_the_scenarios_own_value_and_its_way_back(fake_core
     the value the baseline runs at, and for the revert command."""
     f = "zfs.tunables.zfs_dirty_data_max"
     cfg = {"release": "zfs-2.2", "ram_bytes": 8 << 30, "tunables": {}}
-    tenth = (8 << 30) // 100 * 10
+    tenth = (8 << 30) * 10 // 100
     assert advise.current_tunables(cfg, [f]) == {f: tenth}
     # A percent the scenario sets re-derives it, as arc_init does.
     assert advise.current_value({**cfg, "tunables": {"zfs_dirty_data_max_percent": 20}}, f[13:]) == 2 * tenth
@@ -678,7 +678,7 @@ def test_advise_baseline_on_a_derived_default_is_the_scenario_as_written(tmp_pat
     restored 4 GiB."""
     sc = tmp_path / "writer.toml"
     sc.write_text(WRITER, encoding="utf-8")
-    tenth = (8 << 30) // 100 * 10
+    tenth = (8 << 30) * 10 // 100
     r = invoke("run", sc, "--out", tmp_path / "plain", "-q")
     assert r.exit_code == 0, r.stderr
     plain = json.loads((tmp_path / "plain" / "summary.json").read_text())

@@ -369,7 +369,7 @@ def test_a_default_derived_from_ram_is_that_rams_not_a_placeholder():
         assert r.exit_code == 0, r.stderr
         return {ln.split()[0]: ln.split()[2:4] for ln in r.stdout.splitlines()[1:]}
 
-    tenth = (16 << 30) // 100 * 10
+    tenth = (16 << 30) * 10 // 100
     assert row()["zfs_dirty_data_max"] == [str(tenth), "(16G"]
     assert row()["zfs_wrlog_data_max"] == [str(2 * tenth), "(16G"]
     assert row("--ram", "64G")["zfs_dirty_data_max"] == [str(4 << 30), "(64G"]  # the 4 GiB cap
@@ -377,7 +377,7 @@ def test_a_default_derived_from_ram_is_that_rams_not_a_placeholder():
     doc = json.loads(invoke("tunables", "--json", "--release", "zfs-2.2", "--name", "dirty_data_max",
                             "--ram", "8G").stdout)
     t = {d["name"]: d for d in doc}
-    assert t["zfs_dirty_data_max"]["default"] == (8 << 30) // 100 * 10
+    assert t["zfs_dirty_data_max"]["default"] == (8 << 30) * 10 // 100
     assert t["zfs_dirty_data_max"]["ram_bytes"] == 8 << 30 and "ram_bytes" not in t["zfs_dirty_data_max_percent"]
     r = invoke("tunables", "--ram", "1M")
     assert r.exit_code == 2 and r.stderr.startswith('error: --ram: "1M" — too small')

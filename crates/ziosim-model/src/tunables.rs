@@ -461,6 +461,12 @@ pub struct Tunables {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TunableError(pub String);
 
+/// `allmem * percent / 100`, multiplied first as `arc_init` does (arc.c@zfs-2.2.0): on
+/// 16 GiB that is 1717986918 for 10 %, where dividing first gave 1717986910.
+fn pct_of(ram: i64, pct: i64) -> i64 {
+    (ram as i128 * pct as i128 / 100).min(i64::MAX as i128) as i64
+}
+
 impl Tunables {
     /// Release defaults; `ram_bytes` feeds the derived defaults.
     pub fn defaults(release: Release, ram_bytes: u64) -> Tunables {
@@ -477,7 +483,7 @@ impl Tunables {
         vals[T::zfs_dirty_data_max_max as usize] = max_max.max(MIB);
         let pct = vals[T::zfs_dirty_data_max_percent as usize];
         let pct = if pct == NA { 10 } else { pct };
-        vals[T::zfs_dirty_data_max as usize] = (ram / 100 * pct).min(max_max).max(MIB);
+        vals[T::zfs_dirty_data_max as usize] = pct_of(ram, pct).min(max_max).max(MIB);
         if vals[T::zfs_wrlog_data_max as usize] != NA {
             vals[T::zfs_wrlog_data_max as usize] = 2 * vals[T::zfs_dirty_data_max as usize];
         }
@@ -505,7 +511,7 @@ impl Tunables {
             let ram = ram_bytes.min(i64::MAX as u64) as i64;
             let pct = t.try_get(T::zfs_dirty_data_max_percent).unwrap_or(10);
             let max_max = t.get(T::zfs_dirty_data_max_max);
-            t.vals[T::zfs_dirty_data_max as usize] = (ram / 100 * pct).min(max_max).max(MIB);
+            t.vals[T::zfs_dirty_data_max as usize] = pct_of(ram, pct).min(max_max).max(MIB);
         }
         if !has("zfs_wrlog_data_max") && t.try_get(T::zfs_wrlog_data_max).is_some() {
             t.vals[T::zfs_wrlog_data_max as usize] = 2 * t.get(T::zfs_dirty_data_max);
@@ -605,7 +611,7 @@ mod tests {
         assert_eq!(t(Release::Solaris2009).get(T::zfs_txg_timeout), 30);
         assert_eq!(t(Release::Zfs22).get(T::zfs_txg_timeout), 5);
         // 16 GiB RAM: 10 % = 1.6 GiB, under the 4 GiB cap.
-        assert_eq!(t(Release::Zfs22).get(T::zfs_dirty_data_max), (16i64 << 30) / 100 * 10);
+        assert_eq!(t(Release::Zfs22).get(T::zfs_dirty_data_max), (16i64 << 30) * 10 / 100);
     }
 
     #[test]
@@ -618,7 +624,7 @@ mod tests {
         };
         assert_eq!(get(vec![]), (4 * GIB, 8 * GIB));
         assert_eq!(get(o("zfs_dirty_data_max_max", GIB)), (GIB, 2 * GIB));
-        assert_eq!(get(o("zfs_dirty_data_max_percent", 1)), (ram as i64 / 100, 2 * (ram as i64 / 100)));
+        assert_eq!(get(o("zfs_dirty_data_max_percent", 1)), (ram as i64 / 100, 2 * (ram as i64 / 100))); // ram × 1 / 100
         // An explicit value wins over the derivation.
         let both = vec![("zfs_dirty_data_max_max".to_string(), GIB), ("zfs_dirty_data_max".to_string(), 3 * GIB)];
         assert_eq!(get(both).0, 3 * GIB);
