@@ -707,6 +707,29 @@ pub(crate) struct Workload {
     pub(crate) db: Option<Db>,
 }
 
+impl Workload {
+    /// Count one completed operation of `bytes` and latency `lat` (ns), ended in scan phase
+    /// `phase`, in every place an operation is counted: the run's totals and histogram, the
+    /// phase's, and the report interval's. Every kind of workload comes through here, so
+    /// `ops`, `by_scan_phase` and the per-interval histograms always agree.
+    fn count_op(&mut self, lat: u64, bytes: u64, phase: ScanPhase) {
+        self.ops += 1;
+        self.bytes += bytes;
+        self.lat.add(lat);
+        self.lat_log2.add(lat);
+        let ph = &mut self.by_phase[phase as usize];
+        ph.ops += 1;
+        ph.bytes += bytes;
+        ph.lat.add(lat);
+        ph.lat_log2.add(lat);
+        self.s_ops += 1;
+        self.s_bytes += bytes;
+        self.s_lat_sum += lat as u128;
+        self.s_lat_max = self.s_lat_max.max(lat);
+        self.s_lat_log2.add(lat);
+    }
+}
+
 /// The minimal txg writer (see module doc).
 /// Where spa_sync is within a txg.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1883,6 +1906,8 @@ impl Model_ {
         self.ops[id as usize].live = false;
         self.ops_free.push(id);
         let stopped = self.stopped;
+        // `handle` keeps `phase_now` current at the end of every event.
+        let phase = self.phase_now.0;
         let w = &mut self.wls[wl];
         let db = w.db.as_mut().unwrap();
         match kind {
@@ -1902,14 +1927,7 @@ impl Model_ {
                 w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
                 w.inflight_since_ns = now;
                 w.inflight -= 1;
-                w.ops += 1;
-                w.bytes += bytes;
-                w.lat.add(txn);
-                w.lat_log2.add(txn);
-                w.s_ops += 1;
-                w.s_bytes += bytes;
-                w.s_lat_sum += txn as u128;
-                w.s_lat_max = w.s_lat_max.max(txn);
+                w.count_op(txn, bytes, phase);
                 if now < w.stop_ns && !stopped {
                     if w.think_ns == 0 {
                         self.db_start(wl, thread, ctx);
@@ -2062,20 +2080,7 @@ impl Model_ {
             w.inflight_ns -= lat as u128;
             return;
         }
-        w.ops += 1;
-        w.bytes += bytes;
-        w.lat.add(lat);
-        w.lat_log2.add(lat);
-        let ph = &mut w.by_phase[phase as usize];
-        ph.ops += 1;
-        ph.bytes += bytes;
-        ph.lat.add(lat);
-        ph.lat_log2.add(lat);
-        w.s_ops += 1;
-        w.s_bytes += bytes;
-        w.s_lat_sum += lat as u128;
-        w.s_lat_max = w.s_lat_max.max(lat);
-        w.s_lat_log2.add(lat);
+        w.count_op(lat, bytes, phase);
         if w.rate_per_s.is_none() && now < w.stop_ns && !self.stopped {
             if w.think_ns == 0 {
                 self.start_op(wl, thread, ctx);

@@ -91,3 +91,24 @@ fn interval_without_operations_is_empty() {
     assert!(s["ops"][4].as_u64().unwrap() > 0);
     assert_eq!(u64s(&s["latency_log2"][4]).iter().sum::<u64>(), s["ops"][4].as_u64().unwrap());
 }
+
+/// A database workload counts a transaction when its WAL commit returns; the interval's
+/// histogram and the scan-phase split must count it there too (QA pass 2, F3: the
+/// database kind left every interval's histogram empty and `by_scan_phase` at zero).
+#[test]
+fn database_intervals_and_phases_count_every_transaction() {
+    let mut c = cfg();
+    c["workloads"] = json!([{"name": "pg", "kind": "database", "sizes": [[8192, 1.0]], "threads": 4,
+                             "arc_hit_ratio": 0.9, "checkpoint_ns": 2_000_000_000u64, "checkpoint_spread": 0.5}]);
+    c["pool"]["recordsize_bytes"] = json!(8192);
+    let res = run(&c);
+    let w = &res["workloads"][0];
+    let s = &res["series"]["workloads"][0];
+    let ops = u64s(&s["ops"]);
+    assert!(ops.iter().all(|&n| n > 0), "{ops:?}");
+    for (k, h) in s["latency_log2"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(u64s(h).iter().sum::<u64>(), ops[k], "interval {k}");
+    }
+    let phases: u64 = w["by_scan_phase"].as_object().unwrap().values().map(|p| p["ops"].as_u64().unwrap()).sum();
+    assert_eq!(phases, w["ops"].as_u64().unwrap(), "{}", w["by_scan_phase"]);
+}
