@@ -442,14 +442,14 @@ impl Model_ {
     pub(crate) fn rebuild_summary(&self, r: &Rebuild, now: u64) -> Value {
         let end = if r.active() { now } else { r.end_ns };
         let dur = end.saturating_sub(r.start_ns);
-        let secs = (dur as f64 / 1e9).max(1e-9);
         json!({
             "vdev": self.tops[r.top].name,
             "state": r.state.key(),
             "start_ns": r.start_ns, "end_ns": end, "duration_ns": dur,
             "scanned_bytes": r.scanned, "issued_bytes": r.issued, "rebuilt_bytes": r.rebuilt,
             "estimate_bytes": r.est, "chunks": r.chunks, "errors": r.errors,
-            "scanned_bytes_per_s": r.scanned as f64 / secs, "rebuilt_bytes_per_s": r.rebuilt as f64 / secs,
+            "scanned_bytes_per_s": crate::stats::rate_per_s(r.scanned, dur),
+            "rebuilt_bytes_per_s": crate::stats::rate_per_s(r.rebuilt, dur),
         })
     }
 }

@@ -69,6 +69,7 @@ use crate::pool::{raidz_map, VdevType};
 use crate::release::Release;
 use crate::sim::{Ev, Model_};
 use crate::scan_queue::SortedQueue;
+use crate::stats::rate_per_s;
 use crate::tunables::T;
 use serde_json::{json, Value};
 use ziosim_engine::{Ctx, NS_PER_MS, NS_PER_S};
@@ -173,6 +174,11 @@ pub struct Scan {
     pub pass_issued: u64,
     pub paused_since_ns: Option<u64>,
     pub spent_paused_ns: u64,
+    /// Time paused over the whole scan (`spent_paused_ns` is per pass), for the summary's
+    /// mean rates, which leave it out as `zpool status` does; and how much of it fell
+    /// before the traversal ended.
+    paused_total_ns: u64,
+    walk_paused_ns: u64,
     inflight: u32,
     max_inflight: u32,
     /// 0.8+: bytes of the non-sorted scan reads in flight (their share of
@@ -261,6 +267,8 @@ impl Scan {
             pass_issued: 0,
             paused_since_ns: None,
             spent_paused_ns: 0,
+            paused_total_ns: 0,
+            walk_paused_ns: 0,
             inflight: 0,
             max_inflight,
             inflight_bytes: 0,
@@ -573,6 +581,7 @@ impl Model_ {
             (true, None) => s.paused_since_ns = Some(now),
             (false, Some(t)) => {
                 s.spent_paused_ns += now - t;
+                s.paused_total_ns += now - t;
                 s.paused_since_ns = None;
                 if !self.txg.syncing {
                     self.start_sync(ctx);
@@ -732,6 +741,7 @@ impl Model_ {
                 s.traversal_done = true;
                 s.walk_end_ns = Some(now);
                 s.walk_issued = s.issued;
+                s.walk_paused_ns = s.paused_total_ns;
                 s.wait = Wait::Drain;
                 if s.sorted.is_some() && rel >= Release::Zfs22 {
                     // The metadata traversal has ended: the issue pass starts (pass_* reset,
@@ -1252,16 +1262,20 @@ impl Model_ {
     pub(crate) fn scan_summary_json(&self, sc: &Scan, sim_time_ns: u64) -> Value {
         let end = if sc.state == ScanState::Scanning { sim_time_ns } else { sc.end_ns };
         let dur = end.saturating_sub(sc.start_ns);
-        let secs = (dur as f64 / 1e9).max(1e-9);
+        // Mean rates leave paused time out, as `zpool status` does (`elapsed -=
+        // pss_pass_scrub_spent_paused`); a pause still under way counts up to `end`.
+        let paused = sc.paused_total_ns + sc.paused_since_ns.map_or(0, |t| end.saturating_sub(t));
+        let active_ns = dur.saturating_sub(paused);
         json!({
             "func": sc.func.key(),
             "state": sc.state.key(),
-            "start_ns": sc.start_ns, "end_ns": end, "duration_ns": dur,
+            "start_ns": sc.start_ns, "end_ns": end, "duration_ns": dur, "paused_ns": paused,
             "min_txg": sc.min_txg, "max_txg": sc.max_txg,
             "to_examine_bytes": sc.to_examine, "examined_bytes": sc.examined, "issued_bytes": sc.issued,
             "skipped_bytes": sc.skipped, "processed_bytes": sc.processed, "txgs": sc.txgs,
-            "examined_bytes_per_s": sc.examined as f64 / secs, "issued_bytes_per_s": sc.issued as f64 / secs,
-            "processed_bytes_per_s": sc.processed as f64 / secs,
+            "examined_bytes_per_s": rate_per_s(sc.examined, active_ns),
+            "issued_bytes_per_s": rate_per_s(sc.issued, active_ns),
+            "processed_bytes_per_s": rate_per_s(sc.processed, active_ns),
             "engine": if sc.sorted.is_some() { "sorted" } else { "legacy" },
             "sort_mem_peak_bytes": sc.sorted.as_ref().map(|so| so.mem_peak_bytes),
             "sort_mem_hard_bytes": sc.sorted.as_ref().map(|so| so.hard_bytes),
@@ -1270,9 +1284,11 @@ impl Model_ {
             // Per phase: the walk (start to the traversal's end: what `zpool status` calls
             // "scanned") and what followed it (the sorted scan's last issue pass).
             "walk_ns": sc.walk_end_ns.map(|t| t - sc.start_ns),
-            "walk_examined_bytes_per_s": sc.walk_end_ns.map(|t| sc.examined as f64 / ((t - sc.start_ns) as f64 / 1e9).max(1e-9)),
-            "after_walk_issued_bytes_per_s": sc.walk_end_ns.filter(|&t| end > t && sc.sorted.is_some())
-                .map(|t| (sc.issued - sc.walk_issued) as f64 / ((end - t) as f64 / 1e9)),
+            "walk_examined_bytes_per_s": sc.walk_end_ns
+                .and_then(|t| rate_per_s(sc.examined, (t - sc.start_ns).saturating_sub(sc.walk_paused_ns))),
+            "after_walk_issued_bytes_per_s": sc.walk_end_ns.filter(|_| sc.sorted.is_some()).and_then(|t| {
+                rate_per_s(sc.issued - sc.walk_issued, end.saturating_sub(t).saturating_sub(paused - sc.walk_paused_ns))
+            }),
         })
     }
 

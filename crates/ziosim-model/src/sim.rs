@@ -3030,11 +3030,11 @@ impl Model_ {
             .collect();
         let scan = self.scan.as_ref().map(|sc| {
             let mut v = self.scan_summary_json(sc, sim_time_ns);
-            let secs = (v["duration_ns"].as_u64().unwrap() as f64 / 1e9).max(1e-9);
+            let active_ns = v["duration_ns"].as_u64().unwrap() - v["paused_ns"].as_u64().unwrap();
             // What the disks (and links) carried for the scan: every SCRUB-class leaf read.
             let leaf_read: u64 = self.leaves.iter().map(|l| l.classes[IoClass::Scrub.idx()].bytes).sum();
             v["leaf_read_bytes"] = json!(leaf_read);
-            v["leaf_read_bytes_per_s"] = json!(leaf_read as f64 / secs);
+            v["leaf_read_bytes_per_s"] = json!(crate::stats::rate_per_s(leaf_read, active_ns));
             v
         });
         let mut scans = self.scan_history.clone();

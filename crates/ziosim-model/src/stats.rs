@@ -18,6 +18,12 @@ pub fn log2_bucket(v: u64) -> usize {
     63 - (v | 1).leading_zeros() as usize
 }
 
+/// Mean rate of `amount` over a window of `window_ns`: None for an empty window, where a
+/// rate means nothing (a window floored at 1 ns would report exabytes per second).
+pub fn rate_per_s(amount: u64, window_ns: u64) -> Option<f64> {
+    (window_ns > 0).then(|| amount as f64 / (window_ns as f64 / 1e9))
+}
+
 #[derive(Clone, Debug)]
 pub struct Log2Hist<const N: usize> {
     pub counts: [u64; N],

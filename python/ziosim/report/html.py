@@ -136,13 +136,15 @@ def _scan_table(summary: dict, release: str) -> str:
         ("started", fmt_time(sc.get("start_ns", 0))),
         ("still running at the end, at" if sc.get("state") == "scanning" else "ended", fmt_time(sc.get("end_ns", 0))),
         ("duration", fmt_time(sc.get("duration_ns", 0))),
+        ("of it paused", fmt_time(sc["paused_ns"]) if sc.get("paused_ns") else None),
         ("to examine", zfs_nicebytes(sc.get("to_examine_bytes", 0))),
         ("examined", zfs_nicebytes(sc.get("examined_bytes", 0))),
         ("issued", zfs_nicebytes(sc.get("issued_bytes", 0))),
         (done, zfs_nicebytes(sc.get("processed_bytes", 0))),
-        ("examined rate", nicerate(sc.get("examined_bytes_per_s", 0), release)),
-        ("issued rate", nicerate(sc.get("issued_bytes_per_s", 0), release)),
-        ("disk read rate", nicerate(sc.get("leaf_read_bytes_per_s", 0), release)),
+        # Mean rates over the time not paused; null (no row) when that time is zero.
+        *((label, nicerate(sc[k], release) if sc.get(k) is not None else None)
+          for label, k in (("examined rate", "examined_bytes_per_s"), ("issued rate", "issued_bytes_per_s"),
+                           ("disk read rate", "leaf_read_bytes_per_s"))),
     ]
     return ('<h3 id="t-scan">Scan</h3>\n'
             + _table(["scan", "value"], [[k, v] for k, v in rows if v is not None]))

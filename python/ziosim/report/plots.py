@@ -339,9 +339,10 @@ def _scan_progress(results: dict, meta: dict) -> Plot | None:
     _scan_marks(fig, results)
     fig.legend(legend)
     state = sc.get("state")
-    rate = fmt_rate(float(sc.get("issued_bytes_per_s", 0.0)))
+    mean = sc.get("issued_bytes_per_s")  # null for a scan that ran no time at all
+    rate = "" if mean is None else f", issued at {fmt_rate(float(mean))} on average"
     caption = (f"Bytes the {func} examined, issued and {done_word}, from the `zpool status` snapshot of "
-               f"each report interval; {state} at the end of the run, issued at {rate} on average.")
+               f"each report interval; {state} at the end of the run{rate}.")
     return Plot("scan-progress.svg", title, caption, fig.render())
 
 

@@ -292,7 +292,7 @@ def _zil(results: dict) -> dict:
 
 
 _SCAN_KEYS = (
-    "func", "state", "engine", "start_ns", "end_ns", "duration_ns", "txgs",
+    "func", "state", "engine", "start_ns", "end_ns", "duration_ns", "paused_ns", "txgs",
     "to_examine_bytes", "examined_bytes", "issued_bytes", "skipped_bytes", "processed_bytes",
     "leaf_read_bytes", "examined_bytes_per_s", "issued_bytes_per_s", "processed_bytes_per_s",
     "leaf_read_bytes_per_s", "sort_mem_peak_bytes", "sort_mem_hard_bytes", "issue_phases",
@@ -484,21 +484,27 @@ def scan_summary_lines(summary: dict, release: str = "zfs-2.2") -> list[str]:
     runs = [(sc.get("start_ns") or 0, "scan", sc) for sc in summary.get("scans") or []]
     runs += [(rb.get("start_ns") or 0, "rebuild", rb) for rb in summary.get("rebuilds") or []]
     lines = []
+
+    def at(rate: float | None) -> str:
+        # A rate over no time at all is null (summary.json), not a number to print.
+        return "" if rate is None else f" at {nicerate(rate, release)}"
+
     for start_ns, kind, r in sorted(runs, key=lambda x: x[0]):
         ended = _SCAN_END.get(r.get("state"), r.get("state"))
-        when = f"{ended} {span(r.get('duration_ns') or 0)} (from {span(start_ns)})"
+        paused = f", {span(r['paused_ns'])} of it paused" if r.get("paused_ns") else ""
+        when = f"{ended} {span(r.get('duration_ns') or 0)} (from {span(start_ns)}{paused})"
         if kind == "rebuild":
             what = (f"rebuild {r.get('vdev')}",
-                    f"{zfs_nicebytes(r.get('rebuilt_bytes', 0))} rebuilt at "
-                    f"{nicerate(r.get('rebuilt_bytes_per_s', 0), release)}, {r.get('errors', 0)} errors")
+                    f"{zfs_nicebytes(r.get('rebuilt_bytes', 0))} rebuilt{at(r.get('rebuilt_bytes_per_s'))}, "
+                    f"{r.get('errors', 0)} errors")
         elif r.get("func") == "scrub":
-            what = ("scrub", f"{zfs_nicebytes(r.get('examined_bytes', 0))} examined at "
-                             f"{nicerate(r.get('examined_bytes_per_s', 0), release)}, "
+            what = ("scrub", f"{zfs_nicebytes(r.get('examined_bytes', 0))} examined"
+                             f"{at(r.get('examined_bytes_per_s'))}, "
                              f"{zfs_nicebytes(r.get('processed_bytes', 0))} repaired")
         else:
             what = (str(r.get("func")), f"{zfs_nicebytes(r.get('examined_bytes', 0))} examined, "
-                                        f"{zfs_nicebytes(r.get('processed_bytes', 0))} resilvered at "
-                                        f"{nicerate(r.get('processed_bytes_per_s', 0), release)}")
+                                        f"{zfs_nicebytes(r.get('processed_bytes', 0))} resilvered"
+                                        f"{at(r.get('processed_bytes_per_s'))}")
         lines.append(f"scan: {what[0]} {when}: {what[1]}")
     return lines
 
