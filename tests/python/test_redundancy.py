@@ -97,3 +97,49 @@ def test_reliability_fields_are_checked():
         with pytest.raises(ScenarioError) as e:
             _run('type = "mirror", disks = 2', "", device=text + "\n", stop="1s")
         assert str(e.value) == msg
+
+
+def test_a_resilver_with_nothing_to_copy_from_restores_no_copy():
+    """QA pass 3 #5: both sides of a mirror fail, one is replaced. The resilver has no
+    source ("with N errors", 0 B written): the new disk holds nothing, so the blocks stay
+    without a copy to the end of the run; it used to count as a good copy from the
+    resilver's end ("no copy left for 1.06s", then margin 0)."""
+    res, summ = _run('type = "mirror", disks = 2',
+                     _act("5s", "fail", disk="sda") + _act("6s", "fail", disk="sdb")
+                     + _act("7s", "replace", old="sda", new="sdc"), stop="30s")
+    assert res["scan"]["state"] == "finished" and res["scan"]["processed_bytes"] == 0
+    r = _rec(res, "mirror-0")
+    assert (r["margin"], r["min_margin"], r["restored_ns"]) == (-1, -1, None)
+    assert r["lost_ns"] == 24_000_000_000  # from the second failure to the end
+    text = "\n".join(redundancy_lines(summ))
+    assert "no copy left for 24.0s" in text and "still short at the end" in text, text
+    # Rates over a window of no time are null, not exabytes per second.
+    for sc in res["scans"]:
+        if sc["walk_ns"] == 0:
+            assert sc["walk_examined_bytes_per_s"] is None
+        if sc["duration_ns"] == sc["paused_ns"]:
+            assert sc["examined_bytes_per_s"] is None and sc["issued_bytes_per_s"] is None
+
+
+def test_an_attach_adds_a_copy_and_a_lone_disk_is_named_once():
+    """QA pass 3 #11: attaching sdc to the lone sdb was reported as mirror-1 "running
+    short" (no margin for 11.7s) while the lone sda, with no redundancy throughout, got
+    no line at all."""
+    text = ('[scenario]\nname = "r"\nstop = "scan-done"\n[zfs]\nrelease = "zfs-2.2"\n'
+            '[pool]\nallocated = "2G"\nvdevs = [{ type = "disk", device = "hdd-7200-sata-2014" },'
+            ' { type = "disk", device = "hdd-7200-sata-2014" }]\n' + _act("2s", "attach", disk="sdb", new="sdc"))
+    res = runner.run(scenario.loads(text))
+    r = _rec(res, "mirror-1")
+    assert (r["tolerance"], r["margin"], r["min_margin"], r["short_ns"]) == (1, 1, 0, 0)
+    # It had no margin as a lone disk and until the new side held everything: that is so.
+    assert r["exposed_ns"] == res["scan"]["end_ns"]
+    summ = build_summary(res, META)
+    assert summ["pool"]["redundancy"] == [] and summ["pool"]["non_redundant_vdevs"] == ["sda"]
+    assert redundancy_lines(summ) == [
+        "redundancy: none on sda (a single-disk vdev): one failed disk or unreadable block there loses data"]
+    # A pool of plain disks (a benchmark) is left alone; a lone disk that fails is news.
+    res, summ = _run('type = "disk"', "", stop="5s")
+    assert redundancy_lines(summ) == []
+    res, summ = _run('type = "disk"', _act("1s", "fail", disk="sda"), stop="5s")
+    assert redundancy_lines(summ) == [
+        "redundancy: sda has no redundancy; no copy left for 4.00s (from 1.00s): blocks were lost (see zpool status)"]

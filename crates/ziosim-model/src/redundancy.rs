@@ -6,13 +6,22 @@
 //! Theory of operation
 //! -------------------
 //! * **Margin.** A top-level vdev survives `tolerance` missing children: a mirror its
-//!   children − 1, raidzP P, a lone disk 0. A child is *whole* when one of its leaves (the
+//!   children − 1, raidzP P, a lone disk 0. A mirror child counts once it has been whole:
+//!   a disk `attach` adds is an extra copy being made, not a missing one, so the vdev is
+//!   not short while it resilvers (its tolerance grows when the copy is complete); a
+//!   `replace` keeps its child, which was whole before. A child is *whole* when one of its leaves (the
 //!   disk, or the new disk of its `replacing` vdev) can be written and has no DTL, i.e. holds
 //!   every block. `margin = tolerance − children not whole`. ZFS's DEGRADED is the same test
 //!   without the DTL part: a disk being resilvered is ONLINE in `zpool status`, yet it lacks
 //!   the blocks its DTL names, so here it counts as missing until the resilver or rebuild
 //!   excises its DTL (`admin.rs`). The margin changes only with an administrative action and
 //!   when a scan or rebuild completes; it is re-evaluated at each (`redundancy_update`).
+//! * **Lost blocks stay lost.** A block with no copy left (in the pool's error log,
+//!   `lost_blocks`, where reads and scans put it; or a chunk a sequential rebuild could not
+//!   read, `vrp_errors`) has no copy on any disk from then on. A vdev holding one has a
+//!   margin below 0 whatever its children look like: a resilver that completed "with N
+//!   errors" excises the new disk's DTL as ZFS does, but the blocks it could not rebuild
+//!   are not on that disk, so it does not restore the copies they lack.
 //! * **Windows.** Per top-level vdev: time with the margin below the tolerance (*short*), at
 //!   or below 0 (*exposed*: one more failed disk loses data) and below 0 (blocks already have
 //!   no copy, which the read path reports as errors), the least margin, and when it first
@@ -60,6 +69,9 @@ pub struct RedTrack {
     errors_known: bool,
     /// Chance of k extra failures so far (k < len), without loss; `p_lost` the rest.
     dist: Vec<f64>,
+    /// Leaves of this vdev that have been whole at some evaluation: a child with one of
+    /// them counts towards the tolerance (see module doc).
+    seen: Vec<u16>,
     p_lost: f64,
     rates_known: bool,
 }
@@ -76,15 +88,10 @@ fn binom(n: usize, i: usize, p: f64) -> f64 {
 impl Model_ {
     /// The tolerance and the margin of top-level vdev `t`, and the leaves that hold its
     /// whole children (one per whole child: the old disk if it is whole, else the new one).
-    fn red_state(&self, t: usize) -> (i32, i32, Vec<u16>) {
+    /// `seen` gains the whole leaves found.
+    fn red_state(&self, t: usize, seen: &mut Vec<u16>) -> (i32, i32, Vec<u16>) {
         let top = &self.tops[t];
-        let n = top.leaves.len();
-        let tolerance = match top.kind {
-            VdevType::Disk => 0,
-            VdevType::Mirror => n as i32 - 1,
-            k => k.nparity() as i32,
-        };
-        let whole: Vec<u16> = (0..n)
+        let whole: Vec<u16> = (0..top.leaves.len())
             .filter_map(|c| {
                 self.child_leaves(t, c).find(|&l| {
                     let leaf = &self.leaves[l as usize];
@@ -92,7 +99,30 @@ impl Model_ {
                 })
             })
             .collect();
-        (tolerance, tolerance - (n - whole.len()) as i32, whole)
+        for &l in &whole {
+            if !seen.contains(&l) {
+                seen.push(l);
+            }
+        }
+        // Every whole child is counted (its whole leaf is in `seen`).
+        let n = (0..top.leaves.len()).filter(|&c| self.child_leaves(t, c).any(|l| seen.contains(&l))).count();
+        let tolerance = match top.kind {
+            VdevType::Disk => 0,
+            VdevType::Mirror => (n as i32 - 1).max(0),
+            k => k.nparity() as i32,
+        };
+        let margin = tolerance - (n - whole.len()) as i32;
+        (tolerance, if self.red_has_lost_blocks(t) { margin.min(-1) } else { margin }, whole)
+    }
+
+    /// Does top-level vdev `t` hold blocks of which no copy survives (see module doc)?
+    fn red_has_lost_blocks(&self, t: usize) -> bool {
+        let t16 = t as u16;
+        let logged = self.lost_blocks.range((t16, 0)..=(t16, u64::MAX)).next().is_some();
+        let rebuilt_with_errors = self.admin.rebuilds.get(t).and_then(|r| r.as_ref()).is_some_and(|r| {
+            r.state == crate::rebuild::RebuildState::Complete && r.errors > 0
+        });
+        logged || rebuilt_with_errors
     }
 
     fn red_rates(&self, whole: &[u16]) -> Option<Vec<f64>> {
@@ -109,7 +139,8 @@ impl Model_ {
     pub(crate) fn redundancy_init(&mut self, now: u64) {
         self.red = (0..self.tops.len())
             .map(|t| {
-                let (tolerance, margin, whole) = self.red_state(t);
+                let mut seen = Vec::new();
+                let (tolerance, margin, whole) = self.red_state(t, &mut seen);
                 let mut r = RedTrack {
                     tolerance,
                     margin,
@@ -118,6 +149,7 @@ impl Model_ {
                     errors_known: true,
                     dist: vec![1.0],
                     rates_known: true,
+                    seen,
                     ..Default::default()
                 };
                 self.red_begin(&mut r, t, &whole, now);
@@ -204,7 +236,7 @@ impl Model_ {
             // Every update starts a new interval (the leaves and their rates may have
             // changed even where the margin did not); splitting an interval changes nothing,
             // since the failure model is memoryless.
-            let (tolerance, margin, whole) = self.red_state(t);
+            let (tolerance, margin, whole) = self.red_state(t, &mut r.seen);
             self.red_close(r, now);
             let was_short = r.margin < r.tolerance;
             r.tolerance = tolerance;

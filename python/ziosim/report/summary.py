@@ -336,12 +336,18 @@ _RED_KEYS = ("vdev", "tolerance", "margin", "min_margin", "short_ns", "exposed_n
 
 
 def _redundancy(results: dict) -> list:
-    """Top-level vdevs that ran short of their redundancy (``redundancy.rs``), in pool order."""
+    """Top-level vdevs that ran short of their redundancy (``redundancy.rs``), in pool order:
+    a vdev with none to lose (a lone disk) only once it lost blocks."""
     out = []
     for r in (results.get("pool") or {}).get("redundancy") or []:
-        if r["tolerance"] > 0 and (r["short_ns"] > 0 or r["margin"] < r["tolerance"]):
+        if r["short_ns"] > 0 or r["margin"] < r["tolerance"]:
             out.append({k: (Sig(r[k]) if isinstance(r.get(k), float) else r.get(k)) for k in _RED_KEYS})
     return out
+
+
+def _non_redundant(results: dict) -> list[str]:
+    """Data vdevs with no redundancy at the end of the run (a lone disk), in pool order."""
+    return [r["vdev"] for r in (results.get("pool") or {}).get("redundancy") or [] if r["tolerance"] == 0]
 
 
 def identity(meta: dict) -> dict:
@@ -372,6 +378,8 @@ def build_summary(results: dict, meta: dict) -> dict:
             "alloc_bytes": pool.get("alloc_bytes", 0),
             "size_bytes": pool.get("size_bytes", 0),
             "redundancy": _redundancy(results),
+            "data_vdevs": len((results.get("pool") or {}).get("redundancy") or []),
+            "non_redundant_vdevs": _non_redundant(results),
         },
         "workloads": _workloads(results, meta),
         "classes": {name: _class_summary(c) for name, c in results.get("classes", {}).items()},
@@ -443,7 +451,13 @@ def _chance(p: float) -> str:
 def redundancy_lines(summary: dict) -> list[str]:
     """What running short of redundancy exposed, per top-level vdev (empty when none did)."""
     lines = []
-    for r in summary["pool"].get("redundancy") or []:
+    pool = summary["pool"]
+    for r in pool.get("redundancy") or []:
+        if r["tolerance"] == 0:
+            # A lone disk has nothing to run short of: only its lost blocks are news.
+            lines.append(f"redundancy: {r['vdev']} has no redundancy; no copy left for {span(r['lost_ns'])} "
+                         f"(from {span(r['first_short_ns'] or 0)}): blocks were lost (see zpool status)")
+            continue
         tol, least = r["tolerance"], max(r["min_margin"], 0)
         when = f"from {span(r['first_short_ns'])}" if r["first_short_ns"] is not None else "from the start"
         if r["margin"] == tol and r["restored_ns"] is not None:
@@ -470,6 +484,15 @@ def redundancy_lines(summary: dict) -> list[str]:
                 risk.append(f"{read} read with no margin (no datasheet read error rate for a disk)")
         if risk:
             lines.append("  risk: " + "; ".join(risk))
+    # Said once, where redundancy is the topic: some vdev ran short, or the pool mixes
+    # redundant and lone-disk vdevs (zpool warns "mismatched replication level" at create).
+    # A pool of plain disks, as a benchmark uses, is left alone.
+    lone = [v for v in pool.get("non_redundant_vdevs") or []
+            if not any(r["vdev"] == v for r in pool.get("redundancy") or [])]
+    mixed = 0 < len(pool.get("non_redundant_vdevs") or []) < (pool.get("data_vdevs") or 0)
+    if lone and (lines or mixed):
+        lines.append(f"redundancy: none on {', '.join(lone)} (a single-disk vdev"
+                     f"{'s' if len(lone) > 1 else ''}): one failed disk or unreadable block there loses data")
     return lines
 
 
