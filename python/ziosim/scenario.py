@@ -268,7 +268,7 @@ def from_dict(
                 sc["seed"] = seed
             if stop is not None:
                 sc["stop"] = stop
-    config = _Normaliser(doc, default_name).run()
+    config = _Normaliser(doc, default_name, stop_overridden=stop is not None).run()
     return Scenario(config=config, hash=scenario_hash(config), path=path)
 
 
@@ -673,9 +673,12 @@ class _CoreCheck:
 
 
 class _Normaliser:
-    def __init__(self, doc: dict[str, Any], default_name: str) -> None:
+    def __init__(self, doc: dict[str, Any], default_name: str, stop_overridden: bool = False) -> None:
         self.doc = doc
         self.default_name = default_name
+        # `--stop` cuts the run short on purpose (a quick look at a long scenario): the
+        # actions after it are left out, while an action after the file's own stop is an error.
+        self.stop_overridden = stop_overridden
         self.releases = _native.releases()
         self.tunable_decls = {t["name"]: t for t in _native.tunables()}
         self.presets = _native.presets()
@@ -731,6 +734,11 @@ class _Normaliser:
             if at < last:
                 raise ScenarioError(f"{path}.at: {show(a.get('at'))} — allowed: actions in time order (not before "
                                     f"{show(duration_text(last))}, action[{i - 1}]'s time)")
+            if at >= c["stop_ns"] and not self.stop_overridden:
+                # As workload[].start: the run ends first, so the action would never happen.
+                raise ScenarioError(
+                    f"{path}.at: {show(a.get('at'))} — at or after scenario.stop; allowed: earlier than the run's end"
+                )
             last = at
             act: dict[str, Any] = {"at_ns": at, "do": do}
             if do in ("fail", "detach", "offline", "online"):

@@ -83,8 +83,9 @@ def _load(path, stop, interval):
     from ziosim import scenario
 
     doc = scenario.parse_toml((ROOT / path).read_text(), path)
-    doc["scenario"] = {**doc.get("scenario", {}), "stop": stop, "report_interval": interval}
-    return scenario.from_dict(doc, default_name="x")
+    doc["scenario"] = {**doc.get("scenario", {}), "report_interval": interval}
+    # Cut short as --stop does: later actions are left out, not an error.
+    return scenario.from_dict(doc, default_name="x", stop=stop)
 
 
 SMALL = """

@@ -150,9 +150,9 @@ def runs():
 
     def load(path, stop, interval):
         doc = scenario.parse_toml((ROOT / path).read_text(), path)
-        doc["scenario"] = {**doc.get("scenario", {}), "stop": stop, "report_interval": interval}
+        doc["scenario"] = {**doc.get("scenario", {}), "report_interval": interval}
         doc["zfs"] = {**doc.get("zfs", {}), "release": "zfs-2.3"}
-        return scenario.from_dict(doc, default_name="x")
+        return scenario.from_dict(doc, default_name="x", stop=stop)  # as --stop: later actions left out
 
     from test_import import FAIL_REPLACE, SCRUB_PAUSE_CANCEL, SLOG_CACHE, SMALL
 

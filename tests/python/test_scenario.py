@@ -732,7 +732,7 @@ Z21 = '[zfs]\nrelease = "zfs-2.1"\n'
 
 
 def test_vdev_actions_normalise():
-    c = ok(Z21 + MIRROR + '[[action]]\ndo = "replace"\nold = "sdb"\nnew = "sdf"\nsequential = true\n'
+    c = ok('[scenario]\nstop = "5h"\n' + Z21 + MIRROR + '[[action]]\ndo = "replace"\nold = "sdb"\nnew = "sdf"\nsequential = true\n'
            '[[action]]\nat = "1h"\ndo = "attach"\ndisk = "sdf"\nnew = "sdg"\n'
            '[[action]]\nat = "2h"\ndo = "detach"\ndisk = "sdg"\n'
            '[[action]]\nat = "3h"\ndo = "offline"\ndisk = "sdc"\n'
@@ -1063,7 +1063,8 @@ def _set(tunable, value):
 def test_the_action_order_error_states_its_bound_as_a_duration():
     """It said "not before 1500000000 ns"; a scenario writes durations."""
     def two(first, second):
-        return HEAD + POOL + f'[[action]]\nat = "{first}"\ndo = "scrub"\n[[action]]\nat = "{second}"\ndo = "cancel"\n'
+        return ('[scenario]\nstop = "2h"\n' + HEAD + POOL
+                + f'[[action]]\nat = "{first}"\ndo = "scrub"\n[[action]]\nat = "{second}"\ndo = "cancel"\n')
 
     assert err(two("1s500ms", "1s")) == (
         'action[1].at: "1s" — allowed: actions in time order (not before "1s500ms", action[0]\'s time)')
@@ -1168,3 +1169,18 @@ def test_set_action_errors_name_the_action_field():
         "zfs-2.0, zfs-2.1, zfs-2.2, zfs-2.3")
     act = ok(_set("zfs_scrub_delay", 0))["actions"][1]
     assert (act["tunable"], act["value"]) == ("zfs_scrub_delay", 0)
+
+
+def test_an_action_after_the_stop_is_an_error():
+    """QA pass 3 #12: a scrub at 500d under stop = "30s" was dropped without a word (exit 0)."""
+    def at(when, stop):
+        return f'[scenario]\nstop = "{stop}"\n' + HEAD + POOL + f'[[action]]\nat = "{when}"\ndo = "scrub"\n'
+
+    assert err(at("500d", "30s")) == (
+        'action[0].at: "500d" — at or after scenario.stop; allowed: earlier than the run\'s end')
+    assert err(at("30s", "30s")).startswith('action[0].at: "30s" — at or after scenario.stop')
+    assert err(at("1h", "scan-done or 30m")).startswith('action[0].at: "1h" — at or after scenario.stop')
+    assert ok(at("29s", "30s"))["actions"][0]["at_ns"] == 29 * 10**9
+    assert ok(at("300d", "scan-done"))["actions"][0]["at_ns"] == 300 * 86_400 * 10**9  # no time bound
+    # `--stop` shortening a scenario for a quick look leaves its later actions out.
+    assert scenario.loads(at("1m", "1h"), stop="5s").config["actions"][0]["at_ns"] == 60 * 10**9
