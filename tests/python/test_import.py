@@ -850,3 +850,26 @@ def test_a_start_date_in_another_locale_is_noted_not_dropped_unseen(presets):
     assert note in out.split("# Assumed — check each against the real system:")[1]
     c = isc.build(isc.read_inputs([("c.txt", text.replace("Sa Okt", "Sat Oct"))]), isc.Options(), presets)
     assert 'start_time = "2023-10-14 00:00:01"' in c and "start_time left out" not in c
+
+
+def _degraded(names: list[str], see: str) -> str:
+    rows = "".join(f"\t    {n:<10}  {'UNAVAIL' if i == 0 else 'ONLINE ':<7}      0     0     0\n"
+                   for i, n in enumerate(names))
+    return ("  pool: tank\n state: DEGRADED\nstatus: One or more devices could not be opened.\n"
+            f"action: Attach the missing device and online it using 'zpool online'.\n   see: {see}ZFS-8000-2Q\n"
+            "  scan: none requested\nconfig:\n\n\tNAME          STATE     READ WRITE CKSUM\n"
+            "\ttank          DEGRADED     0     0     0\n\t  mirror-0    DEGRADED     0     0     0\n"
+            + rows + "\nerrors: No known data errors\n")
+
+
+def test_freebsd_prints_illumos_see_url_and_the_names_decide():
+    """QA pass 3 #6: FreeBSD's zpool prints illumos's http://illumos.org/msg/ (9.1 on; 9.0
+    http://www.sun.com/msg/), never https://www.illumos.org/msg/: the URL says "illumos or
+    FreeBSD" and the device names choose."""
+    for see in ("http://illumos.org/msg/", "http://www.sun.com/msg/"):
+        plat, why = zpool_status.platform_hint(status_of(_degraded(["ada1", "ada2"], see)))
+        assert plat == "freebsd" and "ada1" in why, (see, why)
+        assert zpool_status.platform_hint(status_of(_degraded(["c0t1d0", "c0t2d0"], see)))[0] == "illumos"
+        assert zpool_status.platform_hint(status_of(_degraded(["disk1", "disk2"], see)))[0] == "illumos"
+    st = status_of(_degraded(["ada1", "ada2"], "http://illumos.org/msg/"))
+    assert zpool_status.guess_release(st).release == "freebsd-9"

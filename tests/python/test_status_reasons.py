@@ -35,7 +35,7 @@ REBUILD_SCRUB = "status: One or more devices have been sequentially resilvered, 
 # The "   see:" prefix of each release's zpool (status_callback's printf).
 SEE = {
     "solaris-2009": "http://www.sun.com/msg/",
-    "freebsd-9": "https://www.illumos.org/msg/",
+    "freebsd-9": "http://illumos.org/msg/",  # FreeBSD 9.1+ (illumos 763), not www.
     "illumos-2012": "http://illumos.org/msg/",
     "illumos-2014": "http://illumos.org/msg/",
     "zfs-0.6.5": "http://zfsonlinux.org/msg/",

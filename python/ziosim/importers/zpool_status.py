@@ -673,12 +673,18 @@ def platform_hint(status: PoolStatus) -> tuple[str | None, str]:
     see = status.see or ""
     if "zfsonlinux.org" in see:
         return "linux", f"the see: URL {see}"
-    if "sun.com/msg" in see:
+    if "illumos.org/msg" in see or "sun.com/msg" in see:
+        # FreeBSD's zpool printed illumos's URL (http://www.sun.com/msg/ until FreeBSD took
+        # illumos 763 in 2012, http://illumos.org/msg/ after it): the device names decide.
+        names, why = _names_hint(status)
+        if names == "freebsd":
+            return "freebsd", f"{why} (the see: URL {see} is illumos's, which FreeBSD prints too)"
         return "illumos", f"the see: URL {see}"
-    if "www.illumos.org/msg" in see:
-        return "freebsd", f"the see: URL {see}"
-    if "illumos.org/msg" in see:
-        return "illumos", f"the see: URL {see}"
+    return _names_hint(status)
+
+
+def _names_hint(status: PoolStatus) -> tuple[str | None, str]:
+    """The platform the device names point at, or None when they do not say."""
     votes = {"linux": 0, "freebsd": 0, "illumos": 0}
     for leaf in status.all_leaves():
         n = leaf.name.split("/old")[0]

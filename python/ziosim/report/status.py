@@ -265,9 +265,9 @@ def _see_url(release: str) -> str:
     """The ``   see:`` message URL prefix each release's zpool prints."""
     if release == "solaris-2009":
         return "http://www.sun.com/msg/"
-    if release == "freebsd-9":
-        return "https://www.illumos.org/msg/"
-    if release.startswith("illumos"):
+    if release == "freebsd-9" or release.startswith("illumos"):
+        # illumos 763 (il:654b400c38, 2012) changed www.sun.com to illumos.org; FreeBSD's
+        # cddl/contrib zpool_main.c carries the same string from 9.1 on (9.0 still had sun.com).
         return "http://illumos.org/msg/"
     if not at_least(release, "zfs-2.0"):
         return "http://zfsonlinux.org/msg/"
