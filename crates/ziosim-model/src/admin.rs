@@ -12,11 +12,18 @@
 //! * **DTL.** Each leaf keeps DTL_MISSING as one inclusive range of txgs. A disk that
 //!   cannot be written (failed, offline) gains every txg that syncs meanwhile (the write
 //!   to it fails and `vdev_dtl_dirty` records the txg). A new disk (`replace`, `attach`)
-//!   starts with `[TXG_INITIAL, open txg + TXG_CONCURRENT_STATES]` (`spa_vdev_attach`).
+//!   starts with `[TXG_INITIAL, dtl_max_txg]`, `dtl_max_txg` = `spa_vdev_enter`'s txg
+//!   (last synced + 1) + TXG_CONCURRENT_STATES (`spa_vdev_attach`).
 //!   `vdev_resilver_needed` spans the DTLs of *writeable* leaves; a block needs resilver
 //!   I/O if a writeable leaf of its top-level vdev (raidz: one holding a column of it,
 //!   0.7+) has a DTL containing its birth txg. A scan that completes excises every
-//!   non-deferred writeable leaf's DTL up to the scan's max txg (`vdev_dtl_reassess`).
+//!   non-deferred writeable leaf's DTL up to the scan's max txg (`vdev_dtl_reassess`) —
+//!   except, from illumos 3958 (il:b4952e17e8, 2013: illumos-2014, zfs-0.6.5 on), a disk
+//!   a healing attach added (`vdev_resilver_txg`) whose DTL reaches past that max txg: it
+//!   was attached after the scan began, keeps its whole DTL and is resilvered by the
+//!   restart its attach scheduled (`vdev_dtl_should_excise`). solaris-2009, freebsd-9 and
+//!   illumos-2012 predate the fix: there such a disk keeps only the txgs past the scan,
+//!   and the restart copies just those — the partial resilver of illumos bug 3958.
 //! * **Blocks written while running.** Each txg's writes are contiguous per top-level
 //!   vdev, so they are kept as extents `(vdev, offset, asize, psize, birth)`, merged when
 //!   adjacent and of one txg — a few per txg. Scans visit them after the layout's blocks;
@@ -27,12 +34,17 @@
 //!   (`spa_vdev_resilver_done`). `detach` removes a mirror or replacing child (a mirror of
 //!   one child collapses into the disk); it fails with ZFS's text when the disk holds the
 //!   only valid copy (`vdev_dtl_required`, EBUSY) or its parent is neither (ENOTSUP).
-//! * **Resilver requests** (§5.6): with no resilver running, a need starts one at the next
-//!   txg (a running scrub is cancelled); with one running, ≤0.7 restarts it, 0.8+ marks the
-//!   new disk `resilver_deferred` (`vdev_defer_resilver`) — restart instead with
-//!   `zfs_resilver_disable_defer` or, 2.3, below `zfs_resilver_defer_percent` of progress
-//!   (`dsl_scan_sync`). `online` follows `dsl_scan_assess_vdev`: nothing when the running
-//!   resilver's range already covers the disk's DTL.
+//! * **Resilver requests** (§5.6): an `attach`/`replace` (or a spare put in) schedules the
+//!   resilver for the sync of `dtl_max_txg`, three txgs on (`scn_restart_txg`; the command
+//!   waits for that txg, which counts as a txg waiter for the scan's pause rule), cancelling
+//!   whatever scan runs then; a second attach before then moves the restart, so both disks
+//!   share one resilver. 0.8+ instead defers a disk attached while a resilver scan runs
+//!   (`vdev_defer_resilver`) — restarting instead with `zfs_resilver_disable_defer` or,
+//!   2.3, below `zfs_resilver_defer_percent` of progress (`dsl_scan_sync`). solaris-2009
+//!   reaches the same txg through `spa_scrub(spa, POOL_SCRUB_RESILVER)`, whose sync task
+//!   cancels and restarts any scan. `online` asks for a resilver at the next txg
+//!   (`dsl_resilver_restart(dp, 0)`), and follows `dsl_scan_assess_vdev`: nothing when the
+//!   running resilver's range already covers the disk's DTL; ≤0.7 restarts, 0.8+ defers.
 //! * Commands that ZFS would refuse at that moment are not errors of the scenario: they
 //!   are logged in the results with the message `zpool` prints (`cannot detach sdb: no
 //!   valid replicas`) and the run goes on, as a script would.
@@ -187,7 +199,7 @@ impl Model_ {
     fn add_resilvering_leaf(&mut self, name: &str, device: &str, t: usize) -> u16 {
         let vname = self.tops[t].name.clone();
         let n = self.add_leaf_at_runtime(name, device, &vname);
-        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.open_txg() + TXG_CONCURRENT_STATES));
+        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.vdev_enter_txg() + TXG_CONCURRENT_STATES));
         self.refresh_dtl_cuts();
         self.leaves[n as usize].resilvering = true;
         n
@@ -224,6 +236,13 @@ impl Model_ {
     /// The pool txg now open (the one a command's changes land in).
     pub(crate) fn open_txg(&self) -> u64 {
         self.layout.last_txg() + self.txg.sync_txg + 1
+    }
+
+    /// The txg `spa_vdev_enter` hands a vdev command: the last synced one + 1 (while a txg
+    /// syncs, that one). `spa_vdev_attach` bases the new disk's DTL and the resilver's start
+    /// on it (spa.c@zfs-0.7.13, @zfs-2.2.0).
+    pub(crate) fn vdev_enter_txg(&self) -> u64 {
+        self.layout.last_txg() + self.txg.sync_txg + u64::from(!self.txg.syncing)
     }
 
     /// spa_sync of engine txg `txg` starts: a disk that cannot be written misses it.
@@ -331,8 +350,14 @@ impl Model_ {
     }
 
     /// Excise DTLs up to `max_txg` on the given top-level vdevs (`vdev_dtl_reassess` after a
-    /// completed scan or rebuild): writeable, non-deferred leaves only.
-    pub(crate) fn dtl_excise(&mut self, tops: &[usize], max_txg: u64) {
+    /// completed scan or rebuild): writeable, non-deferred leaves only. After a scan
+    /// (`by_scan`), from illumos 3958 (il:b4952e17e8, 2013; `vdev_dtl_should_excise`
+    /// VD@zfs-0.6.5, VD@zfs-0.7.13, VD@zfs-2.2.0) a disk a healing attach added
+    /// (`vdev_resilver_txg` ≠ 0) whose DTL reaches past the scan's max txg was attached
+    /// after the scan began and keeps its whole DTL; earlier releases cut it at `max_txg`,
+    /// so the restart its attach scheduled copies only the newest txgs to it.
+    pub(crate) fn dtl_excise(&mut self, tops: &[usize], max_txg: u64, by_scan: bool) {
+        let keep_late_attach = by_scan && self.cfg.release >= Release::Illumos2014;
         for &t in tops {
             for l in self.top_leaves(t) {
                 let leaf = &mut self.leaves[l as usize];
@@ -340,7 +365,13 @@ impl Model_ {
                     continue;
                 }
                 if let Some((lo, hi)) = leaf.dtl {
+                    if keep_late_attach && leaf.resilver_txg != 0 && hi > max_txg {
+                        continue;
+                    }
                     leaf.dtl = if hi <= max_txg { None } else { Some((lo.max(max_txg + 1), hi)) };
+                }
+                if leaf.dtl.is_none() {
+                    leaf.resilver_txg = 0;
                 }
             }
         }
@@ -500,7 +531,7 @@ impl Model_ {
             if let Some(link) = self.spare_links.iter_mut().find(|x| x.spare == k.spare) {
                 link.new = Some(n);
             }
-            self.resilver_need(n, ctx);
+            self.resilver_attach(n, ctx);
             return Ok(None);
         }
         let rel = self.cfg.release;
@@ -549,7 +580,7 @@ impl Model_ {
         if seq {
             self.rebuild_start(p.t, ctx);
         } else {
-            self.resilver_need(n, ctx);
+            self.resilver_attach(n, ctx);
         }
         Ok(None)
     }
@@ -637,7 +668,34 @@ impl Model_ {
         Ok(None)
     }
 
-    /// A healing resilver is needed for leaf `l` (attach, replace, online): start one, or
+    /// `spa_vdev_attach` of new disk `n` for a healing resilver (replace, attach, a spare
+    /// put in): the disk is marked with the open txg (`vdev_resilver_txg`) and the command
+    /// waits until `dtl_max_txg` = open txg + TXG_CONCURRENT_STATES has synced. 0.8+ defers
+    /// the disk while a resilver scan runs; otherwise (and ≤0.7 always) the resilver is
+    /// (re)started in the sync of `dtl_max_txg` (`dsl_resilver_restart(dp, dtl_max_txg)`,
+    /// spa.c@zfs-0.7.13; `dsl_scan_restart_resilver`, spa.c@zfs-2.2.0), so a second attach
+    /// before then moves the restart and joins that one resilver. solaris-2009 calls
+    /// `spa_scrub(spa, POOL_SCRUB_RESILVER)` once `txg + 2` has synced: its sync task
+    /// cancels any scan and starts the resilver over the recomputed DTLs a txg later
+    /// (spa.c, dsl_scrub.c `dsl_pool_scrub_setup_sync` @il:379c004d1f) — the same txg.
+    fn resilver_attach(&mut self, n: u16, ctx: &mut Ctx<Ev>) {
+        let txg = self.vdev_enter_txg();
+        let dtl_max_txg = txg + TXG_CONCURRENT_STATES;
+        self.leaves[n as usize].resilver_txg = txg;
+        self.cmd_wait_txg = self.cmd_wait_txg.max(dtl_max_txg);
+        if self.rebuild_active_any() {
+            // spa_async_thread starts no resilver while a rebuild runs.
+            self.admin.resilver_waiting = true;
+            return;
+        }
+        if self.cfg.release >= Release::Zfs08 && self.running_scan(Some(ScanFunc::Resilver)).is_some() {
+            self.leaves[n as usize].deferred = true;
+            return;
+        }
+        self.scan_restart_at(ScanFunc::Resilver, dtl_max_txg, ctx);
+    }
+
+    /// A healing resilver is needed for leaf `l` (online of a stale disk): start one, or
     /// restart or defer the running one as the release does (§5.6).
     pub(crate) fn resilver_need(&mut self, l: u16, ctx: &mut Ctx<Ev>) {
         if self.rebuild_active_any() {

@@ -399,7 +399,7 @@ impl Model_ {
             r.end_ns = now;
             r.max_txg
         };
-        self.dtl_excise(&[t], max_txg);
+        self.dtl_excise(&[t], max_txg, false);
         self.replacing_done();
         self.redundancy_update(now);
         self.rebuild_after_end(ctx);

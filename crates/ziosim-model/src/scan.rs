@@ -38,7 +38,10 @@
 //! `zfs_txg_timeout`, or after `mintime` when someone waits for the txg; from illumos-2014 and
 //! ZoL 0.6.5 when elapsed seconds reach it, or after `mintime` when a txg waiter exists or
 //! dirty data reaches `zfs_vdev_async_write_active_min_dirty_percent` of
-//! `zfs_dirty_data_max`. `mintime` is `zfs_resilver_min_time_ms` or `zfs_scan_min_time_ms`.
+//! `zfs_dirty_data_max`. `mintime` is `zfs_resilver_min_time_ms` or `zfs_scan_min_time_ms`
+//! (solaris-2009: 3 s and 1 s, its `zfs_resilver_min_time`/`zfs_scrub_min_time`). The one
+//! txg waiter modelled is a `zpool attach`/`replace` waiting for its `dtl_max_txg` to sync
+//! (`Model_::cmd_wait_txg`); it shortens the sorted scan's txgs the same way.
 //! Elapsed time counts from the start of `dsl_scan_sync`, i.e. after the txg's data writes.
 //!
 //! Idle detection: `spa_last_io` is stamped by every non-scan read or write of user data
@@ -56,12 +59,18 @@
 //! txgs wrote while the model ran (`admin::Extent`), those that existed when it started. A
 //! block needs resilver I/O when a writeable leaf of its vdev (raidz 0.7+: one holding a
 //! column of it) has a DTL containing its birth; the repair write goes to those leaves only.
-//! A resilver that completes excises the DTLs, detaches replaced disks and starts the
+//! A resilver that completes excises the DTLs (`admin::dtl_excise`: not those of disks
+//! attached after it began, from illumos 3958), detaches replaced disks and starts the
 //! deferred resilver if one waits; a scan that is replaced (restart, or a resilver
-//! pre-empting a scrub) ends `canceled`. Every scan that ended is kept for the results.
+//! pre-empting a scrub) ends `canceled`. A requested scan is set up at the txg boundary its
+//! request names (`scan_restart_at`: the next one, or an attach's `dtl_max_txg`). Every
+//! scan that ended is kept for the results.
 //!
 //! solaris-2009 predates `dsl_scan.c` (its scrub had no delay throttle; spec §11 q4 notes its
 //! in-flight limit was not read): it runs this engine with no delay and the same zio limit.
+//! Its resilver requests go through `spa_scrub(spa, POOL_SCRUB_RESILVER)`, whose sync task
+//! (`dsl_pool_scrub_setup_sync`, il:379c004d1f) cancels the running scrub or resilver and
+//! starts over: the ≤0.7 restart, in the same txg.
 
 use crate::io::{flags, IoClass, Op};
 use crate::layout::{Block, BlockKind, Cursor, Dva};
@@ -350,6 +359,8 @@ impl Model_ {
     /// in syncing context, as `dsl_scan_setup_sync` does. A resilver pre-empts a running
     /// scrub; a scrub cannot start while a scan or a rebuild runs (EBUSY). Whether a new
     /// resilver need restarts or waits for a running resilver is `admin::resilver_need`'s.
+    /// A resilver asked for so moves a later scheduled restart up to the next txg, as
+    /// `dsl_resilver_restart(dp, 0)` does (it stores the open txg in `scn_restart_txg`).
     pub(crate) fn scan_request(&mut self, func: ScanFunc, ctx: &mut Ctx<Ev>) {
         if func == ScanFunc::Scrub {
             let busy = self.running_scan(None).is_some();
@@ -357,18 +368,29 @@ impl Model_ {
                 return;
             }
         }
+        self.scan_restart_at(func, 0, ctx);
+    }
+
+    /// Restart the running resilver from the beginning at the next txg (`scn_restart_txg`).
+    pub(crate) fn scan_restart(&mut self, ctx: &mut Ctx<Ev>) {
+        self.scan_restart_at(ScanFunc::Resilver, 0, ctx);
+    }
+
+    /// Set up `func` in the sync of pool txg `txg` or the first after it (0: the next one),
+    /// cancelling whatever scan runs then: `scn_restart_txg = txg` (`dsl_resilver_restart`
+    /// DS@zfs-0.7.13, `dsl_scan_restart_resilver` DS@zfs-2.2.0), which a later request
+    /// overwrites. Until then the sync thread runs txgs back to back.
+    pub(crate) fn scan_restart_at(&mut self, func: ScanFunc, txg: u64, ctx: &mut Ctx<Ev>) {
         self.scan_pending = Some(func);
+        self.scan_pending_txg = txg;
         if !self.txg.syncing {
             self.start_sync(ctx);
         }
     }
 
-    /// Restart the running resilver from the beginning at the next txg (`scn_restart_txg`).
-    pub(crate) fn scan_restart(&mut self, ctx: &mut Ctx<Ev>) {
-        self.scan_pending = Some(ScanFunc::Resilver);
-        if !self.txg.syncing {
-            self.start_sync(ctx);
-        }
+    /// The pool txg the sync thread is syncing (or last synced, between syncs).
+    pub(crate) fn syncing_pool_txg(&self) -> u64 {
+        self.layout.last_txg() + self.txg.sync_txg
     }
 
     /// At a txg boundary: set up the requested scan (`dsl_scan_setup_sync`), or restart the
@@ -376,8 +398,14 @@ impl Model_ {
     pub(crate) fn scan_apply_pending(&mut self, ctx: &mut Ctx<Ev>) {
         if self.scan_pending.is_none() && self.resilver_restart_early() {
             self.scan_pending = Some(ScanFunc::Resilver);
+            self.scan_pending_txg = 0;
         }
-        let Some(func) = self.scan_pending.take() else { return };
+        let Some(func) = self.scan_pending else { return };
+        if self.syncing_pool_txg() < self.scan_pending_txg {
+            return; // dsl_scan_restarting: scn_restart_txg not reached yet
+        }
+        self.scan_pending = None;
+        self.scan_pending_txg = 0;
         let now = ctx.now();
         let scope = match func {
             ScanFunc::Resilver => match self.resilver_needed() {
@@ -550,7 +578,9 @@ impl Model_ {
             _ => {
                 let running = self.running_scan(None).is_some() || self.scan_pending.is_some();
                 let (err, warn) = if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
-                    self.scan_pending = self.scan_pending.filter(|f| *f != ScanFunc::Scrub);
+                    if self.scan_pending == Some(ScanFunc::Scrub) {
+                        self.scan_pending = None;
+                    }
                     self.scan_cancel(ctx);
                     (None, None)
                 } else if resilvering && rel > Release::Solaris2009 {
@@ -680,6 +710,8 @@ impl Model_ {
     /// spa_sync started.
     fn scan_should_pause(&self, now: u64) -> bool {
         let s = self.scan.as_ref().unwrap();
+        // txg_sync_waiting: a `zpool attach`/`replace` waits for its dtl_max_txg to sync.
+        let waiter = self.cmd_wait_txg >= self.syncing_pool_txg();
         if s.sorted.is_some() {
             let mintime_ms = match s.func {
                 ScanFunc::Resilver => self.tun.get(T::zfs_resilver_min_time_ms),
@@ -689,13 +721,14 @@ impl Model_ {
             let dirty_high = self.txg.dirty >= self.txg.eng.dirty_max_bytes() / 100 * dirty_pct;
             let timeout = self.tun.get(T::zfs_txg_timeout) as u64 * NS_PER_S;
             return now - s.txg_start_ns > mintime_ms * NS_PER_MS
-                && (dirty_high || now - self.txg.last_sync_start_ns >= timeout);
+                && (dirty_high || waiter || now - self.txg.last_sync_start_ns >= timeout);
         }
         let elapsed = now - s.txg_start_ns;
         let timeout_s = self.tun.get(T::zfs_txg_timeout) as u64;
+        // solaris-2009's are whole seconds, not tunables ziosim declares:
+        // zfs_resilver_min_time = 3, zfs_scrub_min_time = 1 (dsl_scrub.c@il:379c004d1f).
         let mintime_ms = match s.func {
-            // solaris-2009 has no min time (and its pause rule below does not use one).
-            ScanFunc::Resilver => self.tun.try_get(T::zfs_resilver_min_time_ms).unwrap_or(0),
+            ScanFunc::Resilver => self.tun.try_get(T::zfs_resilver_min_time_ms).unwrap_or(3000),
             ScanFunc::Scrub => self.tun.try_get(T::zfs_scan_min_time_ms).or_else(|| self.tun.try_get(T::zfs_scrub_min_time_ms)).unwrap_or(1000),
         } as u64;
         let elapsed_s = elapsed / NS_PER_S;
@@ -704,9 +737,9 @@ impl Model_ {
         let dirty_high = self.txg.dirty >= self.txg.eng.dirty_max_bytes() / 100 * dirty_pct;
         let new_rules = self.cfg.release >= Release::Illumos2014;
         if new_rules {
-            elapsed_s >= timeout_s || (past_min && dirty_high)
+            elapsed_s >= timeout_s || (past_min && (dirty_high || waiter))
         } else {
-            elapsed_s > timeout_s
+            elapsed_s > timeout_s || (past_min && waiter)
         }
     }
 
@@ -1244,16 +1277,17 @@ impl Model_ {
     }
 
     /// A resilver completed (`dsl_scan_done`): DTLs up to its max txg are excised, replaced
-    /// disks detached, and a resilver that was deferred (or became needed) starts.
+    /// disks detached, and a resilver that was deferred (or became needed) starts — at the
+    /// restart already scheduled if there is one (an `attach` during the scan, ≤0.7).
     fn resilver_done(&mut self, max_txg: u64, ctx: &mut Ctx<Ev>) {
         let all: Vec<usize> = (0..self.tops.len()).collect();
-        self.dtl_excise(&all, max_txg);
+        self.dtl_excise(&all, max_txg, true);
         self.replacing_done();
         self.redundancy_update(ctx.now());
         for l in &mut self.leaves {
             l.deferred = false;
         }
-        if self.resilver_needed().is_some() {
+        if self.scan_pending.is_none() && self.resilver_needed().is_some() {
             self.scan_request(ScanFunc::Resilver, ctx);
         }
     }

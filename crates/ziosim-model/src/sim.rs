@@ -345,6 +345,10 @@ pub(crate) struct Leaf {
     pub(crate) dtl: Option<(u64, u64)>,
     /// `vdev_resilver_deferred` (0.8+): waits for the running resilver to finish.
     pub(crate) deferred: bool,
+    /// `vdev_resilver_txg`: the pool txg a healing `attach`/`replace` added it in, 0 once
+    /// its DTL is empty (or never attached so). From illumos 3958 a completing resilver
+    /// leaves such a leaf's DTL whole when it reaches past the scan (`admin::dtl_excise`).
+    pub(crate) resilver_txg: u64,
     /// `vs_scan_processed` / `vs_rebuild_processed`: repair bytes written to it by the
     /// current scan / its top-level vdev's rebuild (the `(resilvering)` note).
     pub(crate) scan_processed: u64,
@@ -457,6 +461,7 @@ impl Leaf {
             offline: false,
             dtl: None,
             deferred: false,
+            resilver_txg: 0,
             scan_processed: 0,
             rebuild_processed: 0,
             reliability,
@@ -844,8 +849,14 @@ pub struct Model_ {
     sample_limit: bool,
     /// The scan (scrub/resilver) of this pool, if one was ever started.
     pub(crate) scan: Option<crate::scan::Scan>,
-    /// A scan asked for, to start at the next txg boundary.
+    /// A scan asked for, set up in the sync of the first txg ≥ `scan_pending_txg`.
     pub(crate) scan_pending: Option<crate::scan::ScanFunc>,
+    /// Pool txg of `scan_pending` (`scn_restart_txg`): 0 = the next txg boundary; an
+    /// `attach`/`replace` sets its `dtl_max_txg` (open txg + TXG_CONCURRENT_STATES).
+    pub(crate) scan_pending_txg: u64,
+    /// Pool txg a `zpool attach`/`replace` waits to see synced (`spa_vdev_exit(spa, …,
+    /// dtl_max_txg)`): `txg_sync_waiting` for the scan's pause rule until it syncs.
+    pub(crate) cmd_wait_txg: u64,
     /// Metadata the legacy scan prefetched (`dsl_scan_prefetch`).
     pub(crate) scan_pf: crate::scan_prefetch::ScanPrefetch,
     /// The before/during/after window the pool is in, and since when; time spent in each
@@ -1211,6 +1222,8 @@ impl Model_ {
             sample_limit: false,
             scan: None,
             scan_pending: None,
+            scan_pending_txg: 0,
+            cmd_wait_txg: 0,
             scan_pf: Default::default(),
             phase_now: (ScanPhase::Before, 0),
             phase_ns: [0; 3],

@@ -299,6 +299,104 @@ fn zfs_2_3_restarts_a_resilver_that_has_barely_begun() {
     assert_eq!(funcs_states(&early22), vec![r("finished"), r("finished")]);
 }
 
+/// A 6-disk HDD raidz2 holding 8 GiB of 128 KiB records; `actions` as given.
+fn raidz2_pool(release: &str, actions: Value) -> Value {
+    let disks: Vec<Value> = ["sda", "sdb", "sdc", "sdd", "sde", "sdf"].iter().map(|n| disk(n)).collect();
+    let mut cfg = config(release, hdd(), json!([{"type": "raidz2", "disks": disks}]), json!([]), 3600);
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(8u64 << 30);
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["report_interval_ns"] = json!(5 * S);
+    cfg["actions"] = actions;
+    cfg
+}
+
+/// sdb fails and is replaced by sdg; sdc fails and is replaced by sdh at `late_ns`.
+fn late_replace(release: &str, late_ns: u64) -> Value {
+    raidz2_pool(
+        release,
+        json!([{"at_ns": 0, "do": "fail", "disk": "sdb"},
+               {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdg"},
+               {"at_ns": late_ns - S, "do": "fail", "disk": "sdc"},
+               {"at_ns": late_ns, "do": "replace", "old": "sdc", "new": "sdh"}]),
+    )
+}
+
+/// A disk replaced two seconds before the running resilver ends, so that the resilver ends
+/// before the restart the replace scheduled (three txgs on): illumos 3958 (illumos-2014,
+/// zfs-0.6.5 on) keeps the late disk's whole DTL and the restart copies its full share;
+/// illumos-2012 cuts the DTL at the first scan's max txg and leaves the disk partly
+/// resilvered (the bug 3958 fixed).
+#[test]
+fn a_disk_replaced_as_a_resilver_ends_is_resilvered_whole_from_illumos_3958() {
+    for (rel, whole) in [("zfs-0.7", true), ("zfs-0.6.5", true), ("illumos-2014", true), ("zfs-2.2", true), ("illumos-2012", false)] {
+        let first_end = run(&raidz2_pool(rel, json!([{"at_ns": 0, "do": "fail", "disk": "sdb"},
+                                                    {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdg"}])))["scan"]["end_ns"]
+            .as_u64()
+            .unwrap();
+        let res = run(&late_replace(rel, first_end - 2 * S));
+        let scans = funcs_states(&res);
+        assert_eq!(scans[0], ("resilver".into(), "finished".into()), "{rel}: {scans:?}");
+        // A raidz2 child holds a sixth of the vdev's allocated bytes.
+        let share = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap() / 6;
+        let sdh = class_bytes(&leaf(&res, "sdh"), "async_write");
+        if whole {
+            assert!(sdh >= share * 9 / 10, "{rel}: sdh got {sdh} of {share}");
+        } else {
+            assert!(sdh < share / 2, "{rel}: sdh got {sdh} of {share}");
+        }
+        // The pool is whole again only once sdh holds its data.
+        let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["state"], "ONLINE", "{rel}");
+    }
+}
+
+/// Two disks replaced at one instant: the resilver starts in the sync of the attach's
+/// `dtl_max_txg`, three txgs on, so the second replace moves that start and joins it
+/// (spa.c@zfs-2.2.0 defers only while a resilver scan runs) — one resilver copies both.
+#[test]
+fn two_replaces_at_one_instant_share_one_resilver() {
+    for rel in ["zfs-0.7", "zfs-2.2", "solaris-2009"] {
+        let res = run(&raidz2_pool(
+            rel,
+            json!([{"at_ns": 0, "do": "fail", "disk": "sdb"}, {"at_ns": 0, "do": "fail", "disk": "sdc"},
+                   {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdg"},
+                   {"at_ns": S, "do": "replace", "old": "sdc", "new": "sdh"}]),
+        ));
+        assert_eq!(funcs_states(&res), vec![("resilver".into(), "finished".into())], "{rel}");
+        let share = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap() / 6;
+        for d in ["sdg", "sdh"] {
+            assert!(class_bytes(&leaf(&res, d), "async_write") >= share * 9 / 10, "{rel}: {d}");
+        }
+        // It starts a few (short) txgs after the command, not at its instant.
+        let start = res["scans"][0]["start_ns"].as_u64().unwrap();
+        assert!(start > S && start < 2 * S, "{rel}: start {start}");
+    }
+}
+
+/// solaris-2009: a replace runs `spa_scrub(spa, POOL_SCRUB_RESILVER)`, whose sync task
+/// cancels the running scrub or resilver and starts a resilver over the recomputed DTLs.
+/// The command waits for its txgs, so the running scan yields each txg after its min time
+/// (1 s scrub, 3 s resilver) and the restart comes within a few seconds, not at the end of
+/// a 30 s txg.
+#[test]
+fn solaris_2009_replace_cancels_the_running_scan_and_restarts() {
+    let scrub = run(&raidz2_pool(
+        "solaris-2009",
+        json!([{"at_ns": S, "do": "scrub"}, {"at_ns": 2 * S, "do": "fail", "disk": "sdb"},
+               {"at_ns": 4 * S, "do": "replace", "old": "sdb", "new": "sdg"}]),
+    ));
+    assert_eq!(funcs_states(&scrub), vec![("scrub".into(), "canceled".into()), ("resilver".into(), "finished".into())]);
+    assert!(scrub["scans"][0]["end_ns"].as_u64().unwrap() < 10 * S);
+    let one = json!([{"at_ns": 0, "do": "fail", "disk": "sdb"}, {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdg"}]);
+    let first_end = run(&raidz2_pool("solaris-2009", one))["scan"]["end_ns"].as_u64().unwrap();
+    let res = run(&late_replace("solaris-2009", first_end / 3));
+    assert_eq!(funcs_states(&res), vec![("resilver".into(), "canceled".into()), ("resilver".into(), "finished".into())]);
+    let share = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap() / 6;
+    // The restart copies both new disks in full.
+    assert!(res["scans"][1]["processed_bytes"].as_u64().unwrap() >= 2 * share * 9 / 10);
+}
+
 #[test]
 fn rebuild_refuses_raidz_and_healing_refuses_a_running_rebuild() {
     let disks: Vec<Value> = ["sda", "sdb", "sdc", "sdd"].iter().map(|n| disk(n)).collect();
