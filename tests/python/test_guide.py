@@ -129,8 +129,8 @@ def test_from_your_pool(tmp_path, monkeypatch):
         "straggler-predict": f"$ ziosim import {straggler} --predict --stop 1h --out tank.toml\n{stopped}",
     }
     _check("guide-pool", blocks, [
-        "29.98% done after ≈ 30s", "00:01:10 to go", "19s in all", "pace × 5.26",
-        "1m10s", "141.3 ms", "5.8 ms", "99.6", "1.78 revolutions", "10.64", "18h28m", "9.87T"],
+        "29.98% done after ≈ 30s", "00:01:10 to go", "19s in all", "pace × 5.21",
+        "1m09s", "141.3 ms", "5.8 ms", "99.6", "1.78 revolutions", "10.64", "18h28m", "9.87T"],
         inputs=(ROOT / straggler).read_text(encoding="utf-8"))
 
 
@@ -190,8 +190,8 @@ def test_how_long(tmp_path, monkeypatch):
     scenarios = "".join((ROOT / "scenarios" / f).read_text(encoding="utf-8")
                         for f in ("resilver-straggler.toml", "rebuild-mirror-zfs-2.1.toml"))
     _check("guide-time", blocks, [
-        "7.71% done, 00:54:52 to go", "resilvered 50.0G in 00:56:47", "00:16:16", "p99=172ms", "p99=45.1ms",
-        "00:01:14", "00:01:38", "00:01:50", "200G", "60G", "1m24s", "1m50s"], inputs=scenarios)
+        "7.72% done, 00:54:23 to go", "resilvered 50.0G in 00:56:40", "00:16:11", "p99=172ms", "p99=45.1ms",
+        "00:01:14", "00:01:38", "00:01:51", "200G", "60G", "1m24s", "1m51s"], inputs=scenarios)
 
 
 # ----------------------------------------------------------------------------- Latency
