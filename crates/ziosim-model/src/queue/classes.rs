@@ -159,8 +159,13 @@ impl QueuePolicy for ClassesPolicy {
         if !self.q.take_attempt() {
             return None;
         }
+        if self.q.pick_known_empty(env) {
+            self.q.attempt_failed();
+            return None;
+        }
         loop {
             let Some(p) = self.class_to_issue(env) else {
+                self.q.note_no_pick(env);
                 self.q.attempt_failed();
                 return None;
             };
@@ -177,6 +182,7 @@ impl QueuePolicy for ClassesPolicy {
     fn retune(&mut self, release: Release, t: &Tunables, rotational: bool) {
         self.lim = Limits::from_tunables(release, t);
         self.q.set_agg(super::agg_params(release, t, rotational));
+        self.q.forget_no_pick();
     }
 
     fn depths(&self) -> [ClassDepth; NUM_CLASSES] {

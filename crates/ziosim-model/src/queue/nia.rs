@@ -165,8 +165,13 @@ impl QueuePolicy for NiaPolicy {
         if !self.q.take_attempt() {
             return None;
         }
+        if self.q.pick_known_empty(env) {
+            self.q.attempt_failed();
+            return None;
+        }
         loop {
             let Some(p) = self.class_to_issue(env) else {
+                self.q.note_no_pick(env);
                 self.q.attempt_failed();
                 return None;
             };
@@ -185,6 +190,7 @@ impl QueuePolicy for NiaPolicy {
     fn retune(&mut self, release: crate::release::Release, t: &Tunables, rotational: bool) {
         self.lim = Limits::from_tunables(release, t);
         self.q.set_agg(super::agg_params(release, t, rotational));
+        self.q.forget_no_pick();
         self.nia_delay = t.get(T::zfs_vdev_nia_delay);
         self.nia_credit_refill = t.get(T::zfs_vdev_nia_credit);
     }

@@ -36,7 +36,7 @@ use std::collections::VecDeque;
 use super::sorted::SortedSet;
 
 use super::aggregate::{self, AggParams};
-use super::{ClassDepth, Issue};
+use super::{ClassDepth, Issue, QueueEnv};
 use crate::io::{IoClass, IoId, IoSlab, LeafIo, Op, NUM_CLASSES};
 
 /// 2.2's deadline bucket: `VDQ_T_SHIFT` (0.537 s on nanoseconds).
@@ -141,6 +141,9 @@ pub struct ClassQueues {
     budget: u32,
     /// Arrival counter for `LeafIo::seq`.
     next_seq: u32,
+    /// `(queued_mask, env)` when the last class pick found nothing; `None` once a take, a
+    /// completion or a retune may have changed the answer (`pick_known_empty`).
+    no_pick: Option<(u32, u64, bool)>,
 }
 
 impl ClassQueues {
@@ -162,6 +165,7 @@ impl ClassQueues {
             discarded: VecDeque::with_capacity(16),
             budget: 0,
             next_seq: 0,
+            no_pick: None,
         }
     }
 
@@ -305,6 +309,30 @@ impl ClassQueues {
         self.budget = 0;
     }
 
+    /// Whether a class pick would find nothing again. A class scheduler's pick reads the
+    /// queued classes, the active counts (and NIA counters, which move with them), the
+    /// limits and the dirty bytes; between a take or a completion only enqueues change
+    /// anything, and only by queueing a class that was not queued. While a txg's writes
+    /// pour into a leaf whose class limits are full, each enqueue owes an attempt
+    /// (`vdev_queue_io`), and this answers most of them without the min and max passes.
+    /// A failed pick's side effect (2.2 resets `last_prio`) is idempotent, so skipping the
+    /// repeat changes nothing.
+    #[inline]
+    pub fn pick_known_empty(&self, env: &QueueEnv) -> bool {
+        self.no_pick == Some((self.queued_mask, env.dirty_bytes, env.pending_synctask))
+    }
+
+    /// The class pick found nothing with the queue and `env` as they are now.
+    #[inline]
+    pub fn note_no_pick(&mut self, env: &QueueEnv) {
+        self.no_pick = Some((self.queued_mask, env.dirty_bytes, env.pending_synctask));
+    }
+
+    /// The limits changed (a retune): the next pick must look again.
+    pub fn forget_no_pick(&mut self) {
+        self.no_pick = None;
+    }
+
     /// The in-class pick (§2.6). `c` must have queued I/Os.
     fn pick(&self, c: usize) -> IoId {
         let set = &self.sets[c];
@@ -335,6 +363,7 @@ impl ClassQueues {
     /// for this one's registers.
     #[inline(never)]
     pub fn take(&mut self, c: usize, ios: &mut IoSlab, now_ns: u64) -> Take {
+        self.no_pick = None;
         let z = self.pick(c);
         let zio = *ios.get(z);
         let mut members = std::mem::take(&mut self.scratch);
@@ -391,6 +420,7 @@ impl ClassQueues {
         self.active[c] -= 1;
         self.active_total -= 1;
         self.budget = u32::MAX;
+        self.no_pick = None;
     }
 
     pub fn take_discarded(&mut self) -> Option<IoId> {
