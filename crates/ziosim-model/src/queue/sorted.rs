@@ -62,7 +62,26 @@ impl<K: Ord + Copy> SortedSet<K> {
     }
 
     /// Insert `k`; false if it was already present.
+    ///
+    /// Most queues fill in key order (a txg's writes, time-ordered FIFO keys): ≈ 77 % of the
+    /// mixed benches' inserts land after the last key in a last block with room. That case
+    /// is inlined into the caller (it was ≈ 45 instructions, 20 of them the out-of-line
+    /// call's register saves); everything else goes through `insert_slow`.
+    #[inline]
     pub fn insert(&mut self, k: K) -> bool {
+        if let (Some(last), Some(b)) = (self.lasts.last_mut(), self.blocks.last_mut()) {
+            if *last < k && b.len() < BLOCK {
+                b.push(k);
+                *last = k;
+                self.len += 1;
+                return true;
+            }
+        }
+        self.insert_slow(k)
+    }
+
+    #[inline(never)]
+    fn insert_slow(&mut self, k: K) -> bool {
         if self.blocks.is_empty() {
             let mut b = self.new_block();
             b.push(k);
@@ -71,8 +90,7 @@ impl<K: Ord + Copy> SortedSet<K> {
             self.len = 1;
             return true;
         }
-        // Fast path: most queues fill in key order (a txg's writes, time-ordered FIFO keys), so
-        // most inserts land after the last key. A full last block is not split in half (that
+        // After the last key (its block full): a full last block is not split in half (that
         // would leave half-empty blocks behind an append) but followed by a fresh one.
         let nb_last = self.blocks.len() - 1;
         if self.lasts[nb_last] < k {
