@@ -1684,8 +1684,20 @@ impl Hdd {
         self.run_from(now, self.next_wake);
     }
 
-    /// The loop of `run`, given its first wake-up `t`.
-    fn run_from(&mut self, now: u64, mut t: u64) {
+    /// The loop of `run`, given its first wake-up `t`. Inlined up to the first test: most
+    /// calls (≈ 5 in 6 on the mixed benches: a submit or a completion report between two
+    /// internal events) find nothing due and return at once.
+    #[inline]
+    fn run_from(&mut self, now: u64, t: u64) {
+        if t > now {
+            self.next_wake = t;
+            return;
+        }
+        self.run_due(now, t);
+    }
+
+    #[inline(never)]
+    fn run_due(&mut self, now: u64, mut t: u64) {
         loop {
             if t > now {
                 self.next_wake = t;
