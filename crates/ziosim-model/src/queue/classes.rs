@@ -160,6 +160,7 @@ impl QueuePolicy for ClassesPolicy {
             return None;
         }
         if self.q.pick_known_empty(env) {
+            debug_assert_eq!(self.class_to_issue(env), None, "a repeated class pick found a class");
             self.q.attempt_failed();
             return None;
         }

@@ -166,6 +166,12 @@ impl QueuePolicy for NiaPolicy {
             return None;
         }
         if self.q.pick_known_empty(env) {
+            #[cfg(debug_assertions)]
+            {
+                let last_prio = self.last_prio;
+                debug_assert_eq!(self.class_to_issue(env), None, "a repeated class pick found a class");
+                debug_assert_eq!(self.last_prio, last_prio, "a repeated failed pick moved last_prio");
+            }
             self.q.attempt_failed();
             return None;
         }
