@@ -112,8 +112,9 @@
 //! Invariants: every submitted tag completes exactly once; completions are reported in
 //! (time, order) order; a media access never completes sooner than its miss overhead after
 //! the command's arrival; the bytes completed by any instant never exceed what the link
-//! carries up to then; work per event is O(queue depth + cache segments + dirty extents),
-//! with no allocation after construction. Not modelled: unrecovered media errors (a
+//! carries up to then; work per event is O(queue depth + cache segments + dirty extents)
+//! as a rule — the follower tests of a SATF choice scan the queue for the few candidates
+//! that would win, so O(queue depth²) at worst — with no allocation after construction. Not modelled: unrecovered media errors (a
 //! recovery always ends in a good read, at `recovery_time_limit_ms` at the latest), SMR,
 //! media-cache, NCQ priority, CDL.
 //!
@@ -1685,7 +1686,7 @@ impl Hdd {
     }
 
     /// The loop of `run`, given its first wake-up `t`. Inlined up to the first test: most
-    /// calls (≈ 5 in 6 on the mixed benches: a submit or a completion report between two
+    /// calls (3 in 5 on the mixed benches: every submit, and completion reports between two
     /// internal events) find nothing due and return at once.
     #[inline]
     fn run_from(&mut self, now: u64, t: u64) {
