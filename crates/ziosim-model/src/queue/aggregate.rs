@@ -81,12 +81,35 @@ fn gap(a_end: u64, b_off: u64) -> u64 {
 }
 
 /// `plan` over a per-type offset set (zfs-0.6.5+, illumos 5313+, and the pre-2013 queue).
-/// The set holds `order::key::lba(offset, id)` keys.
-pub fn plan_by_type(set: &SortedSet<u128>, ios: &mut IoSlab, z: IoId, p: &AggParams, out: &mut Vec<(u64, IoId)>) {
+/// The set holds `order::key::lba(offset, id)` keys. Returns where `z` is in the set (`plan`
+/// does not change the set, so the position holds until the caller changes it), letting
+/// the caller remove the members without searching again.
+pub fn plan_by_type(set: &SortedSet<u128>, ios: &mut IoSlab, z: IoId, p: &AggParams, out: &mut Vec<(u64, IoId)>) -> Option<Pos> {
     out.clear();
     let o = ios.get(z).offset;
-    if let Some(zpos) = set.find(&key::lba(o, z)) {
-        plan(set, zpos, |&k| key::id(k), ios, p, out);
+    let zpos = set.find(&key::lba(o, z))?;
+    plan(set, zpos, |&k| key::id(k), ios, p, out);
+    Some(zpos)
+}
+
+/// Remove the members `plan_by_type` chose (or `z` alone, when it chose fewer than two)
+/// from the per-type set, given `z`'s position there: they are neighbours in it, so the
+/// first is `z`'s position stepped back once per member before `z`. (An OPTIONAL `z` can be
+/// trimmed off the end of its own aggregate; then the run is found by searching.) Returns
+/// how many left, as `SortedSet::remove_run` from the first member would.
+pub fn remove_members_at(set: &mut SortedSet<u128>, zpos: Pos, z: IoId, members: &[(u64, IoId)]) -> usize {
+    let (o, id) = members[0];
+    let Some(before) = members.iter().position(|m| m.1 == z) else {
+        return set.remove_run(&key::lba(o, id), members.len());
+    };
+    let mut first = Some(zpos);
+    for _ in 0..before {
+        first = first.and_then(|p| set.prev_pos(p));
+    }
+    match first {
+        Some(p) if *set.at(p) == key::lba(o, id) => set.remove_run_from(p, members.len()),
+        // Not neighbours after all (`plan`'s invariant broken; the caller asserts).
+        _ => set.remove_run(&key::lba(o, id), members.len()),
     }
 }
 

@@ -170,19 +170,25 @@ impl DeadlinePolicy {
             let &(_, _, z) = self.deadline.first()?;
             let zio = *ios.get(z);
             let mut members = std::mem::take(&mut self.scratch);
-            match aggregate::type_index(zio.class, zio.op) {
+            let zpos = match aggregate::type_index(zio.class, zio.op) {
                 Some(t) => aggregate::plan_by_type(&self.by_type[t], ios, z, &self.agg, &mut members),
-                None => members.clear(),
-            }
+                None => {
+                    members.clear();
+                    None
+                }
+            };
             if members.len() < 2 {
                 members.clear();
                 members.push((zio.offset, z));
             }
             self.remove_members_from_deadline(&members, ios);
-            // Members are neighbours in the offset set (`aggregate::plan`): one run.
+            // Members are neighbours in the offset set (`aggregate::plan`): one run, from
+            // `z`'s place found by the planning (the deadline queue is another set).
             if let Some(t) = aggregate::type_index(zio.class, zio.op) {
-                let (o, id) = members[0];
-                let removed = self.by_type[t].remove_run(&key::lba(o, id), members.len());
+                let removed = match zpos {
+                    Some(p) => aggregate::remove_members_at(&mut self.by_type[t], p, z, &members),
+                    None => 0,
+                };
                 debug_assert_eq!(removed, members.len(), "aggregate members not neighbours in the offset set");
             }
             if members.len() == 1 && aggregate::no_data(ios.get(z).flags) {

@@ -368,6 +368,8 @@ impl ClassQueues {
         let zio = *ios.get(z);
         let mut members = std::mem::take(&mut self.scratch);
         members.clear();
+        // `z`'s place in its per-type offset set, found by the planning.
+        let mut zpos = None;
         if let Some(t) = aggregate::type_index(zio.class, zio.op) {
             if self.agg_per_class {
                 let set = &self.sets[c];
@@ -375,7 +377,7 @@ impl ClassQueues {
                     aggregate::plan(set, zpos, |&k| key::id(k), ios, &self.agg, &mut members);
                 }
             } else {
-                aggregate::plan_by_type(&self.by_type[t], ios, z, &self.agg, &mut members);
+                zpos = aggregate::plan_by_type(&self.by_type[t], ios, z, &self.agg, &mut members);
             }
         }
         if members.len() < 2 {
@@ -384,10 +386,13 @@ impl ClassQueues {
         }
         self.remove_members_from_classes(&members, ios);
         // The members are neighbours in the per-type offset set (`aggregate::plan`'s
-        // invariant), so they leave it as one run. TRIM is in no offset set.
+        // invariant), so they leave it as one run, from `z`'s place found by the planning
+        // (the class queues are other sets). TRIM is in no offset set.
         if let Some(t) = aggregate::type_index(zio.class, zio.op).filter(|_| !self.agg_per_class) {
-            let (o, id) = members[0];
-            let removed = self.by_type[t].remove_run(&key::lba(o, id), members.len());
+            let removed = match zpos {
+                Some(p) => aggregate::remove_members_at(&mut self.by_type[t], p, z, &members),
+                None => 0,
+            };
             debug_assert_eq!(removed, members.len(), "aggregate members not neighbours in the offset set");
         }
         let out = if members.len() == 1 && aggregate::no_data(ios.get(z).flags) {

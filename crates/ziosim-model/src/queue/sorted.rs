@@ -173,6 +173,12 @@ impl<K: Ord + Copy> SortedSet<K> {
         self.remove_run_at(first_bi, pos, n)
     }
 
+    /// Remove the key at `p` and the `n - 1` keys after it (`remove_run` without the search,
+    /// for a caller that has just found `p`); returns how many were removed.
+    pub fn remove_run_from(&mut self, p: Pos, n: usize) -> usize {
+        self.remove_run_at(p.0 as usize, p.1 as usize, n)
+    }
+
     /// Remove the longest prefix of `keys` in which each key is the set's successor of the
     /// one before, after one search for `keys[0]`; returns its length (0 if `keys[0]` is
     /// absent).
