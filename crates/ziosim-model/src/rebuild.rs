@@ -209,7 +209,7 @@ impl Model_ {
             if r.active() {
                 r.state = RebuildState::Canceled;
                 r.end_ns = ctx.now();
-                self.rebuild_after_end(ctx);
+                self.rebuild_after_end(false, ctx);
             }
         }
     }
@@ -402,15 +402,19 @@ impl Model_ {
         self.dtl_excise(&[t], max_txg, false);
         self.replacing_done();
         self.redundancy_update(now);
-        self.rebuild_after_end(ctx);
+        self.rebuild_after_end(true, ctx);
     }
 
     /// After a rebuild ends: the automatic scrub (or a resilver that waited), or the stop.
-    fn rebuild_after_end(&mut self, ctx: &mut Ctx<Ev>) {
+    /// Only a rebuild that `completed` asks for the scrub: 2.0's `SPA_ASYNC_REBUILD_DONE`
+    /// and 2.1+'s scrub setup are in `vdev_rebuild_complete_sync`, which a cancelled
+    /// rebuild never reaches (`vdev_rebuild_cancel_sync`; vdev_rebuild.c@zfs-2.0.0,
+    /// @zfs-2.2.0).
+    fn rebuild_after_end(&mut self, completed: bool, ctx: &mut Ctx<Ev>) {
         if !self.rebuild_active_any() {
             if std::mem::take(&mut self.admin.resilver_waiting) && self.resilver_needed().is_some() {
                 self.scan_request(ScanFunc::Resilver, ctx);
-            } else {
+            } else if completed {
                 let scrub = self.cfg.release < Release::Zfs21 || self.tun.try_get(T::zfs_rebuild_scrub_enabled).unwrap_or(1) != 0;
                 let busy = self.running_scan(None).is_some();
                 if scrub && !busy {

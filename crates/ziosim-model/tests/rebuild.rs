@@ -571,3 +571,18 @@ fn top_level_series_count_logical_io() {
     assert!(top_bytes as f64 >= 0.95 * examined as f64 && top_bytes as f64 <= 1.1 * examined as f64);
     assert!(leaf_bytes as f64 >= 1.95 * top_bytes as f64 * 0.98, "a scrub reads both children");
 }
+
+/// Detaching the disk a 2.0 rebuild is copying to cancels the rebuild (nothing left
+/// needs it, `vdev_rebuild_should_cancel`), and a cancelled rebuild starts no scrub: only
+/// `vdev_rebuild_complete_sync` asks for one (QA pass 3).
+#[test]
+fn a_cancelled_rebuild_starts_no_scrub() {
+    for release in ["zfs-2.0", "zfs-2.2"] {
+        let actions = json!([{"at_ns": 0, "do": "fail", "disk": "sdb"},
+                             {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdc", "sequential": true},
+                             {"at_ns": 2 * S, "do": "detach", "disk": "sdc"}]);
+        let res = run(&pool(release, mirror("sda", "sdb"), 4, actions));
+        assert_eq!(res["rebuilds"][0]["state"], "canceled", "{release}");
+        assert_eq!(res["scans"].as_array().unwrap().len(), 0, "{release}: {}", res["scans"]);
+    }
+}
