@@ -545,6 +545,33 @@ impl Model_ {
             "currently scrubbing; use 'zpool scrub -s' to cancel current scrub"
         };
         let (command, error, warning): (String, Option<String>, Option<String>) = match action {
+            // OpenSolaris 2009 (il:379c004d1f): `spa_scrub` refuses a scrub only while a
+            // resilver runs (EBUSY, "currently resilvering"); a scrub asked for during a
+            // scrub goes through `dsl_pool_scrub_clean`, whose setup cancels the running
+            // one and starts over — a resilver if some DTL needs one (bug 6943992; 2010's
+            // il:3f9d6ad73e refused it instead).
+            Action::Scrub | Action::ResumeScrub if rel == Release::Solaris2009 => {
+                let err = if resilvering {
+                    Some("currently resilvering")
+                } else if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
+                    let func = if self.resilver_needed().is_some() { ScanFunc::Resilver } else { ScanFunc::Scrub };
+                    self.scan_restart_at(func, 0, ctx);
+                    None
+                } else {
+                    self.scan_request(ScanFunc::Scrub, ctx);
+                    None
+                };
+                (format!("zpool scrub {pool}"), err.map(|e| format!("cannot scrub {pool}: {e}")), None)
+            }
+            // 2009 `zpool scrub -s`: `dsl_pool_scrub_cancel_sync` stops whatever runs, a
+            // resilver too (complete = false: no DTL is excised, `resilver stopped after`),
+            // and with nothing running it returns quietly; nothing restarts the resilver.
+            Action::Cancel if rel == Release::Solaris2009 => {
+                self.scan_pending = None;
+                self.scan_pending_txg = 0;
+                self.scan_cancel_any(ctx);
+                (format!("zpool scrub -s {pool}"), None, None)
+            }
             Action::Scrub | Action::ResumeScrub => {
                 let err = match scrubbing {
                     Some(true) => {
@@ -583,14 +610,10 @@ impl Model_ {
                     }
                     self.scan_cancel(ctx);
                     (None, None)
-                } else if resilvering && rel > Release::Solaris2009 {
+                } else if resilvering || running {
                     // spa_scan_stop: EBUSY while resilvering (the 2010 scan rewrite,
                     // 3f9d6ad73e); zpool_scan prints EZFS_RESILVERING.
                     (Some(format!("cannot cancel scrubbing {pool}: currently resilvering")), None)
-                } else if running {
-                    // Before 2010 `zpool scrub -s` cancelled a resilver too
-                    // (dsl_pool_scrub_cancel); ziosim does not.
-                    (None, Some("ziosim: cancelling a resilver is not modelled; it goes on".to_string()))
                 } else {
                     (Some(format!("cannot cancel scrubbing {pool}: there is no active scrub")), None)
                 };
@@ -618,6 +641,16 @@ impl Model_ {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// 2009's cancel: the running scrub or resilver stops (`dsl_pool_scrub_cancel_sync`).
+    fn scan_cancel_any(&mut self, ctx: &mut Ctx<Ev>) {
+        if let Some(s) = self.scan.as_mut() {
+            if s.state == ScanState::Scanning {
+                s.state = ScanState::Canceled;
+                s.end_ns = ctx.now();
+            }
         }
     }
 

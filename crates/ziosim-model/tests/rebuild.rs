@@ -586,3 +586,34 @@ fn a_cancelled_rebuild_starts_no_scrub() {
         assert_eq!(res["scans"].as_array().unwrap().len(), 0, "{release}: {}", res["scans"]);
     }
 }
+
+/// OpenSolaris 2009's scrub commands (il:379c004d1f, QA pass 3): a scrub asked for during
+/// a scrub restarts it, `scrub -s` with nothing running succeeds quietly, and `scrub -s`
+/// stops a resilver, which nothing restarts.
+#[test]
+fn solaris_2009_scrub_commands_restart_and_cancel_as_2009_did() {
+    let actions = json!([{"at_ns": 0, "do": "cancel"},
+                         {"at_ns": S, "do": "scrub"},
+                         {"at_ns": 3 * S, "do": "scrub"}]);
+    let res = run(&pool("solaris-2009", mirror("sda", "sdb"), 16, actions));
+    let log = res["actions"].as_array().unwrap();
+    assert!(log.iter().all(|a| a["error"].is_null() && a["warning"].is_null()), "{log:?}");
+    let s = |f: &str, st: &str| (String::from(f), String::from(st));
+    assert_eq!(funcs_states(&res), vec![s("scrub", "canceled"), s("scrub", "finished")]);
+    let scans = res["scans"].as_array().unwrap();
+    assert!(scans[1]["start_ns"].as_u64().unwrap() >= 3 * S, "the second scrub starts over: {}", scans[1]);
+
+    let actions = json!([{"at_ns": 0, "do": "fail", "disk": "sdb"},
+                         {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdc"},
+                         {"at_ns": 4 * S, "do": "cancel"}]);
+    let mut cfg = pool("solaris-2009", mirror("sda", "sdb"), 2, actions);
+    cfg["stop_on_scan_done"] = json!(false);
+    cfg["stop_ns"] = json!(60 * S);
+    let res = run(&cfg);
+    assert_eq!(funcs_states(&res), vec![s("resilver", "canceled")]);
+    assert!(res["actions"].as_array().unwrap().iter().all(|a| a["warning"].is_null()));
+    // The new disk got part of the data and stays in its replacing vdev.
+    let sdc = leaf(&res, "sdc");
+    let alloc = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+    assert!(class_bytes(&sdc, "async_write") + class_bytes(&sdc, "scrub") < alloc, "{sdc}");
+}
