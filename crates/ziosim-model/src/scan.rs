@@ -407,12 +407,17 @@ impl Model_ {
         self.scan_pending = None;
         self.scan_pending_txg = 0;
         let now = ctx.now();
-        let scope = match func {
+        // A resilver restart that finds no DTL left to repair sets up a scrub instead
+        // (`dsl_scan_sync`: func = SCRUB unless `vdev_resilver_needed`, DS@zfs-0.7.13,
+        // DS@zfs-2.2.0; 2009's `dsl_pool_scrub_setup_sync` with SCRUB_FUNC_CLEAN alike).
+        // Requests are made only while some disk needs one (`vdev_open`, `spa_vdev_attach`),
+        // so this is the race where a scan that ended meanwhile repaired it all.
+        let (func, scope) = match func {
             ScanFunc::Resilver => match self.resilver_needed() {
-                Some(r) => r,
-                None => return, // nothing misses data any more
+                Some(r) => (func, r),
+                None => (ScanFunc::Scrub, (0, self.open_txg() - 1)),
             },
-            ScanFunc::Scrub => (0, self.open_txg() - 1),
+            ScanFunc::Scrub => (func, (0, self.open_txg() - 1)),
         };
         // The scan being replaced ends (dsl_scan_done with complete = false).
         if let Some(mut old) = self.scan.take() {

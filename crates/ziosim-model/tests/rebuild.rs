@@ -617,3 +617,18 @@ fn solaris_2009_scrub_commands_restart_and_cancel_as_2009_did() {
     let alloc = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
     assert!(class_bytes(&sdc, "async_write") + class_bytes(&sdc, "scrub") < alloc, "{sdc}");
 }
+
+/// A resilver restart that finds nothing left to repair sets up a scrub (`dsl_scan_sync`:
+/// func = SCRUB unless `vdev_resilver_needed`): the new disk detached before the txg its
+/// `replace` scheduled the resilver for leaves only the failed, unwritable one.
+#[test]
+fn a_resilver_restart_with_nothing_to_repair_scrubs() {
+    for release in ["zfs-0.7", "zfs-2.2"] {
+        let actions = json!([{"at_ns": 0, "do": "fail", "disk": "sdb"},
+                             {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdc"},
+                             {"at_ns": S + 10_000_000, "do": "detach", "disk": "sdc"}]);
+        let res = run(&pool(release, mirror("sda", "sdb"), 1, actions));
+        let s = |f: &str, st: &str| (String::from(f), String::from(st));
+        assert_eq!(funcs_states(&res), vec![s("scrub", "finished")], "{release}");
+    }
+}
