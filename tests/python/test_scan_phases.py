@@ -55,3 +55,17 @@ def test_runner_reports_scan_progress_for_the_progress_bar():
     examined = [e for e, _ in seen]
     assert examined == sorted(examined)
     assert len({t for _, t in seen}) == 1 and seen[-1][0] == seen[-1][1] > 0
+
+
+def test_a_window_without_operations_has_no_latency():
+    # The workload starts after the scrub has ended: nothing finished before or during it,
+    # so those windows' latency is null (a row of 0 ns would read as a measurement).
+    text = TEXT.replace('threads = 2\n', 'threads = 2\nstart = "2m"\n').replace(
+        'stop = "scan-done + 10s or 1h"', 'stop = "3m"')
+    results = runner.run(scenario.loads(text))
+    meta = {"release": "zfs-2.1", "name": "phases", "seed": 0, "version": "t", "scenario_hash": "h"}
+    ph = build_summary(results, meta)["workloads"]["users"]["by_scan_phase"]
+    assert results["scans"] and results["scans"][-1]["state"] == "finished"
+    assert ph["before"]["ops"] == 0 and ph["before"]["latency_ns"] is None
+    assert ph["during"]["ops"] == 0 and ph["during"]["latency_ns"] is None
+    assert ph["after"]["ops"] > 0 and ph["after"]["latency_ns"]["max"] > 0

@@ -153,7 +153,8 @@ def _by_scan_phase(phases: dict | None) -> dict | None:
             "window_ns": window_ns,
             "ops_per_s": float(p.get("ops", 0)) / secs if secs > 0 else 0.0,
             "bytes_per_s": float(p.get("bytes", 0)) / secs if secs > 0 else 0.0,
-            "latency_ns": _stats(p.get("latency_ns")),
+            # null with no operation in the window, as the workload's own latency_ns
+            "latency_ns": _stats(p.get("latency_ns")) if p.get("ops", 0) else None,
             "latency_log2": list(p.get("latency_log2", [])),
         }
     return out
