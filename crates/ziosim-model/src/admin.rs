@@ -199,7 +199,7 @@ impl Model_ {
     fn add_resilvering_leaf(&mut self, name: &str, device: &str, t: usize) -> u16 {
         let vname = self.tops[t].name.clone();
         let n = self.add_leaf_at_runtime(name, device, &vname);
-        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.vdev_enter_txg() + TXG_CONCURRENT_STATES));
+        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.dtl_max_txg()));
         self.refresh_dtl_cuts();
         self.leaves[n as usize].resilvering = true;
         n
@@ -243,6 +243,11 @@ impl Model_ {
     /// on it (spa.c@zfs-0.7.13, @zfs-2.2.0).
     pub(crate) fn vdev_enter_txg(&self) -> u64 {
         self.layout.last_txg() + self.txg.sync_txg + u64::from(!self.txg.syncing)
+    }
+
+    /// `spa_vdev_attach`'s `dtl_max_txg`: where a new disk's DTL ends and its resilver starts.
+    fn dtl_max_txg(&self) -> u64 {
+        self.vdev_enter_txg() + TXG_CONCURRENT_STATES
     }
 
     /// spa_sync of engine txg `txg` starts: a disk that cannot be written misses it.
@@ -669,8 +674,8 @@ impl Model_ {
     }
 
     /// `spa_vdev_attach` of new disk `n` for a healing resilver (replace, attach, a spare
-    /// put in): the disk is marked with the open txg (`vdev_resilver_txg`) and the command
-    /// waits until `dtl_max_txg` = open txg + TXG_CONCURRENT_STATES has synced. 0.8+ defers
+    /// put in): the disk is marked with `spa_vdev_enter`'s txg (`vdev_resilver_txg`) and the
+    /// command waits until `dtl_max_txg` = that txg + TXG_CONCURRENT_STATES has synced. 0.8+ defers
     /// the disk while a resilver scan runs; otherwise (and ≤0.7 always) the resilver is
     /// (re)started in the sync of `dtl_max_txg` (`dsl_resilver_restart(dp, dtl_max_txg)`,
     /// spa.c@zfs-0.7.13; `dsl_scan_restart_resilver`, spa.c@zfs-2.2.0), so a second attach
@@ -679,9 +684,8 @@ impl Model_ {
     /// cancels any scan and starts the resilver over the recomputed DTLs a txg later
     /// (spa.c, dsl_scrub.c `dsl_pool_scrub_setup_sync` @il:379c004d1f) — the same txg.
     fn resilver_attach(&mut self, n: u16, ctx: &mut Ctx<Ev>) {
-        let txg = self.vdev_enter_txg();
-        let dtl_max_txg = txg + TXG_CONCURRENT_STATES;
-        self.leaves[n as usize].resilver_txg = txg;
+        let dtl_max_txg = self.dtl_max_txg();
+        self.leaves[n as usize].resilver_txg = self.vdev_enter_txg();
         self.cmd_wait_txg = self.cmd_wait_txg.max(dtl_max_txg);
         if self.rebuild_active_any() {
             // spa_async_thread starts no resilver while a rebuild runs.

@@ -549,7 +549,7 @@ impl Model_ {
         } else {
             "currently scrubbing; use 'zpool scrub -s' to cancel current scrub"
         };
-        let (command, error, warning): (String, Option<String>, Option<String>) = match action {
+        let (command, error): (String, Option<String>) = match action {
             // OpenSolaris 2009 (il:379c004d1f): `spa_scrub` refuses a scrub only while a
             // resilver runs (EBUSY, "currently resilvering"); a scrub asked for during a
             // scrub goes through `dsl_pool_scrub_clean`, whose setup cancels the running
@@ -566,7 +566,7 @@ impl Model_ {
                     self.scan_request(ScanFunc::Scrub, ctx);
                     None
                 };
-                (format!("zpool scrub {pool}"), err.map(|e| format!("cannot scrub {pool}: {e}")), None)
+                (format!("zpool scrub {pool}"), err.map(|e| format!("cannot scrub {pool}: {e}")))
             }
             // 2009 `zpool scrub -s`: `dsl_pool_scrub_cancel_sync` stops whatever runs, a
             // resilver too (complete = false: no DTL is excised, `resilver stopped after`),
@@ -574,8 +574,8 @@ impl Model_ {
             Action::Cancel if rel == Release::Solaris2009 => {
                 self.scan_pending = None;
                 self.scan_pending_txg = 0;
-                self.scan_cancel_any(ctx);
-                (format!("zpool scrub -s {pool}"), None, None)
+                self.scan_cancel(ctx);
+                (format!("zpool scrub -s {pool}"), None)
             }
             Action::Scrub | Action::ResumeScrub => {
                 let err = match scrubbing {
@@ -592,7 +592,7 @@ impl Model_ {
                         None
                     }
                 };
-                (format!("zpool scrub {pool}"), err.map(|e| format!("cannot scrub {pool}: {e}")), None)
+                (format!("zpool scrub {pool}"), err.map(|e| format!("cannot scrub {pool}: {e}")))
             }
             Action::PauseScrub => {
                 let err = match scrubbing {
@@ -605,28 +605,29 @@ impl Model_ {
                     None if new_text => None,
                     None => Some("there is no active scrub"),
                 };
-                (format!("zpool scrub -p {pool}"), err.map(|e| format!("cannot pause scrubbing {pool}: {e}")), None)
+                (format!("zpool scrub -p {pool}"), err.map(|e| format!("cannot pause scrubbing {pool}: {e}")))
             }
             _ => {
                 let running = self.running_scan(None).is_some() || self.scan_pending.is_some();
-                let (err, warn) = if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
+                let err = if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
+                    // Only a scrub runs or is pending (a pending scrub waits for no scan).
                     if self.scan_pending == Some(ScanFunc::Scrub) {
                         self.scan_pending = None;
                     }
                     self.scan_cancel(ctx);
-                    (None, None)
-                } else if resilvering || running {
-                    // spa_scan_stop: EBUSY while resilvering (the 2010 scan rewrite,
-                    // 3f9d6ad73e); zpool_scan prints EZFS_RESILVERING.
-                    (Some(format!("cannot cancel scrubbing {pool}: currently resilvering")), None)
+                    None
+                } else if running {
+                    // A resilver: spa_scan_stop's EBUSY since the 2010 scan rewrite
+                    // (3f9d6ad73e); zpool_scan prints EZFS_RESILVERING.
+                    Some(format!("cannot cancel scrubbing {pool}: currently resilvering"))
                 } else {
-                    (Some(format!("cannot cancel scrubbing {pool}: there is no active scrub")), None)
+                    Some(format!("cannot cancel scrubbing {pool}: there is no active scrub"))
                 };
-                (format!("zpool scrub -s {pool}"), err, warn)
+                (format!("zpool scrub -s {pool}"), err)
             }
         };
         let at_ns = self.cfg.actions[idx].at_ns;
-        self.admin.log.push(serde_json::json!({"at_ns": at_ns, "command": command, "error": error, "warning": warning}));
+        self.admin.log.push(serde_json::json!({"at_ns": at_ns, "command": command, "error": error, "warning": null}));
     }
 
     pub(crate) fn scan_pause(&mut self, pause: bool, ctx: &mut Ctx<Ev>) {
@@ -649,19 +650,11 @@ impl Model_ {
         }
     }
 
-    /// 2009's cancel: the running scrub or resilver stops (`dsl_pool_scrub_cancel_sync`).
-    fn scan_cancel_any(&mut self, ctx: &mut Ctx<Ev>) {
+    /// `zpool scrub -s`: the running scan stops — a scrub, or on solaris-2009 a resilver
+    /// too (`dsl_pool_scrub_cancel_sync`); later releases refuse before getting here.
+    fn scan_cancel(&mut self, ctx: &mut Ctx<Ev>) {
         if let Some(s) = self.scan.as_mut() {
             if s.state == ScanState::Scanning {
-                s.state = ScanState::Canceled;
-                s.end_ns = ctx.now();
-            }
-        }
-    }
-
-    pub(crate) fn scan_cancel(&mut self, ctx: &mut Ctx<Ev>) {
-        if let Some(s) = self.scan.as_mut() {
-            if s.state == ScanState::Scanning && s.func == ScanFunc::Scrub {
                 s.state = ScanState::Canceled;
                 s.end_ns = ctx.now();
             }
