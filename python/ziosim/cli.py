@@ -408,6 +408,22 @@ def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[l
     return scenario_mod.from_dict(doc, default_name=path.stem, path=str(path), seed=seed, stop=stop)
 
 
+def _left_out_by_stop(sc: scenario_mod.Scenario, stop: Optional[str]) -> Optional[str]:
+    """`--stop` cuts a run short on purpose, so the actions and workload starts it cuts off
+    are left out rather than refused (the file's own stop refuses them); say which."""
+    if stop is None:
+        return None
+    c = sc.config
+    end = c["stop_ns"]
+    gone = [f"action[{i}] ({a['do']} at {scenario_mod.duration_text(a['at_ns'])})"
+            for i, a in enumerate(c.get("actions", [])) if a["at_ns"] >= end]
+    gone += [f"workload[{i}] ({w.get('name', w.get('kind'))} from {scenario_mod.duration_text(w['start_ns'])})"
+             for i, w in enumerate(c.get("workloads", [])) if w.get("start_ns", 0) >= end]
+    if not gone:
+        return None
+    return f"note: --stop {stop} ends the run before " + ", ".join(gone) + "; not run"
+
+
 def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> dict[str, Any]:
     with _Progress(progress, sc.name) as bar:
         on_scan = bar.scan if sc.config.get("stop_on_scan_done") else None
@@ -452,6 +468,9 @@ def run(
     with _errors(repro):
         sc = _load(scenario, seed, stop, sets)
         repro = _seeded(repro, seed, sc)
+    left_out = _left_out_by_stop(sc, stop)
+    if left_out and not quiet:
+        _say(left_out)
     view_list: Optional[list[str]] = None
     if views is not None:
         view_list = [v.strip() for v in views.split(",") if v.strip()]

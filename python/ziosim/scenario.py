@@ -677,7 +677,8 @@ class _Normaliser:
         self.doc = doc
         self.default_name = default_name
         # `--stop` cuts the run short on purpose (a quick look at a long scenario): the
-        # actions after it are left out, while an action after the file's own stop is an error.
+        # actions and workload starts after it are left out (the CLI says which), while either
+        # after the file's own stop is an error.
         self.stop_overridden = stop_overridden
         self.releases = _native.releases()
         self.tunable_decls = {t["name"]: t for t in _native.tunables()}
@@ -1381,7 +1382,7 @@ class _Normaliser:
             raise ScenarioError(f"{path}.l2arc_hit: {show(w['l2arc_hit'])} — needs an L2ARC; add pool.cache or set 0")
         arc_ns = parse_duration(w.get("arc_hit_latency", DEFAULTS["arc_hit_latency"]), f"{path}.arc_hit_latency")
         start = parse_duration(w.get("start", "0s"), f"{path}.start")
-        if start >= c["stop_ns"]:
+        if start >= c["stop_ns"] and not self.stop_overridden:
             raise ScenarioError(
                 f"{path}.start: {show(w['start'])} — at or after scenario.stop; allowed: earlier than the run's end"
             )

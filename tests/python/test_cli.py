@@ -55,6 +55,22 @@ def test_a_run_shorter_than_a_tenth_of_a_second_is_not_zero_seconds(tmp_path):
     assert f"wrote {tmp_path / 'o'} — 0.001s simulated, " in r.stderr
 
 
+def test_stop_option_says_which_actions_and_workloads_it_cuts_off(tmp_path):
+    """`--stop` shorter than the scenario left its later actions out without a word, and a
+    workload starting after it was refused as being "after scenario.stop" (the file's stop)."""
+    src = (SCENARIOS / "default.toml").read_text().replace('arc_hit = 0.0', 'arc_hit = 0.0\nstart = "45s"')
+    (tmp_path / "s.toml").write_text(src)
+    r = invoke("run", tmp_path / "s.toml", "--out", tmp_path / "o", "--stop", "30s")
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        "note: --stop 30s ends the run before action[0] (scrub at 1m), workload[0] (users from 45s); not run")
+    r = invoke("run", tmp_path / "s.toml", "--out", tmp_path / "o2", "--stop", "50s")
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines()[0] == "note: --stop 50s ends the run before action[0] (scrub at 1m); not run"
+    r = invoke("run", tmp_path / "s.toml", "--out", tmp_path / "o3", "--stop", "2m", "--quiet")
+    assert r.exit_code == 0 and r.stderr == ""
+
+
 def test_run_no_plots_reaches_write_outputs(tmp_path, fake_report):
     out = tmp_path / "o"
     r = invoke("run", SCENARIOS / "default.toml", "--out", out, "--no-plots")
