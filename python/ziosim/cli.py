@@ -468,9 +468,6 @@ def run(
     with _errors(repro):
         sc = _load(scenario, seed, stop, sets)
         repro = _seeded(repro, seed, sc)
-    left_out = _left_out_by_stop(sc, stop)
-    if left_out and not quiet:
-        _say(left_out)
     view_list: Optional[list[str]] = None
     if views is not None:
         view_list = [v.strip() for v in views.split(",") if v.strip()]
@@ -486,6 +483,9 @@ def run(
             except ValueError as e:
                 reason = re.sub(r"^views?: ", "", str(e).splitlines()[0])
                 raise ScenarioError(f"--views: {json.dumps(views)} — {reason}") from None
+        left_out = _left_out_by_stop(sc, stop)
+        if left_out and not quiet:
+            _say(left_out)
         try:
             results = _run_once(sc, _progress_enabled(quiet, no_progress), repro)
             meta = runner.meta(sc)

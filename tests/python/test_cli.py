@@ -309,7 +309,8 @@ def test_panic_is_an_internal_error_with_a_reproduce_line(tmp_path, fake_core, m
     monkeypatch.setattr(fake_core, "PANIC", True)
     r = invoke("run", SCENARIOS / "default.toml", "--seed", "5", "--stop", "1s", "--out", tmp_path / "o")
     assert r.exit_code == 1
-    (line,) = r.stderr.splitlines()
+    note, line = r.stderr.splitlines()
+    assert note == "note: --stop 1s ends the run before action[0] (scrub at 1m); not run"
     assert line.startswith("internal error: RuntimeError: panic in the core")
     assert line.endswith(f"(please report; reproduce: ziosim run {SCENARIOS / 'default.toml'} --out {tmp_path / 'o'} "
                          "--seed 5 --stop 1s)")

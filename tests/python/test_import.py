@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from ziosim.errors import ScenarioError
 from ziosim.importers import ImportTextError, parse_number, split_sections
 from ziosim.importers import scenario as isc
+from ziosim.report.nicenum import zfs_nicenum
 from ziosim.importers import zpool_iostat, zpool_list, zpool_status
 from ziosim.report.releases import RELEASES, at_least
 from ziosim.report.status import rebuild_progress, scan_lines, scan_progress
@@ -205,7 +206,12 @@ def _expected_rows(snap, release, results):
         interior = i + 1 < len(rows) and rows[i + 1]["depth"] > r["depth"]
         if release == "solaris-2009" and interior and r["depth"] > 0:
             name = re.sub(r"-\d+$", "", name)
-        out.append((r["depth"], name, r["state"], r.get("note", "")))
+        note = r.get("note", "")
+        if release == "solaris-2009" and not interior and not note and r.get("scan_processed"):
+            # 2009 prints a leaf's repair bytes where later releases print "(resilvering)".
+            done = "resilvered" if (snap.get("scan") or {}).get("func") == "resilver" else "repaired"
+            note = f"{zfs_nicenum(r['scan_processed'])} {done}"
+        out.append((r["depth"], name, r["state"], note))
     pool, leaves = results["pool"], results["leaves"]
     if pool.get("log"):
         # OpenSolaris 2009.06 prints "logs" as a row with the root's state (il:379c004d1f)

@@ -397,10 +397,20 @@ def test_full_resilver_065():
         "    300G resilvered, 57.88% done\n" + CONFIG_RESILVER)
 
 
+def resilver_snapshot_2009(ps):
+    """The core gives a 2009 leaf no "(resilvering)" note, only its repair bytes."""
+    tree = [dict(r) for r in TREE_RESILVER]
+    tree[-1].update(note="", scan_processed=300 * GiB)
+    return snap(ps, state="DEGRADED", tree=tree)
+
+
 def test_full_resilver_2009():
     # The unavailable disk sits inside "replacing", which find_vdev_problem skips, so the
-    # reason is "resilvering"; top-level names carry no "-N" id in that release.
-    assert zpool_status(resilver_snapshot(), "solaris-2009", "tank", E) == (
+    # reason is "resilvering"; top-level names carry no "-N" id in that release. The new
+    # disk shows its vs_scrub_repaired, "300G resilvered", not "(resilvering)" (audit 4 F1:
+    # print_status_config at il:379c004d1f; the "(%s)" form came with il:3f9d6ad73e, 2010).
+    assert zpool_status(resilver_snapshot_2009(scan("resilver", processed=300 * GiB)), "solaris-2009", "tank",
+                        E) == (
         "  pool: tank\n"
         " state: DEGRADED\n" + RESILVERING
         + " scrub: resilver in progress for 1h25m, 57.88% done, 1h2m to go\n"
@@ -412,9 +422,31 @@ def test_full_resilver_2009():
         "\t    sda        ONLINE       0     0     0\n"
         "\t    replacing  DEGRADED     0     0     0\n"
         "\t      sdb      UNAVAIL      0     0     0  cannot open\n"
-        "\t      sdg      ONLINE       0     0     0  (resilvering)\n"
+        "\t      sdg      ONLINE       0     0     0  300G resilvered\n"
         "\n"
         "errors: No known data errors\n")
+
+
+def test_2009_leaf_keeps_its_repair_bytes_after_the_scan_and_a_stop_still_resilvers():
+    """Audit 4 F1/F2: vdev_scrub_stat_update(POOL_SCRUB_NONE) at the end or stop of a scan
+    leaves vs_scrub_repaired and vs_scrub_type alone, so the leaf keeps "300G resilvered";
+    a stopped resilver (vs_scrub_complete = 0, type RESILVER) is still "currently being
+    resilvered" in check_status (il:379c004d1f)."""
+    done = scan("resilver", "finished", end_s=E + 3600, processed=300 * GiB)
+    text = zpool_status(resilver_snapshot_2009(done), "solaris-2009", "tank", E)
+    assert "\t      sdg      ONLINE       0     0     0  300G resilvered\n" in text
+    assert "status:" not in text
+    stopped = scan("resilver", "canceled", end_s=E + 3600, processed=300 * GiB)
+    text = zpool_status(resilver_snapshot_2009(stopped), "solaris-2009", "tank", E)
+    assert RESILVERING in text and " scrub: resilver stopped after 1h0m" in text
+    # A scrub's repairs are "repaired"; the unavailable disk keeps its aux note alone.
+    scrub = resilver_snapshot_2009(scan("scrub", "finished", end_s=E + 60))
+    scrub["tree"][-2]["scan_processed"] = 4096
+    text = zpool_status(scrub, "solaris-2009", "tank", E)
+    assert "  300G repaired\n" in text and "  cannot open\n" in text and "4K" not in text
+    # Later releases stop resilvering at a cancel.
+    assert RESILVERING not in zpool_status(snap(stopped, state="DEGRADED", tree=TREE_RESILVER), "illumos-2012",
+                                           "tank", E)
 
 
 @pytest.mark.parametrize(("release", "url"), [

@@ -58,6 +58,8 @@ TREE_LOST = [row(0, "tank", "DEGRADED"), row(1, "mirror-0", "DEGRADED"),
              row(2, "sda", "UNAVAIL", "cannot open"), row(2, "sdx")]
 TREE_OFFLINE = [row(0, "tank", "DEGRADED"), row(1, "mirror-0", "DEGRADED"), row(2, "sda"),
                 row(2, "sdb", "OFFLINE")]
+TREE_MISSING_R = [row(0, "tank", "DEGRADED"), row(1, "mirror-0", "DEGRADED"), row(2, "sda"),
+                  row(2, "sdb", "UNAVAIL", "cannot open")]
 TREE_RESILVER = [row(0, "tank", "DEGRADED"), row(1, "mirror-0", "DEGRADED"), row(2, "sda"),
                  row(2, "sdb", "OFFLINE"), row(2, "sdc", note="(resilvering)")]
 
@@ -147,6 +149,14 @@ def test_rebuild_reasons_come_before_data_errors():
     done = dict(base, state="complete", end_s=E + 1)
     assert reason(snap(TREE_LOST, 5, rebuild=[active]), "zfs-2.0")[0] == RESILVERING
     assert reason(snap(TREE_LOST, 5, rebuild=[done]), "zfs-2.1")[0] == REBUILD_SCRUB
+    # Only a *completed* rebuild wants a scrub (audit 4 F3): a cancelled one leaves the
+    # missing device as the reason (VDEV_REBUILD_COMPLETE in check_status, ZM@zfs-2.0.0 …).
+    cancelled = dict(base, state="canceled", end_s=E + 1)
+    assert reason(snap(TREE_MISSING_R, 0, rebuild=[cancelled]), "zfs-2.2") == [
+        MISSING_R, "\tthe pool to continue functioning in a degraded state.",
+        "action: Attach the missing device and online it using 'zpool online'.",
+        f"   see: {SEE['zfs-2.2']}ZFS-8000-2Q"]
+    assert reason(snap(TREE_MISSING_R, 0, rebuild=[cancelled, done]), "zfs-2.2")[0] == REBUILD_SCRUB
     # zfs-0.8 has no rebuild: a snapshot carrying one does not change its reason.
     assert reason(snap(TREE_LOST, 5, rebuild=[done]), "zfs-0.8")[:4] == CORRUPT
 

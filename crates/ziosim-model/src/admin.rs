@@ -797,7 +797,11 @@ impl Model_ {
             // is active; each after two spaces.
             let mut notes = vec![aux];
             let shown = !healthy_only || state == "ONLINE";
-            if let Some(s) = scan.filter(|_| shown) {
+            // solaris-2009 has no "(resilvering)": it prints the leaf's repair bytes,
+            // "10.0G resilvered", during the scan and after it (the status printer formats
+            // them from `scan_processed`; il:379c004d1f print_status_config).
+            let noted = self.cfg.release != Release::Solaris2009;
+            if let Some(s) = scan.filter(|_| shown && noted) {
                 if leaf.scan_processed > 0 {
                     notes.push(if s.func == ScanFunc::Resilver { "(resilvering)" } else { "(repairing)" });
                 } else if leaf.deferred {
@@ -912,7 +916,7 @@ impl Model_ {
             state: pstate,
             tree: rows,
             spares: Value::Array(spares),
-            scan: self.scan_stats_json(now),
+            scan: self.scan_stats_json(),
             errors: self.lost_blocks.len(),
             rebuild: if rebuild.is_empty() { Value::Null } else { Value::Array(rebuild) },
         }

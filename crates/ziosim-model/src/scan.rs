@@ -182,8 +182,11 @@ pub struct Scan {
     pub pass_exam: u64,
     pub pass_issued: u64,
     pub paused_since_ns: Option<u64>,
-    pub spent_paused_ns: u64,
-    /// Time paused over the whole scan (`spent_paused_ns` is per pass), for the summary's
+    /// `spa_scan_pass_scrub_spent_paused`: whole seconds, added at each resume as
+    /// `gethrestime_sec()` then less at the pause (`dsl_scrub_pause_resume_sync`), so a
+    /// pause still under way is not in it.
+    pub spent_paused_s: u64,
+    /// Time paused over the whole scan (`spent_paused_s` is per pass), for the summary's
     /// mean rates, which leave it out as `zpool status` does; and how much of it fell
     /// before the traversal ended.
     paused_total_ns: u64,
@@ -275,7 +278,7 @@ impl Scan {
             pass_exam: 0,
             pass_issued: 0,
             paused_since_ns: None,
-            spent_paused_ns: 0,
+            spent_paused_s: 0,
             paused_total_ns: 0,
             walk_paused_ns: 0,
             inflight: 0,
@@ -639,7 +642,7 @@ impl Model_ {
         match (pause, s.paused_since_ns) {
             (true, None) => s.paused_since_ns = Some(now),
             (false, Some(t)) => {
-                s.spent_paused_ns += now - t;
+                s.spent_paused_s += now / NS_PER_S - t / NS_PER_S;
                 s.paused_total_ns += now - t;
                 s.paused_since_ns = None;
                 if !self.txg.syncing {
@@ -817,7 +820,7 @@ impl Model_ {
                     s.pass_issued = 0;
                     // spa_scan_stat_init also zeroes spa_scan_pass_scrub_spent_paused (the
                     // traversal does not end while paused, so no pause is under way).
-                    s.spent_paused_ns = 0;
+                    s.spent_paused_s = 0;
                 }
                 break;
             };
@@ -1358,14 +1361,13 @@ impl Model_ {
     }
 
     /// `pool_scan_stat_t` as `zpool status` reads it (docs/internals.md).
-    pub(crate) fn scan_stats_json(&self, now: u64) -> Value {
+    pub(crate) fn scan_stats_json(&self) -> Value {
         let epoch = self.cfg.epoch_s;
         let secs = |ns: u64| epoch + ns / NS_PER_S;
         match &self.scan {
             None => json!({"func": "none", "state": "none"}),
             Some(s) => {
                 let state = s.state.key();
-                let paused_now = s.paused_since_ns.map_or(0, |t| now - t);
                 // Not in pool_scan_stat_t: which part of the engine the current txg runs
                 // (legacy visits and issues in one walk; sorted alternates phase A and B).
                 let phase = match &s.sorted {
@@ -1383,7 +1385,7 @@ impl Model_ {
                     "to_process": 0, "processed": s.processed, "errors": s.errors,
                     "pass_exam": s.pass_exam, "pass_start_s": secs(s.pass_start_ns),
                     "pass_scrub_pause_s": s.paused_since_ns.map_or(0, secs),
-                    "pass_scrub_spent_paused_s": (s.spent_paused_ns + paused_now) / NS_PER_S,
+                    "pass_scrub_spent_paused_s": s.spent_paused_s,
                     "pass_issued": s.pass_issued, "issued": s.issued,
                 })
             }

@@ -380,6 +380,28 @@ fn pause_during_the_walk_does_not_leak_into_the_issue_pass() {
     }
 }
 
+/// `spa_scan_pass_scrub_spent_paused` grows only at a resume, by whole seconds
+/// (`dsl_scrub_pause_resume_sync`): a pause still under way is not in it (audit 4 F4: the
+/// snapshots counted it, so `zpool status -j` printed 40 s paused where ZFS prints 0).
+#[test]
+fn spent_paused_counts_a_pause_at_its_resume_in_whole_seconds() {
+    let mut cfg = small_file_pool("zfs-2.3", 0.5, 60);
+    cfg["report_interval_ns"] = json!(1_000_000_000u64);
+    cfg["actions"] = json!([{"at_ns": 2_000_000_000u64, "do": "scrub"},
+                            {"at_ns": 3_700_000_000u64, "do": "pause-scrub"},
+                            {"at_ns": 10_200_000_000u64, "do": "resume-scrub"},
+                            {"at_ns": 12_900_000_000u64, "do": "pause-scrub"}]);
+    let res = run(&cfg);
+    let snaps = res["status"]["snapshots"].as_array().unwrap();
+    let at = |t: u64| &snaps.iter().find(|s| s["t_ns"] == t * 1_000_000_000).unwrap()["scan"];
+    assert_eq!(at(8)["state"], "scanning");
+    assert_eq!(at(8)["pass_scrub_spent_paused_s"], 0, "{}", at(8));
+    // floor(10.2) − floor(3.7) = 7, not 6.5 s rounded.
+    assert_eq!(at(11)["pass_scrub_spent_paused_s"], 7, "{}", at(11));
+    assert_eq!(at(40)["pass_scrub_spent_paused_s"], 7, "{}", at(40));
+    assert!(at(40)["pass_scrub_pause_s"].as_u64().unwrap() > 0);
+}
+
 /// With `zfs_scan_legacy` on 0.8+ the scan's reads and the prefetch thread share
 /// `scn_maxinflight_bytes`. Freed bytes must reach the waiting scan too: when the thread
 /// took them all, the sync thread never reached its pause check and the resilver examined

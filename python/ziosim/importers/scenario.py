@@ -328,6 +328,17 @@ def check_presets(opts: Options, presets: dict) -> None:
 # ----------------------------------------------------------------------------- the builder
 
 
+# OpenSolaris 2009.06 notes a leaf's repair bytes ("10.0G resilvered") where later releases
+# print "(resilvering)", and keeps the note after the scan (print_status_config at
+# il:379c004d1f): it means a disk being resilvered only while a resilver runs.
+_REPAIRED_2009 = re.compile(r"\d+(?:\.\d+)?[KMGTPEZ]? resilvered")
+
+
+def _resilvering(st: PoolStatus, v: Vdev) -> bool:
+    return v.resilvering or (_REPAIRED_2009.fullmatch(v.note) is not None
+                             and any(s.func == "resilver" and s.active for s in st.scans))
+
+
 class _Builder:
     """Holds every decision ``build`` makes; ``emit`` writes them out."""
 
@@ -418,7 +429,7 @@ class _Builder:
         """The disk that stands in the pool for ``v``; records what happens to it."""
         if v.kind == "disk":
             self.leaf_state(v, in_pool)
-            if v.resilvering and in_pool:
+            if _resilvering(self.st, v) and in_pool:
                 new = v.name + "-new"
                 while new in self.names_used:
                     new += "-new"
@@ -1053,7 +1064,7 @@ def _peer_groups(st: PoolStatus) -> list[tuple[str, list[str]]]:
         if v.kind in ("replacing", "spare"):
             return []
         if v.kind == "disk":
-            return [v.name] if v.state == "ONLINE" and not v.resilvering else []
+            return [v.name] if v.state == "ONLINE" and not _resilvering(st, v) else []
         return [n for c in v.children for n in steady(c)]
 
     vdevs = list(st.vdevs)

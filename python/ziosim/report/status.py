@@ -519,6 +519,14 @@ def _rebuild_summary(snapshot: dict) -> tuple[bool, int]:
     return False, end
 
 
+def _rebuild_completed_end(snapshot: dict) -> int:
+    """``check_status``'s REBUILD_SCRUB test counts *completed* rebuilds only (a cancelled
+    one wants no scrub): the latest such end time, or 0 (libzfs_status.c, ZM@zfs-2.0.0 …
+    @zfs-2.3.0)."""
+    return max((int(v.get("end_s", 0)) for v in snapshot.get("rebuild") or [] if v["state"] == "complete"),
+               default=0)
+
+
 def printed_scans(snapshot: dict) -> list[tuple[str, dict]]:
     """What 2.0+ ``print_scan_status`` shows, in order: ``("scan", ps)`` for the scrub or
     resilver, ``("rebuild", vrs)`` for each sequential rebuild. The scrub always; then the
@@ -638,6 +646,10 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
     """
     ps = snapshot.get("scan") or {}
     resilvering = ps.get("func") == "resilver" and ps.get("state") == "scanning"
+    if release == "solaris-2009":
+        # check_status (il:379c004d1f): `!vs_scrub_complete && vs_scrub_type == RESILVER`;
+        # a stopped resilver leaves both (vdev_scrub_stat_update with POOL_SCRUB_NONE).
+        resilvering = ps.get("func") == "resilver" and ps.get("state") in ("scanning", "canceled")
     leaves = _leaves_outside_replacing(snapshot.get("tree") or [])
     missing = any(r.get("state") == "UNAVAIL" for r in leaves)
     # The root vdev CANT_OPEN (a dead top-level vdev) is what makes a missing device "NR".
@@ -651,9 +663,10 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
     if resilvering:
         return "resilvering"
     if at_least(release, "zfs-2.0"):
-        active, end = _rebuild_summary(snapshot)
+        active, _ = _rebuild_summary(snapshot)
         if active:
             return "resilvering"  # ZPOOL_STATUS_REBUILDING prints the resilvering text
+        end = _rebuild_completed_end(snapshot)
         if end > 0 and (ps.get("state", "none") == "none"
                         or (ps.get("func") == "scrub" and ps.get("state") == "finished"
                             and end > int(ps.get("end_s", 0)))):
@@ -687,9 +700,16 @@ def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int,
     rows = [dict(r) for r in snapshot.get("tree") or [{"depth": 0, "name": pool_name,
                                                         "state": snapshot.get("state")}]]
     if release == "solaris-2009":
+        # vs_scrub_type: the last scan started (a stop leaves it), resilver or scrub.
+        done = "resilvered" if (snapshot.get("scan") or {}).get("func") == "resilver" else "repaired"
         for i, r in enumerate(rows):
-            if i + 1 < len(rows) and rows[i + 1]["depth"] > r["depth"] and r["depth"] > 0:
+            parent = i + 1 < len(rows) and rows[i + 1]["depth"] > r["depth"]
+            if parent and r["depth"] > 0:
                 r["name"] = _top_name(r["name"], release)
+            elif not parent and not r.get("note") and int(r.get("scan_processed", 0)) > 0:
+                # print_status_config (il:379c004d1f): a leaf without an aux note shows its
+                # vs_scrub_repaired, which only the next scan's start clears.
+                r["note"] = f"{zfs_nicenum(int(r['scan_processed']))} {done}"
     if layout is not None:
         rows += _class_rows(layout["pool"], layout["leaves"], release, rows[0])
     rows += _spare_rows(snapshot.get("spares") or [])
