@@ -1272,7 +1272,10 @@ impl Model_ {
     #[allow(clippy::too_many_arguments)]
     fn repair_write(&mut self, zi: u32, t: usize, voff: u64, psize: u64, birth: u64, ctx: &mut Ctx<Ev>) -> u32 {
         let owner = OWNER_SCAN | zi;
-        let fl = flags::REPAIR;
+        // IO_REPAIR, plus the read's RESILVER, which `zio_vdev_child_io` passes on
+        // (ZIO_VDEV_CHILD_FLAGS). The deadline queue (≤ 2013) ranks such a write at the
+        // resilver's priority, not ASYNC_WRITE's (`queue::deadline::old_priority`).
+        let fl = flags::REPAIR | flags::RESILVER;
         let mut n = 0;
         let mut bytes = 0;
         let mut writes = std::mem::take(&mut self.writes);

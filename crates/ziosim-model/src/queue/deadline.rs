@@ -14,7 +14,7 @@
 //! |---|---|---|---|---|
 //! | SyncRead, SyncWrite | 0 | | AsyncRead | 6 |
 //! | AsyncWrite, Trim (FREE) | 4 | | Scrub with RESILVER flag, Rebuild | 10 |
-//! | | | | Scrub, Removal, Initializing | 20 |
+//! | repair write (AsyncWrite, REPAIR) | as its read: 10 / 20 | | Scrub, Removal, Initializing | 20 |
 //!
 //! A scrub read is thus ~10.7 s (2009: 12.8 s at hz 100) behind a sync read queued at the
 //! same time, and waits
@@ -44,6 +44,18 @@ use crate::tunables::{Tunables, T};
 pub fn old_priority(class: IoClass, io_flags: u8) -> u64 {
     match class {
         IoClass::SyncRead | IoClass::SyncWrite => 0,
+        // A repair write takes the priority of the read it repairs: `vdev_mirror_io_done`
+        // and `vdev_raidz_io_done` issue it with `zio->io_priority` (il:975c32a05c and
+        // il:69962b5647^ vdev_mirror.c, vdev_raidz.c), and the resilver's read is
+        // ZIO_PRIORITY_RESILVER (`dsl_scan_scrub_cb`, `scrub_visitbp` in 2009), a scrub's
+        // ZIO_PRIORITY_SCRUB. The fixed ASYNC_WRITE priority for repairs came with 4045.
+        IoClass::AsyncWrite if io_flags & flags::REPAIR != 0 => {
+            if io_flags & flags::RESILVER != 0 {
+                10
+            } else {
+                20
+            }
+        }
         IoClass::AsyncWrite | IoClass::Trim => 4,
         IoClass::AsyncRead => 6,
         IoClass::Scrub if io_flags & flags::RESILVER != 0 => 10,
@@ -271,5 +283,55 @@ impl QueuePolicy for DeadlinePolicy {
         self.max_pending = t.get(T::zfs_vdev_max_pending) as u32;
         self.ramp_rate = t.get(T::zfs_vdev_ramp_rate) as u32;
         self.agg = super::agg_params(release, t, rotational);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::{LeafIo, Op};
+    use crate::queue::{build, QueueEnv};
+
+    /// Pre-4045 a resilver's repair write keeps the read's ZIO_PRIORITY_RESILVER (10): queued
+    /// in the same bucket as a txg write (4), it sorts after it whatever the offsets.
+    #[test]
+    fn resilver_repair_write_sorts_behind_txg_writes() {
+        assert_eq!(old_priority(IoClass::AsyncWrite, flags::REPAIR | flags::RESILVER), 10);
+        assert_eq!(old_priority(IoClass::AsyncWrite, flags::REPAIR), 20);
+        assert_eq!(old_priority(IoClass::AsyncWrite, 0), 4);
+        for r in [Release::Solaris2009, Release::Freebsd9, Release::Illumos2012] {
+            let mut t = Tunables::defaults(r, 16 << 30);
+            t.set("zfs_vdev_aggregation_limit", 0).unwrap();
+            let mut q = build(r, 100, &t, true);
+            let mut ios = IoSlab::new();
+            let env = QueueEnv::default();
+            let add = |ios: &mut IoSlab, q: &mut Box<dyn QueuePolicy>, off: u64, f: u8| {
+                let mut io = LeafIo::new(0, Op::Write, IoClass::AsyncWrite, off, 4096);
+                io.flags = f;
+                let id = ios.alloc(io);
+                q.enqueue(id, ios, 0);
+            };
+            // Four far reads fill min_pending, so the two writes wait in the queue.
+            for i in 0..4u64 {
+                let mut io = LeafIo::new(0, Op::Read, IoClass::SyncRead, (500 + i) << 30, 4096);
+                io.enqueue_ns = 0;
+                let id = ios.alloc(io);
+                q.enqueue(id, &mut ios, 0);
+            }
+            let mut active = Vec::new();
+            while let Some(i) = q.next_issue(&mut ios, 0, &env) {
+                active.push(i);
+            }
+            assert_eq!(active.len(), 4);
+            add(&mut ios, &mut q, 1 << 20, 0);
+            add(&mut ios, &mut q, 0, flags::REPAIR | flags::RESILVER);
+            let done = active.remove(0);
+            q.complete(&done, &ios, 0);
+            let mut order = Vec::new();
+            while let Some(i) = q.next_issue(&mut ios, 0, &env) {
+                order.push(i.offset);
+            }
+            assert_eq!(order, vec![1 << 20, 0], "{r:?}: the txg write goes first");
+        }
     }
 }
