@@ -56,6 +56,10 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use ziosim_engine::{stream_seed, Ctx, End, Limits, Model, Rng, Sim, NS_PER_S};
 
+#[cfg(test)]
+#[path = "mirror_select_tests.rs"]
+mod mirror_select_tests;
+
 /// Events of the model. Small and `Copy`.
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -808,7 +812,6 @@ pub struct Model_ {
     pub(crate) cache_leaves: Vec<u16>,
     pub(crate) links: Vec<Link>,
     pub(crate) link_ports: Vec<Vec<u16>>,
-    pub(crate) mirror_rng: Rng,
     pub(crate) mirror_pen: MirrorPenalty,
     pub(crate) ops: Vec<LogicalOp>,
     pub(crate) ops_free: Vec<u32>,
@@ -1155,7 +1158,6 @@ impl Model_ {
         let series = SeriesStore::new(leaves.len());
         Ok(Model_ {
             tun,
-            mirror_rng: Rng::stream(seed, "mirror"),
             mirror_pen,
             ios: IoSlab::new(),
             issues: Vec::new(),
@@ -2340,8 +2342,8 @@ impl Model_ {
     }
 
     /// `vdev_mirror_child_select` for a block born in `birth`: children whose DTL holds
-    /// that txg are skipped (0: a block older than any DTL). None (and no random draw)
-    /// when no child can serve the read.
+    /// that txg are skipped (0: a block older than any DTL). None when no child can serve
+    /// the read.
     pub(crate) fn try_pick_mirror_child(&mut self, t: usize, off: u64, birth: u64, now: u64) -> Option<u16> {
         // The child a read may use: readable, and holding the block's txg (its DTL).
         let usable = |m: &Self, c: usize| {
@@ -2358,9 +2360,9 @@ impl Model_ {
         }
         if self.cfg.release == crate::release::Release::Zfs065 {
             // ZoL 0.6.5 (MR@zfs-0.6.5 vdev_mirror_map_alloc): the readable children with the
-            // fewest active I/Os (vq_active_tree); among equals the one the current
-            // zfs_vdev_mirror_switch_us (10 ms) time slice picks; then, as child_select
-            // does, the first usable child from it.
+            // fewest active I/Os (vdev_mirror_pending, vq_active_tree); among equals the one
+            // the current zfs_vdev_mirror_switch_us (10 ms) time slice picks; then, as
+            // child_select does, the first usable child from it.
             const SWITCH_NS: u64 = 10_000 * 1_000;
             let active = |m: &Self, c: usize| m.child_read_leaf(t, c).map(|l| m.leaves[l as usize].active);
             let lowest = (0..n).filter_map(|c| active(self, c)).min()?;
@@ -2369,23 +2371,45 @@ impl Model_ {
             let pref = tied().nth(((now / SWITCH_NS) % nr) as usize).unwrap_or(0);
             return (0..n).map(|i| (pref + i) % n).find_map(|c| usable(self, c));
         }
+        // zfs-0.7 … 2.3 (MR@zfs-0.7.13 … MR@zfs-2.3.0 vdev_mirror_child_select): the usable
+        // children with the lowest vdev_mirror_load.
         let mut best = i64::MAX;
-        let mut cands: [u16; 8] = [0; 8];
-        let mut nc = 0;
+        let mut tied = 0u64;
         for c in 0..n {
             let Some(l) = usable(self, c) else { continue };
-            let leaf = &self.leaves[l as usize];
-            let load = self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off);
+            let load = self.mirror_child_load(t, c, l, off);
             if load < best {
                 best = load;
-                nc = 0;
+                tied = 0;
             }
-            if load == best && nc < cands.len() {
-                cands[nc] = l;
-                nc += 1;
+            if load == best {
+                tied += 1;
             }
         }
-        (nc > 0).then(|| cands[self.mirror_rng.below(nc as u64) as usize])
+        if tied == 0 {
+            return None;
+        }
+        // vdev_mirror_preferred_child_randomize below the root: among equals the read's
+        // 2 MiB stripe picks, (io_offset >> vdev_mirror_shift) % count with shift 21 — no
+        // random draw (only the root's choice among DVAs draws one).
+        let pick = (off >> 21) % tied;
+        let mut k = 0;
+        for c in 0..n {
+            let Some(l) = usable(self, c) else { continue };
+            if self.mirror_child_load(t, c, l, off) == best {
+                if k == pick {
+                    return Some(l);
+                }
+                k += 1;
+            }
+        }
+        unreachable!("a tied child vanished")
+    }
+
+    /// `vdev_mirror_load` of child `c` of mirror `t` (read leaf `l`) for a read at `off`.
+    fn mirror_child_load(&self, _t: usize, _c: usize, l: u16, off: u64) -> i64 {
+        let leaf = &self.leaves[l as usize];
+        self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off)
     }
 
     // ---------------------------------------------------------------- txg
