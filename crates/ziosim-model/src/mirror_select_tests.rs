@@ -1,5 +1,5 @@
 //! Mirror child selection (`Model_::try_pick_mirror_child`) against `vdev_mirror.c` of
-//! each release: how ties are broken.
+//! each release: the load of a `replacing-N` child, and how ties are broken.
 
 use super::*;
 use serde_json::json;
@@ -48,6 +48,32 @@ fn tied_mirror_children_follow_the_2m_stripe_for_every_seed() {
             let picks: Vec<u16> =
                 [0, 2 * MIB, 0, 4 * MIB, 6 * MIB + 4096].iter().map(|&off| m.try_pick_mirror_child(0, off, 0, 0).unwrap()).collect();
             assert_eq!(picks, vec![a, b, a, a, b], "{release} seed {seed}");
+        }
+    }
+}
+
+/// zfs-0.6.5 … 2.3: a `replacing-1` child is an interior vdev whose queue is empty, so its
+/// load is the seek penalty alone (0.6.5: 0 pending), not the load of the disk under it.
+#[test]
+fn a_replacing_child_weighs_as_an_empty_queue() {
+    for release in ["zfs-0.6.5", "zfs-0.7", "zfs-2.1", "zfs-2.2", "zfs-2.3"] {
+        let mut run = run_of(release, "hdd-7200-sata-2014", 1, json!([{"at_ns": 0, "do": "replace", "old": "sdb", "new": "sdc"}]));
+        while run.sim.model().replacing[0][1].is_none() {
+            assert!(!run.step_events(1), "{release}: the replace never happened");
+        }
+        let m = run.sim.model_mut();
+        quiet(m);
+        let (a, b) = (leaf_named(m, "sda"), leaf_named(m, "sdb"));
+        m.leaves[a as usize].active = 1;
+        m.leaves[b as usize].active = 4;
+        // Far from every last offset: sda 1 + 5 = 6, replacing-1 0 + 5 = 5 (sdb's 4 + 5 = 9
+        // does not count); 0.6.5: sda 1 pending, replacing-1 0.
+        assert_eq!(m.try_pick_mirror_child(0, 100 * GIB, 0, 0), Some(b), "{release}: the replacing child's disk");
+        // sda idle and reading on from its last I/O (load 0): it wins again.
+        m.leaves[a as usize].active = 0;
+        m.leaves[a as usize].last_offset = 100 * GIB;
+        if release != "zfs-0.6.5" {
+            assert_eq!(m.try_pick_mirror_child(0, 100 * GIB, 0, 0), Some(a), "{release}");
         }
     }
 }

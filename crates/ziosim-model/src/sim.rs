@@ -2362,9 +2362,12 @@ impl Model_ {
             // ZoL 0.6.5 (MR@zfs-0.6.5 vdev_mirror_map_alloc): the readable children with the
             // fewest active I/Os (vdev_mirror_pending, vq_active_tree); among equals the one
             // the current zfs_vdev_mirror_switch_us (10 ms) time slice picks; then, as
-            // child_select does, the first usable child from it.
+            // child_select does, the first usable child from it. A replacing-N or spare-N
+            // child is an interior vdev whose own queue is never used: 0 pending, always.
             const SWITCH_NS: u64 = 10_000 * 1_000;
-            let active = |m: &Self, c: usize| m.child_read_leaf(t, c).map(|l| m.leaves[l as usize].active);
+            let active = |m: &Self, c: usize| {
+                m.child_read_leaf(t, c).map(|l| if m.replacing[t][c].is_some() { 0 } else { m.leaves[l as usize].active })
+            };
             let lowest = (0..n).filter_map(|c| active(self, c)).min()?;
             let tied = || (0..n).filter(|&c| active(self, c) == Some(lowest));
             let nr = tied().count() as u64;
@@ -2407,7 +2410,21 @@ impl Model_ {
     }
 
     /// `vdev_mirror_load` of child `c` of mirror `t` (read leaf `l`) for a read at `off`.
-    fn mirror_child_load(&self, _t: usize, _c: usize, l: u16, off: u64) -> i64 {
+    /// A `replacing-N` or `spare-N` child is an interior vdev: every vdev has a queue
+    /// (`vdev_queue_init` in `vdev_alloc_common`) but only leaves use theirs, so its
+    /// length and last offset stay 0 (`vdev_queue_length`, `vdev_queue_last_offset`) and
+    /// its load is the seek penalty alone, whatever its disks are doing; it counts as
+    /// non-rotational only when all its disks are (`vdev_open_children`). MR@zfs-0.7.13 …
+    /// MR@zfs-2.3.0, VQ@zfs-2.1.0/2.2.0.
+    fn mirror_child_load(&self, t: usize, c: usize, l: u16, off: u64) -> i64 {
+        if self.replacing[t][c].is_some() {
+            let orig = self.spare_link(t, c).filter(|k| k.new.is_some()).map(|k| k.orig);
+            let rotational = [Some(self.tops[t].leaves[c]), self.replacing[t][c], orig]
+                .into_iter()
+                .flatten()
+                .any(|d| self.leaves[d as usize].rotational);
+            return self.mirror_pen.load(0, 0, rotational, off);
+        }
         let leaf = &self.leaves[l as usize];
         self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off)
     }
