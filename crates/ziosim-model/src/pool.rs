@@ -218,8 +218,10 @@ impl MirrorPenalty {
         if rotational {
             if offset == last_offset {
                 load += self.rotating_inc;
-            } else if (offset as i64 - last_offset as i64).abs() <= self.rotating_seek_offset {
-                // ZFS adds rotating_seek_inc / 2 (integer) within the seek window.
+            } else if (offset as i64 - last_offset as i64).abs() < self.rotating_seek_offset {
+                // ZFS adds rotating_seek_inc / 2 (integer) within the seek window, strictly
+                // closer than zfs_vdev_mirror_rotating_seek_offset (`ABS(offset_diff) <`,
+                // vdev_mirror_load, MR@zfs-0.7.0 … MR@zfs-2.3.0).
                 load += self.rotating_seek_inc / 2;
             } else {
                 load += self.rotating_seek_inc;
@@ -236,6 +238,20 @@ impl MirrorPenalty {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mirror_seek_window_is_strictly_closer_than_the_offset() {
+        let p = MirrorPenalty {
+            rotating_inc: 0,
+            rotating_seek_inc: 5,
+            rotating_seek_offset: 1 << 20,
+            non_rotating_inc: 0,
+            non_rotating_seek_inc: 1,
+        };
+        assert_eq!(p.load(0, 0, true, (1 << 20) - 512), 2);
+        assert_eq!(p.load(0, 0, true, 1 << 20), 5, "exactly 1 MiB away is a full seek");
+        assert_eq!(p.load(0, 8 << 20, true, 7 << 20), 5);
+    }
 
     #[test]
     fn raidz2_worked_example() {
