@@ -17,6 +17,8 @@
 //!         scanned += chunk
 //!         wait while in flight ≥ limit      2.0: zfs_rebuild_queue_limit chunks
 //!                                           2.1: MAX(1 MiB, zfs_rebuild_vdev_limit × children) bytes
+//!                                                (the top's children: 2 for a lone disk
+//!                                                being replaced, under `replacing-0`)
 //!                                           2.2+: also ≤ (arc_c_max / 2) / #top-level vdevs
 //!                                                 (log vdevs included; `Release::arc_c_max`)
 //!         issued += chunk
@@ -222,13 +224,12 @@ impl Model_ {
         let per_leaf = self.tun.get(T::zfs_rebuild_vdev_limit) as u64;
         // The root's children are the data and the log vdevs (cache devices are not).
         let root_children = self.tops.len() + self.log_tops.len();
-        let limit = rebuild_bytes_limit(
-            self.cfg.release,
-            self.cfg.ram_bytes,
-            per_leaf,
-            self.tops[t].leaves.len(),
-            root_children,
-        );
+        // `vd->vdev_children` of the top-level vdev: a lone disk being replaced is then a
+        // `replacing-0` (or `spare-0`) top with two children (RB@zfs-2.1.0
+        // `vdev_rebuild_thread`; `spa_vdev_attach` allows it, the parent being the root).
+        let interior = self.tops[t].kind == crate::pool::VdevType::Disk && self.replacing[t][0].is_some();
+        let children = if interior { 2 } else { self.tops[t].leaves.len() };
+        let limit = rebuild_bytes_limit(self.cfg.release, self.cfg.ram_bytes, per_leaf, children, root_children);
         (Some(limit), None)
     }
 
@@ -490,5 +491,29 @@ mod tests {
         assert_eq!(rebuild_bytes_limit(Release::Zfs23, 256 * M, 64 * M, 2, 1), 80 * M);
         // Plenty of memory: the per-child limit binds.
         assert_eq!(rebuild_bytes_limit(Release::Zfs23, 16 << 30, 64 * M, 2, 3), 128 * M);
+    }
+
+    /// `zpool replace -s` of a lone disk makes the top-level vdev `replacing-0`, whose two
+    /// children set the 2.1+ in-flight limit (`zfs_rebuild_vdev_limit × vdev_children`).
+    #[test]
+    fn a_replaced_lone_disk_counts_two_children() {
+        use crate::config::RunConfig;
+        use crate::sim::Run;
+        for (release, per_child) in [("zfs-2.1", 32 * M), ("zfs-2.2", 64 * M), ("zfs-2.3", 64 * M)] {
+            let dev = serde_json::to_value(crate::device::presets::get("hdd-7200-sata-2014").unwrap()).unwrap();
+            let cfg = json!({
+                "name": "t", "seed": 1, "release": release, "hz": 100, "ram_bytes": 64u64 << 30,
+                "stop_ns": 3600 * NS_PER_S, "report_interval_ns": NS_PER_S, "devices": {"d": dev},
+                "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 131072, "allocated_bytes": 1u64 << 30,
+                         "vdevs": [{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]},
+                "workloads": [],
+                "actions": [{"at_ns": 0, "do": "replace", "old": "sda", "new": "sdb", "sequential": true}]
+            });
+            let mut run = Run::new(RunConfig::from_json(&cfg.to_string()).unwrap()).unwrap();
+            while !run.sim.model().rebuild_active_any() {
+                assert!(!run.step_events(1), "{release}: no rebuild");
+            }
+            assert_eq!(run.sim.model().rebuild_limit(0), (Some(2 * per_child), None), "{release}");
+        }
     }
 }
