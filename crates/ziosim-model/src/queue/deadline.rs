@@ -5,10 +5,14 @@
 //! module/zfs/zio.c at the same tag (`spec/zfs-model.md` §2.1).
 //!
 //! One queue per leaf, ordered by `deadline = (enqueue time >> zfs_vdev_time_shift) + prio`,
-//! then offset. The clock is `gethrtime()` in ns with shift 29 (a 0.537 s bucket) from the
-//! 2012 code on (FreeBSD 9's copy, ZoL 0.6.2); in 2009 it was `lbolt64`, the clock tick
-//! count, with shift 6: 64 ticks, 0.64 s at hz 100 (snv_117, `vdev_queue_io`, read in
-//! zfs-fuse 5c5ace08). Either way a priority step is "one bucket later":
+//! then offset. The clock is `gethrtime()` in ns with shift 29 (a 0.537 s bucket) from
+//! illumos 3618 (il:c55e05cb35, 2013-03) on: illumos-2012 (il:7e0e2549bf, the parent of
+//! 4045) and ZoL 0.6.2 have it; so does freebsd-9 here, after FreeBSD head of 2013
+//! (ChimeraCoder/freebsd@f7ff0d66) — no 9.x release copy could be read, and one from before
+//! the merge of 3618 would stamp `lbolt64` ticks (hz 1000) with shift 6. Before 3618 the
+//! clock was `lbolt64`, the clock tick count, with shift 6: 64 ticks, 0.64 s at hz 100
+//! (snv_117, `vdev_queue_io`, read in zfs-fuse 5c5ace08; il:4445fffbbb of 2012-06 still
+//! has it). Either way a priority step is "one bucket later":
 //!
 //! | class (ziosim) | old priority | | class | old priority |
 //! |---|---|---|---|---|
