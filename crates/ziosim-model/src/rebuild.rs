@@ -39,10 +39,20 @@
 //! detaching every disk that needs it cancels it. Deferred resilvers do not exist for
 //! rebuilds; a healing resilver asked for meanwhile waits for the rebuild to end.
 //!
-//! Simplifications: chunks are not cut at metaslab boundaries; the per-chunk MOS
-//! `dmu_tx_assign` (which can be throttled by dirty data) and the wait for each txg's
-//! rebuild zios in `spa_sync` are not modelled; the thread starts at the command rather
-//! than in the next txg's sync task. dRAID is not modelled.
+//! Simplifications: there are no metaslabs in the walk, so chunks are not cut at metaslab
+//! boundaries and the thread never stops at one. ZFS walks `vdev_ms[0 … vdev_ms_count)`
+//! (2^ms_shift bytes each, `vdev_metaslab_set_size`; `layout::metaslab_shift`) and, before
+//! loading each metaslab's space map, calls `txg_wait_synced(dsl, 0)` — the open txg + 2
+//! (TXG_DEFER_SIZE) synced, i.e. three txg syncs, forced at once — with no new chunk issued
+//! meanwhile (the ≤ 20 in flight go on): 2.0 at every metaslab, empty ones too (RB@zfs-2.0.0
+//! `vdev_rebuild_thread`); 2.1+ only when a `ms_allocating[]` tree of that metaslab is not
+//! empty, i.e. the txgs not yet synced allocated in it (RB@zfs-2.1.0 … 2.3.0). So a 2.0
+//! rebuild is short by about ms_count × 3 txg syncs (≈ 200 metaslabs per vdev; each sync
+//! of an idle pool is its uberblock writes, under a write load a full txg), and a 2.1+
+//! rebuild under writes by three syncs each time it reaches the metaslab being allocated
+//! from. The per-chunk MOS `dmu_tx_assign` (which can be throttled by dirty data) and the
+//! wait for each txg's rebuild zios in `spa_sync` are not modelled either; the thread
+//! starts at the command rather than in the next txg's sync task. dRAID is not modelled.
 
 use crate::admin::TXG_INITIAL;
 use crate::io::{flags, IoClass, Op};
