@@ -413,9 +413,9 @@ tunables! {
         "A zvol whose volblocksize is above this (no SLOG) logs full-block writes indirectly: the block is written in place and the log holds a pointer.",
         "zvol.c zvol_log_write (illumos 2012–2014, ZL@zfs-0.6.5, ZL@zfs-0.7.0, ZL@zfs-2.2.0)";
     zil_slog_limit = "zil_slog_limit", "bytes", [0, 1 << 40],
-        [(Solaris2009, MIB), (Zfs07, NA)], None,
+        [(Freebsd9, MIB), (Zfs07, NA)], None,
         "A commit larger than this (with a commit list over twice it) writes its log blocks to the main pool instead of the SLOG, sparing the SLOG bulk data.",
-        "ZIL@zfs-0.6.5 USE_SLOG; removed by OpenZFS 7578 (zfs-0.7.0)";
+        "il d48e086f56 (Oct 2009, after solaris-2009) USE_SLOG; ZIL@zfs-0.6.5; removed by OpenZFS 7578 (zfs-0.7.0)";
     zil_slog_bulk = "zil_slog_bulk", "bytes", [0, 1 << 40],
         [(Zfs07, 768 * KIB), (Zfs23, 64 * MIB)], None,
         "Log blocks of a commit past this many bytes go to the SLOG at ASYNC_WRITE priority so one bulk writer cannot starve small fsyncs.",

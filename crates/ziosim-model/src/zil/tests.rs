@@ -690,3 +690,19 @@ fn zvol_log_write_rule_from_0_7() {
     // logbias=throughput: INDIRECT whatever the size.
     assert_eq!(vol_recs(Release::Zfs22, 16384, true, Logbias::Throughput, 0, 4096, true), vec![(Indirect, 0, 4096)]);
 }
+
+/// Audit 3 F4: `zil_slog_limit` / `USE_SLOG` arrived in il d48e086f56 (Oct 2009); the
+/// 2009 `zil_lwb_write_start` (il 2672fd86ff) allocates every lwb with `zio_alloc_blk`,
+/// which tries the log class first, whatever the commit's size.
+#[test]
+fn solaris_2009_has_no_slog_limit() {
+    let t = Tunables::defaults(Release::Solaris2009, 16 << 30);
+    assert!(t.try_get(T::zil_slog_limit).is_none());
+    assert_eq!(Tunables::defaults(Release::Freebsd9, 16 << 30).get(T::zil_slog_limit), 1 << 20);
+    let mut h = H::new(Release::Solaris2009, &[], cfg(true));
+    h.write_bytes = 4 << 20;
+    h.fsync_loop(1, 1, 0);
+    let l = h.lwbs();
+    assert!(l.len() > 16, "{l:?}");
+    assert!(l.iter().all(|x| x.1), "every lwb on the SLOG: {l:?}");
+}
