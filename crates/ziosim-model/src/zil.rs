@@ -986,8 +986,13 @@ impl Zil {
             return false;
         }
         match self.slog_limit {
-            // ≤ 0.6.5 USE_SLOG.
-            Some(lim) => self.cfg.logbias == Logbias::Latency && (self.cur_used < lim || self.itx_list_bytes < 2 * lim),
+            // USE_SLOG (il d48e086f56 to zfs-0.6.5). ZoL 5d7a86d114 dropped its logbias
+            // term (ZIL@zfs-0.6.5); illumos (il 73527f441c) and FreeBSD keep it.
+            Some(lim) => {
+                (self.release == Release::Zfs065 || self.cfg.logbias == Logbias::Latency)
+                    && (self.cur_used < lim || self.itx_list_bytes < 2 * lim)
+            }
+            // solaris-2009 (il 2672fd86ff `zio_alloc_blk`: log class first) and 0.7+.
             None => true,
         }
     }

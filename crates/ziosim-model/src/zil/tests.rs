@@ -359,10 +359,11 @@ fn slog_keeps_large_writes_in_the_log() {
 
 #[test]
 fn zfs_065_slog_limit_and_logbias() {
-    // ≤ 0.6.5: logbias=throughput sends lwbs to the main pool even with a SLOG.
+    // illumos: logbias=throughput sends lwbs to the main pool even with a SLOG; ZoL
+    // 0.6.5 dropped that term (5d7a86d114), see zfs_065_slog_ignores_logbias.
     let mut c = cfg(true);
     c.logbias = Logbias::Throughput;
-    let mut h = H::new(Release::Zfs065, &[], c);
+    let mut h = H::new(Release::Illumos2014, &[], c);
     h.fsync_loop(1, 2, 0);
     assert!(h.lwbs().iter().all(|l| !l.1));
     // A 4 MiB commit: past zil_slog_limit with a list over 2 MiB → main pool.
@@ -705,4 +706,19 @@ fn solaris_2009_has_no_slog_limit() {
     let l = h.lwbs();
     assert!(l.len() > 16, "{l:?}");
     assert!(l.iter().all(|x| x.1), "every lwb on the SLOG: {l:?}");
+}
+
+/// Audit 3 F9: ZoL 5d7a86d114 ("Use the slog even with logbias=throughput") took the
+/// logbias term out of `USE_SLOG`; ZIL@zfs-0.6.5 tests only `zl_cur_used` and
+/// `zl_itx_list_sz` against `zil_slog_limit`. illumos (il 73527f441c) keeps it.
+#[test]
+fn zfs_065_slog_ignores_logbias() {
+    let mut c = cfg(true);
+    c.logbias = Logbias::Throughput;
+    for (r, on_slog) in [(Release::Zfs065, true), (Release::Illumos2014, false), (Release::Illumos2012, false)] {
+        let mut h = H::new(r, &[], c);
+        h.fsync_loop(1, 2, 0);
+        let l = h.lwbs();
+        assert!(!l.is_empty() && l.iter().all(|x| x.1 == on_slog), "{r:?}: {l:?}");
+    }
 }
