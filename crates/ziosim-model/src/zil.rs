@@ -1074,7 +1074,14 @@ impl Zil {
     fn write_done(&mut self, id: u64, out: &mut Vec<ZilAction>) {
         let i = self.lwbs.iter().position(|l| l.id == id).unwrap();
         self.lwbs[i].state = LwbState::WriteDone;
-        let next_writing = self.lwbs.get(i + 1).is_some_and(|n| matches!(n.state, LwbState::Opened | LwbState::Issued));
+        // 0.8 – 2.1 defer to any next lwb (ZIL@zfs-2.1.0 zil_lwb_write_done has no state
+        // test; here: one still open or writing). ZIL@zfs-2.2.0 (and 2.3.0) defers only to
+        // a next lwb already ISSUED; with one still open it flushes at once.
+        let next_writing = self.lwbs.get(i + 1).is_some_and(|n| match n.state {
+            LwbState::Issued => true,
+            LwbState::Opened => self.era < Era::Pipeline22,
+            _ => false,
+        });
         let (slog, pool) = (self.lwbs[i].owe_slog, self.lwbs[i].owe_pool);
         self.lwbs[i].owe_slog = false;
         self.lwbs[i].owe_pool = false;

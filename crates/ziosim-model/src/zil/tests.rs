@@ -722,3 +722,27 @@ fn zfs_065_slog_ignores_logbias() {
         assert!(!l.is_empty() && l.iter().all(|x| x.1 == on_slog), "{r:?}: {l:?}");
     }
 }
+
+/// Audit 3 F7: ZIL@zfs-2.2.0 (and 2.3.0) `zil_lwb_write_done` defers the flush only to a
+/// next lwb in state ISSUED (its zio must already depend on this one); with a next lwb
+/// still open the lwb flushes its own vdevs at once. 0.8 – 2.1 defer to any next lwb.
+#[test]
+fn zfs22_defers_a_flush_only_to_an_issued_lwb() {
+    for (r, flush_at_once) in [(Release::Zfs22, true), (Release::Zfs21, false), (Release::Zfs08, false)] {
+        let mut h = H::new(r, &[], cfg(true));
+        h.write_bytes = 2048;
+        h.fsync_loop(1, 3, 0); // a known lwb latency; every lwb stable
+        // A 64 KiB commit: full lwbs go out at once, the last one stays open with the
+        // waiter until the commit timeout.
+        let (t0, mut out) = (100 * MS, vec![]);
+        h.z.write(1, 7, 0, 64 * 1024, u64::MAX, false, &mut out);
+        h.z.commit(t0, 7, 50, &mut out);
+        let writes: Vec<Token> =
+            out.iter().filter_map(|a| if let ZilAction::LwbWrite { token, .. } = a { Some(*token) } else { None }).collect();
+        assert!(!writes.is_empty() && out.iter().any(|a| matches!(a, ZilAction::Timer { .. })), "{r:?}: {out:?}");
+        // The lwb before the open one finishes writing before the timeout.
+        let mut done = vec![];
+        h.z.on_io_done(t0 + 10 * US, *writes.last().unwrap(), &mut done);
+        assert_eq!(done.iter().any(is_flush), flush_at_once, "{r:?}: {done:?}");
+    }
+}
