@@ -44,17 +44,18 @@
 //! *Commit pipeline, 0.8+* (§6.4): records are assigned to the open lwb in order; a full
 //! lwb is issued at once (many may be in flight). The committer's waiter is attached to
 //! the lwb holding its commit record; if that lwb is still open it sleeps up to
-//! `zfs_commit_timeout_pct` × the last lwb latency (issue → flush done), then issues the
-//! lwb itself if nobody did. A commit with nothing new to log waits for the last issued
+//! MAX(`zfs_commit_timeout_pct`, 1) % of the last lwb latency (issue → flush done),
+//! then issues the lwb itself if nobody did. A commit with nothing new to log waits for the last issued
 //! lwb, or returns at once if that is already stable (`zil_prune_commit_list`).
 //! Completion is chained: an lwb is done only when its write, its INDIRECT writes, its
 //! flush and every earlier lwb are done. On write completion an lwb with no waiters whose
-//! successor exists and has not finished writing defers its flush to the successor
-//! (`zil_lwb_flush_defer`); otherwise it flushes the devices written unless
-//! `zil_nocacheflush`/`zfs_nocacheflush`.
+//! successor exists and has not finished writing (2.2+: whose successor is issued, not
+//! still open) defers its flush to the successor (`zil_lwb_flush_defer`); otherwise it
+//! flushes the devices written unless `zil_nocacheflush`/`zfs_nocacheflush`.
 //!   - 2.2: latency is an EWMA (7·old + new)/8; a commit that opens a fresh lwb while
 //!     every earlier lwb is stable ("first", probably single-threaded) issues it at once
-//!     if the sleep would be < `zil_min_commit_timeout` or the lwb is ≥ 7/8 full.
+//!     if the sleep (here with the bare pct) would be < `zil_min_commit_timeout` or the
+//!     lwb is ≥ 7/8 full.
 //!   - 2.3 (`zil_process_commit_list`, `zil_burst_done`, checked line by line against
 //!     zfs-2.3.0 zil.c): a commit that finds another committer's open lwb sets the
 //!     parallel count to 8 bursts; one that finds no open lwb while an earlier lwb is
@@ -758,7 +759,12 @@ impl Zil {
         l.waiters.push(waiter);
         let (id, space, size) = (l.id, l.space(), l.size);
         let issue_now = match self.era {
-            Era::Pipeline22 => first && (self.sleep_ns() < self.min_commit_timeout_ns || space < size / 8),
+            // ZIL@zfs-2.2.0 zil_process_commit_list computes this sleep with the bare
+            // zfs_commit_timeout_pct (no MAX(.., 1)).
+            Era::Pipeline22 => {
+                first
+                    && (self.last_latency_ns * self.timeout_pct / 100 < self.min_commit_timeout_ns || space < size / 8)
+            }
             Era::Pipeline23 => self.parallel == 0,
             _ => false,
         };
@@ -769,9 +775,10 @@ impl Zil {
         }
     }
 
+    /// `zil_commit_waiter`'s sleep: `MAX(zfs_commit_timeout_pct, 1)` % of the last lwb
+    /// latency in every pipeline era (ZIL@zfs-0.8.0 to zfs-2.3.0 `zil_commit_waiter`).
     fn sleep_ns(&self) -> u64 {
-        let pct = if self.era >= Era::Pipeline22 { self.timeout_pct.max(1) } else { self.timeout_pct };
-        self.last_latency_ns * pct / 100
+        self.last_latency_ns * self.timeout_pct.max(1) / 100
     }
 
     /// `zil_commit_waiter`: if the waiter's lwb is still open, sleep up to the timeout.

@@ -723,6 +723,27 @@ fn zfs_065_slog_ignores_logbias() {
     }
 }
 
+/// Audit 3 F10: ZIL@zfs-0.8.0 (and 2.0.0, 2.1.0) `zil_commit_waiter` sleeps
+/// `MAX(zfs_commit_timeout_pct, 1)` % of the last lwb latency: 0 still means 1 %.
+#[test]
+fn commit_timeout_pct_zero_still_waits_one_percent() {
+    for r in [Release::Zfs08, Release::Zfs21] {
+        let mut h = H::new(r, &[("zfs_commit_timeout_pct", 0)], cfg(false));
+        h.write_bytes = 2048;
+        h.fsync_loop(1, 2, 0);
+        let l1 = h.lwb_ns + h.flush_ns;
+        let issue: Vec<u64> = h.log.iter().filter(|(_, a)| is_lwb(a)).map(|(t, _)| *t).collect();
+        assert_eq!(issue, vec![0, l1 + l1 / 100], "{r:?}");
+    }
+    // 2.2's "first" shortcut (zil_process_commit_list) computes its sleep with the bare
+    // pct: 0 is below zil_min_commit_timeout, so a lone committer never waits.
+    let mut h = H::new(Release::Zfs22, &[("zfs_commit_timeout_pct", 0)], cfg(false));
+    h.write_bytes = 2048;
+    h.lwb_ns = 10 * MS;
+    h.fsync_loop(1, 3, 0);
+    assert_eq!(h.lat, vec![h.lwb_ns + h.flush_ns; 3]);
+}
+
 /// Audit 3 F7: ZIL@zfs-2.2.0 (and 2.3.0) `zil_lwb_write_done` defers the flush only to a
 /// next lwb in state ISSUED (its zio must already depend on this one); with a next lwb
 /// still open the lwb flushes its own vdevs at once. 0.8 – 2.1 defer to any next lwb.
