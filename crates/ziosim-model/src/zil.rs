@@ -411,11 +411,7 @@ impl Zil {
             zvol_imm_bytes: tun.try_get(T::zvol_immediate_write_sz).unwrap_or(32 * KIB as i64) as u32,
             recs: Vec::new(),
             overrides: BTreeSet::new(),
-            // ZIL_MAX_COPIED_DATA before 2.2: whatever fits one max-size block.
-            max_copied: tun
-                .try_get(T::zil_maxcopied)
-                .map(|v| v as u32)
-                .unwrap_or(SPA_OLD_MAXBLOCKSIZE - ZIL_CHAIN_BYTES - LR_WRITE_BYTES),
+            max_copied: max_copied_data(tun, max_block),
             max_block,
             slog_limit: tun.try_get(T::zil_slog_limit).map(|v| v as u64),
             slog_bulk: tun.try_get(T::zil_slog_bulk).map(|v| v as u64),
@@ -1257,6 +1253,20 @@ pub fn lwb_plan_23(size: u64, max_block: u32, cur_max: u32) -> (u32, u32) {
         (chunk as u32, min as u32)
     } else {
         (md as u32, 0)
+    }
+}
+
+/// The largest O_DSYNC/FUA write logged COPIED (`ZIL_MAX_COPIED_DATA`,
+/// `zil_max_copied_data`): 0.7 – 2.1 half a max-size log block less the record header
+/// ("fit at least two records"; include/sys/zil_impl.h@zfs-0.7.0 and @zfs-0.8.0 with
+/// SPA_OLD_MAXBLOCKSIZE, ZIL@zfs-2.0.0/2.1.0 with `zl_max_block_size`); 2.2+
+/// MIN(one max-size block's data, `zil_maxcopied`) (ZIL@zfs-2.2.0). ≤ 0.6.5 never falls
+/// back from COPIED (see `Zil::write_state`).
+fn max_copied_data(tun: &Tunables, max_block: u32) -> u32 {
+    let whole = max_block - ZIL_CHAIN_BYTES - LR_WRITE_BYTES;
+    match tun.try_get(T::zil_maxcopied) {
+        Some(v) => (v as u32).min(whole),
+        None => (max_block - ZIL_CHAIN_BYTES) / 2 - LR_WRITE_BYTES,
     }
 }
 

@@ -767,3 +767,28 @@ fn zfs22_defers_a_flush_only_to_an_issued_lwb() {
         assert_eq!(done.iter().any(is_flush), flush_at_once, "{r:?}: {done:?}");
     }
 }
+
+/// Audit 3 F8: include/sys/zil_impl.h@zfs-0.7.0 and @zfs-0.8.0 `ZIL_MAX_COPIED_DATA` and
+/// ZIL@zfs-2.0.0/2.1.0 `zil_max_copied_data`: half a max-size log block less the record
+/// header, (131 072 − 184) / 2 − 192 = 65 252 bytes; `zfs_log_write` and `zvol_log_write`
+/// log larger O_DSYNC/FUA writes NEED_COPY. 2.2+: MIN(a whole block's data, zil_maxcopied).
+#[test]
+fn max_copied_data_is_half_a_log_block_from_0_7_to_2_1() {
+    use WriteState::*;
+    for r in [Release::Zfs07, Release::Zfs08, Release::Zfs20, Release::Zfs21] {
+        let z = Zil::new(r, &tun(r, &[]), cfg(true));
+        assert_eq!(z.write_state(65_252, 131_072, true), Copied, "{r:?}");
+        assert_eq!(z.write_state(65_253, 131_072, true), NeedCopy, "{r:?}");
+        assert_eq!(z.write_state(98_304, 131_072, true), NeedCopy, "{r:?}");
+        let recs = vol_recs(r, 131_072, true, Logbias::Latency, 0, 98_304, true);
+        assert_eq!(recs, vec![(NeedCopy, 98_304, 98_304)], "{r:?}");
+    }
+    // 2.0 – 2.1: from zl_max_block_size (zil_maxblocksize).
+    let z = Zil::new(Release::Zfs21, &tun(Release::Zfs21, &[("zil_maxblocksize", 65_536)]), cfg(true));
+    let half = (65_536 - 184) / 2 - 192;
+    assert_eq!((z.write_state(half, 131_072, true), z.write_state(half + 1, 131_072, true)), (Copied, NeedCopy));
+    // 2.2: zil_maxcopied, but never more than one max-size block holds.
+    let z = Zil::new(Release::Zfs22, &tun(Release::Zfs22, &[("zil_maxcopied", 1 << 20)]), cfg(true));
+    assert_eq!(z.write_state(130_696, 131_072, true), Copied);
+    assert_eq!(z.write_state(130_697, 131_072, true), NeedCopy);
+}
