@@ -17,17 +17,21 @@
 //! model answers with [`ZilAction`]s.
 //!
 //! *Itxs.* Each write becomes one or more log records (itxs) in its txg: **COPIED**
-//! (data in the record, must fit one log block), **NEED_COPY** (data copied at commit,
-//! may be split over log blocks) or **INDIRECT** (the file's whole block — record size, or
+//! (data in the record, must fit one log block), **NEED_COPY** (data copied at commit;
+//! from 0.7 it may be split over log blocks) or **INDIRECT** (the file's whole block — record size, or
 //! a one-block file's own size — is written in place by `dmu_sync` at SYNC_WRITE priority,
 //! once per block and txg; the record holds only a block pointer; split per file block). `zfs_write` logs a write chunk by chunk — up to 2.1 one file
 //! block at a time (at most the record size, aligned to it), from 2.2 up to 32 MiB — and
 //! the state is picked per chunk by its length ("size" below), per era (§6.2):
 //!   - ≤ 0.6.5: size > imm (0 if logbias=throughput else `zfs_immediate_write_sz`) and
 //!     not (SLOG and logbias=latency) and size ≤ blocksize → INDIRECT; O_DSYNC → COPIED;
-//!     else NEED_COPY.
+//!     else NEED_COPY. A COPIED/NEED_COPY chunk above `ZIL_MAX_LOG_DATA` is cut into
+//!     64 KiB records, and no record is ever split over log blocks (`zil_lwb_commit`
+//!     sends the current lwb out, even empty, and puts the record whole in the next).
 //!   - 0.7 – 2.3: logbias=throughput → INDIRECT; no SLOG and size ≥ imm → INDIRECT;
-//!     O_DSYNC → COPIED (NEED_COPY above `zil_maxcopied`, 2.2+); else NEED_COPY.
+//!     O_DSYNC → COPIED up to `ZIL_MAX_COPIED_DATA` — 0.7 – 2.1 half a max-size block
+//!     less the header (65 252 B), 2.2+ MIN(a block's data, `zil_maxcopied`) — above it
+//!     NEED_COPY; else NEED_COPY.
 //!
 //! Records of O_DSYNC writes and metadata ops go to the sync list; others stay async per
 //! file until a commit of that file (`zil_async_to_sync`; foid 0 = all files). Records of
@@ -540,9 +544,10 @@ impl Zil {
                 (bs - off % bs).min(end - off)
             };
             let state = self.write_state(n as u32, bs as u32, o_dsync);
-            // solaris-2009 never splits a record over log blocks, so zfs_log_write cuts
-            // a copied chunk above ZIL_MAX_LOG_DATA into half-block records.
-            let piece = if state != WriteState::Indirect && self.release == Release::Solaris2009 && n > ZIL_MAX_LOG_DATA {
+            // Before OpenZFS 7578 (zfs-0.7.0) no record is split over log blocks, so
+            // zfs_log_write cuts a non-INDIRECT chunk above ZIL_MAX_LOG_DATA into
+            // half-block records (ZL@zfs-0.6.5, il ce636f8b38, il 73527f441c, il 379c004d1f).
+            let piece = if state != WriteState::Indirect && self.release <= Release::Zfs065 && n > ZIL_MAX_LOG_DATA {
                 (SPA_OLD_MAXBLOCKSIZE / 2) as u64
             } else {
                 n
@@ -626,6 +631,9 @@ impl Zil {
             if len > imm && !slogging && len <= blksz {
                 return WriteState::Indirect;
             }
+            // No fallback to NEED_COPY by size: records are cut to fit a block instead
+            // (ZL@zfs-0.6.5 zfs_log_write; `file_records`).
+            return if o_dsync { WriteState::Copied } else { WriteState::NeedCopy };
         } else if throughput || (!self.cfg.slog && len >= self.imm_bytes) {
             return WriteState::Indirect;
         }
@@ -868,10 +876,12 @@ impl Zil {
         let rec = itx.header + round8(itx.data);
         self.cur_left = self.cur_left.saturating_sub((itx.header + itx.data) as u64);
         self.list_left = self.list_left.saturating_sub((itx.header + itx.data) as u64);
-        if self.release == Release::Solaris2009 {
-            // zil_lwb_commit before lwb chunking (zfs-fuse 5c5ace08): the record counts in
-            // zl_cur_used first; if it does not fit, the current block goes out (even
-            // empty) and the next one, sized with the record counted, takes it whole.
+        if self.release <= Release::Zfs065 {
+            // zil_lwb_commit before lwb chunking (OpenZFS 7578, il c5ee46810f, zfs-0.7.0;
+            // read at zfs-fuse 5c5ace08, il ce636f8b38, il 73527f441c, ZIL@zfs-0.6.5): the
+            // record counts in zl_cur_used first; if it does not fit, the current block
+            // goes out (even empty) and the next one, sized with the record counted,
+            // takes it whole.
             self.cur_used += rec as u64;
             if self.lwbs.back().unwrap().space() < rec {
                 self.issue_open(now_ns, out);
@@ -1233,6 +1243,20 @@ pub fn lwb_bucket(release: Release, cur_used: u64, max_block: u32) -> u32 {
     sz.min(max_block)
 }
 
+/// The largest O_DSYNC/FUA write logged COPIED (`ZIL_MAX_COPIED_DATA`,
+/// `zil_max_copied_data`): 0.7 – 2.1 half a max-size log block less the record header
+/// ("fit at least two records"; include/sys/zil_impl.h@zfs-0.7.0 and @zfs-0.8.0 with
+/// SPA_OLD_MAXBLOCKSIZE, ZIL@zfs-2.0.0/2.1.0 with `zl_max_block_size`); 2.2+
+/// MIN(one max-size block's data, `zil_maxcopied`) (ZIL@zfs-2.2.0). ≤ 0.6.5 never falls
+/// back from COPIED (see `Zil::write_state`).
+fn max_copied_data(tun: &Tunables, max_block: u32) -> u32 {
+    let whole = max_block - ZIL_CHAIN_BYTES - LR_WRITE_BYTES;
+    match tun.try_get(T::zil_maxcopied) {
+        Some(v) => (v as u32).min(whole),
+        None => (max_block - ZIL_CHAIN_BYTES) / 2 - LR_WRITE_BYTES,
+    }
+}
+
 /// 2.3 `zil_lwb_plan`: how a burst of `size` bytes is split over log blocks, as
 /// (block payload to plan for, smallest first block that still works). Small bursts take
 /// one block, bursts beyond 8 blocks take full blocks, medium ones an even split unless
@@ -1253,20 +1277,6 @@ pub fn lwb_plan_23(size: u64, max_block: u32, cur_max: u32) -> (u32, u32) {
         (chunk as u32, min as u32)
     } else {
         (md as u32, 0)
-    }
-}
-
-/// The largest O_DSYNC/FUA write logged COPIED (`ZIL_MAX_COPIED_DATA`,
-/// `zil_max_copied_data`): 0.7 – 2.1 half a max-size log block less the record header
-/// ("fit at least two records"; include/sys/zil_impl.h@zfs-0.7.0 and @zfs-0.8.0 with
-/// SPA_OLD_MAXBLOCKSIZE, ZIL@zfs-2.0.0/2.1.0 with `zl_max_block_size`); 2.2+
-/// MIN(one max-size block's data, `zil_maxcopied`) (ZIL@zfs-2.2.0). ≤ 0.6.5 never falls
-/// back from COPIED (see `Zil::write_state`).
-fn max_copied_data(tun: &Tunables, max_block: u32) -> u32 {
-    let whole = max_block - ZIL_CHAIN_BYTES - LR_WRITE_BYTES;
-    match tun.try_get(T::zil_maxcopied) {
-        Some(v) => (v as u32).min(whole),
-        None => (max_block - ZIL_CHAIN_BYTES) / 2 - LR_WRITE_BYTES,
     }
 }
 

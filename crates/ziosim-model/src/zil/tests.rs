@@ -792,3 +792,37 @@ fn max_copied_data_is_half_a_log_block_from_0_7_to_2_1() {
     assert_eq!(z.write_state(130_696, 131_072, true), Copied);
     assert_eq!(z.write_state(130_697, 131_072, true), NeedCopy);
 }
+
+/// Audit 3 F3: before OpenZFS 7578 (il c5ee46810f, zfs-0.7.0) `zil_lwb_commit` never split
+/// a record over log blocks — one that does not fit sends the current lwb out (even empty)
+/// and goes whole into the next — and `zfs_log_write` cut every non-INDIRECT record larger
+/// than `ZIL_MAX_LOG_DATA` to `SPA_OLD_MAXBLOCKSIZE / 2`, never falling back from COPIED
+/// (ZL@zfs-0.6.5, il ce636f8b38 and il 73527f441c `zfs_log_write`, `zil_lwb_commit`).
+#[test]
+fn before_0_7_records_are_cut_to_64k_and_never_split() {
+    use WriteState::*;
+    let k = 1024u32;
+    for r in [Release::Freebsd9, Release::Illumos2012, Release::Illumos2014, Release::Zfs065] {
+        let mut h = H::new(r, &[], cfg(true));
+        let mut out = vec![];
+        h.z.write(1, 1, 0, 128 * k, u64::MAX, false, &mut out);
+        let recs: Vec<_> = h.z.async_by_foid[&1].iter().map(|i| (i.state, i.data)).collect();
+        assert_eq!(recs, [(NeedCopy, 64 * k); 2], "{r:?}");
+        h.z.write(1, 2, 0, 128 * k, u64::MAX, true, &mut out);
+        let recs: Vec<_> = h.z.sync_list.iter().map(|i| (i.state, i.data)).collect();
+        assert_eq!(recs, [(Copied, 64 * k); 2], "{r:?}: O_DSYNC stays COPIED");
+        // A 1 MiB write + fsync: 16 records of 65 728 bytes; two do not fit a 128 KiB
+        // block (130 888 bytes of room), so each lwb carries one (68 KiB written) after
+        // the initial 4 KiB block, which goes out empty.
+        let mut h = H::new(r, &[], cfg(true));
+        h.write_bytes = 1 << 20;
+        h.fsync_loop(1, 1, 0);
+        let sizes: Vec<u32> = h.lwbs().iter().map(|l| l.0 / k).collect();
+        assert_eq!(sizes, [[4].as_slice(), &[68; 16]].concat(), "{r:?}");
+    }
+    // 0.7 splits NEED_COPY records over full blocks.
+    let mut h = H::new(Release::Zfs07, &[], cfg(true));
+    h.write_bytes = 1 << 20;
+    h.fsync_loop(1, 1, 0);
+    assert!(h.lwbs().iter().filter(|l| l.0 == 128 * k).count() >= 7, "{:?}", h.lwbs());
+}
