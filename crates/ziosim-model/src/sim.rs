@@ -1706,7 +1706,7 @@ impl Model_ {
         let file_bytes = self.wls[op.wl as usize].nfs.as_ref().map_or(u64::MAX, |n| n.threads[op.thread as usize].size);
         let mut out = Vec::new();
         let need = self.zil.write(txg, foid, off, len as u32, file_bytes, sync, &mut out);
-        self.txg.eng.log_written(txg, len);
+        self.txg.eng.log_written(txg, self.zil.wrlog_bytes());
         if need || fsync {
             // zil_commit(foid) for O_DSYNC/sync=always, or the fsync(2) after the write.
             self.ops[id as usize].commit_ns = now;

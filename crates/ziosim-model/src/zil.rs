@@ -321,6 +321,8 @@ pub struct Zil {
     zvol_imm_bytes: u32,
     /// Scratch list of one write's records (`write`).
     recs: Vec<(WriteState, u32, u64)>,
+    /// Bytes of the last `write` that `dsl_pool_wrlog_count` counts (`wrlog_bytes`).
+    wrlog_bytes: u64,
     /// Blocks `dmu_sync` wrote for their txg's dirty record and nobody wrote since:
     /// (txg, file, block number). Another INDIRECT record of the same block finds it
     /// (`EALREADY`: one write per block and txg); a write to the block removes it (the
@@ -414,6 +416,7 @@ impl Zil {
             imm_bytes: tun.get(T::zfs_immediate_write_sz) as u32,
             zvol_imm_bytes: tun.try_get(T::zvol_immediate_write_sz).unwrap_or(32 * KIB as i64) as u32,
             recs: Vec::new(),
+            wrlog_bytes: 0,
             overrides: BTreeSet::new(),
             max_copied: max_copied_data(tun, max_block),
             max_block,
@@ -496,6 +499,14 @@ impl Zil {
                 self.overrides.remove(&(txg, foid, blk));
             }
         }
+        // ZL@zfs-2.2.0 zfs_log_write / zvol_log_write: only WR_COPIED and WR_NEED_COPY
+        // writes count as logged bytes, and nothing does when zil_replaying (which is
+        // true with sync=disabled) makes them return before logging.
+        self.wrlog_bytes = if self.cfg.sync == SyncMode::Disabled {
+            0
+        } else {
+            recs.iter().filter(|r| r.0 != WriteState::Indirect).map(|r| r.2).sum()
+        };
         let mut pos = offset;
         for &(state, data, user) in &recs {
             let (block, blk) = if state == WriteState::Indirect { (bs as u32, pos / bs) } else { (0, 0) };
@@ -513,6 +524,13 @@ impl Zil {
             return false;
         }
         o_dsync || self.cfg.sync == SyncMode::Always
+    }
+
+    /// Bytes of the last [`Zil::write`] that are logged-write bytes for the 2.2+ write
+    /// throttle (forward to `Txg::log_written`): its COPIED and NEED_COPY records, none
+    /// with `sync=disabled`.
+    pub fn wrlog_bytes(&self) -> u64 {
+        self.wrlog_bytes
     }
 
     /// The block size of a file `file_bytes` long (`zp->z_blksz`): one block of its size
@@ -1218,6 +1236,20 @@ fn round_up(x: u32, to: u32) -> u32 {
     x.div_ceil(to) * to
 }
 
+/// The largest O_DSYNC/FUA write logged COPIED (`ZIL_MAX_COPIED_DATA`,
+/// `zil_max_copied_data`): 0.7 – 2.1 half a max-size log block less the record header
+/// ("fit at least two records"; include/sys/zil_impl.h@zfs-0.7.0 and @zfs-0.8.0 with
+/// SPA_OLD_MAXBLOCKSIZE, ZIL@zfs-2.0.0/2.1.0 with `zl_max_block_size`); 2.2+
+/// MIN(one max-size block's data, `zil_maxcopied`) (ZIL@zfs-2.2.0). ≤ 0.6.5 never falls
+/// back from COPIED (see `Zil::write_state`).
+fn max_copied_data(tun: &Tunables, max_block: u32) -> u32 {
+    let whole = max_block - ZIL_CHAIN_BYTES - LR_WRITE_BYTES;
+    match tun.try_get(T::zil_maxcopied) {
+        Some(v) => (v as u32).min(whole),
+        None => (max_block - ZIL_CHAIN_BYTES) / 2 - LR_WRITE_BYTES,
+    }
+}
+
 /// ≤ 2.2 lwb size bucket for a burst of `cur_used` bytes (before the max-of-16 rule).
 pub fn lwb_bucket(release: Release, cur_used: u64, max_block: u32) -> u32 {
     let need = cur_used + ZIL_CHAIN_BYTES as u64;
@@ -1241,20 +1273,6 @@ pub fn lwb_bucket(release: Release, cur_used: u64, max_block: u32) -> u32 {
     ];
     let sz = TABLE.iter().find(|(lim, _)| need <= *lim).map_or(SPA_OLD_MAXBLOCKSIZE, |e| e.1);
     sz.min(max_block)
-}
-
-/// The largest O_DSYNC/FUA write logged COPIED (`ZIL_MAX_COPIED_DATA`,
-/// `zil_max_copied_data`): 0.7 – 2.1 half a max-size log block less the record header
-/// ("fit at least two records"; include/sys/zil_impl.h@zfs-0.7.0 and @zfs-0.8.0 with
-/// SPA_OLD_MAXBLOCKSIZE, ZIL@zfs-2.0.0/2.1.0 with `zl_max_block_size`); 2.2+
-/// MIN(one max-size block's data, `zil_maxcopied`) (ZIL@zfs-2.2.0). ≤ 0.6.5 never falls
-/// back from COPIED (see `Zil::write_state`).
-fn max_copied_data(tun: &Tunables, max_block: u32) -> u32 {
-    let whole = max_block - ZIL_CHAIN_BYTES - LR_WRITE_BYTES;
-    match tun.try_get(T::zil_maxcopied) {
-        Some(v) => (v as u32).min(whole),
-        None => (max_block - ZIL_CHAIN_BYTES) / 2 - LR_WRITE_BYTES,
-    }
 }
 
 /// 2.3 `zil_lwb_plan`: how a burst of `size` bytes is split over log blocks, as

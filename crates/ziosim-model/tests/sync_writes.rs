@@ -469,3 +469,28 @@ fn indirect_records_of_one_block_write_it_once() {
     // 100 000 B rounded up to 512: the file's block (zfs_grow_blocksize).
     assert_eq!(z["indirect_bytes"].as_u64().unwrap(), 50 * 100_352, "{z}");
 }
+
+/// Audit 3 F6: ZL@zfs-2.2.0 `zfs_log_write` (and `zvol_log_write`) counts logged-write
+/// bytes (`dsl_pool_wrlog_count`) only for WR_COPIED / WR_NEED_COPY records, and returns
+/// before logging anything when `zil_replaying` — which includes `sync=disabled`. Without
+/// a SLOG, 128 KiB writes are INDIRECT: the wrlog throttle never sees them, so disabling
+/// it (`zfs_wrlog_data_max` = 1 PiB) changes nothing. 8 KiB writes are NEED_COPY and a
+/// 1 MiB `zfs_wrlog_data_max` delays them, unless `sync=disabled`.
+#[test]
+fn wrlog_counts_only_copied_and_need_copy_records() {
+    let base = run(&flood("zfs-2.2"));
+    let mut off = flood("zfs-2.2");
+    off["tunables"] = json!({"zfs_wrlog_data_max": 1u64 << 50});
+    assert_eq!(run(&off)["txg"], base["txg"]);
+    let small = |sync: &str, wrlog_max: u64| {
+        let mut c = flood("zfs-2.2");
+        c["workloads"][0]["sizes"] = json!([[8192, 1.0]]);
+        c["stop_ns"] = json!(5_000_000_000u64);
+        c["sync"] = json!(sync);
+        c["tunables"] = json!({"zfs_wrlog_data_max": wrlog_max});
+        run(&c)["txg"].clone()
+    };
+    let logged = small("standard", 1 << 20);
+    assert!(logged["delayed_writes"].as_u64().unwrap() > 0, "{logged}");
+    assert_eq!(small("disabled", 1 << 20), small("disabled", 1 << 50));
+}
