@@ -83,10 +83,12 @@
 //! part, rounded up to 4 KiB, is written (slim ZIL), except on solaris-2009 (pool
 //! versions before slim ZIL write the whole block).
 //!
-//! *Placement and priority:* lwbs go to the SLOG if there is one — ≤ 0.6.5 only while
-//! logbias=latency and (burst < `zil_slog_limit` or commit list < 2 × it), else the main
-//! pool; from 0.7 always. Priority SYNC_WRITE, except on a SLOG once the burst exceeds
-//! `zil_slog_bulk` (0.7+) → ASYNC_WRITE.
+//! *Placement and priority:* lwbs go to the SLOG if there is one — freebsd-9 to
+//! illumos-2014 only while logbias=latency and (burst < `zil_slog_limit` or commit list
+//! < 2 × it), else the main pool; zfs-0.6.5 the same without the logbias term; always on
+//! solaris-2009 (before `USE_SLOG`) and from 0.7. Priority SYNC_WRITE, except on a SLOG
+//! once the burst exceeds `zil_slog_bulk` (0.7+) → ASYNC_WRITE: up to 2.2 the bytes
+//! placed so far, 2.3 the whole burst (`zl_cur_size`, zero once the burst has ended).
 //!
 //! *sync / zil_disable* (§6.6): `sync=always` makes every write need a commit;
 //! `sync=disabled` and `zil_disable` (solaris-2009) make a commit return at once and
@@ -1029,8 +1031,18 @@ impl Zil {
     }
 
     fn lwb_class(&self, on_slog: bool) -> IoClass {
+        // ≤ 2.2: the bytes placed so far in this commit (`zl_cur_used`). 2.3
+        // (ZIL@zfs-2.3.0 zil_lwb_write_issue): the whole burst (`zl_cur_size`), which
+        // zil_burst_done has zeroed before a burst's last lwb goes out — and before every
+        // lwb of a burst that is not parallel, since zil_commit_writer issues them only
+        // after zil_process_commit_list has ended the burst.
+        let burst = match self.era {
+            Era::Pipeline23 if self.parallel == 0 => 0,
+            Era::Pipeline23 => self.cur_size,
+            _ => self.cur_used,
+        };
         match self.slog_bulk {
-            Some(bulk) if on_slog && self.cur_used > bulk => IoClass::AsyncWrite,
+            Some(bulk) if on_slog && burst > bulk => IoClass::AsyncWrite,
             _ => IoClass::SyncWrite,
         }
     }

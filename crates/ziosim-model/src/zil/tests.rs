@@ -826,3 +826,34 @@ fn before_0_7_records_are_cut_to_64k_and_never_split() {
     h.fsync_loop(1, 1, 0);
     assert!(h.lwbs().iter().filter(|l| l.0 == 128 * k).count() >= 7, "{:?}", h.lwbs());
 }
+
+/// Audit 3, minor note: ZIL@zfs-2.3.0 `zil_lwb_write_issue` demotes a SLOG lwb to
+/// ASYNC_WRITE when `zl_cur_size` (the whole burst, summed by `zil_get_commit_list`) is
+/// past `zil_slog_bulk`. A burst that ends at once (not parallel) has been through
+/// `zil_burst_done` (`zl_cur_size` = 0) before `zil_commit_writer` issues its lwbs, so
+/// all of them are SYNC_WRITE; in a parallel burst every full lwb is demoted from the
+/// first, and the last one, issued after `zil_burst_done`, is not.
+#[test]
+fn zfs23_slog_bulk_looks_at_the_whole_burst() {
+    let bulk = [("zil_slog_bulk", 768 * 1024)];
+    let mut h = H::new(Release::Zfs23, &bulk, cfg(true));
+    h.write_bytes = 2 << 20;
+    h.fsync_loop(1, 1, 0);
+    assert!(h.lwbs().len() > 8 && h.lwbs().iter().all(|x| x.2 == IoClass::SyncWrite), "{:?}", h.lwbs());
+    // Parallel: a 2 MiB commit behind an unflushed lwb.
+    let mut z = Zil::new(Release::Zfs23, &tun(Release::Zfs23, &bulk), cfg(true));
+    let mut out = vec![];
+    z.write(1, 1, 0, 2048, u64::MAX, false, &mut out);
+    z.commit(0, 1, 1, &mut out);
+    assert!(out.iter().any(is_lwb), "not parallel yet: issued at once");
+    out.clear();
+    z.write(1, 2, 0, 2 << 20, u64::MAX, false, &mut out);
+    z.commit(10 * US, 2, 2, &mut out);
+    let classes: Vec<IoClass> =
+        out.iter().filter_map(|a| if let ZilAction::LwbWrite { class, .. } = a { Some(*class) } else { None }).collect();
+    assert!(!classes.is_empty() && classes.iter().all(|c| *c == IoClass::AsyncWrite), "{classes:?}");
+    let t = out.iter().find_map(|a| if let ZilAction::Timer { token, .. } = a { Some(*token) } else { None }).unwrap();
+    out.clear();
+    z.on_timer(50 * US, t, &mut out);
+    assert!(matches!(out[..], [ZilAction::LwbWrite { class: IoClass::SyncWrite, .. }]), "{out:?}");
+}
