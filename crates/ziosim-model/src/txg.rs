@@ -35,8 +35,12 @@
 //!
 //! *Throttle, 2013+* (`dmu_tx_delay`): when dirty > min = max × `zfs_delay_min_dirty_percent`
 //! a tx is delayed; at dirty ≥ `zfs_dirty_data_max` it blocks until dirty < max, then is
-//! delayed with the dirty level of that moment. A delayed tx is admitted without further
-//! checks (`tx_dirty_delayed`).
+//! delayed with the dirty level of that moment, still counted from its own `tx_start` (so a
+//! tx that waited longer than the delay does not sleep). Blocked txs wake one at a time:
+//! every change of dirty data (`dsl_pool_dirty_delta`, a sync write landing or a writer's
+//! bytes added) signals one waiter while dirty < max, and the woken one re-checks with the
+//! bytes of the writers woken before it already counted. A delayed tx is admitted without
+//! further checks (`tx_dirty_delayed`).
 //! ```text
 //!   delay = scale·(dirty−min)/(max−dirty), capped at zfs_delay_max_ns (100 ms)
 //!   2.2+: delay = max(delay, same curve on logged-write bytes vs zfs_wrlog_data_max)
@@ -188,8 +192,9 @@ pub struct Txg {
     sync_txg_waiting: u64,
     scan_active: bool,
     armed_timer_ns: u64,
-    /// Txs blocked at dirty_data_max (2013+) or waiting for the next txg (pre-2013).
-    blocked: VecDeque<TxId>,
+    /// Txs blocked at dirty_data_max (2013+) or waiting for the next txg (pre-2013), with
+    /// their `tx_start`.
+    blocked: VecDeque<(TxId, u64)>,
     waiters: Vec<(u64, u32)>,
     // accounting
     risk: RiskStats,
@@ -280,7 +285,7 @@ impl Txg {
                     }
                     if total > self.delay_min_bytes || self.wrlog_over_min() {
                         if total >= self.dirty_max {
-                            self.blocked.push_back(tx_id);
+                            self.blocked.push_back((tx_id, start_ns));
                             return TxDecision::Wait;
                         }
                         if let Some(w) = self.delay_wakeup(now_ns, start_ns, total) {
@@ -294,7 +299,7 @@ impl Txg {
                 let reserved = self.open.admitted;
                 if !self.no_throttle && limit > 0 && reserved > 0 && reserved > limit {
                     // ERESTART → dmu_tx_wait → txg_wait_open(txg + 1).
-                    self.blocked.push_back(tx_id);
+                    self.blocked.push_back((tx_id, start_ns));
                     self.request_quiesce(now_ns, out);
                     return TxDecision::Wait;
                 }
@@ -317,6 +322,11 @@ impl Txg {
         if self.kick_per_txg && self.open.dirty > self.sync_threshold {
             // dsl_pool_dirty_space → txg_kick(dp, txg) (2.2+): no idle condition.
             self.sync_txg_waiting = self.sync_txg_waiting.max(txg);
+        }
+        if self.throttle == Throttle::DelayCurve {
+            // dsl_pool_dirty_delta signals a blocked writer on an increase too ("each thread
+            // wakes the next waiter", DP@zfs-0.6.5..2.3.0).
+            self.wake_blocked(now_ns, out);
         }
         self.poll(now_ns, out);
         TxDecision::Admit { txg }
@@ -524,26 +534,27 @@ impl Txg {
         self.quiesced = Some(std::mem::replace(&mut self.open, next));
     }
 
-    /// Release blocked txs whose condition cleared, in FIFO order.
+    /// Release blocked txs whose condition cleared, in FIFO order. 2013+: one per call, each
+    /// call being one change of dirty data.
     fn wake_blocked(&mut self, now_ns: u64, out: &mut Vec<TxgAction>) {
         match self.throttle {
             Throttle::DelayCurve => {
-                while let Some(&tx_id) = self.blocked.front() {
-                    let total = self.dirty_total();
-                    if total >= self.dirty_max {
-                        break;
+                // dsl_pool_dirty_delta: cv_signal (one waiter) while dp_dirty_total < max; the
+                // waiter leaves dmu_tx_wait and calls dmu_tx_delay with its own tx_start, which
+                // does not sleep (nor move dp_last_wakeup) once tx_start + delay has passed
+                // (TX/DP@zfs-0.6.5..2.3.0 dmu_tx_wait, dmu_tx_delay, dsl_pool_dirty_delta; il:73527f441c).
+                let total = self.dirty_total();
+                if total < self.dirty_max {
+                    if let Some((tx_id, start_ns)) = self.blocked.pop_front() {
+                        let at_ns = self.delay_wakeup(now_ns, start_ns, total).unwrap_or(now_ns);
+                        out.push(TxgAction::Resume { tx_id, at_ns });
                     }
-                    self.blocked.pop_front();
-                    // dmu_tx_wait then dmu_tx_delay with tx_start long past: the delay is
-                    // from now, serialised through last_wakeup.
-                    let at_ns = self.delay_wakeup(now_ns, now_ns, total).unwrap_or(now_ns);
-                    out.push(TxgAction::Resume { tx_id, at_ns });
                 }
             }
             Throttle::WriteLimit => {
                 // Woken when a new txg opens (the limit is per txg).
                 if self.open.admitted == 0 {
-                    while let Some(tx_id) = self.blocked.pop_front() {
+                    while let Some((tx_id, _)) = self.blocked.pop_front() {
                         out.push(TxgAction::Resume { tx_id, at_ns: now_ns });
                     }
                 }

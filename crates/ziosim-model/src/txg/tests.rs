@@ -84,12 +84,38 @@ fn below_min_dirty_no_delay_and_at_max_block_until_space() {
     out.clear();
     t.on_sync_progress(2 * MS, 50 * MIB, &mut out);
     assert_eq!(out, vec![TxgAction::Resume { tx_id: 7, at_ns: 2 * MS }]);
-    // At 90 % the resumed tx is delayed 1.5 ms from now.
+    // At 90 % the resumed tx is delayed 1.5 ms from its tx_start (1 ms), not from now.
     let (mut t, mut out) = filled(Release::Zfs22, 100);
     assert_eq!(t.assign(MS, 7, 4096, MS, false, &mut out), TxDecision::Wait);
     out.clear();
     t.on_sync_progress(2 * MS, 10 * MIB, &mut out);
-    assert_eq!(out, vec![TxgAction::Resume { tx_id: 7, at_ns: 2 * MS + 1_500_000 }]);
+    assert_eq!(out, vec![TxgAction::Resume { tx_id: 7, at_ns: MS + 1_500_000 }]);
+}
+
+/// Audit 3 F1: a writer blocked at zfs_dirty_data_max is delayed from its own tx_start
+/// (no sleep once it waited longer than the delay), and waiters wake one at a time, each
+/// seeing the bytes of the ones woken before it (dmu_tx_wait, dmu_tx_delay, dsl_pool_dirty_delta).
+#[test]
+fn blocked_writers_wake_one_at_a_time_from_their_tx_start() {
+    let (mut t, mut out) = filled(Release::Zfs22, 100);
+    for id in 1..=3 {
+        assert_eq!(t.assign(0, id, 4 * MIB, 0, false, &mut out), TxDecision::Wait);
+    }
+    out.clear();
+    // One sync write lands at 1 s: dirty 95 % < max. Only the first waiter wakes, at once:
+    // it waited 1 s, far longer than the 3.5 ms the curve asks at 95 %.
+    t.on_sync_progress(S, 5 * MIB, &mut out);
+    assert_eq!(out, vec![TxgAction::Resume { tx_id: 1, at_ns: S }]);
+    out.clear();
+    // Its 4 MiB make 99 % (< max): that increase signals the next one, again without a sleep.
+    assert_eq!(t.assign(S, 1, 4 * MIB, 0, true, &mut out), TxDecision::Admit { txg: 2 });
+    assert_eq!(out, vec![TxgAction::Resume { tx_id: 2, at_ns: S }]);
+    out.clear();
+    // Its 4 MiB make 103 % ≥ max: the third stays blocked until dirty falls again.
+    t.assign(S, 2, 4 * MIB, 0, true, &mut out);
+    assert!(out.iter().all(|a| !matches!(a, TxgAction::Resume { .. })), "{out:?}");
+    t.on_sync_progress(S + 100 * MS, 10 * MIB, &mut out);
+    assert_eq!(out, vec![TxgAction::Resume { tx_id: 3, at_ns: S + 100 * MS }]);
 }
 
 /// Drive timers and complete every sync `sync_ns` after it starts; a small write every
