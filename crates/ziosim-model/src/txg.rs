@@ -19,7 +19,9 @@
 //!   1. a scan is active (`dsl_scan_active`: back-to-back syncs, even empty ones);
 //!   2. someone waits for a txg (`txg_wait_synced`, `tx_sync_txg_waiting`), incl. kicks;
 //!   3. a quiesced txg is ready (pre-2013: a writer over the write limit forced it);
-//!   4. 2013 → 0.7: pool-total dirty ≥ `zfs_dirty_data_sync` (its wait-loop condition);
+//!   4. 2013 → 2.1: pool-total dirty ≥ `zfs_dirty_data_sync` (≤ 0.7) or
+//!      `zfs_dirty_data_sync_percent` of `zfs_dirty_data_max` (0.8–2.1), its wait-loop
+//!      condition (removed in 2.2.0 by 50e09eddd0);
 //!   5. `zfs_txg_timeout` has passed since the *start* of the previous sync.
 //!
 //! A txg that rule 5 alone would sync while it holds no dirty data is elided (ZFS writes
@@ -228,7 +230,9 @@ impl Txg {
             wrlog_max: tun.try_get(T::zfs_wrlog_data_max).map(|v| v as u64),
             sync_threshold,
             kick_per_txg: release >= Release::Zfs22,
-            dirty_sync_in_loop: (Release::Illumos2014..Release::Zfs08).contains(&release),
+            // txg_sync_thread's wait loop tests dp_dirty_total against the sync threshold
+            // (TXG@zfs-0.6.5..2.1.0; zfs_dirty_data_sync_percent from 0.8.0); gone in 2.2.0.
+            dirty_sync_in_loop: (Release::Illumos2014..Release::Zfs22).contains(&release),
             last_wakeup_ns: 0,
             write_limit: write_limit_min,
             write_limit_min,

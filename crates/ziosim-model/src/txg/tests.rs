@@ -191,21 +191,50 @@ fn threshold_driven_syncs_before_the_timeout() {
 
 #[test]
 fn kick_per_txg_in_2_2_versus_idle_only_in_2_1() {
-    for (r, immediate) in [(Release::Zfs21, false), (Release::Zfs22, true)] {
+    for r in [Release::Zfs21, Release::Zfs22] {
         let mut t = txg(r, &[("zfs_dirty_data_max", 100 * MIB as i64)]);
         let mut out = vec![];
         t.start(0, &mut out);
         t.assign(0, 1, 30 * MIB, 0, false, &mut out);
-        // 2.2 kicks at once (open txg 30 % > 20 %); 2.1 on the next assign.
+        // 2.2 kicks at once (open txg 30 % > 20 %); 2.1 from its sync loop (pool 30 % ≥ 20 %).
         t.assign(MS, 2, MIB, MS, false, &mut out);
         assert_eq!(syncs(&out).len(), 1, "{r:?}");
         out.clear();
-        // While txg 1 syncs, 25 MiB more go into txg 2.
+        // While txg 1 syncs, 25 MiB more go into txg 2: one sync at a time.
         t.assign(2 * MS, 3, 25 * MIB, 2 * MS, false, &mut out);
         assert!(syncs(&out).is_empty(), "{r:?}: one sync at a time");
-        t.on_sync_done(3 * MS, 1, &mut out);
-        assert_eq!(!syncs(&out).is_empty(), immediate, "{r:?}: {out:?}");
+        // 2.1's kick waits for an idle pipeline; 2.2's marks txg 2 as waited for at once.
+        assert_eq!(t.sync_txg_waiting >= 2, r == Release::Zfs22, "{r:?}");
     }
+}
+
+/// Audit 3 F2: 0.8–2.1 keep the dirty test in txg_sync_thread's wait loop: when a sync ends
+/// with pool dirty ≥ zfs_dirty_data_sync_percent of the max, the next sync starts at once,
+/// with no writer arriving to kick it (TXG@zfs-0.8.0/2.0.0/2.1.0 txg_sync_thread).
+#[test]
+fn sync_loop_dirty_rule_through_2_1() {
+    for r in [Release::Zfs08, Release::Zfs20, Release::Zfs21, Release::Zfs22] {
+        let mut t = txg(r, &[("zfs_dirty_data_max", 1600 * MIB as i64)]);
+        let mut out = vec![];
+        t.start(0, &mut out);
+        t.assign(0, 1, 600 * MIB, 0, false, &mut out);
+        t.assign(MS, 2, MIB, MS, false, &mut out);
+        assert_eq!(syncs(&out).len(), 1, "{r:?}: kicked");
+        // 500 MiB (31 %) into txg 2 while txg 1 syncs, then nothing more is written.
+        t.assign(2 * MS, 3, 500 * MIB, 2 * MS, false, &mut out);
+        out.clear();
+        t.on_sync_done(S, 1, &mut out);
+        assert_eq!(syncs(&out), vec![(2, 501 * MIB)], "{r:?}: next sync at once");
+    }
+    // Below the threshold the sync waits for the timeout.
+    let mut t = txg(Release::Zfs21, &[("zfs_dirty_data_max", 1600 * MIB as i64)]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    t.assign(0, 1, 600 * MIB, 0, false, &mut out);
+    t.assign(MS, 2, 100 * MIB, MS, false, &mut out);
+    out.clear();
+    t.on_sync_done(S, 1, &mut out);
+    assert!(syncs(&out).is_empty(), "{out:?}");
 }
 
 #[test]
