@@ -383,9 +383,9 @@ tunables! {
 
     // ---- pre-2013 write throttle (§4.2 'Pre-2013'; txg.rs) ----
     zfs_txg_synctime_ms = "zfs_txg_synctime_ms", "ms", [1, 3_600_000],
-        [(Solaris2009, 1000), (Illumos2014, NA)], None,
+        [(Solaris2009, 5000), (Freebsd9, 1000), (Illumos2014, NA)], None,
         "Target duration of a txg sync: the per-txg write limit is measured sync throughput x this; longer lets more data into each txg.",
-        "DP@zfs-0.6.2 (illumos 2010-2013); pre-2010 builds are assumed to match (not read)";
+        "DP@zfs-0.6.2 (illumos 2010-2013; 1000 from il:44ecc5327a, 2010-06); solaris-2009: dsl_pool.c@il:379c004d1f zfs_txg_synctime = 5 (seconds; renamed _ms = 5000 by il:bf0ec83ab8)";
     zfs_write_limit_shift = "zfs_write_limit_shift", "shift", [0, 63],
         [(Solaris2009, 3), (Illumos2014, NA)], None,
         "Per-txg write limit cap = RAM >> shift (1/8 of RAM); smaller shift admits bigger txgs.",

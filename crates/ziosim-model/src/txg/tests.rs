@@ -337,3 +337,21 @@ fn dmu_sync_overrides_an_open_txg_and_not_a_syncing_one() {
     assert_eq!(t.syncing_txg(), Some(1));
     assert!(!t.dmu_sync(1, MIB));
 }
+
+/// Audit 3 F5: solaris-2009's target sync time is 5 s (`zfs_txg_synctime = 5`,
+/// dsl_pool.c@il:379c004d1f), so a 100 MB sync written in 1 s allows 500 MB per txg.
+#[test]
+fn solaris_2009_write_limit_targets_five_second_syncs() {
+    let r = Release::Solaris2009;
+    assert_eq!(Tunables::defaults(r, 16 << 30).get(T::zfs_txg_synctime_ms), 5000);
+    assert_eq!(Tunables::defaults(Release::Freebsd9, 16 << 30).get(T::zfs_txg_synctime_ms), 1000);
+    let mut t = txg(r, &[]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    assert_eq!(t.assign(0, 1, 100_000_000, 0, false, &mut out), TxDecision::Admit { txg: 1 });
+    assert_eq!(t.assign(0, 2, 4096, 0, false, &mut out), TxDecision::Wait, "over the 32 MiB floor");
+    assert_eq!(syncs(&out), vec![(1, 100_000_000)]);
+    t.on_sync_progress(S, 100_000_000, &mut out);
+    t.on_sync_done(S, 1, &mut out);
+    assert_eq!(t.write_limit_bytes(), 500_000_000, "throughput 100 MB/s x 5 s, under RAM/8 = 2 GiB");
+}
