@@ -169,6 +169,9 @@ pub struct Txg {
     // 2013+ throttle
     dirty_max: u64,
     delay_min_bytes: u64,
+    /// `zfs_delay_min_dirty_percent` itself: the wrlog threshold applies it to
+    /// `zfs_wrlog_data_max` (a percent recomputed from `delay_min_bytes` rounds down).
+    delay_min_pct: u64,
     delay_scale: u64,
     delay_max_ns: u64,
     wrlog_max: Option<u64>,
@@ -216,6 +219,7 @@ impl Txg {
             None => tun.try_get(T::zfs_dirty_data_sync).unwrap_or(64 << 20) as u64,
         };
         let write_limit_min = g(T::zfs_write_limit_min);
+        let delay_min_pct = tun.try_get(T::zfs_delay_min_dirty_percent).unwrap_or(60).max(0) as u64;
         let shift = tun.try_get(T::zfs_write_limit_shift).unwrap_or(3) as u32;
         Txg {
             release,
@@ -224,7 +228,8 @@ impl Txg {
             timeout_ns: tun.get(T::zfs_txg_timeout) as u64 * NS_PER_S,
             tick_ns: NS_PER_S / cfg.hz.max(1) as u64,
             dirty_max,
-            delay_min_bytes: dirty_max * tun.try_get(T::zfs_delay_min_dirty_percent).unwrap_or(60) as u64 / 100,
+            delay_min_bytes: dirty_max * delay_min_pct / 100,
+            delay_min_pct,
             delay_scale: g(T::zfs_delay_scale),
             delay_max_ns: tun.try_get(T::zfs_delay_max_ns).map(|v| v as u64).unwrap_or(DELAY_MAX_NS_CONST),
             wrlog_max: tun.try_get(T::zfs_wrlog_data_max).map(|v| v as u64),
@@ -341,7 +346,8 @@ impl Txg {
         let mut t = self.delay_ns(dirty);
         if let Some(max) = self.wrlog_max {
             let wrlog = self.wrlog_total();
-            let wmin = max * self.delay_min_pct() / 100;
+            // zfs_wrlog_data_max * zfs_delay_min_dirty_percent / 100 (TX@zfs-2.2.0 dmu_tx_delay).
+            let wmin = max * self.delay_min_pct / 100;
             if wrlog >= max {
                 t = self.delay_max_ns;
             } else if wrlog > wmin {
@@ -368,15 +374,9 @@ impl Txg {
         curve(self.delay_scale, dirty - self.delay_min_bytes, self.dirty_max - dirty).min(self.delay_max_ns)
     }
 
-    fn delay_min_pct(&self) -> u64 {
-        if self.dirty_max == 0 {
-            return 60;
-        }
-        self.delay_min_bytes * 100 / self.dirty_max
-    }
-
     fn wrlog_over_min(&self) -> bool {
-        self.wrlog_max.is_some_and(|m| self.wrlog_total() > m * self.delay_min_pct() / 100)
+        // DP@zfs-2.2.0 dsl_pool_need_wrlog_delay.
+        self.wrlog_max.is_some_and(|m| self.wrlog_total() > m * self.delay_min_pct / 100)
     }
 
     fn current_write_limit(&self) -> u64 {
@@ -423,6 +423,7 @@ impl Txg {
         self.timeout_ns = f.timeout_ns;
         self.dirty_max = f.dirty_max;
         self.delay_min_bytes = f.delay_min_bytes;
+        self.delay_min_pct = f.delay_min_pct;
         self.delay_scale = f.delay_scale;
         self.delay_max_ns = f.delay_max_ns;
         self.wrlog_max = f.wrlog_max;

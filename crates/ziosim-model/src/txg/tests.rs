@@ -355,3 +355,25 @@ fn solaris_2009_write_limit_targets_five_second_syncs() {
     t.on_sync_done(S, 1, &mut out);
     assert_eq!(t.write_limit_bytes(), 500_000_000, "throughput 100 MB/s x 5 s, under RAM/8 = 2 GiB");
 }
+
+/// Audit 3 F11: the 2.2+ wrlog delay starts above 60 % of zfs_wrlog_data_max, as
+/// `zfs_wrlog_data_max * zfs_delay_min_dirty_percent / 100` (TX@zfs-2.2.0 dmu_tx_delay),
+/// even when 60 % of zfs_dirty_data_max is not a whole number of bytes.
+#[test]
+fn wrlog_delay_starts_at_sixty_percent() {
+    // 16 GiB RAM: dirty_max 1 717 986 918 (60 % = 1 030 792 150.8, rounded down),
+    // wrlog max 2 x that.
+    let mut t = txg(Release::Zfs22, &[]);
+    let wmax = t.wrlog_max.unwrap();
+    assert_eq!(wmax, 2 * t.dirty_max_bytes());
+    let mut out = vec![];
+    t.start(0, &mut out);
+    assert!(matches!(t.assign(0, 1, 4096, 0, false, &mut out), TxDecision::Admit { txg: 1 }));
+    // Logged bytes at 59.5 % of the wrlog max: below the threshold, so no delay.
+    t.log_written(1, wmax / 1000 * 595);
+    assert!(!t.wrlog_over_min());
+    assert!(matches!(t.assign(MS, 2, 4096, MS, false, &mut out), TxDecision::Admit { .. }));
+    // Just over 60 %: delayed.
+    t.log_written(1, wmax / 1000 * 6);
+    assert!(t.wrlog_over_min());
+}
