@@ -61,8 +61,9 @@
 //! `write_limit` bytes; a tx that finds the open txg over it waits for the next txg to
 //! open (`txg_wait_open`, which quiesces the open txg as soon as the quiesced slot is
 //! free); over 7/8 of it a tx sleeps one clock tick while the previous txg still waits
-//! for the sync thread (`txg_delay`). After each sync, throughput = bytes / sync ms
-//! (EWMA ¼ new) and `write_limit = clamp(throughput × zfs_txg_synctime_ms,
+//! for the sync thread (`txg_delay`). After each sync, throughput = bytes / ms of the
+//! sync's data writes — `dsl_pool_sync` times only its own writes, not the scan's share of
+//! the txg nor the uberblock (EWMA ¼ new) — and `write_limit = clamp(throughput × zfs_txg_synctime_ms,
 //! zfs_write_limit_min, RAM >> zfs_write_limit_shift)`; it starts at the minimum.
 //!
 //! *Data at risk* (`spec` §4.3): every admitted byte is *unsynced* until its txg's sync
@@ -192,6 +193,8 @@ pub struct Txg {
     quiesced: Option<TxgState>,
     syncing: Option<TxgState>,
     sync_start_ns: u64,
+    /// When the syncing txg's last dirty byte was written (end of `dsl_pool_sync`'s writes).
+    sync_data_done_ns: Option<u64>,
     last_sync_start_ns: u64,
     synced_txg: u64,
     sync_txg_waiting: u64,
@@ -250,6 +253,7 @@ impl Txg {
             quiesced: None,
             syncing: None,
             sync_start_ns: 0,
+            sync_data_done_ns: None,
             last_sync_start_ns: 0,
             synced_txg: 0,
             sync_txg_waiting: 0,
@@ -469,6 +473,9 @@ impl Txg {
     pub fn on_sync_progress(&mut self, now_ns: u64, bytes: u64, out: &mut Vec<TxgAction>) {
         if let Some(s) = self.syncing.as_mut() {
             s.dirty -= bytes.min(s.dirty);
+            if s.dirty == 0 && self.sync_data_done_ns.is_none() {
+                self.sync_data_done_ns = Some(now_ns);
+            }
         }
         self.wake_blocked(now_ns, out);
     }
@@ -488,8 +495,13 @@ impl Txg {
             self.risk.at_risk_window_ns_max = self.risk.at_risk_window_ns_max.max(now_ns - first);
         }
         if self.throttle == Throttle::WriteLimit {
-            self.update_write_limit(s.admitted, now_ns - self.sync_start_ns);
+            // dsl_pool_sync's write_time spans its dataset, dir and MOS writes only: the scan
+            // (dsl_scan_sync, after it in spa_sync; 2009: dsl_pool_scrub_sync between the timed
+            // parts) and vdev_config_sync are outside (dsl_pool.c@il:4445fffbbb, @il:379c004d1f).
+            let data_done_ns = self.sync_data_done_ns.unwrap_or(now_ns);
+            self.update_write_limit(s.admitted, data_done_ns - self.sync_start_ns);
         }
+        self.sync_data_done_ns = None;
         self.synced_txg = txg;
         out.push(TxgAction::Synced { txg });
         let mut i = 0;
@@ -592,6 +604,8 @@ impl Txg {
         }
         let s = self.quiesced.take().expect("quiesced txg");
         self.sync_start_ns = now_ns;
+        // Nothing to write (all of it written by dmu_sync, or empty): the data part is over.
+        self.sync_data_done_ns = (s.dirty <= s.overridden).then_some(now_ns);
         self.last_sync_start_ns = now_ns;
         self.syncs += 1;
         out.push(TxgAction::StartSync { txg: s.txg, dirty_bytes: s.dirty, overridden_bytes: s.overridden });

@@ -377,3 +377,21 @@ fn wrlog_delay_starts_at_sixty_percent() {
     t.log_written(1, wmax / 1000 * 6);
     assert!(t.wrlog_over_min());
 }
+
+/// Audit 2 F2: the pre-2013 throughput sample times dsl_pool_sync's own writes only; a
+/// scan's share of the same txg (dsl_scan_sync, after it in spa_sync) does not lower it.
+#[test]
+fn write_limit_throughput_times_the_data_writes_only() {
+    for r in [Release::Solaris2009, Release::Freebsd9, Release::Illumos2012] {
+        let mut t = txg(r, &[]);
+        let mut out = vec![];
+        t.start(0, &mut out);
+        assert_eq!(t.assign(0, 1, 100_000_000, 0, false, &mut out), TxDecision::Admit { txg: 1 });
+        assert_eq!(t.assign(0, 2, 4096, 0, false, &mut out), TxDecision::Wait);
+        assert_eq!(syncs(&out), vec![(1, 100_000_000)]);
+        // The data lands in 1 s; the scan's share and the uberblock end the txg at 6 s.
+        t.on_sync_progress(S, 100_000_000, &mut out);
+        t.on_sync_done(6 * S, 1, &mut out);
+        assert_eq!(t.write_limit_bytes(), 100_000 * t.synctime_ms, "{r:?}: 100 MB/s over the data writes");
+    }
+}
