@@ -39,9 +39,11 @@
 //! ZoL 0.6.5 when elapsed seconds reach it, or after `mintime` when a txg waiter exists or
 //! dirty data reaches `zfs_vdev_async_write_active_min_dirty_percent` of
 //! `zfs_dirty_data_max`. `mintime` is `zfs_resilver_min_time_ms` or `zfs_scan_min_time_ms`
-//! (solaris-2009: 3 s and 1 s, its `zfs_resilver_min_time`/`zfs_scrub_min_time`). The one
-//! txg waiter modelled is a `zpool attach`/`replace` waiting for its `dtl_max_txg` to sync
-//! (`Model_::cmd_wait_txg`); it shortens the sorted scan's txgs the same way.
+//! (solaris-2009: 3 s and 1 s, its `zfs_resilver_min_time`/`zfs_scrub_min_time`). A txg
+//! waiter (`txg_sync_waiting`) is a `zpool attach`/`replace` waiting for its `dtl_max_txg`
+//! to sync (`Model_::cmd_wait_txg`), or the txg engine's `Txg::sync_waiting`: a quiesced txg
+//! (pre-2013 writers blocked at the write limit) or the 2.2+ per-txg dirty kick; it
+//! shortens the sorted scan's txgs the same way.
 //! Elapsed time counts from the start of `dsl_scan_sync`, i.e. after the txg's data writes.
 //!
 //! Idle detection: `spa_last_io` is stamped by every non-scan read or write of user data
@@ -744,8 +746,11 @@ impl Model_ {
     /// spa_sync started.
     fn scan_should_pause(&self, now: u64) -> bool {
         let s = self.scan.as_ref().unwrap();
-        // txg_sync_waiting: a `zpool attach`/`replace` waits for its dtl_max_txg to sync.
-        let waiter = self.cmd_wait_txg >= self.syncing_pool_txg();
+        // txg_sync_waiting: a `zpool attach`/`replace` waits for its dtl_max_txg to sync, or
+        // the txg engine's own: a quiesced txg (pre-2013: a writer blocked at the write
+        // limit, txg_wait_open) or a waited-for txg (2.2+: the per-txg dirty kick). (TXG@
+        // il:4445fffbbb/zfs-2.2.0 txg_sync_waiting, dsl_scan_check_pause/_suspend.)
+        let waiter = self.cmd_wait_txg >= self.syncing_pool_txg() || self.txg.eng.sync_waiting();
         if s.sorted.is_some() {
             let mintime_ms = match s.func {
                 ScanFunc::Resilver => self.tun.get(T::zfs_resilver_min_time_ms),

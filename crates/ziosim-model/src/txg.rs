@@ -528,10 +528,12 @@ impl Txg {
         }
     }
 
-    /// ≤ 2.1 `txg_kick`: quiesce the open txg only if nothing is syncing or quiesced.
+    /// ≤ 2.1 `txg_kick`: quiesce the open txg only if nothing is syncing or quiesced. It
+    /// raises `tx_quiesce_txg_waiting`, not `tx_sync_txg_waiting` (TXG@zfs-2.1.0 txg_kick),
+    /// so the kicked txg's sync does not count as waited for in [`Txg::sync_waiting`].
     fn kick_idle(&mut self, now_ns: u64, out: &mut Vec<TxgAction>) {
         if self.syncing.is_none() && self.quiesced.is_none() && self.open.admitted > 0 {
-            self.sync_txg_waiting = self.sync_txg_waiting.max(self.open.txg);
+            self.quiesce();
             self.poll(now_ns, out);
         }
     }
@@ -690,6 +692,14 @@ impl Txg {
     /// Syncs started so far.
     pub fn syncs(&self) -> u64 {
         self.syncs
+    }
+    /// `txg_sync_waiting` (TXG@il:379c004d1f..zfs-2.3.0): the syncing txg or a later one is
+    /// waited for (`tx_sync_txg_waiting`: `txg_wait_synced`, and from 2.2 the per-txg dirty
+    /// kick, which names the open txg), or a txg is quiesced (pre-2013: a writer over the
+    /// write limit forced it with `txg_wait_open`). The scan's pause test reads it during a
+    /// sync; like ZFS's it is true when nothing syncs (`tx_syncing_txg` = 0).
+    pub fn sync_waiting(&self) -> bool {
+        self.syncing.map_or(0, |s| s.txg) <= self.sync_txg_waiting || self.quiesced.is_some()
     }
     /// Pre-2013 per-txg write limit in force (bytes).
     pub fn write_limit_bytes(&self) -> u64 {

@@ -395,3 +395,46 @@ fn write_limit_throughput_times_the_data_writes_only() {
         assert_eq!(t.write_limit_bytes(), 100_000 * t.synctime_ms, "{r:?}: 100 MB/s over the data writes");
     }
 }
+
+/// Audit 2 F1 and its 2.2+ note: `txg_sync_waiting` during a sync. Pre-2013 a writer over
+/// the write limit quiesces the open txg (txg_wait_open); 2.2+ the per-txg kick names the
+/// open txg in tx_sync_txg_waiting; a ≤ 2.1 kick only quiesces an idle pipeline.
+#[test]
+fn sync_waiting_follows_txg_sync_waiting() {
+    // illumos-2012: txg 1 syncs; a writer over the limit in txg 2 quiesces it.
+    let r = Release::Illumos2012;
+    let mut t = Txg::new(r, &tun(r, 1 << 30, &[]), TxgConfig { ram_bytes: 1 << 30, hz: 100 });
+    let mut out = vec![];
+    t.start(0, &mut out);
+    t.assign(0, 1, 33 * MIB, 0, false, &mut out);
+    assert_eq!(t.assign(0, 2, 4096, 0, false, &mut out), TxDecision::Wait);
+    assert_eq!(t.syncing_txg(), Some(1));
+    t.assign(0, 2, 4096, 0, true, &mut out);
+    assert!(!t.sync_waiting(), "nothing waits for txg 2 yet");
+    t.assign(0, 3, 33 * MIB, 0, false, &mut out);
+    assert_eq!(t.assign(MS, 4, 4096, MS, false, &mut out), TxDecision::Wait);
+    assert!(t.sync_waiting(), "txg 2 quiesced behind the syncing txg 1");
+
+    // zfs-2.2: the open txg passing 20 % of the max while txg 1 syncs.
+    let mut t = txg(Release::Zfs22, &[("zfs_dirty_data_max", 100 * MIB as i64)]);
+    t.start(0, &mut out);
+    t.assign(0, 1, 30 * MIB, 0, false, &mut out);
+    assert_eq!(t.syncing_txg(), Some(1));
+    assert!(t.sync_waiting(), "txg 1 was kicked: its own sync is waited for");
+    t.on_sync_done(MS, 1, &mut out);
+    t.assign(MS, 2, 10 * MIB, MS, false, &mut out);
+    t.on_timer(5 * S + MS, &mut out);
+    assert_eq!(t.syncing_txg(), Some(2));
+    assert!(!t.sync_waiting(), "txg 2 synced by the timeout");
+    t.assign(5 * S + 2 * MS, 3, 25 * MIB, 5 * S, false, &mut out);
+    assert!(t.sync_waiting(), "txg 3 kicked while txg 2 syncs");
+
+    // zfs-2.1: the kick quiesces an idle pipeline; nobody waits for the kicked sync.
+    let mut t = txg(Release::Zfs21, &[("zfs_dirty_data_max", 100 * MIB as i64)]);
+    t.start(0, &mut out);
+    t.assign(0, 1, 30 * MIB, 0, false, &mut out);
+    t.assign(MS, 2, MIB, MS, false, &mut out);
+    assert_eq!(t.syncing_txg(), Some(1));
+    t.assign(2 * MS, 3, 25 * MIB, 2 * MS, false, &mut out);
+    assert!(!t.sync_waiting());
+}
