@@ -47,8 +47,9 @@
 //! Elapsed time counts from the start of `dsl_scan_sync`, i.e. after the txg's data writes.
 //!
 //! Idle detection: `spa_last_io` is stamped by every non-scan read or write of user data
-//! that reaches a top-level vdev (demand reads, prefetch); txg writes of dirty data and
-//! metadata do not stamp it (spec §5.1).
+//! that reaches a non-log top-level vdev outside the syncing txg (`zio_vdev_io_start`):
+//! demand reads, prefetch, ZIL blocks written to the main pool and `dmu_sync` writes; txg
+//! writes of dirty data and metadata, and ZIL blocks on a SLOG, do not stamp it (spec §5.1).
 //!
 //! Releases from zfs-0.8 sort the scan (§5.2, `Sorted` below) unless `zfs_scan_legacy`
 //! is set; then they run this loop with no delay (its code was removed in 0.8).

@@ -1802,6 +1802,12 @@ impl Model_ {
     /// An lwb in the main pool or a `dmu_sync` block: allocated from free space like txg
     /// data (successive top-level vdevs), at `class`.
     fn zil_pool_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
+        // User data reaching a non-log top-level vdev outside the syncing txg marks the pool
+        // busy for the legacy scan (`spa_last_io`, zio.c:zio_vdev_io_start at il:44ecc5327a,
+        // il:4445fffbbb, il:7adb730b58, zfs-0.6.5, zfs-0.7.0): an lwb is written with txg 0
+        // (zil.c:zil_lwb_write_init), a `dmu_sync` block in an unsynced
+        // txg (dmu.c:dmu_sync, dmu_sync_late_arrival). lwbs on a SLOG do not count (`vdev_islog`).
+        self.last_user_io_ns = ctx.now();
         let t = self.zil_pool_rotor % self.tops.len();
         self.zil_pool_rotor += 1;
         let psize = (bytes as u64).next_multiple_of(1 << self.tops[t].ashift);

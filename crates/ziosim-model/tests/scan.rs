@@ -445,3 +445,49 @@ fn setting_no_scrub_prefetch_mid_scan_stops_the_prefetch() {
     assert!(pf_set * 4 < pf_all * 3, "prefetch reads {pf_set} after the set, {pf_all} without");
     assert!(sync_set > sync_all, "synchronous reads {sync_set} vs {sync_all}");
 }
+
+/// A scrub of two mirrors under an fsync writer whose records are in the ARC (no reads): the
+/// only user I/O that reaches the pool is the ZIL's.
+fn zil_scrub(release: &str, delay: i64, slog: bool) -> Value {
+    let disks = |a: &str, b: &str| json!([{"name": a, "device": "d"}, {"name": b, "device": "d"}]);
+    let mut cfg = config(
+        release,
+        hdd(),
+        json!([{"type": "mirror", "disks": disks("sda", "sdb")}, {"type": "mirror", "disks": disks("sdc", "sdd")}]),
+        json!([{"name": "db", "kind": "fsync-write", "sizes": [[8192, 1.0]], "threads": 2, "arc_hit_ratio": 1.0}]),
+        40,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(200u64 << 30);
+    if slog {
+        cfg["devices"]["slog"] = serde_json::to_value(presets::get("intel-s3700").unwrap()).unwrap();
+        cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "sdz", "device": "slog"}]}]);
+    }
+    cfg["tunables"] = json!({"zfs_scrub_delay": delay});
+    cfg["actions"] = json!([{"at_ns": 5_000_000_000u64, "do": "scrub"}]);
+    cfg
+}
+
+/// Audit 2 F4: `zio_vdev_io_start` stamps `spa_last_io` for every zio with a block pointer
+/// that reaches a non-log top-level vdev outside the syncing txg (il:44ecc5327a … zfs-0.7.0)
+/// — ZIL blocks written to the main pool (txg 0) and `dmu_sync` writes (the open txg)
+/// included. So a scrub under a sync writer with no SLOG is delayed (≤ 25 blocks/s at 4
+/// ticks of hz 100); with a SLOG the lwbs go to a log vdev and stamp nothing.
+#[test]
+fn zil_writes_to_the_main_pool_make_the_legacy_scrub_delay() {
+    for rel in ["illumos-2014", "zfs-0.7"] {
+        let blocks_per_s = |res: &Value| {
+            res["scan"]["issued_bytes"].as_f64().unwrap() / 131072.0 / (res["scan"]["duration_ns"].as_f64().unwrap() / 1e9)
+        };
+        let delayed = run(&zil_scrub(rel, 4, false));
+        let free = run(&zil_scrub(rel, 0, false));
+        let (d, f) = (blocks_per_s(&delayed), blocks_per_s(&free));
+        eprintln!("{rel}: delay 4 {d:.1} blocks/s, delay 0 {f:.1} blocks/s");
+        assert!(d <= 25.0, "{rel}: {d} blocks/s with the delay");
+        assert!(f > 4.0 * d, "{rel}: {f} blocks/s without the delay, {d} with it");
+        // The writer's commits still ran during the scrub.
+        assert!(delayed["workloads"][0]["ops"].as_u64().unwrap() > 100);
+        let with_slog = |delay| run(&zil_scrub(rel, delay, true))["scan"]["issued_bytes"].clone();
+        assert_eq!(with_slog(4), with_slog(0), "{rel}: lwbs on a SLOG do not stamp spa_last_io");
+    }
+}
