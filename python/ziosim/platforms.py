@@ -147,6 +147,7 @@ _ROWS = tuple(_Row(*r) for r in (
     ("zfs_resilver_min_time_ms",               "0.6.5+",    RW, _Z,   "resilver_min_time_ms",   RW, "2012+",     32),
     ("zfs_resilver_disable_defer",             "0.8+",      RW, _Z,   "",                       RW, "",          0),
     ("zfs_resilver_defer_percent",             "2.3+",      RW, _Z,   "",                       RW, "",          0),
+    ("zfs_scrub_limit",                        "",          RW, None, "",                       RW, "2009+",     32),
     ("zfs_no_scrub_io",                        "0.6.5+",    RW, _Z,   "no_scrub_io",            RW, "2009+",     32),
     ("zfs_no_scrub_prefetch",                  "0.6.5+",    RW, _Z,   "no_scrub_prefetch",      RW, "2012+",     32),
     ("zfs_scan_legacy",                        "0.8+",      RW, _Z,   "",                       RW, "",          0),

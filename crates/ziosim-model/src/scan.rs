@@ -17,7 +17,8 @@
 //!     for each DVA that needs I/O (scrub: every copy; resilver: on a top-level vdev with
 //!     a replacing child and, raidz 0.7+, a column on it):
 //!         legacy:
-//!         wait while zios in flight ≥ zfs_top_maxinflight × #top-level vdevs
+//!         wait while zios in flight ≥ zfs_top_maxinflight × the root's children
+//!             (solaris-2009: zfs_scrub_limit × leaves)
 //!         if ticks since the last user I/O ≤ zfs_scan_idle: sleep zfs_scrub_delay (or
 //!             zfs_resilver_delay) ticks — in the one sync thread, so a pool-wide cap
 //!         issue the read (SCRUB priority; a scrub reads every column and every mirror
@@ -69,8 +70,9 @@
 //! request names (`scan_restart_at`: the next one, or an attach's `dtl_max_txg`). Every
 //! scan that ended is kept for the results.
 //!
-//! solaris-2009 predates `dsl_scan.c` (its scrub had no delay throttle; spec §11 q4 notes its
-//! in-flight limit was not read): it runs this engine with no delay and the same zio limit.
+//! solaris-2009 predates `dsl_scan.c` (`dsl_scrub.c`, il:379c004d1f): it runs this engine with
+//! no delay throttle, no metadata prefetch, and its own zio limit, `zfs_scrub_limit` (10) per
+//! leaf vdev (`scan_max_inflight`).
 //! Its resilver requests go through `spa_scrub(spa, POOL_SCRUB_RESILVER)`, whose sync task
 //! (`dsl_pool_scrub_setup_sync`, il:379c004d1f) cancels the running scrub or resilver and
 //! starts over: the ≤0.7 restart, in the same txg.
@@ -451,9 +453,37 @@ impl Model_ {
         self.scan_pf.reset();
     }
 
-    /// The legacy scan's zios in flight: `zfs_top_maxinflight` × top-level vdevs.
-    fn scan_max_inflight(&self) -> u32 {
-        self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32 * self.tops.len() as u32
+    /// The legacy scan's zios in flight. From 2010 `zfs_top_maxinflight` × the root vdev's
+    /// children (`rvd->vdev_children`), log top-level vdevs included (dsl_scan.c:
+    /// dsl_scan_scrub_cb at il:4445fffbbb, il:7adb730b58, zfs-0.6.5, zfs-0.7.0). solaris-2009:
+    /// `spa_scrub_maxinflight`, which vdev.c:vdev_add_child raises by `zfs_scrub_limit` for
+    /// each leaf put in the tree — failed ones, log leaves, a replacing vdev's new disk and a
+    /// spare in use included, idle spares and cache devices not (il:379c004d1f,
+    /// dsl_scrub.c:dsl_pool_scrub_clean_cb). ZFS adds the tunable's value as each leaf joins;
+    /// the model multiplies its current value, so a live change counts for every leaf.
+    pub(crate) fn scan_max_inflight(&self) -> u32 {
+        if self.cfg.release == Release::Solaris2009 {
+            let data: u64 = (0..self.tops.len()).map(|t| self.tree_leaves(t)).sum();
+            let log: u64 = self.log_tops.iter().map(|l| l.len() as u64).sum();
+            return (self.tun.get(T::zfs_scrub_limit) as u64 * (data + log)) as u32;
+        }
+        let children = self.tops.len() + self.log_tops.len();
+        self.tun.try_get(T::zfs_top_maxinflight).unwrap_or(32) as u32 * children as u32
+    }
+
+    /// Leaves in top-level vdev `t`'s tree, whatever their state: its children, the disks
+    /// replacing them and the spares standing in.
+    fn tree_leaves(&self, t: usize) -> u64 {
+        let mut ls: Vec<u16> = Vec::new();
+        for c in 0..self.tops[t].leaves.len() {
+            ls.extend(self.child_leaves(t, c));
+            if let Some(k) = self.spare_link(t, c) {
+                ls.extend([k.spare, k.orig].into_iter().chain(k.new));
+            }
+        }
+        ls.sort_unstable();
+        ls.dedup();
+        ls.len() as u64
     }
 
     /// Each top-level vdev's in-flight byte limit for this txg (`scan_io_queues_run_one`
@@ -962,7 +992,7 @@ impl Model_ {
             let s = self.scan.as_ref().unwrap();
             (s.func, s.min_txg, s.max_txg)
         };
-        // solaris-2009 predates the tunable (dsl_scan.c): it always read.
+        // zfs_no_scrub_io (every release; solaris-2009 in dsl_scrub.c): traverse, read nothing.
         let no_io = self.tun.try_get(T::zfs_no_scrub_io).unwrap_or(0) != 0;
         let in_scope = blk.birth_txg > min_txg && blk.birth_txg <= max_txg;
         let mut need = [false; 3];

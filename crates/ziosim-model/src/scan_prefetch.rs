@@ -374,3 +374,7 @@ impl Model_ {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "scan_legacy_tests.rs"]
+mod legacy_tests;

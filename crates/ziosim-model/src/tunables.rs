@@ -262,10 +262,14 @@ tunables! {
         [(Zfs23, 10)], None,
         "A resilver less than this far along restarts to include a newly needed disk rather than deferring it.",
         "DS@zfs-2.3.0 (0d77e738e6)";
+    zfs_scrub_limit = "zfs_scrub_limit", "count", [1, 100000],
+        [(Solaris2009, 10), (Freebsd9, NA)], None,
+        "Scan zios in flight per leaf vdev (the pool's limit is its sum over the leaves, log leaves included); more keeps deep disk queues busy during a scrub, fewer leaves room for users.",
+        "il:379c004d1f vdev.c (vdev_add_child), dsl_scrub.c; still defined but unused after the 2010 dsl_scan.c (il:44ecc5327a)";
     zfs_no_scrub_io = "zfs_no_scrub_io", "bool", [0, 1],
-        [(Freebsd9, 0)], None,
+        [(Solaris2009, 0)], None,
         "1 makes a scrub traverse without reading data: fast and useless (a known foot-gun).",
-        "DS@zfs-0.7.13, DS@zfs-2.2.0";
+        "il:379c004d1f dsl_scrub.c; DS@zfs-0.7.13, DS@zfs-2.2.0";
     zfs_no_scrub_prefetch = "zfs_no_scrub_prefetch", "bool", [0, 1],
         [(Freebsd9, 0)], None,
         "1 stops the scan prefetching metadata it will visit next; the traversal then waits on every indirect block.",

@@ -491,3 +491,25 @@ fn zil_writes_to_the_main_pool_make_the_legacy_scrub_delay() {
         assert_eq!(with_slog(4), with_slog(0), "{rel}: lwbs on a SLOG do not stamp spa_last_io");
     }
 }
+
+fn raidz2_scrub_with(release: &str, tunables: Value) -> Value {
+    let disks: Vec<Value> = (0..6).map(|i| json!({"name": format!("sd{}", (b'a' + i) as char), "device": "d"})).collect();
+    let mut cfg = config(release, hdd(), json!([{"type": "raidz2", "disks": disks}]), json!([]), 7200);
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(4u64 << 30);
+    cfg["pool"]["layout"] = json!({"files": [[65536, 0.2], [1u64 << 30, 0.8]]});
+    cfg["tunables"] = tunables;
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["actions"] = json!([{"at_ns": 0, "do": "scrub"}]);
+    run(&cfg)["scan"].clone()
+}
+
+/// solaris-2009 has `zfs_no_scrub_io` (il:379c004d1f dsl_scrub.c:51, tested before the zio
+/// limit in `dsl_pool_scrub_clean_cb`): the scrub traverses and reads no data.
+#[test]
+fn solaris_2009_has_zfs_no_scrub_io() {
+    let s = raidz2_scrub_with("solaris-2009", json!({"zfs_no_scrub_io": 1}));
+    assert_eq!(s["state"], "finished", "{s}");
+    assert_eq!(s["examined_bytes"], s["to_examine_bytes"], "{s}");
+    assert_eq!(s["issued_bytes"], 0, "{s}");
+}

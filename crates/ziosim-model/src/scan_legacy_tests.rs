@@ -1,0 +1,66 @@
+//! Unit tests of the legacy (pre-0.8) scan's limits and prefetch, on a model built from a
+//! run config (the integration tests in `tests/scan.rs` see only the results document).
+
+use crate::config::RunConfig;
+use crate::sim::{Model_, Run};
+use serde_json::{json, Value};
+
+fn disks(prefix: &str, n: usize) -> Value {
+    json!((0..n).map(|i| json!({"name": format!("{prefix}{i}"), "device": "d"})).collect::<Vec<_>>())
+}
+
+/// A pool of `vdevs` (and `log` vdevs) of simple 1 TiB disks.
+fn config(release: &str, vdevs: Value, log: Value) -> Value {
+    json!({
+        "name": "t", "seed": 7, "release": release, "hz": 100, "ram_bytes": 16u64 << 30,
+        "stop_ns": 600_000_000_000u64, "report_interval_ns": 1_000_000_000u64,
+        "devices": {"d": {"kind": "simple", "capacity_bytes": 1u64 << 40, "service_ns_mean": 5_000_000u64,
+                          "distribution": "exponential", "queue_depth": 1}},
+        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 131072, "allocated_bytes": 8u64 << 30,
+                 "vdevs": vdevs, "log": log},
+        "workloads": []
+    })
+}
+
+fn build(cfg: &Value) -> Run {
+    Run::new(RunConfig::from_json(&cfg.to_string()).expect("config")).expect("run")
+}
+
+fn model(r: &Run) -> &Model_ {
+    r.sim.model()
+}
+
+fn mirrors(n: usize, width: usize) -> Value {
+    json!((0..n).map(|i| json!({"type": "mirror", "disks": disks(&format!("m{i}d"), width)})).collect::<Vec<_>>())
+}
+
+/// Audit 2 F6: solaris-2009's scrub waits while `spa_scrub_inflight >= spa_scrub_maxinflight`,
+/// which `vdev_add_child` raises by `zfs_scrub_limit` (10) for every leaf put in the tree
+/// (il:379c004d1f vdev.c, dsl_scrub.c) — not `zfs_top_maxinflight` × top-level vdevs.
+#[test]
+fn solaris_2009_inflight_limit_is_zfs_scrub_limit_per_leaf() {
+    let r = build(&config("solaris-2009", mirrors(2, 2), json!([])));
+    assert_eq!(model(&r).scan_max_inflight(), 40);
+    let raidz = json!([{"type": "raidz2", "disks": disks("a", 8)}, {"type": "raidz2", "disks": disks("b", 8)}]);
+    let r = build(&config("solaris-2009", raidz, json!([])));
+    assert_eq!(model(&r).scan_max_inflight(), 160);
+    // Log leaves are in the tree too (audit 2 F8).
+    let r = build(&config("solaris-2009", mirrors(2, 2), json!([{"type": "mirror", "disks": disks("log", 2)}])));
+    assert_eq!(model(&r).scan_max_inflight(), 60);
+    let mut cfg = config("solaris-2009", mirrors(2, 2), json!([]));
+    cfg["tunables"] = json!({"zfs_scrub_limit": 3});
+    assert_eq!(model(&build(&cfg)).scan_max_inflight(), 12);
+}
+
+/// Audit 2 F8: from 2010 `dsl_scan_scrub_cb` allows `rvd->vdev_children ×
+/// zfs_top_maxinflight`; the root's children include the log top-level vdevs.
+#[test]
+fn top_maxinflight_counts_log_top_level_vdevs() {
+    for rel in ["freebsd-9", "illumos-2012", "illumos-2014", "zfs-0.6.5", "zfs-0.7"] {
+        let raidz = json!([{"type": "raidz2", "disks": disks("a", 6)}]);
+        let r = build(&config(rel, raidz.clone(), json!([])));
+        assert_eq!(model(&r).scan_max_inflight(), 32, "{rel}");
+        let r = build(&config(rel, raidz, json!([{"type": "mirror", "disks": disks("log", 2)}])));
+        assert_eq!(model(&r).scan_max_inflight(), 64, "{rel}");
+    }
+}
