@@ -12,6 +12,7 @@
 //! `zfs_top_maxinflight`, the txg's drain does not wait for it, and it does not stamp
 //! `spa_last_io` (ZIO_FLAG_SCAN_THREAD). Blocks born at or before the scan's minimum txg are
 //! not prefetched (they will not be visited). `zfs_no_scrub_prefetch = 1` turns it off.
+//! solaris-2009 (`dsl_scrub.c`) has no scan prefetch.
 //!
 //! When the traversal reaches a prefetched block, its synchronous read finds it in the ARC
 //! (done: no I/O) or waits for the prefetch in flight. The model keeps prefetched blocks
@@ -120,9 +121,12 @@ impl ScanPrefetch {
 }
 
 impl Model_ {
-    /// The legacy (pre-0.8) engine prefetches from the traversal.
+    /// The legacy (pre-0.8) engine prefetches from the traversal — from the 2010 dsl_scan.c
+    /// (`dsl_scan_prefetch`, il:44ecc5327a); solaris-2009's `scrub_visitbp` prefetches
+    /// nothing (il:379c004d1f dsl_scrub.c).
     pub(crate) fn prefetch_on(&self) -> bool {
-        self.cfg.release < Release::Zfs08 && self.scan.is_some() && self.no_scrub_prefetch() == 0
+        let rel = self.cfg.release;
+        rel > Release::Solaris2009 && rel < Release::Zfs08 && self.scan.is_some() && self.no_scrub_prefetch() == 0
     }
 
     fn no_scrub_prefetch(&self) -> i64 {

@@ -504,6 +504,24 @@ fn raidz2_scrub_with(release: &str, tunables: Value) -> Value {
     run(&cfg)["scan"].clone()
 }
 
+/// Audit 2 F7: solaris-2009's `scrub_visitbp` reads each indirect, dnode and objset block
+/// with ARC_WAIT and prefetches nothing (il:379c004d1f dsl_scrub.c; `dsl_scan_prefetch`
+/// arrives with the 2010 dsl_scan.c): every metadata block is a synchronous read, as with
+/// `zfs_no_scrub_prefetch = 1` on freebsd-9.
+#[test]
+fn solaris_2009_scrub_does_not_prefetch() {
+    let s2009 = raidz2_scrub_with("solaris-2009", json!({}));
+    let bsd_off = raidz2_scrub_with("freebsd-9", json!({"zfs_no_scrub_prefetch": 1}));
+    for s in [&s2009, &bsd_off] {
+        assert_eq!(s["state"], "finished", "{s}");
+        assert_eq!(s["examined_bytes"], s["to_examine_bytes"], "{s}");
+        assert_eq!(s["prefetch_reads"], 0, "{s}");
+        assert_eq!(s["prefetch_hits"], 0, "{s}");
+    }
+    assert_eq!(s2009["meta_reads"], bsd_off["meta_reads"]);
+    assert!(s2009["meta_reads"].as_u64().unwrap() > 100, "{s2009}");
+}
+
 /// solaris-2009 has `zfs_no_scrub_io` (il:379c004d1f dsl_scrub.c:51, tested before the zio
 /// limit in `dsl_pool_scrub_clean_cb`): the scrub traverses and reads no data.
 #[test]
