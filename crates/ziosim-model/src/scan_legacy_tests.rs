@@ -2,6 +2,7 @@
 //! run config (the integration tests in `tests/scan.rs` see only the results document).
 
 use crate::config::RunConfig;
+use crate::scan::Wait;
 use crate::sim::{Model_, Run};
 use serde_json::{json, Value};
 
@@ -62,5 +63,41 @@ fn top_maxinflight_counts_log_top_level_vdevs() {
         assert_eq!(model(&r).scan_max_inflight(), 32, "{rel}");
         let r = build(&config(rel, raidz, json!([{"type": "mirror", "disks": disks("log", 2)}])));
         assert_eq!(model(&r).scan_max_inflight(), 64, "{rel}");
+    }
+}
+
+/// Audit 2 F5: the legacy prefetch is `arc_read(scn->scn_zio_root, …, ARC_NOWAIT |
+/// ARC_PREFETCH)`, a child of the txg's scan root zio, and `dsl_scan_sync` does
+/// `zio_wait(scn_zio_root)` after `dsl_scan_visit` (il:4445fffbbb, il:7adb730b58, zfs-0.6.5,
+/// zfs-0.7.0): no prefetch read of a scan txg is still in flight when its share ends.
+#[test]
+fn legacy_prefetch_reads_are_waited_for_at_the_txg_end() {
+    for rel in ["illumos-2014", "zfs-0.7"] {
+        let mut cfg = config(rel, json!([{"type": "raidz2", "disks": disks("sd", 6)}]), json!([]));
+        cfg["pool"]["allocated_bytes"] = json!(16u64 << 30);
+        cfg["pool"]["layout"] = json!({"fragmentation": 1.0, "files": [[16384, 1.0], [1u64 << 20, 1.0], [1u64 << 30, 1.0]]});
+        // A writer: the txg's dirty data ends scan shares after mintime, at any point.
+        cfg["workloads"] = json!([{"name": "users", "kind": "random-read", "sizes": [[16384, 1.0]], "threads": 4, "think_ns": 0},
+                                  {"name": "w", "kind": "seq-write", "sizes": [[131072, 1.0]], "threads": 2, "think_ns": 0}]);
+        cfg["tunables"] = json!({"zfs_scrub_delay": 0});
+        cfg["stop_ns"] = json!(120_000_000_000u64);
+        cfg["actions"] = json!([{"at_ns": 1_000_000_000u64, "do": "scrub"}]);
+        let mut r = build(&cfg);
+        let (mut ends, mut pending_at_end, mut was_busy) = (0, 0, false);
+        while !r.step_events(1) {
+            let m = model(&r);
+            let Some(s) = m.scan.as_ref() else { continue };
+            let busy = s.wait != Wait::Outside;
+            if was_busy && !busy {
+                ends += 1;
+                if m.scan_pf.blocks.values().any(|v| v.is_some()) {
+                    pending_at_end += 1;
+                }
+            }
+            was_busy = busy;
+        }
+        let s = model(&r).scan.as_ref().unwrap();
+        assert!(s.prefetch_reads > 100 && ends >= 3, "{rel}: {} prefetch reads, {ends} txg ends", s.prefetch_reads);
+        assert_eq!(pending_at_end, 0, "{rel}: {pending_at_end} of {ends} scan txgs ended with prefetch reads in flight");
     }
 }

@@ -8,11 +8,13 @@
 //! them, every child block pointer that is itself an indirect block (level > 0) or a dnode
 //! block; when it has read a dnode block, the top block pointer of each of its dnodes that
 //! is an indirect. A prefetch is `arc_read` with ARC_FLAG_NOWAIT | ARC_FLAG_PREFETCH at
-//! ASYNC_READ priority, with no parent zio: it is not counted against
-//! `zfs_top_maxinflight`, the txg's drain does not wait for it, and it does not stamp
-//! `spa_last_io` (ZIO_FLAG_SCAN_THREAD). Blocks born at or before the scan's minimum txg are
-//! not prefetched (they will not be visited). `zfs_no_scrub_prefetch = 1` turns it off.
-//! solaris-2009 (`dsl_scrub.c`) has no scan prefetch.
+//! ASYNC_READ priority (ZIO_FLAG_CANFAIL | ZIO_FLAG_SCAN_THREAD): it is not counted against
+//! `zfs_top_maxinflight` and does not stamp `spa_last_io`, but its parent is the txg's
+//! `scn_zio_root`, which `dsl_scan_sync` waits for after `dsl_scan_visit` — so the txg's
+//! drain waits for the prefetch reads in flight (il:4445fffbbb, il:7adb730b58, zfs-0.6.5,
+//! zfs-0.7.0 `dsl_scan_prefetch`, `dsl_scan_sync`). Blocks born at or before the scan's
+//! minimum txg are not prefetched (they will not be visited). `zfs_no_scrub_prefetch = 1`
+//! turns it off. solaris-2009 (`dsl_scrub.c`) has no scan prefetch.
 //!
 //! When the traversal reaches a prefetched block, its synchronous read finds it in the ARC
 //! (done: no I/O) or waits for the prefetch in flight. The model keeps prefetched blocks
@@ -102,6 +104,7 @@ pub(crate) struct ScanPrefetch {
     /// (index of its next child, its own index) → (its bookmark, that child's number).
     /// Memory is per parent, not per child (a 1 PB pool queued ~0.5 M children).
     queue: BTreeMap<(u64, u64), (Cursor, u64)>,
+    /// Prefetch reads in flight, both engines' (the txg's drain waits for them).
     pub(crate) inflight: u32,
     pub(crate) inflight_bytes: u64,
     kids: Vec<Cursor>,
@@ -242,7 +245,6 @@ impl Model_ {
             if b.birth_txg <= min_txg {
                 continue; // not in the scan's scope: never queued by ZFS
             }
-            self.scan_pf.inflight += 1;
             self.scan_pf.inflight_bytes += b.psize;
             self.scan_prefetch_read(&b, IoClass::Scrub, Some((c, b.psize)), ctx);
         }
@@ -308,6 +310,8 @@ impl Model_ {
             }
         };
         pf.blocks.insert(b.index, Some(i));
+        // Both engines' prefetches are children of the txg's scn_zio_root: the drain waits.
+        pf.inflight += 1;
         self.scan.as_mut().unwrap().prefetch_reads += 1;
         let d = b.dvas[0];
         let n = self.read_at(d.vdev as usize, d.offset, b.psize, class, 0, OWNER_SCAN | OWNER_SCAN_PF | i, ctx);
@@ -333,9 +337,9 @@ impl Model_ {
         if slot.gen != pf.gen {
             return;
         }
+        pf.inflight -= 1;
         if let Some((_, psize)) = slot.thread {
             // The bytes leave spa_scrub_inflight.
-            pf.inflight -= 1;
             pf.inflight_bytes -= psize;
         }
         if pf.blocks.get(&slot.block) == Some(&Some(i)) {
@@ -361,6 +365,10 @@ impl Model_ {
             // else each freed byte goes back to the prefetch and the sync thread starves.
             self.pf_wake_scan(ctx);
             self.pf_pump(ctx);
+        } else if self.scan.as_ref().is_some_and(|s| s.wait == Wait::Drain) {
+            // The legacy sync thread waits in zio_wait(scn_zio_root), not on
+            // spa_scrub_io_cv: only a txg draining is woken.
+            self.scan_check_drain(ctx);
         }
     }
 
