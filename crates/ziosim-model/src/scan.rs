@@ -36,7 +36,8 @@
 //!
 //! `check_pause` (era rules, spec §5.1 table): before illumos 5351/5352 (freebsd-9,
 //! illumos-2012, solaris-2009) the txg ends when its integer elapsed seconds exceed
-//! `zfs_txg_timeout`, or after `mintime` when someone waits for the txg; from illumos-2014 and
+//! `zfs_txg_timeout` (solaris-2009: elapsed ticks > `hz × zfs_txg_timeout`, and `hz ×
+//! mintime` for the waiter rule), or after `mintime` when someone waits for the txg; from illumos-2014 and
 //! ZoL 0.6.5 when elapsed seconds reach it, or after `mintime` when a txg waiter exists or
 //! dirty data reaches `zfs_vdev_async_write_active_min_dirty_percent` of
 //! `zfs_dirty_data_max`. `mintime` is `zfs_resilver_min_time_ms` or `zfs_scan_min_time_ms`
@@ -806,6 +807,13 @@ impl Model_ {
         let dirty_pct = self.tun.try_get(T::zfs_vdev_async_write_active_min_dirty_percent).unwrap_or(30) as u64;
         let dirty_high = self.txg.dirty >= self.txg.eng.dirty_max_bytes() / 100 * dirty_pct;
         let new_rules = self.cfg.release >= Release::Illumos2014;
+        if self.cfg.release == Release::Solaris2009 {
+            // In ticks: `lbolt64 - dp_scrub_start_time > hz * zfs_txg_timeout`, and `> hz *
+            // mintime` with a waiter (il:379c004d1f dsl_scrub.c:scrub_pause).
+            let (tick, hz) = (self.tick_ns(), self.cfg.hz.max(1) as u64);
+            let ticks = now / tick - s.txg_start_ns / tick;
+            return ticks > hz * timeout_s || (ticks > hz * mintime_ms / 1000 && waiter);
+        }
         if new_rules {
             elapsed_s >= timeout_s || (past_min && (dirty_high || waiter))
         } else {

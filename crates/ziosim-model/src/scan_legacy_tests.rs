@@ -101,3 +101,34 @@ fn legacy_prefetch_reads_are_waited_for_at_the_txg_end() {
         assert_eq!(pending_at_end, 0, "{rel}: {pending_at_end} of {ends} scan txgs ended with prefetch reads in flight");
     }
 }
+
+/// Audit 2 F11: solaris-2009's `scrub_pause` counts ticks, `lbolt64 - dp_scrub_start_time >
+/// hz * zfs_txg_timeout` (il:379c004d1f dsl_scrub.c), so with no one waiting a scan share
+/// ends one tick past 30 s — not past 31 s, as 2010's whole-second `elapsed / NANOSEC >
+/// zfs_txg_timeout` would have it.
+#[test]
+fn solaris_2009_scan_share_times_out_in_ticks() {
+    let mut cfg = config("solaris-2009", json!([{"type": "raidz2", "disks": disks("sd", 6)}]), json!([]));
+    cfg["pool"]["allocated_bytes"] = json!(64u64 << 30);
+    cfg["stop_ns"] = json!(200_000_000_000u64);
+    cfg["actions"] = json!([{"at_ns": 1_000_000_000u64, "do": "scrub"}]);
+    let mut r = build(&cfg);
+    let (mut start, mut shares, mut prev) = (0, Vec::new(), Wait::Outside);
+    while !r.step_events(1) && shares.len() < 3 {
+        let m = model(&r);
+        let Some(s) = m.scan.as_ref() else { continue };
+        if prev == Wait::Outside && s.wait != Wait::Outside {
+            start = r.sim.now();
+        }
+        if prev != Wait::Drain && s.wait == Wait::Drain && s.examined < s.to_examine {
+            shares.push(r.sim.now() - start);
+        }
+        prev = s.wait;
+    }
+    assert_eq!(shares.len(), 3, "{shares:?}");
+    let tick = 10_000_000; // hz 100
+    for d in shares {
+        // The first level-0 block visited after 3000 ticks: within a tick or two of 30.01 s.
+        assert!(d > 30_000_000_000 && d <= 30_000_000_000 + 3 * tick, "scan share {d} ns");
+    }
+}
