@@ -96,8 +96,12 @@ pub mod flags {
     /// rule clears OPTIONAL on a padding I/O; a lone OPTIONAL or NODATA I/O is completed by
     /// the queue without reaching the device (`QueuePolicy::take_discarded`).
     pub const NODATA: u8 = 1 << 5;
+    /// ZIO_FLAG_SCAN_THREAD: the scan's metadata reads (traversal and prefetch) from the
+    /// 2010 dsl_scan.c on. One of the AGG_INHERIT bits (`ZIO_FLAG_CANFAIL - 1`, zio.h at
+    /// il:4445fffbbb … zfs-2.2.0), so they never aggregate with user reads.
+    pub const SCAN_THREAD: u8 = 1 << 6;
     /// Bits that must match for two I/Os to aggregate (OPTIONAL is not one of them).
-    pub const AGG_INHERIT: u8 = SCRUB | RESILVER | REPAIR | DONT_AGGREGATE;
+    pub const AGG_INHERIT: u8 = SCRUB | RESILVER | REPAIR | DONT_AGGREGATE | SCAN_THREAD;
 }
 
 /// One leaf (physical disk) I/O.

@@ -960,13 +960,26 @@ impl Model_ {
         s.meta_reads += 1;
         let d = blk.dvas[0];
         let zi = self.alloc_zio(ScanZio { top: d.vdev, voff: d.offset, psize: blk.psize, meta: true, ..Default::default() });
-        let n = self.read_at(d.vdev as usize, d.offset, blk.psize, class, 0, OWNER_SCAN | zi, ctx);
+        let fl = self.scan_meta_flags();
+        let n = self.read_at(d.vdev as usize, d.offset, blk.psize, class, fl, OWNER_SCAN | zi, ctx);
         self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
         if n == 0 {
             self.scan_lost_block(d.vdev as usize, d.offset);
             self.scan_zio_done(zi, ctx);
         }
         false
+    }
+
+    /// Flags of the scan's metadata reads, the traversal's and the prefetch's: from the 2010
+    /// dsl_scan.c `ZIO_FLAG_CANFAIL | ZIO_FLAG_SCAN_THREAD` (`dsl_scan_recurse`,
+    /// `dsl_scan_prefetch`; il:4445fffbbb, zfs-0.7.0, zfs-2.2.0), so they do not aggregate with
+    /// user reads; solaris-2009's `scrub_visitbp` used `ZIO_FLAG_CANFAIL` only (il:379c004d1f).
+    pub(crate) fn scan_meta_flags(&self) -> u8 {
+        if self.cfg.release == Release::Solaris2009 {
+            0
+        } else {
+            flags::SCAN_THREAD
+        }
     }
 
     /// The metadata block at the traversal's bookmark has been read (or found prefetched):

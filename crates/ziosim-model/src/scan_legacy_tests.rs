@@ -132,3 +132,39 @@ fn solaris_2009_scan_share_times_out_in_ticks() {
         assert!(d > 30_000_000_000 && d <= 30_000_000_000 + 3 * tick, "scan share {d} ns");
     }
 }
+
+/// Audit 5 F7: from the 2010 dsl_scan.c the traversal's metadata reads and the prefetch's
+/// are `ZIO_FLAG_CANFAIL | ZIO_FLAG_SCAN_THREAD` (`dsl_scan_recurse`, `dsl_scan_prefetch`,
+/// il:4445fffbbb … DS@zfs-2.2.0), and SCAN_THREAD is in `ZIO_FLAG_AGG_INHERIT`: they never
+/// aggregate with user reads. solaris-2009's `scrub_visitbp` read with ZIO_FLAG_CANFAIL only.
+#[test]
+fn scan_metadata_reads_carry_an_aggregation_flag_from_2010() {
+    use crate::io::{flags, IoClass, Op};
+    use crate::scan::OWNER_SCAN;
+    for rel in ["solaris-2009", "illumos-2012", "zfs-0.7", "zfs-2.2"] {
+        let mut cfg = config(rel, json!([{"type": "raidz2", "disks": disks("sd", 6)}]), json!([]));
+        cfg["pool"]["layout"] = json!({"files": [[16384, 1.0], [1u64 << 30, 1.0]]});
+        cfg["stop_ns"] = json!(20_000_000_000u64);
+        cfg["actions"] = json!([{"at_ns": 0, "do": "scrub"}]);
+        let mut r = build(&cfg);
+        let (mut meta, mut bad) = (0u64, 0u64);
+        while !r.step_events(64) {
+            let ios = &model(&r).ios;
+            for id in 0..ios.live_max() {
+                let io = ios.get(id);
+                // A scan read of metadata: ASYNC_READ before 0.8, SCRUB class without the
+                // SCRUB flag from 0.8 (the block scrub reads carry ZIO_FLAG_SCRUB).
+                let is_meta = io.owner & OWNER_SCAN != 0
+                    && io.op == Op::Read
+                    && (io.class == IoClass::AsyncRead || (io.class == IoClass::Scrub && io.flags & flags::SCRUB == 0));
+                if is_meta {
+                    meta += 1;
+                    let inherit = io.flags & flags::AGG_INHERIT != 0;
+                    bad += u64::from(inherit == (rel == "solaris-2009"));
+                }
+            }
+        }
+        assert!(meta > 0, "{rel}: no metadata read seen");
+        assert_eq!(bad, 0, "{rel}: {bad} of {meta} metadata read sightings with the wrong aggregation flags");
+    }
+}

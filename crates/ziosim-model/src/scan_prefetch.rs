@@ -314,7 +314,8 @@ impl Model_ {
         pf.inflight += 1;
         self.scan.as_mut().unwrap().prefetch_reads += 1;
         let d = b.dvas[0];
-        let n = self.read_at(d.vdev as usize, d.offset, b.psize, class, 0, OWNER_SCAN | OWNER_SCAN_PF | i, ctx);
+        let fl = self.scan_meta_flags();
+        let n = self.read_at(d.vdev as usize, d.offset, b.psize, class, fl, OWNER_SCAN | OWNER_SCAN_PF | i, ctx);
         self.scan_pf.slots[i as usize].pending = n;
         if n == 0 {
             self.scan_prefetch_done(i, ctx);
