@@ -1056,10 +1056,24 @@ impl Model_ {
             }
             s.delay_served = false;
         }
+        let rel = self.cfg.release;
         let s = self.scan.as_mut().unwrap();
         s.examined += total;
         s.pass_exam += total;
-        if func == ScanFunc::Resilver {
+        if !any_io && rel >= Release::Zfs08 {
+            // A block the scan does not read (out of scope, no DVA needing a resilver, or
+            // zfs_no_scrub_io, scrub included): 0.8.0–2.1 `count_block` counts it issued —
+            // the first DVA's asize when sorted, every DVA's when not (DS@zfs-0.8.0,
+            // DS@zfs-2.1.0:dsl_scan.c:count_block) — and 2.2.0+ skipped, every DVA
+            // (`count_block_skipped(scn, bp, B_TRUE)`, fa7b2390d4; DS@zfs-2.2.0:dsl_scan_scrub_cb).
+            if rel >= Release::Zfs22 {
+                s.skipped += total;
+            } else {
+                let n = if s.sorted.is_some() { blk.dvas[0].asize } else { total };
+                s.issued += n;
+                s.pass_issued += n;
+            }
+        } else if func == ScanFunc::Resilver {
             s.skipped += total - io_bytes;
         }
         match next {

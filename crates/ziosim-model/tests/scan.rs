@@ -531,3 +531,51 @@ fn solaris_2009_has_zfs_no_scrub_io() {
     assert_eq!(s["examined_bytes"], s["to_examine_bytes"], "{s}");
     assert_eq!(s["issued_bytes"], 0, "{s}");
 }
+
+/// Two HDD mirrors with aged contents; `actions` run on them.
+fn two_mirrors(release: &str, alloc: u64, actions: Value) -> Value {
+    let m = |a: &str, b: &str| json!({"type": "mirror", "disks": [{"name": a, "device": "d"}, {"name": b, "device": "d"}]});
+    let mut cfg = config(release, hdd(), json!([m("sda", "sdb"), m("sdc", "sdd")]), json!([]), 3600);
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(alloc);
+    cfg["pool"]["layout"] = json!({"fragmentation": 0.6});
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["actions"] = actions;
+    cfg
+}
+
+fn scan_bytes(sc: &Value) -> (u64, u64, u64, u64) {
+    let g = |k: &str| sc[k].as_u64().unwrap();
+    (g("to_examine_bytes"), g("examined_bytes"), g("issued_bytes"), g("skipped_bytes"))
+}
+
+/// Audit 1 F1: 0.8.0–2.1 count a block the scan does not read as issued (`count_block`, its
+/// first DVA when sorted), so a resilver of one vdev of two ends near the whole pool issued;
+/// 2.2.0+ count it skipped (fa7b2390d4), a `zfs_no_scrub_io` scrub's blocks included.
+#[test]
+fn blocks_the_scan_does_not_read_count_issued_before_2_2_and_skipped_from_it() {
+    let replace = json!([{"at_ns": 0, "do": "replace", "old": "sdb", "new": "sde"}]);
+    let scrub = json!([{"at_ns": 0, "do": "scrub"}]);
+    for release in ["zfs-0.8", "zfs-2.1"] {
+        let sc = run(&two_mirrors(release, 2 << 30, replace.clone()))["scan"].clone();
+        assert_eq!((sc["func"].as_str(), sc["state"].as_str()), (Some("resilver"), Some("finished")), "{release}");
+        let (total, exam, issued, _) = scan_bytes(&sc);
+        assert_eq!(exam, total, "{release}");
+        assert!(issued as f64 >= 0.95 * total as f64 && issued <= total, "{release}: issued {issued} of {total}");
+        let mut cfg = two_mirrors(release, 1 << 30, scrub.clone());
+        cfg["tunables"] = json!({"zfs_no_scrub_io": 1});
+        let sc = run(&cfg)["scan"].clone();
+        let (total, exam, issued, skipped) = scan_bytes(&sc);
+        assert_eq!((exam, skipped), (total, 0), "{release}");
+        assert!(issued as f64 >= 0.95 * total as f64 && issued <= total, "{release}: no_scrub_io issued {issued} of {total}");
+    }
+    let sc = run(&two_mirrors("zfs-2.2", 2 << 30, replace))["scan"].clone();
+    let (total, exam, issued, skipped) = scan_bytes(&sc);
+    assert_eq!((exam, issued + skipped), (total, total));
+    assert!(issued < total * 3 / 5, "zfs-2.2: issued {issued} of {total}");
+    let mut cfg = two_mirrors("zfs-2.2", 1 << 30, scrub);
+    cfg["tunables"] = json!({"zfs_no_scrub_io": 1});
+    let sc = run(&cfg)["scan"].clone();
+    let (total, exam, issued, skipped) = scan_bytes(&sc);
+    assert_eq!((exam, issued, skipped), (total, 0, total), "zfs-2.2 no_scrub_io scrub");
+}
