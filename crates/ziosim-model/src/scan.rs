@@ -242,6 +242,8 @@ pub struct Sorted {
     q_inflight: Vec<u64>,
     q_max: Vec<u64>,
     cur_ext: Vec<Option<u64>>,
+    /// Per vdev: an extent has been fetched this txg (and is issued to its end).
+    fetched: Vec<bool>,
     /// This txg issues (phase B) rather than traverses (phase A).
     issuing: bool,
     strategy: i64,
@@ -262,6 +264,36 @@ impl Sorted {
     }
     fn empty(&self) -> bool {
         self.queues.iter().all(|q| q.is_empty())
+    }
+
+    /// Queue one sio on vdev `t` (`scan_io_queue_insert`, which also forgets the extent
+    /// the last txg left unfinished: `q_last_ext_addr = -1`, DS@zfs-2.2.0).
+    fn enqueue(&mut self, t: usize, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64]) {
+        self.cur_ext[t] = None;
+        self.queues[t].insert(offset, asize, psize, birth, cuts);
+    }
+
+    /// The next sio to issue from vdev `t`'s non-empty queue (`scan_io_queues_run_one`).
+    /// An extent once fetched is issued to its end before the next fetch, in every release
+    /// (the gather loop, DS@zfs-0.8.0..2.3.0); a fetch (`scan_io_queue_fetch_ext`) takes
+    /// the lowest extent when `(zfs_scan_issue_strategy < 1 && checkpointing) || strategy
+    /// == 1`, else the best-scored one — strategy 2 while checkpointing too. 2.1.6/2.2.0+
+    /// (1c0c729ab4) first carry on with the extent the last txg left unfinished
+    /// (`q_last_ext_addr`), but not when fetching in LBA order, and not after a walk queued
+    /// sios on the vdev (`scan_io_queue_insert` resets it).
+    fn pop_next(&mut self, t: usize) -> crate::scan_queue::Sio {
+        let lba = (self.checkpointing && self.strategy < 1) || self.strategy == 1;
+        let carry = self.fetched[t] || (self.continue_last && !lba);
+        let q = &mut self.queues[t];
+        let start = match self.cur_ext[t] {
+            Some(c) if carry && q.has_extent(c) => c,
+            _ if lba => q.lowest_extent().unwrap(),
+            _ => q.best_extent().unwrap(),
+        };
+        self.fetched[t] = true;
+        let (sio, next) = q.pop_from(start).unwrap();
+        self.cur_ext[t] = next;
+        sio
     }
 }
 
@@ -559,9 +591,10 @@ impl Model_ {
             q_inflight: vec![0; self.tops.len()],
             q_max,
             cur_ext: vec![None; self.tops.len()],
+            fetched: vec![false; self.tops.len()],
             issuing: false,
             strategy: t.get(T::zfs_scan_issue_strategy),
-            // 2.1.6/2.2.0+: while clearing, continue the last partially issued extent first.
+            // 2.1.6/2.2.0+: continue the extent a txg left partially issued (`pop_next`).
             continue_last: self.cfg.release >= Release::Zfs22,
             mem_peak_bytes: 0,
             issue_phases: 0,
@@ -718,6 +751,7 @@ impl Model_ {
         if let Some(so) = s.sorted.as_mut() {
             let (q_max, (hard, soft)) = q_max.unwrap();
             so.q_max = q_max;
+            so.fetched.fill(false);
             so.hard_bytes = hard;
             so.soft_bytes = soft;
             if so.checkpointing || now - so.last_checkpoint_ns > intval || traversal_done {
@@ -1084,7 +1118,7 @@ impl Model_ {
         if let Some(so) = s.sorted.as_mut() {
             // Phase A: one sio per DVA, sorted by offset on its top-level vdev.
             for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
-                so.queues[d.vdev as usize].insert(d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg, &self.dtl_cuts);
+                so.enqueue(d.vdev as usize, d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg, &self.dtl_cuts);
             }
             return true;
         }
@@ -1119,14 +1153,7 @@ impl Model_ {
                 if so.queues[t].is_empty() || so.q_inflight[t] >= so.q_max[t] {
                     continue;
                 }
-                let lowest = so.checkpointing || so.strategy == 1;
-                let start = match so.cur_ext[t] {
-                    Some(c) if so.continue_last && so.queues[t].has_extent(c) => c,
-                    _ if lowest => so.queues[t].lowest_extent().unwrap(),
-                    _ => so.queues[t].best_extent().unwrap(),
-                };
-                let ((voff, asize, psize, birth), next) = so.queues[t].pop_from(start).unwrap();
-                so.cur_ext[t] = next;
+                let (voff, asize, psize, birth) = so.pop_next(t);
                 // `scan_exec_io` holds the queue's in-flight bytes in psize, as
                 // `dsl_scan_scrub_done` releases them (DS@zfs-0.8.0..2.3.0), not asize.
                 so.q_inflight[t] += psize as u64;
@@ -1471,6 +1498,7 @@ impl Model_ {
 
 #[cfg(test)]
 mod tests {
+    use super::{Release, Sorted, SortedQueue};
     use crate::config::RunConfig;
     use crate::sim::Run;
     use serde_json::{json, Value};
@@ -1491,6 +1519,96 @@ mod tests {
     fn raidz2(n: usize) -> Value {
         let disks: Vec<Value> = (0..n).map(|i| json!({"name": format!("sd{}", (b'a' + i as u8) as char), "device": "d"})).collect();
         json!({"type": "raidz2", "disks": disks})
+    }
+
+    /// One vdev's sorted state, clearing, with `n` back-to-back 128 KiB sios at each `at`
+    /// (in 128 KiB units).
+    fn sorted_with(release: Release, strategy: i64, exts: &[(u64, u64)]) -> Sorted {
+        let mut so = Sorted {
+            queues: vec![SortedQueue::new(2 << 20, 3, release >= Release::Zfs22)],
+            clearing: true,
+            checkpointing: false,
+            last_checkpoint_ns: 0,
+            hard_bytes: 0,
+            soft_bytes: 0,
+            q_inflight: vec![0],
+            q_max: vec![1 << 30],
+            cur_ext: vec![None],
+            fetched: vec![false],
+            issuing: true,
+            strategy,
+            continue_last: release >= Release::Zfs22,
+            mem_peak_bytes: 0,
+            issue_phases: 0,
+        };
+        for &(at, n) in exts {
+            for k in 0..n {
+                so.enqueue(0, (at + k) << 17, 1 << 17, 1 << 17, 5, &[]);
+            }
+        }
+        so
+    }
+
+    /// `n` sios popped from vdev 0, in 128 KiB units.
+    fn pop(so: &mut Sorted, n: usize) -> Vec<u64> {
+        (0..n).map(|_| so.pop_next(0).0 >> 17).collect()
+    }
+
+    /// Audit 1 F2: 0.8.0–2.1 issue a fetched extent to its end (`scan_io_queues_run_one`'s
+    /// gather loop) before fetching the next best; re-picking per sio interleaved them.
+    #[test]
+    fn a_fetched_extent_is_issued_to_its_end() {
+        let three = [(0, 8), (800, 8), (2400, 7)];
+        for rel in [Release::Zfs08, Release::Zfs21, Release::Zfs22] {
+            let mut so = sorted_with(rel, 0, &three);
+            let want: Vec<u64> = (0..8).chain(800..808).chain(2400..2407).collect();
+            assert_eq!(pop(&mut so, 23), want, "{rel:?}");
+        }
+        // A new txg refetches before 2.2: the best extent, here not the remnant 6..8.
+        let mut so = sorted_with(Release::Zfs21, 0, &three);
+        assert_eq!(pop(&mut so, 6), (0..6).collect::<Vec<_>>());
+        so.fetched.fill(false);
+        assert_eq!(pop(&mut so, 1), vec![800]);
+        // 2.2 carries on with it (q_last_ext_addr).
+        let mut so = sorted_with(Release::Zfs22, 0, &three);
+        assert_eq!(pop(&mut so, 6), (0..6).collect::<Vec<_>>());
+        so.fetched.fill(false);
+        assert_eq!(pop(&mut so, 1), vec![6]);
+    }
+
+    /// Audit 1 F6: strategy 2 takes the best extent while checkpointing too
+    /// (`scan_io_queue_fetch_ext`, DS@zfs-0.8.0 and DS@zfs-2.2.0); 1 always the lowest; 0
+    /// the lowest while checkpointing, the best while clearing.
+    #[test]
+    fn issue_strategy_picks_the_first_extent() {
+        for rel in [Release::Zfs08, Release::Zfs21, Release::Zfs22] {
+            for (strategy, checkpointing, first) in [(2, true, 800), (2, false, 800), (1, false, 0), (0, true, 0), (0, false, 800)] {
+                let mut so = sorted_with(rel, strategy, &[(0, 1), (800, 8)]);
+                so.checkpointing = checkpointing;
+                assert_eq!(pop(&mut so, 1), vec![first], "{rel:?} strategy {strategy} checkpointing {checkpointing}");
+            }
+        }
+    }
+
+    /// Audit 1 F10: 2.2 does not carry on with the last extent after a walk queued sios on
+    /// the vdev (`scan_io_queue_insert` sets `q_last_ext_addr = -1`), nor when it fetches
+    /// in LBA order (checkpointing, strategy 0).
+    #[test]
+    fn the_last_extent_is_forgotten_after_an_insert_and_in_lba_order() {
+        let exts = [(0, 1), (800, 8), (2400, 7)];
+        let mut so = sorted_with(Release::Zfs22, 0, &exts);
+        assert_eq!(pop(&mut so, 2), vec![800, 801]);
+        so.fetched.fill(false);
+        assert_eq!(pop(&mut so, 1), vec![802], "carried on");
+        so.fetched.fill(false);
+        so.checkpointing = true;
+        assert_eq!(pop(&mut so, 1), vec![0], "LBA order");
+        // A walk adds one sio to 2400..2407: now 8 blocks, above the remnant 803..808.
+        let mut so = sorted_with(Release::Zfs22, 0, &exts);
+        assert_eq!(pop(&mut so, 3), vec![800, 801, 802]);
+        so.fetched.fill(false);
+        so.enqueue(0, 2407 << 17, 1 << 17, 1 << 17, 5, &[]);
+        assert_eq!(pop(&mut so, 1), vec![2400], "after an insert");
     }
 
     /// Audit 1 F3: `scan_exec_io` holds a queue's in-flight bytes in psize (DS@zfs-2.2.0):

@@ -6,8 +6,10 @@
 //! During the metadata phase every DVA that needs I/O becomes a "sio" (offset, asize, psize,
 //! birth txg — `sio_phys_birth`, which the repair write's DTL test needs) queued on
 //! its top-level vdev, ordered by offset. Sios closer than `zfs_scan_max_ext_gap` form one
-//! extent (a `range_tree` with gap merging). The issue phase takes whole extents: the
-//! lowest-offset extent while checkpointing, the best-scored extent while clearing memory,
+//! extent (a `range_tree` with gap merging). The issue phase takes whole extents (one is
+//! issued to its end before the next is chosen; `Sorted::pop_next` in `scan.rs`): the
+//! lowest-offset extent while checkpointing, the best-scored extent while clearing memory
+//! (`zfs_scan_issue_strategy` 1: always the lowest; 2: always the best),
 //! where `score = fill + ((fill·128/size)·fill_weight·fill)/128` (`ext_size_value`).
 //! 0.8.0–2.1.5 compare scores at full precision (higher first, then lower offset);
 //! 2.1.6/2.2.0+ key on `(64 − highbit64(score)) << 56 | start`, so scores are compared
