@@ -83,7 +83,7 @@ use crate::layout::{Block, BlockKind, Cursor, Dva};
 use crate::pool::{raidz_map, VdevType};
 use crate::release::Release;
 use crate::sim::{Ev, Model_};
-use crate::scan_queue::SortedQueue;
+use crate::scan_queue::{ext_mem_bytes, Others, SortedQueue};
 use crate::stats::rate_per_s;
 use crate::tunables::T;
 use serde_json::{json, Value};
@@ -268,9 +268,9 @@ impl Sorted {
 
     /// Queue one sio on vdev `t` (`scan_io_queue_insert`, which also forgets the extent
     /// the last txg left unfinished: `q_last_ext_addr = -1`, DS@zfs-2.2.0).
-    fn enqueue(&mut self, t: usize, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64]) {
+    fn enqueue(&mut self, t: usize, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64], others: Others) {
         self.cur_ext[t] = None;
-        self.queues[t].insert(offset, asize, psize, birth, cuts);
+        self.queues[t].insert_copies(offset, asize, psize, birth, cuts, others);
     }
 
     /// The next sio to issue from vdev `t`'s non-empty queue (`scan_io_queues_run_one`).
@@ -582,7 +582,7 @@ impl Model_ {
         let q_max = self.scan_q_max();
         let (hard, soft) = self.scan_mem_limits();
         Sorted {
-            queues: (0..self.tops.len()).map(|_| SortedQueue::new(gap, fill_weight, quantized)).collect(),
+            queues: (0..self.tops.len()).map(|_| SortedQueue::new(gap, fill_weight, quantized, ext_mem_bytes(self.cfg.release))).collect(),
             clearing: false,
             checkpointing: false,
             last_checkpoint_ns: now,
@@ -1117,8 +1117,9 @@ impl Model_ {
         s.meta_read = false;
         if let Some(so) = s.sorted.as_mut() {
             // Phase A: one sio per DVA, sorted by offset on its top-level vdev.
-            for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
-                so.enqueue(d.vdev as usize, d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg, &self.dtl_cuts);
+            for (i, (d, _)) in blk.dvas().iter().zip(need).enumerate().filter(|(_, (_, n))| *n) {
+                let others = Others::of(blk.dvas(), i);
+                so.enqueue(d.vdev as usize, d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg, &self.dtl_cuts, others);
             }
             return true;
         }
@@ -1498,7 +1499,7 @@ impl Model_ {
 
 #[cfg(test)]
 mod tests {
-    use super::{Release, Sorted, SortedQueue};
+    use super::{Others, Release, Sorted, SortedQueue};
     use crate::config::RunConfig;
     use crate::sim::Run;
     use serde_json::{json, Value};
@@ -1525,7 +1526,7 @@ mod tests {
     /// (in 128 KiB units).
     fn sorted_with(release: Release, strategy: i64, exts: &[(u64, u64)]) -> Sorted {
         let mut so = Sorted {
-            queues: vec![SortedQueue::new(2 << 20, 3, release >= Release::Zfs22)],
+            queues: vec![SortedQueue::new(2 << 20, 3, release >= Release::Zfs22, 48)],
             clearing: true,
             checkpointing: false,
             last_checkpoint_ns: 0,
@@ -1543,7 +1544,7 @@ mod tests {
         };
         for &(at, n) in exts {
             for k in 0..n {
-                so.enqueue(0, (at + k) << 17, 1 << 17, 1 << 17, 5, &[]);
+                so.enqueue(0, (at + k) << 17, 1 << 17, 1 << 17, 5, &[], Others::default());
             }
         }
         so
@@ -1607,7 +1608,7 @@ mod tests {
         let mut so = sorted_with(Release::Zfs22, 0, &exts);
         assert_eq!(pop(&mut so, 3), vec![800, 801, 802]);
         so.fetched.fill(false);
-        so.enqueue(0, 2407 << 17, 1 << 17, 1 << 17, 5, &[]);
+        so.enqueue(0, 2407 << 17, 1 << 17, 1 << 17, 5, &[], Others::default());
         assert_eq!(pop(&mut so, 1), vec![2400], "after an insert");
     }
 

@@ -15,10 +15,13 @@
 //! 2.1.6/2.2.0+ key on `(64 − highbit64(score)) << 56 | start`, so scores are compared
 //! by their log2 bucket and then by offset.
 //!
-//! Memory: what ZFS counts against `zfs_scan_mem_lim_*` — 120 B + 16 B per DVA per sio
-//! (`SIO_GET_MUSED`) and ≈ 72 B per extent ((sizeof(range_seg_gap_t) + 8) × 1.5) — is
-//! computed from the sio and extent counts, exactly as ZFS counts it, whatever the
-//! simulator stores.
+//! Memory: what ZFS counts against `zfs_scan_mem_lim_*` (`dsl_scan_should_clear`) — per
+//! sio 120 B + 16 B per DVA of its block (`SIO_GET_MUSED`; every sio carries all the
+//! block's DVAs), per extent 72 B in 0.8 (`sizeof (range_seg_t)`, two AVL nodes and three
+//! u64s), 24 B in 2.0/2.1 (`sizeof (range_seg_gap_t)`) and 48 B from 2.2
+//! (`(sizeof (range_seg_gap_t) + sizeof (uint64_t)) * 3 / 2`, 87b46d63b2) — is computed
+//! from the sio, DVA and extent counts, exactly as ZFS counts it, whatever the simulator
+//! stores.
 //!
 //! What the simulator stores (its own memory, not ZFS's): sios are kept run-length
 //! encoded — a *run* is a maximal set of queued sios that are back to back on the vdev
@@ -43,17 +46,52 @@
 //! (extents by score, for the best-extent pick) is built the first time an issue phase
 //! asks for the best extent and kept current from then on, so a metadata phase that
 //! queues the whole vdev before issuing (a resilver that fits the memory limit) never
-//! holds it.
+//! holds it. The other DVAs of a multi-copy (ditto) block's sios are kept aside by offset
+//! (`others`): metadata only, a small share of the sios.
 
+use crate::layout::Dva;
+use crate::release::Release;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A queued sio as the issue phase takes it: (offset, asize, psize, birth txg).
 pub type Sio = (u64, u32, u32, u64);
 
-/// ZFS's accounting for one single-DVA sio, bytes.
+/// ZFS's accounting for one single-DVA sio, bytes: `sizeof (scan_io_t)` + one `dva_t`.
 pub const SIO_MEM_BYTES: u64 = 136;
-/// ZFS's accounting for one extent node, bytes.
-pub const EXT_MEM_BYTES: u64 = 72;
+/// ZFS's accounting for each further DVA of a sio's block, bytes (`sizeof (dva_t)`).
+pub const DVA_MEM_BYTES: u64 = 16;
+
+/// ZFS's accounting for one extent node in `release`, bytes (see the module doc).
+pub fn ext_mem_bytes(release: Release) -> u64 {
+    match release {
+        r if r >= Release::Zfs22 => 48,
+        r if r >= Release::Zfs20 => 24,
+        _ => 72,
+    }
+}
+
+/// The other copies of a sio's block, in the sio's order: `bp2sio` puts the queued DVA
+/// first and the block's next ones after it, wrapping round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Others {
+    n: u8,
+    dvas: [Dva; 2],
+}
+
+impl Others {
+    /// The copies after DVA `i` of `all` (wrapping round).
+    pub fn of(all: &[Dva], i: usize) -> Others {
+        let mut o = Others::default();
+        for k in 1..all.len() {
+            o.dvas[o.n as usize] = all[(i + k) % all.len()];
+            o.n += 1;
+        }
+        o
+    }
+    pub fn as_slice(&self) -> &[Dva] {
+        &self.dvas[..self.n as usize]
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Ext {
@@ -111,12 +149,30 @@ pub struct SortedQueue {
     fill_weight: u64,
     /// 2.1.6/2.2+: scores compared by log2 bucket.
     quantized: bool,
+    /// What ZFS counts per extent node (`ext_mem_bytes`).
+    ext_mem_bytes: u64,
+    /// Offset → the other DVAs of a queued multi-DVA sio, and how many DVAs they are.
+    others: BTreeMap<u64, Others>,
+    other_dvas: u64,
     pub bytes: u64,
 }
 
 impl SortedQueue {
-    pub fn new(max_gap: u64, fill_weight: u64, quantized: bool) -> SortedQueue {
-        SortedQueue { runs: BTreeMap::new(), n_sios: 0, exts: BTreeMap::new(), by_score: BTreeSet::new(), scored: false, max_gap, fill_weight, quantized, bytes: 0 }
+    pub fn new(max_gap: u64, fill_weight: u64, quantized: bool, ext_mem_bytes: u64) -> SortedQueue {
+        SortedQueue {
+            runs: BTreeMap::new(),
+            n_sios: 0,
+            exts: BTreeMap::new(),
+            by_score: BTreeSet::new(),
+            scored: false,
+            max_gap,
+            fill_weight,
+            quantized,
+            ext_mem_bytes,
+            others: BTreeMap::new(),
+            other_dvas: 0,
+            bytes: 0,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -134,7 +190,7 @@ impl SortedQueue {
     }
     /// What ZFS counts against the scan memory limit for this queue.
     pub fn mem_used(&self) -> u64 {
-        self.n_sios * SIO_MEM_BYTES + self.exts.len() as u64 * EXT_MEM_BYTES
+        self.n_sios * SIO_MEM_BYTES + self.other_dvas * DVA_MEM_BYTES + self.exts.len() as u64 * self.ext_mem_bytes
     }
 
     fn key(&self, start: u64, e: &Ext) -> (u64, u64) {
@@ -233,8 +289,17 @@ impl SortedQueue {
     /// Queue the read of one DVA at `offset` (`asize` bytes allocated, `psize` read) of a
     /// block born in txg `birth`; `cuts` are the pool's DTL cuts now (see the module doc).
     pub fn insert(&mut self, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64]) {
+        self.insert_copies(offset, asize, psize, birth, cuts, Others::default());
+    }
+
+    /// `insert` for a DVA of a block with further copies (`others`).
+    pub fn insert_copies(&mut self, offset: u64, asize: u32, psize: u32, birth: u64, cuts: &[u64], others: Others) {
         if !self.store_sio(offset, asize, psize, birth, cuts) {
             return; // the same DVA twice (cannot happen with a valid layout)
+        }
+        if others.n > 0 {
+            self.others.insert(offset, others);
+            self.other_dvas += others.n as u64;
         }
         self.n_sios += 1;
         self.bytes += asize as u64;
@@ -283,8 +348,15 @@ impl SortedQueue {
     /// extent's new start (None once it is empty) with it. The sio's birth is the lowest of
     /// its run's, which every DTL test answers as it would the sio's own.
     pub fn pop_from(&mut self, start: u64) -> Option<(Sio, Option<u64>)> {
+        self.pop_copies_from(start).map(|(sio, _, next)| (sio, next))
+    }
+
+    /// `pop_from`, with the sio's block's other copies.
+    pub fn pop_copies_from(&mut self, start: u64) -> Option<(Sio, Others, Option<u64>)> {
         let e = self.take_ext(start);
         let ((off, asize, psize, birth), follow) = self.take_first_sio(start)?;
+        let others = if self.others.is_empty() { None } else { self.others.remove(&off) }.unwrap_or_default();
+        self.other_dvas -= others.n as u64;
         self.n_sios -= 1;
         self.bytes -= asize as u64;
         if self.n_sios == 0 {
@@ -295,9 +367,9 @@ impl SortedQueue {
         match next {
             Some(n) if rest.fill > 0 => {
                 self.put_ext(n, rest);
-                Some(((off, asize, psize, birth), Some(n)))
+                Some(((off, asize, psize, birth), others, Some(n)))
             }
-            _ => Some(((off, asize, psize, birth), None)),
+            _ => Some(((off, asize, psize, birth), others, None)),
         }
     }
 }
@@ -308,19 +380,39 @@ mod tests {
 
     #[test]
     fn sios_within_the_gap_form_one_extent() {
-        let mut q = SortedQueue::new(2 << 20, 3, false);
+        let mut q = SortedQueue::new(2 << 20, 3, false, 72);
         q.insert(0, 131072, 131072, 1, &[]);
         q.insert(3 << 20, 131072, 131072, 1, &[]); // gap 2.875 MiB > 2 MiB: new extent
         assert_eq!(q.extents(), 2);
         q.insert(1 << 20, 131072, 131072, 1, &[]); // bridges both (gaps < 2 MiB)
         assert_eq!(q.extents(), 1);
         assert_eq!(q.len(), 3);
-        assert_eq!(q.mem_used(), 3 * SIO_MEM_BYTES + EXT_MEM_BYTES);
+        assert_eq!(q.mem_used(), 3 * SIO_MEM_BYTES + 72);
+    }
+
+    /// Audit 1 F4: the extent node costs 72 B in 0.8, 24 B in 2.0/2.1, 48 B from 2.2, and
+    /// each sio 120 B + 16 B per DVA of its block (`dsl_scan_should_clear`, `SIO_GET_MUSED`).
+    #[test]
+    fn memory_is_counted_per_release_and_per_dva() {
+        for (rel, ext) in [(Release::Zfs08, 72), (Release::Zfs20, 24), (Release::Zfs21, 24), (Release::Zfs22, 48), (Release::Zfs23, 48)] {
+            let mut q = SortedQueue::new(2 << 20, 3, rel >= Release::Zfs22, ext_mem_bytes(rel));
+            q.insert(0, 131072, 131072, 1, &[]);
+            assert_eq!(q.mem_used(), 136 + ext, "{rel:?}");
+            // A ditto block's DVA, 100 MiB away (a second extent): 120 + 2 × 16.
+            let all = [Dva { vdev: 0, offset: 100 << 20, asize: 4096 }, Dva { vdev: 1, offset: 7 << 20, asize: 4096 }];
+            q.insert_copies(100 << 20, 4096, 4096, 1, &[], Others::of(&all, 0));
+            assert_eq!(q.mem_used(), 136 + 152 + 2 * ext, "{rel:?}");
+            let (_, others, _) = q.pop_copies_from(100 << 20).unwrap();
+            assert_eq!(others.as_slice(), &all[1..]);
+            assert_eq!(q.mem_used(), 136 + ext, "{rel:?}");
+        }
+        let all = [1u64, 2, 3].map(|o| Dva { vdev: o as u16, offset: o, asize: 1 });
+        assert_eq!(Others::of(&all, 1).as_slice(), &[all[2], all[0]]);
     }
 
     #[test]
     fn pops_in_offset_order_and_shrinks_the_extent() {
-        let mut q = SortedQueue::new(1 << 20, 3, false);
+        let mut q = SortedQueue::new(1 << 20, 3, false, 72);
         for off in [5u64, 1, 3, 2, 4] {
             q.insert(off << 17, 131072, 131072, 1, &[]);
         }
@@ -341,7 +433,7 @@ mod tests {
 
     #[test]
     fn best_extent_prefers_dense_large_fill() {
-        let mut q = SortedQueue::new(1 << 20, 3, false);
+        let mut q = SortedQueue::new(1 << 20, 3, false, 72);
         // Extent A: one block at 0. Extent B: 8 contiguous blocks at 100 MiB.
         q.insert(0, 131072, 131072, 1, &[]);
         for k in 0..8u64 {
@@ -353,7 +445,7 @@ mod tests {
 
     #[test]
     fn quantized_scores_tie_by_offset() {
-        let mut q = SortedQueue::new(1 << 20, 3, true);
+        let mut q = SortedQueue::new(1 << 20, 3, true, 48);
         // Two extents whose scores fall in the same log2 bucket: the lower offset wins.
         for k in 0..5u64 {
             q.insert((200 << 20) + k * 131072, 131072, 131072, 1, &[]);
@@ -361,7 +453,7 @@ mod tests {
         for k in 0..6u64 {
             q.insert((400 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
-        let mut full = SortedQueue::new(1 << 20, 3, false);
+        let mut full = SortedQueue::new(1 << 20, 3, false, 72);
         for k in 0..5u64 {
             full.insert((200 << 20) + k * 131072, 131072, 131072, 1, &[]);
         }
@@ -374,7 +466,7 @@ mod tests {
 
     #[test]
     fn back_to_back_sios_share_one_run() {
-        let mut q = SortedQueue::new(1 << 20, 3, true);
+        let mut q = SortedQueue::new(1 << 20, 3, true, 48);
         // A DTL starting at txg 8 cuts between births 7 and 8. Out of order: 2, 0, 1 join
         // into one run; 3 (born 8, across the cut) starts a second; 4 (born 9) joins it;
         // 6 is not adjacent: a third.
@@ -384,11 +476,11 @@ mod tests {
         }
         assert_eq!(q.len(), 6);
         assert_eq!(q.runs(), 3);
-        assert_eq!(q.mem_used(), 6 * SIO_MEM_BYTES + EXT_MEM_BYTES);
+        assert_eq!(q.mem_used(), 6 * SIO_MEM_BYTES + 48);
         q.insert(131072, 131072, 131072, 7, &cuts); // a duplicate changes nothing
         assert_eq!((q.len(), q.runs()), (6, 3));
         // Without cuts every birth is alike: one run for 0–4, one for 6.
-        let mut all = SortedQueue::new(1 << 20, 3, true);
+        let mut all = SortedQueue::new(1 << 20, 3, true, 48);
         for (k, birth) in [(2u64, 7u64), (0, 6), (1, 7), (3, 8), (4, 9), (6, 8)] {
             all.insert(k * 131072, 131072, 131072, birth, &[]);
         }
@@ -416,7 +508,7 @@ mod tests {
             rng % n
         };
         let side = |b: u64, cuts: &[u64]| cuts.iter().filter(|&&x| b >= x).count();
-        let mut q = SortedQueue::new(1 << 18, 3, true);
+        let mut q = SortedQueue::new(1 << 18, 3, true, 48);
         let mut reference: BTreeMap<u64, (u32, u32, u64)> = BTreeMap::new();
         let unit = 4096u64;
         let mut merged = 0;
