@@ -14,9 +14,10 @@
 //!         legacy engine prefetched it (then an ARC hit, or a wait for the prefetch) — and
 //!         prefetch its metadata children (`scan_prefetch.rs`, legacy engine only)
 //!     examined += Σ DVA asize
-//!     for each DVA that needs I/O (scrub: every copy; resilver: on a top-level vdev with
-//!     a replacing child and, raidz 0.7+, a column on it):
-//!         legacy:
+//!     if the block needs I/O (scrub: always; resilver: some DVA is on a top-level vdev
+//!     with a child missing its txg and, raidz 0.7+, a column on it), for every DVA:
+//!         legacy (one read of the block; a scrub reads every copy, a resilver one copy
+//!         and repairs the others from it):
 //!         wait while zios in flight ≥ zfs_top_maxinflight × the root's children
 //!             (solaris-2009: zfs_scrub_limit × leaves)
 //!         if ticks since the last user I/O ≤ zfs_scan_idle: sleep zfs_scrub_delay (or
@@ -24,13 +25,15 @@
 //!         issue the read (SCRUB priority; a scrub reads every column and every mirror
 //!             child; a resilver reads the surviving columns / one healthy child and then
 //!             writes the missing column / the block to the new disk at ASYNC_WRITE)
-//!         sorted (0.8+, phase A): queue one sio for the DVA on its vdev, by offset
+//!         sorted (0.8+, phase A): queue one sio for the DVA on its vdev, by offset; it
+//!             carries the other copies: a resilver's issue reads one copy of the block at
+//!             random and repairs every copy whose vdev misses the txg
 //! wait until every scan zio of this txg completed     (the drain, inside spa_sync)
 //! ```
 //!
 //! Simplification: the block's own scrub read follows its metadata read at once (ZFS
-//! calls `scrub_cb` after the subtree, `dsl_scan_visitbp`); legacy counts one zio per DVA
-//! against the in-flight limit (ZFS one per block). `to_examine` is Σ DVA asize of the
+//! calls `scrub_cb` after the subtree, `dsl_scan_visitbp`); a legacy scrub counts one zio
+//! per copy against the in-flight limit (ZFS one per block). `to_examine` is Σ DVA asize of the
 //! layout, so `examined` reaches it exactly when the traversal ends; `issued` counts the
 //! asize of each DVA read (legacy at visit, sorted at issue).
 //!
@@ -87,7 +90,7 @@ use crate::scan_queue::{ext_mem_bytes, Others, SortedQueue};
 use crate::stats::rate_per_s;
 use crate::tunables::T;
 use serde_json::{json, Value};
-use ziosim_engine::{Ctx, NS_PER_MS, NS_PER_S};
+use ziosim_engine::{Ctx, Rng, NS_PER_MS, NS_PER_S};
 
 /// Owner bit of scan leaf I/Os; the low bits index `Scan::zios`.
 pub(crate) const OWNER_SCAN: u32 = 1 << 30;
@@ -151,7 +154,10 @@ struct ScanZio {
     top: u16,
     voff: u64,
     psize: u64,
-    asize: u64,
+    /// The sorted queue whose in-flight bytes the read holds.
+    queue: Option<u16>,
+    /// A resilver's other copies of the block, repaired where their vdev misses the txg.
+    others: Others,
     writing: bool,
     /// A traversal metadata read, not a block's scan read.
     meta: bool,
@@ -229,6 +235,9 @@ pub struct Scan {
     pub(crate) meta_reads: u64,
     pub(crate) prefetch_reads: u64,
     pub(crate) prefetch_hits: u64,
+    /// The random draw of the copy a resilver reads at the root of a multi-copy block
+    /// (`random_in_range`; stream `scan/copy`).
+    copy_rng: Rng,
 }
 
 /// State of the sorted (0.8+) scan: per-vdev queues, the A/B mode switch, byte limits.
@@ -281,7 +290,7 @@ impl Sorted {
     /// (1c0c729ab4) first carry on with the extent the last txg left unfinished
     /// (`q_last_ext_addr`), but not when fetching in LBA order, and not after a walk queued
     /// sios on the vdev (`scan_io_queue_insert` resets it).
-    fn pop_next(&mut self, t: usize) -> crate::scan_queue::Sio {
+    fn pop_next(&mut self, t: usize) -> (crate::scan_queue::Sio, Others) {
         let lba = (self.checkpointing && self.strategy < 1) || self.strategy == 1;
         let carry = self.fetched[t] || (self.continue_last && !lba);
         let q = &mut self.queues[t];
@@ -291,9 +300,9 @@ impl Sorted {
             _ => q.best_extent().unwrap(),
         };
         self.fetched[t] = true;
-        let (sio, next) = q.pop_from(start).unwrap();
+        let (sio, others, next) = q.pop_copies_from(start).unwrap();
         self.cur_ext[t] = next;
-        sio
+        (sio, others)
     }
 }
 
@@ -341,6 +350,7 @@ impl Scan {
             meta_reads: 0,
             prefetch_reads: 0,
             prefetch_hits: 0,
+            copy_rng: Rng::stream(0, "scan/copy"),
         }
     }
 
@@ -478,6 +488,7 @@ impl Model_ {
         let mut scan = Scan::new(func, now, to_examine, self.scan_max_inflight(), scope);
         scan.layout_done = func == ScanFunc::Resilver && scope.0 >= self.layout.last_txg();
         scan.ext_end = self.admin.extents.len();
+        scan.copy_rng = Rng::stream(self.cfg.seed, "scan/copy");
         let sorted = self.cfg.release >= Release::Zfs08 && self.tun.get(T::zfs_scan_legacy) == 0;
         if sorted {
             scan.sorted = Some(self.sorted_setup(now));
@@ -1050,19 +1061,22 @@ impl Model_ {
         // zfs_no_scrub_io (every release; solaris-2009 in dsl_scrub.c): traverse, read nothing.
         let no_io = self.tun.try_get(T::zfs_no_scrub_io).unwrap_or(0) != 0;
         let in_scope = blk.birth_txg > min_txg && blk.birth_txg <= max_txg;
-        let mut need = [false; 3];
-        for (i, d) in blk.dvas().iter().enumerate() {
-            let t = d.vdev as usize;
-            need[i] = !no_io
-                && in_scope
-                && match func {
-                    ScanFunc::Scrub => true,
-                    ScanFunc::Resilver => self.block_needs_resilver(t, d.offset, blk.psize, blk.birth_txg),
-                };
-        }
+        // One `needs_io` for the block: a scrub's, or a resilver's when any DVA needs it
+        // (`dsl_scan_scrub_cb`, DS@zfs-0.7.0 and DS@zfs-2.2.0); then every DVA is read.
+        let any_io = !no_io
+            && in_scope
+            && match func {
+                ScanFunc::Scrub => true,
+                ScanFunc::Resilver => {
+                    let mut any = false;
+                    for d in blk.dvas() {
+                        any = any || self.block_needs_resilver(d.vdev as usize, d.offset, blk.psize, blk.birth_txg);
+                    }
+                    any
+                }
+            };
         let total = blk.asize_total();
-        let io_bytes: u64 = blk.dvas().iter().zip(need).filter(|(_, n)| *n).map(|(d, _)| d.asize).sum();
-        let any_io = need.iter().any(|&n| n);
+        let io_bytes = if any_io { total } else { 0 };
         let s = self.scan.as_mut().unwrap();
         if any_io && s.sorted.is_none() {
             // Before 0.8, zios against zfs_top_maxinflight × top-level vdevs; from 0.8
@@ -1115,9 +1129,13 @@ impl Model_ {
             Pos::Extent(i, k) => s.ext_pos = (i, k),
         }
         s.meta_read = false;
+        if !any_io {
+            return true;
+        }
         if let Some(so) = s.sorted.as_mut() {
-            // Phase A: one sio per DVA, sorted by offset on its top-level vdev.
-            for (i, (d, _)) in blk.dvas().iter().zip(need).enumerate().filter(|(_, (_, n))| *n) {
+            // Phase A: one sio for every DVA of the block, sorted by offset on its top-level
+            // vdev, each carrying the others (`dsl_scan_enqueue`, `bp2sio`).
+            for (i, d) in blk.dvas().iter().enumerate() {
                 let others = Others::of(blk.dvas(), i);
                 so.enqueue(d.vdev as usize, d.offset, d.asize as u32, blk.psize as u32, blk.birth_txg, &self.dtl_cuts, others);
             }
@@ -1125,11 +1143,17 @@ impl Model_ {
         }
         s.issued += io_bytes;
         s.pass_issued += io_bytes;
-        for (d, _) in blk.dvas().iter().zip(need).filter(|(_, n)| *n) {
+        // One zio_read of the whole bp (DS@zfs-0.7.0 `dsl_scan_scrub_cb`): a scrub reads
+        // every DVA (ZIO_FLAG_SCRUB at the root mirror of copies), a resilver one DVA and
+        // repairs the others (`vdev_mirror_io_done`).
+        let dvas = *blk;
+        let reads = if func == ScanFunc::Scrub { dvas.dvas().len() } else { 1 };
+        for (i, d) in dvas.dvas().iter().enumerate().take(reads) {
             if self.cfg.release >= Release::Zfs08 {
                 self.scan.as_mut().unwrap().inflight_bytes += blk.psize;
             }
-            self.scan_issue(d.vdev as usize, d.offset, blk.psize, d.asize, blk.birth_txg, ctx);
+            let others = if func == ScanFunc::Resilver { Others::of(dvas.dvas(), i) } else { Others::default() };
+            self.scan_issue(*d, others, None, blk.psize, blk.birth_txg, ctx);
         }
         true
     }
@@ -1154,14 +1178,18 @@ impl Model_ {
                 if so.queues[t].is_empty() || so.q_inflight[t] >= so.q_max[t] {
                     continue;
                 }
-                let (voff, asize, psize, birth) = so.pop_next(t);
+                let ((voff, asize, psize, birth), others) = so.pop_next(t);
                 // `scan_exec_io` holds the queue's in-flight bytes in psize, as
                 // `dsl_scan_scrub_done` releases them (DS@zfs-0.8.0..2.3.0), not asize.
                 so.q_inflight[t] += psize as u64;
                 s.issued += asize as u64;
                 s.pass_issued += asize as u64;
                 progress = true;
-                self.scan_issue(t, voff, psize as u64, asize as u64, birth, ctx);
+                // A sorted scrub reads only the sio's own DVA (`vdev_mirror_map_init`: c = 1);
+                // a resilver reads one copy of the block and repairs the others.
+                let others = if s.func == ScanFunc::Resilver { others } else { Others::default() };
+                let d = Dva { vdev: t as u16, offset: voff, asize: asize as u64 };
+                self.scan_issue(d, others, Some(t as u16), psize as u64, birth, ctx);
             }
             let s = self.scan.as_mut().unwrap();
             if !progress {
@@ -1230,11 +1258,48 @@ impl Model_ {
         }
     }
 
-    /// Issue the scan read of one block.
-    #[allow(clippy::too_many_arguments)]
-    fn scan_issue(&mut self, t: usize, voff: u64, psize: u64, asize: u64, birth: u64, ctx: &mut Ctx<Ev>) {
+    /// Does top-level vdev `t` hold a block born in `birth` — readable, and the txg not in
+    /// its DTL_MISSING (a mirror: some child has it; raidz: at most nparity children lack it)?
+    fn top_holds(&self, t: usize, birth: u64) -> bool {
+        let n = self.tops[t].leaves.len();
+        let lacking = (0..n).filter(|&c| self.child_read_leaf(t, c).is_none_or(|l| self.leaf_misses(l, birth))).count();
+        if self.tops[t].kind.is_raidz() {
+            lacking <= self.tops[t].kind.nparity() as usize
+        } else {
+            lacking < n
+        }
+    }
+
+    /// The copy a resilver reads of a block whose copies are `first` then `others` (the
+    /// root mirror of DVAs, `vdev_mirror_child_select` DS@zfs-0.7.0..2.3.0): every copy on
+    /// a vdev that holds the txg weighs the same (`vdev_mirror_load` is INT_MAX at the root),
+    /// one is drawn at random (`vdev_mirror_preferred_child_randomize`) and the first
+    /// candidate on the same vdev taken (`vdev_mirror_dva_select`); none: `first`. Returns it
+    /// and the other copies. (0.6.5 and illumos start from a random copy and take the
+    /// first usable one from there; modelled alike.)
+    fn scan_pick_copy(&mut self, first: Dva, others: Others, birth: u64) -> (Dva, Others) {
+        let mut all = [first; 3];
+        all[1..=others.as_slice().len()].copy_from_slice(others.as_slice());
+        let all = &all[..=others.as_slice().len()];
+        let cands: Vec<usize> = (0..all.len()).filter(|&i| self.top_holds(all[i].vdev as usize, birth)).collect();
+        let pick = match cands.len() {
+            0 => 0,
+            1 => cands[0],
+            n => {
+                let p = cands[self.scan.as_mut().unwrap().copy_rng.below(n as u64) as usize];
+                *cands.iter().find(|&&c| all[c].vdev == all[p].vdev).unwrap()
+            }
+        };
+        (all[pick], Others::of(all, pick))
+    }
+
+    /// Issue the scan read of one block: copy `d` (a resilver with `others` may read
+    /// another copy instead, `scan_pick_copy`), holding `queue`'s in-flight bytes.
+    fn scan_issue(&mut self, d: Dva, others: Others, queue: Option<u16>, psize: u64, birth: u64, ctx: &mut Ctx<Ev>) {
         let func = self.scan.as_ref().unwrap().func;
-        let zi = self.alloc_zio(ScanZio { top: t as u16, voff, psize, asize, birth, ..Default::default() });
+        let (d, others) = if others.as_slice().is_empty() { (d, others) } else { self.scan_pick_copy(d, others, birth) };
+        let (t, voff) = (d.vdev as usize, d.offset);
+        let zi = self.alloc_zio(ScanZio { top: t as u16, voff, psize, birth, queue, others, ..Default::default() });
         let owner = OWNER_SCAN | zi;
         let fl = match func {
             ScanFunc::Scrub => flags::SCRUB,
@@ -1337,8 +1402,13 @@ impl Model_ {
             return;
         }
         if s.func == ScanFunc::Resilver && !z.writing && !z.lost && s.state == ScanState::Scanning {
-            // Repair: write what the new disks miss, at ASYNC_WRITE (IO_REPAIR), §5.5.
-            let n = self.repair_write(zi, z.top as usize, z.voff, z.psize, z.birth, ctx);
+            // Repair: write what the new disks miss, at ASYNC_WRITE (IO_REPAIR), §5.5 — the
+            // copy read (its vdev's io_done) and the block's other copies on vdevs whose
+            // DTL_PARTIAL holds the txg (the root's `vdev_mirror_io_done`).
+            let mut n = self.repair_write(zi, z.top as usize, z.voff, z.psize, z.birth, ctx);
+            for o in z.others.as_slice() {
+                n += self.repair_write(zi, o.vdev as usize, o.offset, z.psize, z.birth, ctx);
+            }
             if n > 0 {
                 let s = self.scan.as_mut().unwrap();
                 s.zios[zi as usize].writing = true;
@@ -1349,8 +1419,8 @@ impl Model_ {
         let s = self.scan.as_mut().unwrap();
         s.zio_free.push(zi);
         s.inflight = s.inflight.saturating_sub(1);
-        if let Some(so) = s.sorted.as_mut() {
-            so.q_inflight[z.top as usize] = so.q_inflight[z.top as usize].saturating_sub(z.psize);
+        if let (Some(so), Some(q)) = (s.sorted.as_mut(), z.queue) {
+            so.q_inflight[q as usize] = so.q_inflight[q as usize].saturating_sub(z.psize);
         } else if self.cfg.release >= Release::Zfs08 {
             // dsl_scan_scrub_done: spa_scrub_inflight falls; the sync thread and the
             // prefetch thread both wake (the scan first: see `scan_prefetch_done`).
@@ -1552,7 +1622,7 @@ mod tests {
 
     /// `n` sios popped from vdev 0, in 128 KiB units.
     fn pop(so: &mut Sorted, n: usize) -> Vec<u64> {
-        (0..n).map(|_| so.pop_next(0).0 >> 17).collect()
+        (0..n).map(|_| so.pop_next(0).0 .0 >> 17).collect()
     }
 
     /// Audit 1 F2: 0.8.0–2.1 issue a fetched extent to its end (`scan_io_queues_run_one`'s
