@@ -557,18 +557,23 @@ impl Model_ {
         }
     }
 
-    /// Readable leaves under top-level vdev `t` (`dsl_scan_count_leaves`): its children,
-    /// the disks replacing them and the spares standing in, not failed or offline.
+    /// Readable leaves under top-level vdev `t` (`dsl_scan_count_leaves`): its children
+    /// and the disks replacing them, not failed or offline. A hot spare standing in is not
+    /// counted: `vdev_isspare` is set on a spare, active or not, and the count skips it
+    /// (DS@zfs-0.8.0, DS@zfs-2.0.0).
     fn readable_leaves(&self, t: usize) -> u64 {
         let mut ls: Vec<u16> = Vec::new();
+        let mut spares: Vec<u16> = Vec::new();
         for c in 0..self.tops[t].leaves.len() {
             ls.push(self.tops[t].leaves[c]);
             ls.extend(self.replacing[t][c]);
             if let Some(k) = self.spare_link(t, c) {
-                ls.extend([k.spare, k.orig]);
+                ls.push(k.orig);
                 ls.extend(k.new);
+                spares.push(k.spare);
             }
         }
+        ls.retain(|l| !spares.contains(l));
         ls.sort_unstable();
         ls.dedup();
         ls.iter().filter(|&&l| self.leaves[l as usize].writeable()).count() as u64
@@ -1680,6 +1685,32 @@ mod tests {
         so.fetched.fill(false);
         so.enqueue(0, 2407 << 17, 1 << 17, 1 << 17, 5, &[], Others::default());
         assert_eq!(pop(&mut so, 1), vec![2400], "after an insert");
+    }
+
+    /// Audit 1 F8: 0.8/2.0 `dsl_scan_count_leaves` skips a hot spare (`vdev_isspare`), so
+    /// a 6-wide raidz2 with sdb failed and the spare in gets 5 × `zfs_scan_vdev_limit`.
+    #[test]
+    fn an_active_hot_spare_is_not_a_counted_leaf() {
+        let mut r = {
+            let hdd = serde_json::to_value(crate::device::presets::get("hdd-7200-sata-2014").unwrap()).unwrap();
+            let cfg = json!({
+                "name": "t", "seed": 7, "release": "zfs-2.0", "hz": 100, "ram_bytes": 16u64 << 30,
+                "stop_ns": 3_600_000_000_000u64, "report_interval_ns": 1_000_000_000,
+                "devices": {"d": hdd}, "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 131072,
+                "allocated_bytes": 1u64 << 30, "vdevs": [raidz2(6)], "spares": [{"name": "sdz", "device": "d"}],
+                "spares_auto": true}, "workloads": [],
+                "stop_on_scan_done": true, "actions": [{"at_ns": 0, "do": "fail", "disk": "sdb"}],
+            });
+            Run::new(RunConfig::from_json(&cfg.to_string()).unwrap()).unwrap()
+        };
+        let mut seen = None;
+        while !r.step_events(256) {
+            if let Some(so) = r.sim.model().scan.as_ref().and_then(|s| s.sorted.as_ref()).filter(|so| so.issuing) {
+                seen = Some(so.q_max[0]);
+            }
+        }
+        assert_eq!(r.sim.model().scan.as_ref().unwrap().func, super::ScanFunc::Resilver);
+        assert_eq!(seen, Some(5 * (4 << 20)));
     }
 
     /// Audit 1 F3: `scan_exec_io` holds a queue's in-flight bytes in psize (DS@zfs-2.2.0):
