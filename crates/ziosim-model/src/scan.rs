@@ -212,6 +212,8 @@ pub struct Scan {
     pub(crate) wait: Wait,
     txg_start_ns: u64,
     traversal_done: bool,
+    /// The scan has completed and ends in the next txg's scan share (`scn_done_txg`).
+    done_next_txg: bool,
     /// When the traversal ended (the metadata walk of a sorted scan), and the bytes issued
     /// by then: the summary's per-phase figures.
     walk_end_ns: Option<u64>,
@@ -335,6 +337,7 @@ impl Scan {
             wait: Wait::Outside,
             txg_start_ns: now,
             traversal_done: false,
+            done_next_txg: false,
             walk_end_ns: None,
             walk_issued: 0,
             delay_served: false,
@@ -755,6 +758,13 @@ impl Model_ {
         s.txg_start_ns = now;
         s.wait = Wait::Running;
         s.txgs += 1;
+        if s.done_next_txg {
+            // The txg after the one the scan completed in: `dsl_scan_done` (see scan_txg_end).
+            self.scan_finish(now, ctx);
+            self.scan.as_mut().unwrap().wait = Wait::Drain;
+            self.scan_check_drain(ctx);
+            return;
+        }
         let traversal_done = s.traversal_done;
         // Read every txg, as ZFS reads them: the sorted scan's per-vdev byte limit, the
         // legacy scan's zfs_top_maxinflight (`dsl_scan_scrub_cb` reads it per block).
@@ -811,15 +821,29 @@ impl Model_ {
             }
         }
         let queues_empty = s.sorted.as_ref().is_none_or(|so| so.empty());
-        if s.state == ScanState::Scanning && s.traversal_done && queues_empty && s.inflight == 0 {
-            s.state = ScanState::Finished;
-            s.end_ns = now;
-            if s.func == ScanFunc::Resilver {
-                let max_txg = s.max_txg;
-                self.resilver_done(max_txg, ctx);
+        if s.state == ScanState::Scanning && s.traversal_done && queues_empty && s.inflight == 0 && !s.done_next_txg {
+            // From illumos 3958 (b4952e17e8: illumos-2014, ZoL 0.6.5+) the txg that completes
+            // the scan sets `scn_done_txg = txg + 1` and `dsl_scan_done` runs in that next
+            // txg's `dsl_scan_sync`, after its dirty data is written (DS@zfs-0.7.0; 0.8.0+
+            // when a txg finds nothing to walk or issue, DS@zfs-2.2.0); before, in this txg.
+            if self.cfg.release >= Release::Illumos2014 {
+                s.done_next_txg = true;
+            } else {
+                self.scan_finish(now, ctx);
             }
-            self.stop_if_scans_done(ctx);
         }
+    }
+
+    /// The scan completed (`dsl_scan_done` with complete = true).
+    fn scan_finish(&mut self, now: u64, ctx: &mut Ctx<Ev>) {
+        let s = self.scan.as_mut().unwrap();
+        s.state = ScanState::Finished;
+        s.end_ns = now;
+        if s.func == ScanFunc::Resilver {
+            let max_txg = s.max_txg;
+            self.resilver_done(max_txg, ctx);
+        }
+        self.stop_if_scans_done(ctx);
     }
 
     /// `check_pause` of the legacy scan (see the module doc for the era rules), or the
@@ -1685,6 +1709,27 @@ mod tests {
         so.fetched.fill(false);
         so.enqueue(0, 2407 << 17, 1 << 17, 1 << 17, 5, &[], Others::default());
         assert_eq!(pop(&mut so, 1), vec![2400], "after an insert");
+    }
+
+    /// Audit 1 F9, audit 2 F14: from illumos-2014 a scan ends in the txg after the one
+    /// that completed it, after that txg's data writes; before (illumos-2012), in it.
+    #[test]
+    fn the_scan_ends_in_the_txg_after_it_completes() {
+        for (rel, later) in [("illumos-2012", false), ("zfs-0.7", true), ("zfs-2.2", true)] {
+            let mut r = run_of(rel, raidz2(6), 1 << 30, json!([{"at_ns": 0, "do": "scrub"}]));
+            // The scan's last txg: when its traversal had ended and its queues drained.
+            let mut drained_txgs = None;
+            while !r.step_events(1) {
+                let s = r.sim.model().scan.as_ref().unwrap();
+                let queues_empty = s.sorted.as_ref().is_none_or(|so| so.empty());
+                if drained_txgs.is_none() && s.traversal_done && queues_empty && s.inflight == 0 && s.wait == super::Wait::Outside {
+                    drained_txgs = Some(s.txgs);
+                }
+            }
+            let s = r.sim.model().scan.as_ref().unwrap();
+            assert_eq!(s.state, super::ScanState::Finished, "{rel}");
+            assert_eq!(s.txgs, drained_txgs.unwrap() + later as u64, "{rel}");
+        }
     }
 
     /// Audit 1 F8: 0.8/2.0 `dsl_scan_count_leaves` skips a hot spare (`vdev_isspare`), so
