@@ -895,6 +895,15 @@ impl Model_ {
         }
     }
 
+    /// `zfs_scan_strict_mem_lim`: the walk also suspends once the sort memory reaches the
+    /// hard limit (`dsl_scan_check_suspend`: `|| (zfs_scan_strict_mem_lim &&
+    /// dsl_scan_should_clear(scn))`, DS@zfs-0.8.0..2.3.0; the walk runs only while not
+    /// clearing, so should_clear is `mused >= hard`); the next txg clears.
+    fn scan_mem_full(&self) -> bool {
+        let so = self.scan.as_ref().and_then(|s| s.sorted.as_ref());
+        so.is_some_and(|so| self.tun.try_get(T::zfs_scan_strict_mem_lim).unwrap_or(0) != 0 && so.mem_used() >= so.hard_bytes)
+    }
+
     fn scan_delay_ticks(&self) -> u64 {
         let s = self.scan.as_ref().unwrap();
         let t = match s.func {
@@ -947,7 +956,7 @@ impl Model_ {
             // check_pause only at level-0 bookmarks (data and dnode blocks, not objset
             // roots), before the block's own metadata read.
             let level0 = blk.level == 0 && blk.kind != BlockKind::Objset;
-            if !meta_read && level0 && self.scan_should_pause(now) {
+            if !meta_read && level0 && (self.scan_should_pause(now) || self.scan_mem_full()) {
                 self.scan.as_mut().unwrap().wait = Wait::Drain;
                 break;
             }

@@ -310,7 +310,7 @@ tunables! {
         "DS@zfs-0.8.0..2.3.0";
     zfs_scan_strict_mem_lim = "zfs_scan_strict_mem_lim", "bool", [0, 1],
         [(Zfs08, 0)], None,
-        "1 checks the sort-memory limit continuously instead of once per txg.",
+        "1 stops the metadata walk at the next block once sort memory reaches the hard limit, instead of checking once per txg: memory held at the limit, shorter walks.",
         "DS@zfs-0.8.0..2.3.0";
 
     // ---- sequential rebuild (spec §5.4; RB@zfs-2.0.0 .. 2.2.0) ----

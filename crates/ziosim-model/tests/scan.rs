@@ -140,6 +140,22 @@ fn sorted_scrub_with_little_ram_alternates_phases_within_the_memory_limit() {
     assert!(sc["issue_phases"].as_u64().unwrap() >= 2, "{sc}");
 }
 
+/// Audit 1 F7: with `zfs_scan_strict_mem_lim = 1` the walk suspends at the next level-0
+/// block once the sort memory reaches the hard limit (`dsl_scan_check_suspend`), so it
+/// overshoots by a few sios at most; with 0 (above) one txg's walk may overshoot far.
+#[test]
+fn strict_mem_lim_holds_the_sort_memory_at_the_hard_limit() {
+    let mut cfg = raidz2_scrub("zfs-2.2", 1 << 30, 80 << 30);
+    cfg["pool"]["layout"] = json!({"fragmentation": 1.0});
+    cfg["tunables"] = json!({"zfs_no_scrub_prefetch": 1, "zfs_scan_strict_mem_lim": 1});
+    let sc = run(&cfg)["scan"].clone();
+    assert_eq!(sc["state"], "finished");
+    assert_eq!(sc["issued_bytes"], sc["to_examine_bytes"]);
+    let (peak, hard) = (sc["sort_mem_peak_bytes"].as_u64().unwrap(), sc["sort_mem_hard_bytes"].as_u64().unwrap());
+    assert!(peak >= hard && peak <= hard + 4096, "peak {peak} hard {hard}");
+    assert!(sc["issue_phases"].as_u64().unwrap() >= 2, "{sc}");
+}
+
 fn raidz2_layout_scrub(release: &str, fragmentation: f64) -> Value {
     let mut cfg = raidz2_scrub(release, 16 << 30, 20 << 30);
     cfg["pool"]["layout"] = json!({"fragmentation": fragmentation});
