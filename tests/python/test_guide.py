@@ -129,7 +129,7 @@ def test_from_your_pool(tmp_path, monkeypatch):
         "straggler-predict": f"$ ziosim import {straggler} --predict --stop 1h --out tank.toml\n{stopped}",
     }
     _check("guide-pool", blocks, [
-        "29.98% done after ≈ 30s", "00:01:10 to go", "19s in all", "pace × 5.21",
+        "29.98% done after ≈ 30s", "00:01:10 to go", "19s in all", "pace × 5.20",
         "1m09s", "141.3 ms", "5.8 ms", "99.6", "1.78 revolutions", "10.64", "18h28m", "9.87T"],
         inputs=(ROOT / straggler).read_text(encoding="utf-8"))
 
@@ -190,8 +190,8 @@ def test_how_long(tmp_path, monkeypatch):
     scenarios = "".join((ROOT / "scenarios" / f).read_text(encoding="utf-8")
                         for f in ("resilver-straggler.toml", "rebuild-mirror-zfs-2.1.toml"))
     _check("guide-time", blocks, [
-        "7.72% done, 00:54:23 to go", "resilvered 50.0G in 00:56:40", "00:16:11", "p99=172ms", "p99=45.1ms",
-        "00:01:14", "00:01:38", "00:01:51", "200G", "60G", "1m24s", "1m51s"], inputs=scenarios)
+        "7.79% done, 00:53:52 to go", "resilvered 50.1G in 00:56:33", "00:16:08", "p99=172ms", "p99=45.1ms",
+        "00:01:14", "00:01:36", "00:01:55", "200G", "60G", "1m24s", "1m55s"], inputs=scenarios)
 
 
 # ----------------------------------------------------------------------------- Latency
@@ -211,7 +211,7 @@ def test_latency(tmp_path, monkeypatch):
     assert "# during the scan" in shown and "lat during scan" in shown and "after the scan" not in shown
     blocks = {"scrub-latency": "$ ziosim run scenarios/default.toml --views latency,summary\n" + shown}
     _check("guide-latency", blocks, ["33554432", "p99=57.7ms", "p99=94.4ms", "p50=19.4ms", "p50=32.0ms",
-                                     "181.33 ops/s", "111.2 ops/s"])
+                                     "181.33 ops/s", "110.68 ops/s"])
 
 
 # ----------------------------------------------------------------------------- Tunables
@@ -264,7 +264,7 @@ def test_is_it_safe(tmp_path, monkeypatch):
         "audit": f"$ ziosim import --release zfs-2.2 {conf} 2>/dev/null | grep -E '{pattern}'\n"
                  + _grep(audit.stdout, pattern),
     }
-    _check("guide-safe", blocks, ["10.5s", "732ms", "1.99s", "583ms", "18.7M", "0B", "106M", "33.7M",
+    _check("guide-safe", blocks, ["10.7s", "732ms", "2.00s", "583ms", "18.7M", "0B", "106M", "33.7M",
                                   "zfs_no_scrub_io"])
 
 
