@@ -1319,8 +1319,13 @@ impl Model_ {
         let mut all = [first; 3];
         all[1..=others.as_slice().len()].copy_from_slice(others.as_slice());
         let all = &all[..=others.as_slice().len()];
-        let cands: Vec<usize> = (0..all.len()).filter(|&i| self.top_holds(all[i].vdev as usize, birth)).collect();
-        let pick = match cands.len() {
+        let (mut cands, mut nc) = ([0usize; 3], 0);
+        for i in (0..all.len()).filter(|&i| self.top_holds(all[i].vdev as usize, birth)) {
+            cands[nc] = i;
+            nc += 1;
+        }
+        let cands = &cands[..nc];
+        let pick = match nc {
             0 => 0,
             1 => cands[0],
             n => {

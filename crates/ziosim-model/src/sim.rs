@@ -2382,8 +2382,11 @@ impl Model_ {
         }
         // zfs-0.7 … 2.3 (MR@zfs-0.7.13 … MR@zfs-2.3.0 vdev_mirror_child_select): the usable
         // children with the lowest vdev_mirror_load.
+        // The tied children in child order; a mirror wider than the array (rare) counts
+        // them all and finds the pick in a second pass.
         let mut best = i64::MAX;
-        let mut tied = 0u64;
+        let mut tied = 0usize;
+        let mut cands: [u16; 8] = [0; 8];
         for c in 0..n {
             let Some(l) = usable(self, c) else { continue };
             let load = self.mirror_child_load(t, c, l, off);
@@ -2392,6 +2395,9 @@ impl Model_ {
                 tied = 0;
             }
             if load == best {
+                if let Some(slot) = cands.get_mut(tied) {
+                    *slot = l;
+                }
                 tied += 1;
             }
         }
@@ -2401,18 +2407,13 @@ impl Model_ {
         // vdev_mirror_preferred_child_randomize below the root: among equals the read's
         // 2 MiB stripe picks, (io_offset >> vdev_mirror_shift) % count with shift 21 — no
         // random draw (only the root's choice among DVAs draws one).
-        let pick = (off >> 21) % tied;
-        let mut k = 0;
-        for c in 0..n {
-            let Some(l) = usable(self, c) else { continue };
-            if self.mirror_child_load(t, c, l, off) == best {
-                if k == pick {
-                    return Some(l);
-                }
-                k += 1;
-            }
+        let pick = ((off >> 21) % tied as u64) as usize;
+        if let Some(&l) = cands.get(pick) {
+            return Some(l);
         }
-        unreachable!("a tied child vanished")
+        (0..n)
+            .filter_map(|c| usable(self, c).filter(|&l| self.mirror_child_load(t, c, l, off) == best))
+            .nth(pick)
     }
 
     /// `vdev_mirror_load` of child `c` of mirror `t` (read leaf `l`) for a read at `off`.
