@@ -132,10 +132,6 @@ impl Admin {
         self.last_ext[t] = Some(self.extents.len() - 1);
     }
 
-    /// Σ asize of the extents (they add to a scan's `to_examine`).
-    pub fn extent_bytes(&self) -> u64 {
-        self.extents.iter().map(|e| e.asize).sum()
-    }
 }
 
 /// Where a disk sits: top-level vdev, child index, and whether it is the new disk of a
@@ -199,7 +195,11 @@ impl Model_ {
     fn add_resilvering_leaf(&mut self, name: &str, device: &str, t: usize) -> u16 {
         let vname = self.tops[t].name.clone();
         let n = self.add_leaf_at_runtime(name, device, &vname);
-        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.dtl_max_txg()));
+        // spa_vdev_attach: DTL_MISSING = [TXG_INITIAL, dtl_max_txg), end excluded
+        // (`vdev_dtl_dirty(newvd, DTL_MISSING, TXG_INITIAL, dtl_max_txg - TXG_INITIAL)`,
+        // spa.c@zfs-0.7.0, @zfs-2.2.0); `dtl` is inclusive. The resilver is set up in
+        // dtl_max_txg, so its scope ends before its setup txg, as a scrub's does.
+        self.leaves[n as usize].dtl = Some((TXG_INITIAL, self.dtl_max_txg() - 1));
         self.refresh_dtl_cuts();
         self.leaves[n as usize].resilvering = true;
         n

@@ -64,3 +64,21 @@ fn a_resilver_examines_only_the_blocks_born_in_its_range() {
         }
     }
 }
+
+/// `spa_vdev_attach` gives the new disk the DTL [TXG_INITIAL, dtl_max_txg), end excluded
+/// (`vdev_dtl_dirty(newvd, DTL_MISSING, TXG_INITIAL, dtl_max_txg - TXG_INITIAL)`,
+/// spa.c@zfs-0.7.0, @zfs-2.2.0), and the resilver is set up in `dtl_max_txg`. So its scope
+/// ends before its setup txg, like a scrub's, and it examines exactly what was allocated
+/// when it was set up: the writer's records of the setup txg are not in it.
+#[test]
+fn a_replace_resilver_under_a_writer_examines_its_total() {
+    for rel in ["solaris-2009", "illumos-2012", "zfs-0.7", "zfs-2.1", "zfs-2.2"] {
+        let mut cfg = outage(rel);
+        cfg["actions"] = json!([{"at_ns": 30 * S, "do": "replace", "old": "sdb", "new": "sdc"}]);
+        let res = run(&cfg);
+        let sc = &res["scan"];
+        assert_eq!((sc["func"].as_str(), sc["state"].as_str()), (Some("resilver"), Some("finished")), "{rel}");
+        let g = |k: &str| sc[k].as_u64().unwrap();
+        assert_eq!(g("examined_bytes"), g("to_examine_bytes"), "{rel}: {sc}");
+    }
+}
