@@ -539,7 +539,8 @@ RESILVER = dict(SCRUB, func="resilver", start_ns=2_400_000_000_000, end_ns=2_728
 REBUILD = {"vdev": "mirror-0", "state": "complete", "start_ns": 20_000_000_000, "end_ns": 98_600_000_000,
            "duration_ns": 78_600_000_000, "estimate_bytes": 10 << 30, "scanned_bytes": 10 << 30,
            "issued_bytes": 10 << 30, "rebuilt_bytes": 10 << 30, "scanned_bytes_per_s": (10 << 30) / 78.6,
-           "rebuilt_bytes_per_s": (10 << 30) / 78.6, "chunks": 10240, "errors": 0}
+           "rebuilt_bytes_per_s": (10 << 30) / 78.6, "chunks": 10240, "errors": 0,
+           "metaslab_waits": 116, "metaslab_wait_ns": 12_000_000_000}
 
 
 def _with_scans(results):
@@ -568,7 +569,8 @@ def test_summary_json_keeps_every_scan_and_rebuild(results, meta):
                                 "end_ns": 98_600_000_000, "duration_ns": 78_600_000_000,
                                 "estimate_bytes": 10 << 30, "scanned_bytes": 10 << 30, "issued_bytes": 10 << 30,
                                 "rebuilt_bytes": 10 << 30, "scanned_bytes_per_s": 136608374.555,
-                                "rebuilt_bytes_per_s": 136608374.555, "chunks": 10240, "errors": 0}]
+                                "rebuilt_bytes_per_s": 136608374.555, "chunks": 10240, "errors": 0,
+                                "metaslab_waits": 116, "metaslab_wait_ns": 12_000_000_000}]
     # No scan: null and two empty lists, so a reader can always iterate.
     none = build_summary(results, meta)
     assert (none["scan"], none["scans"], none["rebuilds"]) == (None, [], [])

@@ -6,31 +6,49 @@
 //! `vdev_mirror_io_start`/`_io_done` at zfs-2.1.0; spec §5.4)
 //! ---------------------------------------------------------------------------------
 //! One thread per top-level vdev (mirror, or a disk being replaced), outside syncing
-//! context, walks the vdev's allocated space in LBA order — metaslab by metaslab, from the
-//! space maps; here the layout's allocated ranges, then the space txgs wrote while the
-//! model ran — without looking at blocks or checksums:
+//! context, walks the vdev's allocated space in LBA order, metaslab by metaslab, without
+//! looking at blocks or checksums. A metaslab's ranges are its space map's; here the
+//! layout's allocated ranges and the space txgs wrote while the model ran, cut at the
+//! metaslab's ends:
 //!
 //! ```text
-//! for each allocated range, in offset order:
-//!     split into chunks of MIN(range, roundup(zfs_rebuild_max_segment, ashift), 16 MiB)
-//!     for each chunk:
-//!         scanned += chunk
-//!         wait while in flight ≥ limit      2.0: zfs_rebuild_queue_limit chunks
-//!                                           2.1: MAX(1 MiB, zfs_rebuild_vdev_limit × children) bytes
-//!                                                (the top's children: 2 for a lone disk
-//!                                                being replaced, under `replacing-0`)
-//!                                           2.2+: also ≤ (arc_c_max / 2) / #top-level vdevs
-//!                                                 (log vdevs included; `Release::arc_c_max`)
-//!         issued += chunk
-//!         read the chunk from one healthy child (REBUILD priority, chosen by load as
-//!             vdev_mirror_child_select does; the new disk's DTL covers the synthetic
-//!             block's birth TXG_INITIAL, so it is skipped)
-//!         then write it to every child whose DTL covers TXG_INITIAL — the new disks only
-//!             (REBUILD priority, IO_REPAIR); rebuilt += chunk per write
+//! for each metaslab m of the vdev (vdev_ms_count of 2^vdev_ms_shift bytes):
+//!     metaslab_disable(m)
+//!     2.0:  txg_wait_synced(dsl, 0)                     (every metaslab, empty ones too)
+//!     2.1+: if some ms_allocating[0..TXG_SIZE) of m holds space: txg_wait_synced(dsl, 0)
+//!           — i.e. until the open txg + TXG_DEFER_SIZE (2) has synced, the sync thread
+//!           pushed at once (tx_sync_txg_waiting), three syncs on an idle pool; no new
+//!           chunk meanwhile, the ones in flight go on
+//!     for each allocated range of m, in offset order:
+//!         split into chunks of MIN(range, roundup(zfs_rebuild_max_segment, ashift), 16 MiB)
+//!         for each chunk:
+//!             scanned += chunk
+//!             wait while in flight ≥ limit      2.0: zfs_rebuild_queue_limit chunks
+//!                                               2.1: MAX(1 MiB, zfs_rebuild_vdev_limit × children) bytes
+//!                                                    (the top's children: 2 for a lone disk
+//!                                                    being replaced, under `replacing-0`)
+//!                                               2.2+: also ≤ (arc_c_max / 2) / #top-level vdevs
+//!                                                     (log vdevs included; `Release::arc_c_max`)
+//!             issued += chunk
+//!             read the chunk from one healthy child (REBUILD priority, chosen by load as
+//!                 vdev_mirror_child_select does; the new disk's DTL covers the synthetic
+//!                 block's birth TXG_INITIAL, so it is skipped)
+//!             then write it to every child whose DTL covers TXG_INITIAL — the new disks only
+//!                 (REBUILD priority, IO_REPAIR); rebuilt += chunk per write
 //! wait for the last chunk; complete: excise the vdev's DTLs up to the txg the rebuild
 //!     started in, detach replaced disks; when no other rebuild is active, start a scrub
 //!     (2.0: always, `spa_async_thread`; 2.1+: if zfs_rebuild_scrub_enabled)
 //! ```
+//!
+//! The metaslabs are ZFS's: `vdev_metaslab_set_size` (`layout::metaslab_shift`: about 200,
+//! 512 MiB … 16 GiB each, at least 16) on the vdev's asize — the smallest child less its
+//! labels — and asize >> ms_shift of them (RB/VD@zfs-2.0.0 … 2.3.0). `ms_allocating[txg]`
+//! is the space the allocator gave out in a txg until that txg's `metaslab_sync` (in its
+//! spa_sync after the data and scan writes): here every block `alloc_free` places — a
+//! syncing txg's data, an lwb or `dmu_sync` block in the open txg — is noted with its txg
+//! and dropped when that txg's sync leaves its data and scan phases
+//! (`Txg::ms_allocating`). The results count each rebuild's waits (`metaslab_waits`,
+//! `metaslab_wait_ns`).
 //!
 //! Progress is `vdev_rebuild_stat_t`: `bytes_est` is the vdev's allocated bytes when the
 //! rebuild starts, refreshed every 5 minutes (`vdev_rebuild_update_bytes_est`); the
@@ -39,19 +57,15 @@
 //! detaching every disk that needs it cancels it. Deferred resilvers do not exist for
 //! rebuilds; a healing resilver asked for meanwhile waits for the rebuild to end.
 //!
-//! Simplifications: there are no metaslabs in the walk, so chunks are not cut at metaslab
-//! boundaries and the thread never stops at one. ZFS walks `vdev_ms[0 … vdev_ms_count)`
-//! (2^ms_shift bytes each, `vdev_metaslab_set_size`; `layout::metaslab_shift`) and, before
-//! loading each metaslab's space map, calls `txg_wait_synced(dsl, 0)` — the open txg + 2
-//! (TXG_DEFER_SIZE) synced, i.e. three txg syncs, forced at once — with no new chunk issued
-//! meanwhile (the ≤ 20 in flight go on): 2.0 at every metaslab, empty ones too (RB@zfs-2.0.0
-//! `vdev_rebuild_thread`); 2.1+ only when a `ms_allocating[]` tree of that metaslab is not
-//! empty, i.e. the txgs not yet synced allocated in it (RB@zfs-2.1.0 … 2.3.0). So a 2.0
-//! rebuild is short by about ms_count × 3 txg syncs (≈ 200 metaslabs per vdev; each sync
-//! of an idle pool is its uberblock writes, under a write load a full txg), and a 2.1+
-//! rebuild under writes by three syncs each time it reaches the metaslab being allocated
-//! from. The per-chunk MOS `dmu_tx_assign` (which can be throttled by dirty data) and the
-//! wait for each txg's rebuild zios in `spa_sync` are not modelled either; the thread
+//! Simplifications: the thread waits for txg syncs as ZFS's does, but the model's spa_sync
+//! does not wait for the txg's rebuild zios (`spa_txg_zio`, which ZFS's first sync of the
+//! three waits for before anything else), so the chunks in flight when a wait starts do not
+//! hold it back: ZFS's pause at a metaslab is about the drain of those chunks (≤ 20 × 1 MiB
+//! on 2.0) longer. The model's allocator ignores `metaslab_disable` — it keeps writing
+//! where its cursor is — and gives out the tail past the last whole metaslab, which the
+//! walk then counts in the last metaslab; what is written in a metaslab after the walk
+//! left it is not copied (ZFS's writes go to the new disk as well). The per-chunk MOS
+//! `dmu_tx_assign` (which can be throttled by dirty data) is not modelled; the thread
 //! starts at the command rather than in the next txg's sync task. dRAID is not modelled.
 
 use crate::admin::TXG_INITIAL;
@@ -70,6 +84,25 @@ pub(crate) const OWNER_REBUILD: u32 = 1 << 29;
 const MAX_CHUNK_BYTES: u64 = 16 << 20;
 /// `vdev_rebuild_update_bytes_est` runs every 5 minutes.
 const EST_INTERVAL_NS: u64 = 300 * NS_PER_S;
+/// Low bits of a rebuild's `txg_wait_synced` waiter id: its top-level vdev.
+const OWNER_INDEX_BITS: u32 = OWNER_REBUILD - 1;
+/// `TXG_DEFER_SIZE`: `txg_wait_synced(dp, 0)` waits for the open txg + 2.
+const TXG_DEFER_SIZE: u64 = 2;
+/// `sizeof (vdev_label_t)` (256 KiB): a leaf's size is aligned down to it.
+const LABEL_BYTES: u64 = 256 << 10;
+/// `VDEV_LABEL_START_SIZE` + `VDEV_LABEL_END_SIZE`: two labels and the boot block in front
+/// (4 MiB), two labels at the end (512 KiB).
+const LABELS_BYTES: u64 = (4 << 20) + (512 << 10);
+
+/// What the walk of a rebuild has next.
+enum Next {
+    /// A chunk (offset, size) to read and copy.
+    Chunk(u64, u64),
+    /// The thread reaches the next metaslab (`Rebuild::ms`), which may make it wait.
+    Metaslab,
+    /// Every metaslab walked.
+    Done,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RebuildState {
@@ -109,11 +142,22 @@ pub struct Rebuild {
     pub pass_skipped: u64,
     /// Chunks read/written (for results).
     pub chunks: u64,
+    /// Waits for txg syncs at a metaslab (`txg_wait_synced(dsl, 0)`) and their total time.
+    pub ms_waits: u64,
+    pub ms_wait_ns: u64,
     pos: RangesPos,
     layout_done: bool,
+    /// The rest (offset, end) of the layout range being walked; it may reach past `ms`.
+    lay: Option<(u64, u64)>,
     /// Next offset of the space written while running still to walk.
     extra_off: u64,
     cur: Option<(u64, u64)>,
+    /// The metaslab being walked, and whether its ranges are being issued (past its wait).
+    ms: u64,
+    ms_loaded: bool,
+    /// Engine txg the thread waits to see synced before it loads `ms`, and since when.
+    wait_txg: Option<u64>,
+    wait_start_ns: u64,
     inflight_bytes: u64,
     inflight_chunks: u64,
     reset_wanted: bool,
@@ -198,10 +242,17 @@ impl Model_ {
             pass_issued: 0,
             pass_skipped: 0,
             chunks: 0,
+            ms_waits: 0,
+            ms_wait_ns: 0,
             pos: RangesPos::default(),
             layout_done: false,
+            lay: None,
             extra_off: self.top_alloc_bytes[t],
             cur: None,
+            ms: 0,
+            ms_loaded: false,
+            wait_txg: None,
+            wait_start_ns: 0,
             inflight_bytes: 0,
             inflight_chunks: 0,
             reset_wanted: false,
@@ -243,37 +294,115 @@ impl Model_ {
         (Some(limit), None)
     }
 
-    /// The next chunk of top-level vdev `t` in LBA order, if any.
-    fn rebuild_next_chunk(&mut self, t: usize) -> Option<(u64, u64)> {
+    /// The metaslabs of top-level vdev `t`: (`vdev_ms_shift`, `vdev_ms_count`). ZFS sizes
+    /// them from `vdev_asize` — the smallest child's size aligned to a label (256 KiB) less
+    /// the front and back labels (4 MiB + 512 KiB; VD@zfs-2.0.0 … 2.3.0 `vdev_open`) —
+    /// with `vdev_metaslab_set_size` (`layout::metaslab_shift`), and makes
+    /// asize >> ms_shift of them (`vdev_metaslab_init`).
+    fn rebuild_metaslabs(&self, t: usize) -> (u32, u64) {
+        let asize = (self.tops[t].size_bytes & !(LABEL_BYTES - 1)).saturating_sub(LABELS_BYTES);
+        let shift = crate::layout::metaslab_shift(asize);
+        (shift, (asize >> shift).max(1))
+    }
+
+    /// The next chunk of top-level vdev `t` in LBA order, within the metaslab being walked.
+    fn rebuild_next_chunk(&mut self, t: usize) -> Next {
         let ashift = self.tops[t].ashift;
         let seg = (self.tun.get(T::zfs_rebuild_max_segment) as u64).div_ceil(1 << ashift) << ashift;
         let seg = seg.min(MAX_CHUNK_BYTES);
+        let (shift, ms_count) = self.rebuild_metaslabs(t);
         let written_end = self.admin.written_end[t];
         let r = self.admin.rebuilds[t].as_mut().unwrap();
         loop {
             if let Some((off, len)) = r.cur {
                 let n = len.min(seg);
                 r.cur = (len > n).then_some((off + n, len - n));
-                return Some((off, n));
+                return Next::Chunk(off, n);
             }
-            if !r.layout_done {
+            if !r.ms_loaded {
+                return if r.ms < ms_count { Next::Metaslab } else { Next::Done };
+            }
+            // A range never spans metaslabs (each has its own space map). The model's
+            // allocator may use the tail past the last whole metaslab, which ZFS leaves
+            // unused: the last metaslab takes it in.
+            let ms_end = if r.ms + 1 < ms_count { (r.ms + 1) << shift } else { u64::MAX };
+            if r.lay.is_none() && !r.layout_done {
                 let mut it = self.layout.allocated_ranges_at(t, r.pos);
                 match it.next() {
-                    Some(rg) => {
+                    Some((off, len)) => {
                         r.pos = it.position();
-                        r.cur = Some(rg);
-                        continue;
+                        r.lay = Some((off, off + len));
                     }
                     None => r.layout_done = true,
                 }
             }
-            if r.extra_off < written_end {
-                r.cur = Some((r.extra_off, written_end - r.extra_off));
-                r.extra_off = written_end;
+            if let Some((off, end)) = r.lay.filter(|&(off, _)| off < ms_end) {
+                let e = end.min(ms_end);
+                r.cur = Some((off, e - off));
+                r.lay = (end > e).then_some((e, end));
                 continue;
             }
-            return None;
+            if r.lay.is_none() && r.layout_done {
+                // The space written while running (above the layout's), up to now.
+                let (lo, hi) = (r.extra_off.max(r.ms << shift), written_end.min(ms_end));
+                if lo < hi {
+                    r.cur = Some((lo, hi - lo));
+                    r.extra_off = hi;
+                    continue;
+                }
+            }
+            r.ms += 1;
+            r.ms_loaded = false;
         }
+    }
+
+    /// The thread reaches metaslab `ms` of `t` (`vdev_rebuild_thread`): `metaslab_disable`,
+    /// then `txg_wait_synced(dsl, 0)` — the open txg + TXG_DEFER_SIZE synced, the sync
+    /// thread pushed at once (TXG@zfs-2.0.0 `txg_wait_synced_impl`, `txg_sync_thread`) —
+    /// before its space map is loaded. 2.0 waits at every metaslab (RB@zfs-2.0.0); 2.1+
+    /// only while one of its `ms_allocating[]` trees holds space (RB@zfs-2.1.0 … 2.3.0).
+    /// Chunks in flight go on meanwhile. Returns true while the thread waits.
+    fn rebuild_metaslab(&mut self, t: usize, ctx: &mut Ctx<Ev>) -> bool {
+        let (shift, ms_count) = self.rebuild_metaslabs(t);
+        let ms = self.admin.rebuilds[t].as_ref().unwrap().ms;
+        let (lo, hi) = (ms << shift, if ms + 1 < ms_count { (ms + 1) << shift } else { u64::MAX });
+        let wait = self.cfg.release < Release::Zfs21
+            || self.txg.ms_allocating[t].iter().any(|&(_, a, b)| a < hi && b > lo);
+        let r = self.admin.rebuilds[t].as_mut().unwrap();
+        if !wait {
+            r.ms_loaded = true;
+            return false;
+        }
+        let target = self.txg.eng.open_txg() + TXG_DEFER_SIZE;
+        r.wait_txg = Some(target);
+        r.wait_start_ns = ctx.now();
+        r.ms_waits += 1;
+        let mut out = Vec::new();
+        if self.txg.eng.wait_synced(ctx.now(), Some(target), OWNER_REBUILD | t as u32, &mut out) {
+            let r = self.admin.rebuilds[t].as_mut().unwrap();
+            (r.wait_txg, r.ms_loaded) = (None, true);
+            return false;
+        }
+        self.txg_actions(out, ctx);
+        self.admin.rebuilds[t].as_ref().unwrap().wait_txg.is_some()
+    }
+
+    /// A `txg_wait_synced` waiter was released: a rebuild thread goes on with its metaslab.
+    /// A release meant for an earlier wait (a cancelled or restarted rebuild) is ignored.
+    pub(crate) fn rebuild_wait_done(&mut self, waiter: u32, ctx: &mut Ctx<Ev>) {
+        if waiter & !OWNER_INDEX_BITS != OWNER_REBUILD {
+            return;
+        }
+        let t = (waiter & OWNER_INDEX_BITS) as usize;
+        let synced = self.txg.eng.synced_txg();
+        let Some(r) = self.admin.rebuilds.get_mut(t).and_then(|r| r.as_mut()).filter(|r| r.active()) else { return };
+        if r.wait_txg.is_none_or(|g| g > synced) {
+            return;
+        }
+        r.wait_txg = None;
+        r.ms_loaded = true;
+        r.ms_wait_ns += ctx.now() - r.wait_start_ns;
+        self.rebuild_pump(t, ctx);
     }
 
     /// Issue chunks of the rebuild of `t` while its in-flight limit allows.
@@ -282,7 +411,8 @@ impl Model_ {
         loop {
             let (lim_bytes, lim_chunks) = self.rebuild_limit(t);
             let Some(r) = self.admin.rebuilds[t].as_ref().filter(|r| r.active()) else { return };
-            if r.reset_wanted && r.inflight_chunks > 0 {
+            // In txg_wait_synced the thread notices nothing (a reset waits for it too).
+            if r.wait_txg.is_some() || (r.reset_wanted && r.inflight_chunks > 0) {
                 return;
             }
             let (reset, est_due) = (r.reset_wanted, now - r.last_est_ns >= EST_INTERVAL_NS);
@@ -298,8 +428,10 @@ impl Model_ {
                 (r.pass_start_ns, r.pass_scanned, r.pass_issued, r.pass_skipped) = (now, 0, 0, 0);
                 r.pos = RangesPos::default();
                 r.layout_done = false;
+                r.lay = None;
                 r.extra_off = self.top_alloc_bytes[t];
                 r.cur = None;
+                (r.ms, r.ms_loaded) = (0, false);
                 r.est = est;
                 r.start_ns = now;
                 r.last_est_ns = now;
@@ -311,11 +443,20 @@ impl Model_ {
             if lim_bytes.is_some_and(|m| r.inflight_bytes >= m) || lim_chunks.is_some_and(|m| r.inflight_chunks >= m) {
                 return;
             }
-            let Some((off, size)) = self.rebuild_next_chunk(t) else {
-                if self.admin.rebuilds[t].as_ref().unwrap().inflight_chunks == 0 {
-                    self.rebuild_complete(t, ctx);
+            let (off, size) = match self.rebuild_next_chunk(t) {
+                Next::Chunk(off, size) => (off, size),
+                Next::Metaslab => {
+                    if self.rebuild_metaslab(t, ctx) {
+                        return;
+                    }
+                    continue;
                 }
-                return;
+                Next::Done => {
+                    if self.admin.rebuilds[t].as_ref().unwrap().inflight_chunks == 0 {
+                        self.rebuild_complete(t, ctx);
+                    }
+                    return;
+                }
             };
             let r = self.admin.rebuilds[t].as_mut().unwrap();
             r.scanned += size;
@@ -463,6 +604,7 @@ impl Model_ {
             "start_ns": r.start_ns, "end_ns": end, "duration_ns": dur,
             "scanned_bytes": r.scanned, "issued_bytes": r.issued, "rebuilt_bytes": r.rebuilt,
             "estimate_bytes": r.est, "chunks": r.chunks, "errors": r.errors,
+            "metaslab_waits": r.ms_waits, "metaslab_wait_ns": r.ms_wait_ns,
             "scanned_bytes_per_s": crate::stats::rate_per_s(r.scanned, dur),
             "rebuilt_bytes_per_s": crate::stats::rate_per_s(r.rebuilt, dur),
         })
@@ -501,6 +643,112 @@ mod tests {
         assert_eq!(rebuild_bytes_limit(Release::Zfs23, 256 * M, 64 * M, 2, 1), 80 * M);
         // Plenty of memory: the per-child limit binds.
         assert_eq!(rebuild_bytes_limit(Release::Zfs23, 16 << 30, 64 * M, 2, 3), 128 * M);
+    }
+
+    /// A 2-disk 1 TB HDD mirror holding 1 GiB; `sdb` fails, `replace -s` to `sdc` at 1 s.
+    fn mirror_replace(release: &str, workloads: Value) -> crate::sim::Run {
+        use crate::config::RunConfig;
+        let dev = serde_json::to_value(crate::device::presets::get("hdd-7200-sata-2014").unwrap()).unwrap();
+        let cfg = json!({
+            "name": "t", "seed": 1, "release": release, "hz": 100, "ram_bytes": 16u64 << 30,
+            "stop_ns": 3600 * NS_PER_S, "report_interval_ns": NS_PER_S, "devices": {"d": dev},
+            "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 131072, "allocated_bytes": 1u64 << 30,
+                     "vdevs": [{"type": "mirror", "disks": [{"name": "sda", "device": "d"}, {"name": "sdb", "device": "d"}]}]},
+            "workloads": workloads,
+            "actions": [{"at_ns": 0, "do": "fail", "disk": "sdb"},
+                        {"at_ns": NS_PER_S, "do": "replace", "old": "sdb", "new": "sdc", "sequential": true}]
+        });
+        crate::sim::Run::new(RunConfig::from_json(&cfg.to_string()).unwrap()).unwrap()
+    }
+
+    /// One wait of a rebuild thread: the metaslab, the txg waited for, the synced txg when it
+    /// began and when it ended, and the chunks issued when it began and while it lasted.
+    #[derive(Debug)]
+    struct Wait {
+        ms: u64,
+        target: u64,
+        synced: (u64, Option<u64>),
+        chunks: (u64, u64),
+    }
+
+    /// Step `run` until the rebuild of top 0 has ended, noting every wait.
+    fn waits_until_done(run: &mut crate::sim::Run) -> Vec<Wait> {
+        let mut waits: Vec<Wait> = Vec::new();
+        loop {
+            assert!(!run.step_events(1), "the run ended first");
+            let m = run.sim.model();
+            let Some(r) = m.admin.rebuilds[0].as_ref() else { continue };
+            let synced = m.txg.eng.synced_txg();
+            let began = r.ms_waits > waits.len() as u64;
+            let open = waits.last_mut().filter(|w| w.synced.1.is_none());
+            if began {
+                // A wait began this event (perhaps as the previous one ended).
+                if let Some(w) = open {
+                    w.synced.1 = Some(synced);
+                }
+                let target = r.wait_txg.expect("waiting");
+                waits.push(Wait { ms: r.ms, target, synced: (synced, None), chunks: (r.chunks, r.chunks) });
+            } else if let Some(w) = open {
+                if r.wait_txg == Some(w.target) {
+                    w.chunks.1 = r.chunks;
+                } else {
+                    w.synced.1 = Some(synced);
+                }
+            }
+            if !r.active() {
+                assert_eq!(r.ms_waits, waits.len() as u64);
+                return waits;
+            }
+        }
+    }
+
+    /// zfs-2.0 waits for three txg syncs at every metaslab of the vdev, empty ones too, and
+    /// issues no chunk meanwhile (RB@zfs-2.0.0 `vdev_rebuild_thread`; audit 5 F4).
+    #[test]
+    fn zfs_2_0_waits_for_three_txg_syncs_once_per_metaslab() {
+        let mut run = mirror_replace("zfs-2.0", json!([]));
+        let (shift, count) = run.sim.model().rebuild_metaslabs(0);
+        // 1 TB less 4.5 MiB of labels: 200 × 5 GB → 8 GiB metaslabs, 116 whole ones.
+        assert_eq!((shift, count), (33, 116));
+        let waits = waits_until_done(&mut run);
+        assert_eq!(waits.iter().map(|w| w.ms).collect::<Vec<_>>(), (0..116).collect::<Vec<_>>());
+        for w in &waits {
+            // txg_wait_synced(dsl, 0): the open txg (synced + 1 on an idle pool) + 2.
+            assert_eq!(w.target, w.synced.0 + 3, "{w:?}");
+            assert_eq!(w.synced.1, Some(w.target), "released when the target synced: {w:?}");
+            assert_eq!(w.chunks.0, w.chunks.1, "nothing issued while waiting: {w:?}");
+        }
+    }
+
+    /// 2.1+ waits only at a metaslab whose `ms_allocating[]` holds space; the space of
+    /// runtime allocations is kept per txg until its `metaslab_sync`.
+    #[test]
+    fn zfs_2_1_waits_only_at_a_metaslab_with_unsynced_allocations() {
+        let mut run = mirror_replace("zfs-2.1", json!([]));
+        let (shift, _) = run.sim.model().rebuild_metaslabs(0);
+        // An allocation in metaslab 3 that a txg far ahead made (it never syncs here).
+        let far = 1 << 40;
+        run.sim.model_mut().txg.ms_allocating[0].push((far, (3 << shift) + 4096, (3 << shift) + 8192));
+        let waits = waits_until_done(&mut run);
+        assert_eq!(waits.len(), 1, "{waits:?}");
+        assert_eq!(waits[0].ms, 3);
+        assert_eq!(waits[0].synced.1, Some(waits[0].target));
+        let mut run = mirror_replace("zfs-2.1", json!([]));
+        assert!(waits_until_done(&mut run).is_empty());
+        // Under writes: each txg's allocations stay only until its sync's metaslab_sync.
+        let w = json!([{"name": "w", "kind": "random-write", "sizes": [[131072, 1.0]], "rate_per_s": 400.0}]);
+        let mut run = mirror_replace("zfs-2.1", w);
+        let mut seen = 0;
+        for _ in 0..200_000 {
+            run.step_events(1);
+            let m = run.sim.model();
+            let pend = &m.txg.ms_allocating[0];
+            let (synced, open) = (m.txg.eng.synced_txg(), m.txg.eng.open_txg());
+            assert!(pend.iter().all(|e| e.0 > synced && e.0 <= open), "{pend:?} synced {synced}");
+            assert!(pend.len() <= 2, "{pend:?}");
+            seen += pend.len();
+        }
+        assert!(seen > 0);
     }
 
     /// `zpool replace -s` of a lone disk makes the top-level vdev `replacing-0`, whose two

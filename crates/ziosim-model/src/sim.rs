@@ -773,6 +773,10 @@ pub(crate) struct Txg {
     pub(crate) sync_reported_bytes: u64,
     pub(crate) last_sync_start_ns: u64,
     pub(crate) write_cursor: Vec<u64>,
+    /// Per top-level vdev: (engine txg, start, end) of the space allocated in txgs whose
+    /// `metaslab_sync` has not run yet — the metaslabs' `ms_allocating[]` trees, which a
+    /// 2.1+ sequential rebuild tests (`rebuild.rs`). Adjacent pieces of one txg merge.
+    pub(crate) ms_allocating: Vec<Vec<(u64, u64, u64)>>,
     pub(crate) sync_ns_hist: FineHist,
     /// Per leaf: written in the txg being built (data, ZIL, repair), so `vdev_config_sync`
     /// flushes it; and the leaves the uberblock went to this sync.
@@ -1186,6 +1190,7 @@ impl Model_ {
                 sync_bytes: 0,
                 sync_reported_bytes: 0,
                 last_sync_start_ns: 0,
+                ms_allocating: vec![Vec::new(); write_cursor.len()],
                 write_cursor,
                 sync_ns_hist: FineHist::default(),
                 flush_owed: vec![false; nleaves],
@@ -1789,13 +1794,21 @@ impl Model_ {
     /// `asize` bytes of free space on top-level vdev `t` for a new block: the next piece after
     /// the vdev's write cursor, wrapping inside the free space (COW never overwrites live data
     /// in place; the pre-existing allocated region is modelled as fixed).
-    fn alloc_free(&mut self, t: usize, asize: u64) -> u64 {
+    /// The block belongs to engine txg `txg` (`metaslab_alloc`'s txg: the syncing one for
+    /// txg data, the open one for an lwb or a `dmu_sync` block).
+    fn alloc_free(&mut self, t: usize, asize: u64, txg: u64) -> u64 {
         let lo = self.top_alloc_bytes[t];
         let mut off = self.txg.write_cursor[t];
         if off + asize > self.tops[t].size_bytes || off < lo {
             off = lo;
         }
         self.txg.write_cursor[t] = off + asize;
+        // metaslab_alloc_dva → metaslab_group_alloc adds the range to ms_allocating[txg].
+        let pend = &mut self.txg.ms_allocating[t];
+        match pend.last_mut() {
+            Some(e) if e.0 == txg && e.2 == off => e.2 = off + asize,
+            _ => pend.push((txg, off, off + asize)),
+        }
         off
     }
 
@@ -1811,7 +1824,8 @@ impl Model_ {
         let t = self.zil_pool_rotor % self.tops.len();
         self.zil_pool_rotor += 1;
         let psize = (bytes as u64).next_multiple_of(1 << self.tops[t].ashift);
-        let off = self.alloc_free(t, self.tops[t].asize(psize));
+        let open = self.txg.eng.open_txg();
+        let off = self.alloc_free(t, self.tops[t].asize(psize), open);
         // Guarded like `begin_sync`: dropped skip-sector writes complete inside write_block.
         let slot = self.zil_slot(token, SUBMIT_GUARD as u32);
         let n = self.write_block(t, off, psize, class, OWNER_ZIL | slot, ctx);
@@ -2449,7 +2463,7 @@ impl Model_ {
                 TxgAction::Timer { at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxgTimer),
                 TxgAction::Resume { tx_id, at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxRetry { op: tx_id }),
                 TxgAction::Synced { txg } => self.zil.on_txg_synced(txg),
-                TxgAction::WaitDone { .. } => {}
+                TxgAction::WaitDone { waiter } => self.rebuild_wait_done(waiter, ctx),
             }
         }
         self.txg_mirror();
@@ -2495,7 +2509,7 @@ impl Model_ {
         for k in 0..nrec {
             let t = ((k / self.blocks_per_run) % ntops as u64) as usize;
             let asize = self.tops[t].asize(rs);
-            let off = self.alloc_free(t, asize);
+            let off = self.alloc_free(t, asize, txg);
             self.admin.note_write(t, off, asize, rs, self.layout.last_txg() + txg);
             pending += self.write_block(t, off, rs, IoClass::AsyncWrite, OWNER_TXG, ctx);
         }
@@ -2536,6 +2550,10 @@ impl Model_ {
                 if self.scan_txg_busy() {
                     return;
                 }
+                // vdev_sync → metaslab_sync (after dsl_pool_sync and dsl_scan_sync) writes the
+                // txg's allocations to the space maps and empties ms_allocating[txg].
+                let txg = self.txg.sync_txg;
+                self.txg.ms_allocating.iter_mut().for_each(|v| v.retain(|e| e.0 > txg));
                 // vdev_config_sync: flush every leaf written in this txg (data, ZIL blocks,
                 // repairs) so the blocks are stable before an uberblock points at them.
                 self.txg.phase = SyncPhase::FlushData;

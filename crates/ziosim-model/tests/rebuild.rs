@@ -636,3 +636,47 @@ fn a_resilver_restart_with_nothing_to_repair_scrubs() {
         assert_eq!(funcs_states(&res), vec![s("scrub", "finished")], "{release}");
     }
 }
+
+/// zfs-2.0's rebuild thread waits for three txg syncs (`txg_wait_synced(dsl, 0)`: open +
+/// TXG_DEFER_SIZE, pushed at once) at every metaslab, issuing nothing new meanwhile; 2.1+
+/// only at a metaslab the unsynced txgs allocated in (`vdev_rebuild_thread`; audit 5 F4).
+/// 4 GiB on a 1 TB mirror: asize = 1 TB − 4.5 MiB of labels, 8 GiB metaslabs
+/// (`vdev_metaslab_set_size`: highbit(asize / 200) = 33), 116 of them.
+#[test]
+fn zfs_2_0_rebuild_waits_three_txg_syncs_at_every_metaslab() {
+    let mk = |release: &str, writes: bool| {
+        let mut c = pool(release, mirror("sda", "sdb"), 4, replace_failed(true));
+        c["pool"]["layout"] = json!({});
+        if writes {
+            c["workloads"] = json!([{"name": "w", "kind": "random-write", "sizes": [[131072, 1.0]], "rate_per_s": 20.0}]);
+        }
+        run(&c)
+    };
+    let (r20, r20w, r21, r21w) = (mk("zfs-2.0", false), mk("zfs-2.0", true), mk("zfs-2.1", false), mk("zfs-2.1", true));
+    let f = |r: &Value, k: &str| r["rebuilds"][0][k].as_f64().unwrap();
+    for r in [&r20, &r20w, &r21, &r21w] {
+        assert_eq!(r["rebuilds"][0]["state"], "complete");
+    }
+    // 2.0: once per metaslab, empty ones included; each wait spans (at least) three syncs.
+    for r in [&r20, &r20w] {
+        assert_eq!(r["rebuilds"][0]["metaslab_waits"], 116);
+        assert!(r["txg"]["syncs"].as_u64().unwrap() >= 3 * 116, "{}", r["txg"]);
+        let per_wait = f(r, "metaslab_wait_ns") / 116.0;
+        // The typical sync (the scrub's long ones after the rebuild aside).
+        let sync = r["txg"]["sync_ns"]["p50"].as_f64().unwrap();
+        assert!(per_wait > 2.5 * sync && per_wait < 4.0 * sync, "wait {per_wait} vs sync {sync}");
+    }
+    // 2.1 without writes: no unsynced allocation anywhere, no wait, few syncs.
+    assert_eq!(r21["rebuilds"][0]["metaslab_waits"], 0);
+    assert!(r21["txg"]["syncs"].as_u64().unwrap() < 20);
+    // The idle 2.0 rebuild is longer than 2.1's by about its waits (2.0 keeps ≤ 20 chunks
+    // in flight, 2.1 ≤ 64 MiB: both keep the disks busy).
+    let extra = f(&r20, "duration_ns") - f(&r21, "duration_ns");
+    assert!(extra > 0.7 * f(&r20, "metaslab_wait_ns") && extra < 1.3 * f(&r20, "metaslab_wait_ns"), "{extra}");
+    // Under writes each sync carries their data: the waits grow, and the rebuild by as much
+    // (beyond what the writes' own I/O costs 2.1, which does not wait).
+    assert!(f(&r20w, "metaslab_wait_ns") > 1.2 * f(&r20, "metaslab_wait_ns"));
+    let slower = (f(&r20w, "duration_ns") - f(&r20, "duration_ns")) - (f(&r21w, "duration_ns") - f(&r21, "duration_ns"));
+    let waited = f(&r20w, "metaslab_wait_ns") - f(&r20, "metaslab_wait_ns");
+    assert!(slower > 0.7 * waited && slower < 1.3 * waited, "slower by {slower}, waited {waited} more");
+}

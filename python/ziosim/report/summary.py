@@ -303,6 +303,7 @@ _SCAN_KEYS = (
 _REBUILD_KEYS = (
     "vdev", "state", "start_ns", "end_ns", "duration_ns", "estimate_bytes", "scanned_bytes",
     "issued_bytes", "rebuilt_bytes", "scanned_bytes_per_s", "rebuilt_bytes_per_s", "chunks", "errors",
+    "metaslab_waits", "metaslab_wait_ns",
 )
 
 
