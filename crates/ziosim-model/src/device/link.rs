@@ -254,6 +254,14 @@ impl Link {
         (0..n).map(move |i| (self.rr_next + i) % n).filter(move |&q| self.waiting[q] && self.could_issue(q))
     }
 
+    /// Whether any port is refused and not yet granted (`waiting_ports` may list one).
+    #[inline]
+    pub fn any_waiting(&self) -> bool {
+        // A shared link refuses nobody, so its ports are never waiting.
+        debug_assert!(self.p.kind != LinkKind::Shared || !self.waiting.contains(&true));
+        self.p.kind != LinkKind::Shared && self.waiting.contains(&true)
+    }
+
     /// `may_issue` without side effects.
     fn could_issue(&self, port: usize) -> bool {
         match self.p.kind {
