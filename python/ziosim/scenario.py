@@ -962,16 +962,19 @@ class _Normaliser:
                 )
             spec = copy.deepcopy(self.presets[preset]["spec"])
             fields = [f for f in spec if f != "kind"]
+            # Optional fields a preset leaves at their default are not in its spec (the HDD's
+            # smr_* fields): the model's own field list admits them too.
+            extra = [f for f in self.model_fields(str(spec.get("kind"))) or [] if f not in spec]
             for k, v in d.items():
                 if k == "like":
                     continue
-                field = _resolve_field(k, fields)
+                field = _resolve_field(k, fields) or _resolve_field(k, extra)
                 if field is None:
                     raise ScenarioError(
                         f"{path}.{k}: unknown key — allowed: like and the fields of {preset}: {', '.join(fields)}",
                         hint=_hint(k, fields),
                     )
-                spec[field] = _convert_field(field, v, f"{path}.{k}", spec[field], key=k)
+                spec[field] = _convert_field(field, v, f"{path}.{k}", spec.get(field), key=k)
             what = str(spec.get("kind", "device"))
         elif "kind" in d:
             what = _choice(d["kind"], f"{path}.kind", DEVICE_KINDS)

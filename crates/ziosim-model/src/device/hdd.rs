@@ -115,8 +115,8 @@
 //! carries up to then; work per event is O(queue depth + cache segments + dirty extents)
 //! as a rule — the follower tests of a SATF choice scan the queue for the few candidates
 //! that would win, so O(queue depth²) at worst — with no allocation after construction. Not modelled: unrecovered media errors (a
-//! recovery always ends in a good read, at `recovery_time_limit_ms` at the latest), SMR,
-//! media-cache, NCQ priority, CDL.
+//! recovery always ends in a good read, at `recovery_time_limit_ms` at the latest), NCQ
+//! priority, CDL. Drive-managed SMR (media cache, band cleaning) is `smr.rs`, opt-in.
 //!
 //! ZFS side: this is the leaf device below `vdev_queue.c`'s `vdev_queue_io_to_issue`; the
 //! behaviour of §2.9 is what the 2.1 NIA throttle (commit 2080c4f27e) works around.
