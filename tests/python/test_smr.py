@@ -10,7 +10,7 @@ pytestmark = pytest.mark.needs_core
 
 
 def _write(tmp_path, device_lines: str):
-    text = (SCENARIOS / "resilver-smr.toml").read_text()
+    text = (SCENARIOS / "smr" / "resilver-smr.toml").read_text()
     head, _, rest = text.partition("[devices.new]\nlike = \"wd40efax\"\n")
     p = tmp_path / "s.toml"
     p.write_text(head + "[devices.new]\n" + device_lines + rest)
