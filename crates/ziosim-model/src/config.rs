@@ -41,6 +41,10 @@ pub struct RunConfig {
     /// "after" window of a before/during/after comparison), ns.
     #[serde(default)]
     pub stop_after_scan_done_ns: u64,
+    /// End the run once every workload with a finite job (an nfs-copy of `files`, a
+    /// trace replayed once) has finished.
+    #[serde(default)]
+    pub stop_on_workloads_done: bool,
     /// Wall-clock time of simulated t = 0, seconds since the Unix epoch (dates in output).
     #[serde(default = "default_epoch")]
     pub epoch_s: u64,
@@ -214,6 +218,9 @@ pub enum WorkloadKind {
     /// every `flush_every`-th write; both end in `zil_commit(ZVOL_OBJ)`. The scenario's
     /// dataset is then a volume and `pool.recordsize` its volblocksize.
     Zvol,
+    /// A recorded I/O trace replayed record by record (`trace`): at its recorded times
+    /// (open loop), or as fast as `threads` operations in flight allow (closed loop).
+    Trace,
 }
 
 impl WorkloadKind {
@@ -227,6 +234,7 @@ impl WorkloadKind {
             WorkloadKind::NfsCopy => "nfs-copy",
             WorkloadKind::Database => "database",
             WorkloadKind::Zvol => "zvol",
+            WorkloadKind::Trace => "trace",
         }
     }
     pub fn is_read(self) -> bool {
@@ -304,6 +312,9 @@ pub struct WorkloadConfig {
     /// source is already in the client's memory.
     #[serde(default)]
     pub source: Option<String>,
+    /// trace: the records to replay (Python parses the trace file into these columns).
+    #[serde(default)]
+    pub trace: Option<TraceConfig>,
     /// database: random page reads per transaction (`sizes` are the page size).
     #[serde(default = "default_db_reads")]
     pub reads_per_txn: u32,
@@ -320,6 +331,67 @@ pub struct WorkloadConfig {
     /// (`checkpoint_completion_target`).
     #[serde(default = "default_checkpoint_spread")]
     pub checkpoint_spread: f64,
+}
+
+/// A trace workload's records as columns, one entry per record, in issue order.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Issue time after the workload's start, ns, non-decreasing (already scaled by the
+    /// scenario's `speed`); empty: the trace has no times and replays closed loop.
+    #[serde(default)]
+    pub t_ns: Vec<u64>,
+    /// One letter per record: `R` read, `W` write, `S` write made durable before it
+    /// completes (O_DSYNC, FUA), `F` flush (fsync / fdatasync, a cache flush of a block
+    /// device): a commit of the file's log with no data.
+    pub ops: String,
+    /// Byte offset in the workload's region (wrapped into it if beyond).
+    pub offset: Vec<u64>,
+    /// Bytes (0 for `F`).
+    pub size: Vec<u64>,
+    /// File of each record (its own ZIL commit target); empty: one file.
+    #[serde(default)]
+    pub file: Vec<u32>,
+    /// Start again from the first record when the last was issued (timed: one lap later).
+    #[serde(default)]
+    pub repeat: bool,
+}
+
+impl TraceConfig {
+    /// The records' columns agree and every value is usable; a one-line error otherwise.
+    pub fn check(&self, path: &str, timed_needed: bool) -> Result<(), String> {
+        let n = self.offset.len();
+        if n == 0 {
+            return Err(format!("{path}.trace: no records — allowed: at least one read, write or flush"));
+        }
+        if self.ops.len() != n || self.size.len() != n || (!self.t_ns.is_empty() && self.t_ns.len() != n)
+            || (!self.file.is_empty() && self.file.len() != n)
+        {
+            return Err(format!("{path}.trace: columns of different lengths — allowed: one entry per record in each"));
+        }
+        if let Some((i, c)) = self.ops.bytes().enumerate().find(|(_, c)| !matches!(c, b'R' | b'W' | b'S' | b'F')) {
+            return Err(format!("{path}.trace.ops[{i}]: {:?} — allowed: R, W, S or F", c as char));
+        }
+        for (i, (&sz, c)) in self.size.iter().zip(self.ops.bytes()).enumerate() {
+            if c != b'F' && sz == 0 {
+                return Err(format!("{path}.trace.size[{i}]: 0 — allowed: more than 0 for a read or write"));
+            }
+            if sz > 1 << 40 {
+                return Err(format!("{path}.trace.size[{i}]: {sz} — allowed: at most 1 TiB"));
+            }
+        }
+        if let Some(i) = self.t_ns.windows(2).position(|w| w[1] < w[0]) {
+            return Err(format!("{path}.trace.t_ns[{}]: {} — before the record ahead of it; allowed: non-decreasing times", i + 1, self.t_ns[i + 1]));
+        }
+        if timed_needed && self.t_ns.is_empty() {
+            return Err(format!("{path}.trace: the records have no times — allowed: threads (closed-loop replay)"));
+        }
+        Ok(())
+    }
+
+    pub fn timed(&self) -> bool {
+        !self.t_ns.is_empty()
+    }
 }
 
 /// pgbench's TPC-B-like transaction: one SELECT and three UPDATEs of random rows (plus an
@@ -495,12 +567,26 @@ impl RunConfig {
         }
         for (i, w) in self.workloads.iter().enumerate() {
             let f = |k: &str| format!("workload[{i}].{k}");
-            if w.sizes.is_empty() || w.sizes.iter().any(|(s, wt)| *s == 0 || !(*wt > 0.0)) {
+            // A trace brings its own sizes and times: `threads` makes its replay closed loop.
+            let trace = w.kind == WorkloadKind::Trace;
+            if trace {
+                match &w.trace {
+                    None => return Err(field_err(&f("trace"), "none", "allowed: the trace's records (a trace file)")),
+                    Some(tc) => tc.check(&format!("workload[{i}]"), w.threads.is_none())?,
+                }
+                if let Some(r) = w.rate_per_s {
+                    return Err(field_err(&f("rate"), r, "not for trace (its records carry their times); allowed: threads for a closed-loop replay, or neither"));
+                }
+            } else if w.trace.is_some() {
+                return Err(field_err(&f("trace"), "records", &format!("applies to trace only; remove it for {}", w.kind.key())));
+            }
+            if !trace && (w.sizes.is_empty() || w.sizes.iter().any(|(s, wt)| *s == 0 || !(*wt > 0.0))) {
                 return Err(field_err(&f("sizes"), format!("{:?}", w.sizes), "allowed: sizes > 0 with weights > 0"));
             }
             match (w.rate_per_s, w.threads) {
                 (Some(r), None) if r > 0.0 && r.is_finite() => {}
                 (None, Some(t)) if t > 0 => {}
+                (None, None) if trace => {}
                 _ => return Err(field_err(&f("rate"), format!("{:?}/{:?}", w.rate_per_s, w.threads), "allowed: exactly one of rate > 0 or threads > 0")),
             }
             if w.kind == WorkloadKind::Database {

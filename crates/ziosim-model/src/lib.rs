@@ -22,6 +22,7 @@ pub mod series;
 pub mod sim;
 pub mod stats;
 pub(crate) mod status_log;
+pub mod trace;
 pub mod tunables;
 pub mod txg;
 pub mod zil;

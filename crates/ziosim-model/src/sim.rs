@@ -50,6 +50,7 @@ use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
 use crate::series::{self, SeriesStore};
 use crate::stats::{log2_bucket, FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
+use crate::trace::{TraceOp, TraceState};
 use crate::txg::TxgAction;
 use crate::zil::ZilAction;
 use serde_json::{json, Value};
@@ -494,6 +495,8 @@ pub(crate) struct LogicalOp {
     pub(crate) eio: bool,
     /// A write waiting for the reads of the records it covers only in part.
     pub(crate) rmw: bool,
+    /// trace: the record's operation (`TraceOp::tag`; 0 = not a trace record).
+    pub(crate) tr: u8,
 }
 
 /// A database workload's operations (`WorkloadKind::Database`).
@@ -714,6 +717,7 @@ pub(crate) struct Workload {
     pub(crate) zvol_writes: u64,
     pub(crate) nfs: Option<NfsClient>,
     pub(crate) db: Option<Db>,
+    pub(crate) trace: Option<TraceState>,
 }
 
 impl Workload {
@@ -836,6 +840,8 @@ pub struct Model_ {
     pub(crate) stopped: bool,
     /// When `scenario.stop = "scan-done"` scheduled its stop (the run's `end` then says so).
     pub(crate) scan_done_stop_ns: Option<u64>,
+    /// When `stop = "workloads-done"` found every finite workload finished.
+    workloads_done_ns: Option<u64>,
     /// Why the run stopped: `scan-done` or `stop-time` (set by `Ev::Stop`).
     stop_reason: &'static str,
     /// New disk per child of each top-level vdev while it is being replaced.
@@ -1138,6 +1144,8 @@ impl Model_ {
                     commits: FineHist::default(),
                     commits_log2: Log2Hist::default(),
                 }),
+                // RunConfig::check made sure only a trace workload has records, and has them.
+                trace: w.trace.as_ref().map(|tc| TraceState::new(tc.clone(), region_len, w.threads.is_none())),
             });
         }
         let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
@@ -1213,6 +1221,7 @@ impl Model_ {
             leaf_ios_done: 0,
             stopped: false,
             scan_done_stop_ns: None,
+            workloads_done_ns: None,
             stop_reason: "stop-time",
             replacing,
             spares: cfg
@@ -1262,7 +1271,9 @@ impl Model_ {
     pub fn start(&mut self, ctx: &mut Ctx<Ev>) {
         for i in 0..self.wls.len() {
             let w = &mut self.wls[i];
-            if let Some(rate) = w.rate_per_s {
+            if let Some(due) = w.trace.as_ref().and_then(|t| t.next_due_ns()) {
+                ctx.schedule_at(w.start_ns.saturating_add(due).min(self.cfg.stop_ns), Ev::Arrival { wl: i as u16 });
+            } else if let Some(rate) = w.rate_per_s {
                 // A Poisson stream's first arrival is an exponential gap after its start too
                 // (memorylessness), not at the start itself.
                 let gap = w.rng.exp(1e9 / rate).round() as u64;
@@ -1354,6 +1365,10 @@ impl Model_ {
             self.db_start(wl, thread, ctx);
             return;
         }
+        if self.wls[wl].trace.is_some() {
+            self.trace_start(wl, thread, ctx);
+            return;
+        }
         let now = ctx.now();
         let rs = self.recordsize;
         let w = &mut self.wls[wl];
@@ -1380,7 +1395,7 @@ impl Model_ {
         let foid = if self.zil.is_volume() { ZVOL_FOID } else { ((wl as u64) << 32 | thread as u64) + 1 };
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes: size, dirty: 0, live: true, foid, offset: off,
-            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false, rmw: false,
+            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false, rmw: false, tr: 0,
         };
         if !is_read {
             let first = off / rs;
@@ -1463,6 +1478,84 @@ impl Model_ {
         }
     }
 
+    /// An open-loop trace's records due by now go out (several may share an instant), then
+    /// its next arrival is set for the next record's recorded time.
+    fn trace_arrival(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        loop {
+            let w = &self.wls[wl];
+            let Some(due) = w.trace.as_ref().unwrap().next_due_ns() else { break };
+            let at = w.start_ns.saturating_add(due);
+            if at > now {
+                if at < w.stop_ns && at < self.cfg.stop_ns {
+                    ctx.schedule_at(at, Ev::Arrival { wl: wl as u16 });
+                }
+                break;
+            }
+            self.trace_start(wl, 0, ctx);
+        }
+    }
+
+    /// The next record of a trace workload, issued now (for caller `thread` in a closed
+    /// loop): the same logical operation a synthetic workload makes (`trace.rs`).
+    fn trace_start(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
+        let now = ctx.now();
+        let rs = self.recordsize;
+        let volume = self.zil.is_volume();
+        let w = &mut self.wls[wl];
+        let Some(rec) = w.trace.as_mut().unwrap().take() else {
+            return;
+        };
+        let off = w.region_off + rec.offset;
+        w.inflight_ns += (now - w.inflight_since_ns) as u128 * w.inflight as u128;
+        w.inflight_since_ns = now;
+        w.inflight += 1;
+        // Each file of the trace is a file of the dataset (its own `zil_commit` target);
+        // on a volume every record goes to its one object.
+        let foid = if volume { ZVOL_FOID } else { ((wl as u64 + 1) << 40) | (rec.file as u64 + 1) };
+        let op = LogicalOp {
+            wl: wl as u16, thread, start_ns: now, pending: 0, bytes: rec.size, dirty: 0, live: true, foid, offset: off,
+            commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false, rmw: false, tr: rec.op.tag(),
+        };
+        match rec.op {
+            TraceOp::Read => {
+                let id = self.alloc_op(op);
+                self.start_read(wl, id, off, rec.size, ctx);
+            }
+            TraceOp::Write | TraceOp::SyncWrite => {
+                let dirty = ((off + rec.size - 1) / rs - off / rs + 1) * rs;
+                let id = self.alloc_op(LogicalOp { dirty, ..op });
+                if self.rmw_reads(wl, id, off, rec.size, ctx) == 0 {
+                    self.assign_write(id, false, ctx);
+                }
+            }
+            TraceOp::Flush => {
+                // fsync(2) / a flush request: zil_commit of the file, no data (zfs_fsync).
+                let id = self.alloc_op(LogicalOp { commit_ns: now, ..op });
+                let mut out = Vec::new();
+                self.zil.commit(now, foid, id, &mut out);
+                self.zil_actions(out, ctx);
+            }
+        }
+    }
+
+    /// `scenario.stop = "workloads-done"`: stop once every workload with a finite job (an
+    /// nfs-copy of `files`, a trace replayed once) has finished it.
+    fn stop_if_workloads_done(&mut self, ctx: &mut Ctx<Ev>) {
+        if !self.cfg.stop_on_workloads_done || self.workloads_done_ns.is_some() {
+            return;
+        }
+        let all = self.wls.iter().all(|w| {
+            let nfs = w.nfs.as_ref().map_or(true, |n| n.files_total == 0 || n.finished_ns.is_some());
+            let tr = w.trace.as_ref().map_or(true, |t| !t.finite() || t.finished());
+            nfs && tr
+        });
+        if all {
+            self.workloads_done_ns = Some(ctx.now());
+            ctx.schedule_in(0, Ev::Stop);
+        }
+    }
+
     /// The next RPC of an nfs-copy thread: sent now, at the server after half a round trip
     /// plus its bytes on the wire.
     fn nfs_start(&mut self, wl: usize, thread: u32, ctx: &mut Ctx<Ev>) {
@@ -1476,6 +1569,7 @@ impl Model_ {
                 n.busy_threads -= 1;
                 if n.busy_threads == 0 {
                     n.finished_ns = Some(now);
+                    self.stop_if_workloads_done(ctx);
                 }
                 return;
             }
@@ -1550,7 +1644,7 @@ impl Model_ {
         w.inflight += 1;
         let op = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes, dirty: bytes.next_multiple_of(4096),
-            live: true, foid, offset: off, commit_ns: 0, rpc: step, db: DbOp::None, eio: false, rmw: false,
+            live: true, foid, offset: off, commit_ns: 0, rpc: step, db: DbOp::None, eio: false, rmw: false, tr: 0,
         };
         let id = self.alloc_op(op);
         ctx.schedule_in(wire_ns.max(1), Ev::NfsServer { op: id });
@@ -1701,6 +1795,11 @@ impl Model_ {
             let w = &mut self.wls[op.wl as usize];
             w.zvol_writes += 1;
             (w.flush_every > 0 && w.zvol_writes % w.flush_every as u64 == 0, w.fua)
+        } else if let Some(k) = TraceOp::from_tag(op.tr) {
+            // A trace's `S` record: O_DSYNC on a file, FUA on a volume — logged sync and
+            // committed before it completes; `W` is buffered.
+            let s = k == TraceOp::SyncWrite;
+            (s, s)
         } else {
             let fsync = w.kind == WorkloadKind::FsyncWrite || op.db == DbOp::Wal;
             (fsync, fsync && w.o_dsync)
@@ -1909,7 +2008,7 @@ impl Model_ {
         }
         let base = LogicalOp {
             wl: wl as u16, thread, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid: db.data_foid,
-            offset: 0, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false, rmw: false,
+            offset: 0, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false, rmw: false, tr: 0,
         };
         if s.reads_done < db.reads_per_txn {
             let (off, size) = Self::db_page(w);
@@ -2023,7 +2122,7 @@ impl Model_ {
             let dirty = ((off + size - 1) / rs - off / rs + 1) * rs;
             let op = LogicalOp {
                 wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: size, dirty, live: true, foid,
-                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite, eio: false, rmw: false,
+                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite, eio: false, rmw: false, tr: 0,
             };
             let id = self.alloc_op(op);
             self.wls[wl].db.as_mut().unwrap().ckpt_written += 1;
@@ -2052,7 +2151,7 @@ impl Model_ {
         let foid = db.data_foid;
         let op = LogicalOp {
             wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: 0, dirty: 0, live: true, foid,
-            offset: 0, commit_ns: now, rpc: NfsStep::Idle, db: DbOp::CkptSync, eio: false, rmw: false,
+            offset: 0, commit_ns: now, rpc: NfsStep::Idle, db: DbOp::CkptSync, eio: false, rmw: false, tr: 0,
         };
         let id = self.alloc_op(op);
         let mut out = Vec::new();
@@ -2090,6 +2189,14 @@ impl Model_ {
         if eio {
             self.wls[self.ops[id as usize].wl as usize].read_errors += 1;
         }
+        if let Some(k) = TraceOp::from_tag(self.ops[id as usize].tr) {
+            let op = &self.ops[id as usize];
+            let (wl, bytes, lat) = (op.wl as usize, op.bytes, ctx.now() - op.start_ns);
+            let t = self.wls[wl].trace.as_mut().unwrap();
+            if t.complete((!eio).then_some(k), bytes, lat, ctx.now()) {
+                self.stop_if_workloads_done(ctx);
+            }
+        }
         if self.ops[id as usize].db != DbOp::None {
             self.db_finish(id, ctx);
             return;
@@ -2116,7 +2223,8 @@ impl Model_ {
             return;
         }
         w.count_op(lat, bytes, phase);
-        if w.rate_per_s.is_none() && now < w.stop_ns && !self.stopped {
+        let open_loop = w.trace.as_ref().is_some_and(|t| t.open_loop());
+        if w.rate_per_s.is_none() && !open_loop && now < w.stop_ns && !self.stopped {
             if w.think_ns == 0 {
                 self.start_op(wl, thread, ctx);
             } else {
@@ -3070,7 +3178,7 @@ impl Model_ {
             .iter()
             .enumerate()
             .map(|(i, w)| {
-                json!({
+                let mut v = json!({
                     "inflight_at_end": open[i].0, "inflight_age_ns_at_end": open[i].1,
                     "name": w.name, "kind": w.kind.key(), "ops": w.ops, "bytes": w.bytes,
                     "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits, "read_errors": w.read_errors, "rmw_reads": w.rmw_reads,
@@ -3092,12 +3200,20 @@ impl Model_ {
                     }),
                     "ops_per_s": w.ops as f64 / secs, "bytes_per_s": w.bytes as f64 / secs,
                     "files_done": w.nfs.as_ref().map(|n| n.files_done),
-                    "finished_ns": w.nfs.as_ref().map(|n| n.finished_ns.unwrap_or(sim_time_ns)),
-                    "finished": w.nfs.as_ref().map(|n| n.finished_ns.is_some()),
+                    "finished_ns": w.nfs.as_ref().map(|n| n.finished_ns)
+                        .or(w.trace.as_ref().filter(|t| t.finite()).map(|t| t.finished_ns))
+                        .map(|f| f.unwrap_or(sim_time_ns)),
+                    "finished": w.nfs.as_ref().map(|n| n.finished_ns.is_some())
+                        .or(w.trace.as_ref().filter(|t| t.finite()).map(|t| t.finished())),
                     "source": w.nfs.as_ref().and_then(|n| n.src.as_ref()).map(Self::src_results),
                     "db": w.db.as_ref().map(Self::db_results),
                     "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),
-                })
+                });
+                // Only a trace workload has the key, so other workloads' results keep their shape.
+                if let Some(t) = &w.trace {
+                    v["trace"] = t.results();
+                }
+                v
             })
             .collect();
         let vdevs: Vec<Value> = self
@@ -3258,10 +3374,14 @@ impl Model for Model_ {
                 if ctx.now() >= w.stop_ns || self.stopped {
                     return;
                 }
-                let mean_ns = 1e9 / w.rate_per_s.unwrap();
-                let gap = w.rng.exp(mean_ns).round() as u64;
-                ctx.schedule_in(gap.max(1), Ev::Arrival { wl });
-                self.start_op(wl as usize, 0, ctx);
+                if w.trace.is_some() {
+                    self.trace_arrival(wl as usize, ctx);
+                } else {
+                    let mean_ns = 1e9 / w.rate_per_s.unwrap();
+                    let gap = w.rng.exp(mean_ns).round() as u64;
+                    ctx.schedule_in(gap.max(1), Ev::Arrival { wl });
+                    self.start_op(wl as usize, 0, ctx);
+                }
             }
             Ev::ThreadGo { wl, thread } => {
                 if ctx.now() < self.wls[wl as usize].stop_ns && !self.stopped {
@@ -3305,6 +3425,8 @@ impl Model for Model_ {
                     "limit: 20000 report intervals (raise scenario.report_interval)"
                 } else if self.scan_done_stop_ns == Some(ctx.now()) {
                     "scan-done"
+                } else if self.workloads_done_ns == Some(ctx.now()) {
+                    "workloads-done"
                 } else {
                     "stop-time"
                 };

@@ -553,7 +553,7 @@ mod tests {
         let prm = small_efax(64 * MIB, 4 * MIB);
         let size = MIB;
         let n = 400;
-        let mut seq = |dev: &mut Hdd| {
+        let seq = |dev: &mut Hdd| {
             let (_, end) = drive(dev, 0, 4, n, &mut |i| (Op::Write, i as u64 * size, size));
             // Until the last byte is on the media: the DRAM cache drains 20 ms after the
             // last command; idle band cleaning would begin only after 1 s.

@@ -1,0 +1,174 @@
+//! Trace replay (`workload.kind = "trace"`) through the whole model: open-loop timing,
+//! closed-loop replay, sync writes and flushes through the ZIL, and the
+//! `workloads-done` stop.
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use ziosim_model::device::presets;
+
+fn preset(name: &str) -> Value {
+    serde_json::to_value(presets::get(name).unwrap()).unwrap()
+}
+
+/// One 7200 rpm disk with 128 KiB records and one trace workload.
+fn one_disk(trace: Value, threads: Option<u32>, stop_s: u64) -> Value {
+    let mut w = json!({"name": "app", "kind": "trace", "sizes": [], "trace": trace});
+    if let Some(t) = threads {
+        w["threads"] = json!(t);
+    }
+    let mut cfg = config(
+        "zfs-2.2",
+        preset("hdd-7200-sata-2014"),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([w]),
+        stop_s,
+    );
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg
+}
+
+/// `n` records of `op` of `size` bytes at pseudo-random offsets of a 100 GiB file,
+/// every `gap_ns` (no times if `gap_ns` is 0).
+fn records(n: usize, op: char, size: u64, gap_ns: u64) -> Value {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let offsets: Vec<u64> = (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % ((100u64 << 30) / size)) * size
+        })
+        .collect();
+    let t: Vec<u64> = if gap_ns == 0 { vec![] } else { (0..n as u64).map(|i| i * gap_ns).collect() };
+    json!({"t_ns": t, "ops": std::iter::repeat(op).take(n).collect::<String>(), "offset": offsets, "size": vec![size; n]})
+}
+
+fn tr(res: &Value) -> &Value {
+    &res["workloads"][0]["trace"]
+}
+
+#[test]
+fn an_open_loop_trace_issues_at_its_recorded_times() {
+    // 1000 random 4 KiB reads, one every 50 ms: 20/s, well under one disk's ~80 IOPS.
+    let res = run(&one_disk(records(1000, 'R', 4096, 50_000_000), None, 120));
+    let w = &res["workloads"][0];
+    assert_eq!(tr(&res)["completed"], 1000);
+    assert_eq!(tr(&res)["by_op"]["read"]["ops"], 1000);
+    assert_eq!(w["ops"], 1000);
+    assert_eq!(w["finished"], true);
+    // The last record goes out at 49.95 s and takes one disk read.
+    let fin = w["finished_ns"].as_f64().unwrap() / 1e9;
+    assert!((49.95..50.2).contains(&fin), "finished at {fin} s");
+    // Each read is a disk read of about one seek and half a turn, not queued behind others.
+    let mean_ms = w["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+    assert!((6.0..20.0).contains(&mean_ms), "mean {mean_ms} ms");
+    // Twice as fast a trace (gaps halved) keeps the count and halves the span.
+    let res2 = run(&one_disk(records(1000, 'R', 4096, 25_000_000), None, 120));
+    let fin2 = res2["workloads"][0]["finished_ns"].as_f64().unwrap() / 1e9;
+    assert!((24.9..25.2).contains(&fin2), "finished at {fin2} s");
+}
+
+#[test]
+fn an_open_loop_trace_faster_than_the_disk_queues_instead_of_stretching() {
+    // 400 random reads at 500/s: six times what one disk serves. The replay still issues
+    // them all within 0.8 s; the latency grows, not the issue span.
+    let res = run(&one_disk(records(400, 'R', 4096, 2_000_000), None, 60));
+    let w = &res["workloads"][0];
+    assert_eq!(w["ops"], 400);
+    let fin = w["finished_ns"].as_f64().unwrap() / 1e9;
+    let max_ms = w["latency_ns"]["max"].as_f64().unwrap() / 1e6;
+    eprintln!("open loop at 500/s: finished {fin} s, max latency {max_ms} ms");
+    assert!(fin > 2.0, "one disk cannot serve 400 random reads in {fin} s");
+    assert!(max_ms > 1000.0, "the backlog shows as latency: max {max_ms} ms");
+    assert_littles_law(&res, 0.02);
+}
+
+#[test]
+fn a_closed_loop_replay_takes_as_long_as_the_pool_needs() {
+    // The same 600 records without times: one caller waits for each before the next.
+    let one = run(&one_disk(records(600, 'R', 4096, 0), Some(1), 120));
+    let f1 = one["workloads"][0]["finished_ns"].as_f64().unwrap() / 1e9;
+    let rate1 = 600.0 / f1;
+    // One 7200 rpm disk at queue depth 1, the reads within 100 GiB of it (short seeks plus
+    // half a turn, ~8 ms): about a hundred random reads per second.
+    assert!((60.0..160.0).contains(&rate1), "QD1: {rate1} reads/s");
+    // Eight callers: the drive reorders its queue and the replay ends sooner.
+    let eight = run(&one_disk(records(600, 'R', 4096, 0), Some(8), 120));
+    let f8 = eight["workloads"][0]["finished_ns"].as_f64().unwrap() / 1e9;
+    eprintln!("closed loop: 1 caller {f1:.2} s, 8 callers {f8:.2} s");
+    assert!(f8 < 0.75 * f1, "8 callers {f8} s vs 1 caller {f1} s");
+    assert_eq!(tr(&eight)["open_loop"], false);
+}
+
+#[test]
+fn sync_writes_and_flushes_go_through_the_zil() {
+    // 4 KiB writes; every 4th record a flush: one commit per flush, plain writes buffered.
+    let n = 400;
+    let mut t = records(n, 'W', 4096, 0);
+    let ops: String = (0..n).map(|i| if i % 4 == 3 { 'F' } else { 'W' }).collect();
+    let sizes: Vec<u64> = (0..n).map(|i| if i % 4 == 3 { 0 } else { 4096 }).collect();
+    t["ops"] = json!(ops);
+    t["size"] = json!(sizes);
+    let mut cfg = one_disk(t, Some(1), 120);
+    cfg["workloads"][0]["arc_hit_ratio"] = json!(1.0);
+    let res = run(&cfg);
+    let z = &res["zil"];
+    assert_eq!(tr(&res)["by_op"]["flush"]["ops"], 100);
+    assert_eq!(tr(&res)["by_op"]["write"]["ops"], 300);
+    assert_eq!(z["commits"], 100, "one commit per flush: {z}");
+    // A buffered write is a memory copy; a flush waits for a log write and a cache flush.
+    let w_ms = tr(&res)["by_op"]["write"]["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+    let f_ms = tr(&res)["by_op"]["flush"]["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+    assert!(w_ms < 0.1 && f_ms > 3.0, "write {w_ms} ms, flush {f_ms} ms");
+    assert_eq!(z["at_risk"]["bytes_max"], 0);
+
+    // `S` records (O_DSYNC) each commit, like an fsync loop: tens to low hundreds per second.
+    let mut cfg = one_disk(records(300, 'S', 4096, 0), Some(1), 120);
+    cfg["workloads"][0]["arc_hit_ratio"] = json!(1.0);
+    let res = run(&cfg);
+    let w = &res["workloads"][0];
+    let rate = 300.0 / (w["finished_ns"].as_f64().unwrap() / 1e9);
+    assert!((20.0..=300.0).contains(&rate), "{rate} sync writes/s");
+    assert!(res["zil"]["commits"].as_u64().unwrap() >= 299);
+    // With sync=disabled the same writes are acknowledged at once and their bytes at risk.
+    cfg["sync"] = json!("disabled");
+    let off = run(&cfg);
+    assert!(off["zil"]["at_risk"]["bytes_max"].as_u64().unwrap() > 0);
+    assert!(off["workloads"][0]["finished_ns"].as_u64().unwrap() < w["finished_ns"].as_u64().unwrap() / 10);
+}
+
+#[test]
+fn workloads_done_stops_the_run_when_the_trace_has_been_replayed() {
+    let mut cfg = one_disk(records(200, 'R', 4096, 10_000_000), None, 3600);
+    cfg["stop_on_workloads_done"] = json!(true);
+    let res = run(&cfg);
+    assert_eq!(res["end"], "workloads-done");
+    let fin = res["workloads"][0]["finished_ns"].as_u64().unwrap();
+    assert_eq!(res["sim_time_ns"].as_u64().unwrap(), fin);
+    // A repeating trace never finishes: it runs to the stop time, lap after lap.
+    let mut cfg = one_disk(records(200, 'R', 4096, 10_000_000), None, 10);
+    cfg["workloads"][0]["trace"]["repeat"] = json!(true);
+    let res = run(&cfg);
+    assert_eq!(res["end"], "stop-time");
+    let laps = tr(&res)["laps"].as_u64().unwrap();
+    assert_eq!(laps, 5, "10 s of a 2 s trace");
+    assert!(res["workloads"][0]["finished_ns"].is_null());
+}
+
+#[test]
+fn a_replay_is_deterministic_and_bad_records_are_named() {
+    let cfg = one_disk(records(300, 'R', 16384, 5_000_000), None, 10);
+    assert_eq!(run(&cfg)["digest"], run(&cfg)["digest"]);
+    let mut bad = cfg.clone();
+    bad["workloads"][0]["trace"]["ops"] = json!(format!("{}Q", "R".repeat(299)));
+    let e = ziosim_model::config::RunConfig::from_json(&bad.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].trace.ops[299]: 'Q'"), "{e}");
+    let mut untimed = cfg.clone();
+    untimed["workloads"][0]["trace"]["t_ns"] = json!([]);
+    let e = ziosim_model::config::RunConfig::from_json(&untimed.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].trace: the records have no times"), "{e}");
+    let mut rate = cfg.clone();
+    rate["workloads"][0]["rate_per_s"] = json!(10.0);
+    let e = ziosim_model::config::RunConfig::from_json(&rate.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].rate: 10 — not for trace"), "{e}");
+}
