@@ -22,6 +22,7 @@ turn them into lists with ``json_default``.
 from __future__ import annotations
 
 import json
+from array import array
 from typing import Any, Iterable
 
 __all__ = ["LeafSeries", "assemble", "json_default"]
@@ -65,6 +66,6 @@ def assemble(doc: str, columns: Iterable[tuple[str, bytes]]) -> dict[str, Any]:
 
 def json_default(obj: Any) -> Any:
     """``json.dumps(default=...)``: a series view as the list it stands for."""
-    if isinstance(obj, memoryview):
+    if isinstance(obj, (memoryview, array)):
         return obj.tolist()
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")

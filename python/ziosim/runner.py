@@ -41,11 +41,26 @@ def meta(sc: Scenario) -> dict[str, Any]:
         "release": sc.release,
         "scenario_hash": sc.hash,
         "version": __version__,
-        "config": sc.config,
+        "config": _config_for_meta(sc.config),
         "scenario_path": sc.path,
         "hz": sc.hz,
         "platform": platform(sc.release),
     }
+
+
+def _config_for_meta(config: dict[str, Any]) -> dict[str, Any]:
+    """The run config as outputs carry it: a trace's records (megabytes, and in the
+    scenario hash already) summed up as their count."""
+    if not any("trace" in w for w in config.get("workloads", [])):
+        return config
+    out = dict(config)
+    out["workloads"] = [
+        {**w, "trace": {"records": len(w["trace"]["ops"]), "timed": "t_ns" in w["trace"],
+                        "files": len(set(w["trace"]["file"])) if "file" in w["trace"] else 1,
+                        "repeat": w["trace"]["repeat"]}} if "trace" in w else w
+        for w in config["workloads"]
+    ]
+    return out
 
 
 def _results(sim: Any) -> dict[str, Any]:

@@ -71,8 +71,10 @@ VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
 VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
 VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
-WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database", "zvol")
-WORKLOAD_KINDS_LATER = ("trace",)
+WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database", "zvol",
+                  "trace")
+WORKLOAD_KINDS_LATER: tuple[str, ...] = ()
+TRACE_KEYS = ("trace", "trace_format", "speed", "repeat")
 NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs", "source")
 DB_KEYS = ("reads", "wal", "dirty_pages", "checkpoint", "checkpoint_spread")
 DB_PAGE = 8192  # PostgreSQL BLCKSZ: the default page size of a database workload
@@ -149,6 +151,10 @@ WORKLOAD_KEYS = (
     "dirty_pages",
     "checkpoint",
     "checkpoint_spread",
+    "trace",
+    "trace_format",
+    "speed",
+    "repeat",
 )
 REGION_KEYS = ("offset", "length")
 
@@ -268,7 +274,8 @@ def from_dict(
                 sc["seed"] = seed
             if stop is not None:
                 sc["stop"] = stop
-    config = _Normaliser(doc, default_name, stop_overridden=stop is not None).run()
+    base = Path(path).parent if path else None
+    config = _Normaliser(doc, default_name, stop_overridden=stop is not None, base_dir=base).run()
     return Scenario(config=config, hash=scenario_hash(config), path=path)
 
 
@@ -673,8 +680,11 @@ class _CoreCheck:
 
 
 class _Normaliser:
-    def __init__(self, doc: dict[str, Any], default_name: str, stop_overridden: bool = False) -> None:
+    def __init__(self, doc: dict[str, Any], default_name: str, stop_overridden: bool = False,
+                 base_dir: Path | None = None) -> None:
         self.doc = doc
+        # Files a scenario names (a trace) are found relative to the scenario's own file.
+        self.base_dir = base_dir if base_dir is not None else Path.cwd()
         self.default_name = default_name
         # `--stop` cuts the run short on purpose (a quick look at a long scenario): the
         # actions and workload starts after it are left out (the CLI says which), while either
@@ -708,6 +718,12 @@ class _Normaliser:
                 f"scenario.stop: {show(doc.get('scenario', {}).get('stop'))} — allowed only with a scrub, replace, attach"
                 " or online [[action]]" + (" (or a fail: a retire agent puts a hot spare in)" if pool.get("spares") else "")
             )
+        if self.stop_workloads and not any(
+                (w["kind"] == "nfs-copy" and w.get("files", 0) > 0)
+                or (w["kind"] == "trace" and not w["trace"]["repeat"]) for w in c["workloads"]):
+            raise ScenarioError(
+                f"scenario.stop: {show(doc.get('scenario', {}).get('stop'))} — no workload ever finishes; allowed only "
+                "with a trace played once (repeat = false) or an nfs-copy of files > 0")
         c["limits"] = {"events_max": EVENTS_MAX, "time_ns_max": TIME_NS_MAX}
         return c
 
@@ -816,9 +832,16 @@ class _Normaliser:
         stop = t.get("stop", DEFAULTS["stop"])
         scan = (re.fullmatch(r"\s*scan-done(?:\s*\+\s*(\S+))?(?:\s+or\s+(.*?))?\s*", stop)
                 if isinstance(stop, str) else None)
+        wdone = (re.fullmatch(r"\s*workloads-done(?:\s+or\s+(.*?))?\s*", stop) if isinstance(stop, str) else None)
         c["stop_on_scan_done"] = bool(scan)
         c["stop_after_scan_done_ns"] = 0
-        if scan:
+        # Written only when set, so scenarios without it keep their hash.
+        self.stop_workloads = bool(wdone)
+        if wdone:
+            c["stop_on_workloads_done"] = True
+            stop_ns = parse_duration(wdone.group(1), "scenario.stop") if wdone.group(1) is not None else TIME_NS_MAX
+            scan = None
+        elif scan:
             # "scan-done + 20m": keep running 20 minutes after the scan (an "after" window).
             if scan.group(1) is not None:
                 c["stop_after_scan_done_ns"] = parse_duration(scan.group(1), "scenario.stop")
@@ -836,7 +859,8 @@ class _Normaliser:
         # Every report interval keeps a sample of every series (and a zpool status
         # snapshot): bound their number so memory stays bounded too. "scan-done" alone has
         # no end known here; the core stops such a run at the same count ("limit: …").
-        if not (scan and scan.group(2) is None):
+        open_ended = (scan and scan.group(2) is None) or (wdone and wdone.group(1) is None)
+        if not open_ended:
             n = -(-stop_ns // ri_ns)
             if n > REPORT_SAMPLES_MAX:
                 least = -(-stop_ns // REPORT_SAMPLES_MAX)
@@ -1350,8 +1374,30 @@ class _Normaliser:
             _required(w, "kind", path, ", ".join(WORKLOAD_KINDS)), f"{path}.kind", WORKLOAD_KINDS, WORKLOAD_KINDS_LATER
         )
         name = _str(w.get("name", kind), f"{path}.name", "a non-empty string")
-        sizes = self.sizes(w, path, DB_PAGE if kind == "database" else pool["recordsize_bytes"])
-        rate, threads, think = self.loop(w, path)
+        for k in TRACE_KEYS:
+            if k in w and kind != "trace":
+                raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to trace only; remove it for {kind}")
+        trace = None
+        if kind == "trace":
+            trace = self.trace(w, path)
+            sizes = []
+            rate, threads, think = None, None, 0
+            if "rate" in w:
+                raise ScenarioError(f"{path}.rate: {show(w['rate'])} — a trace carries its own times; allowed: "
+                                    "threads (a closed-loop replay) or neither")
+            if "threads" in w:
+                rate, threads, think = self.loop(w, path)
+            elif trace.t_ns is None:
+                raise ScenarioError(f"{path}.trace: {show(w['trace'])} — its records have no times; allowed: "
+                                    "threads = N (replayed with N operations in flight)")
+            if "speed" in w and (threads is not None or trace.t_ns is None):
+                raise ScenarioError(f"{path}.speed: {show(w['speed'])} — a closed-loop replay ignores the trace's "
+                                    "times; allowed: speed without threads, on a trace with times")
+            biggest = max(trace.size, default=0)
+        else:
+            sizes = self.sizes(w, path, DB_PAGE if kind == "database" else pool["recordsize_bytes"])
+            rate, threads, think = self.loop(w, path)
+            biggest = max(s for s, _ in sizes)
         alloc = pool["allocated_bytes"]
         off, length = 0, 0
         if "region" in w:
@@ -1371,7 +1417,7 @@ class _Normaliser:
                     f"{path}.region.length: {show(r.get('length'))} — runs past the allocated space; "
                     f"allowed: offset + length ≤ {alloc} bytes"
                 )
-            if 0 < length < max(s for s, _ in sizes):
+            if 0 < length < biggest:
                 raise ScenarioError(
                     f"{path}.region.length: {show(r.get('length'))} — smaller than the largest I/O size"
                 )
@@ -1402,6 +1448,15 @@ class _Normaliser:
         if o_dsync and kind not in ("fsync-write", "database"):
             raise ScenarioError(f"{path}.o_dsync: true — applies to fsync-write and database only; allowed for {kind}: false")
         extra: dict[str, Any] = {"o_dsync": True} if o_dsync else {}
+        if trace is not None:
+            repeat = w.get("repeat", False)
+            if not isinstance(repeat, bool):
+                raise ScenarioError(f"{path}.repeat: {show(repeat)} — allowed: true or false")
+            if biggest > (length or alloc - off):
+                raise ScenarioError(
+                    f"{path}.trace: a record of {biggest} bytes — larger than the workload's region; allowed: "
+                    "records no larger than region.length (or the allocated space)")
+            extra["trace"] = trace.config(repeat)
         for k in ("fua", "flush_every"):
             if k in w and kind != "zvol":
                 raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to zvol only; remove it for {kind}")
@@ -1490,6 +1545,22 @@ class _Normaliser:
             "start_ns": start,
             "stop_ns": stop,
         }
+
+    def trace(self, w: Mapping[str, Any], path: str) -> Any:
+        """A trace workload's file, parsed (``trace.py``)."""
+        from . import trace as trace_mod
+
+        raw = _required(w, "trace", path, "the path of a trace file")
+        fname = _str(raw, f"{path}.trace", "the path of a trace file")
+        fmt = _choice(w.get("trace_format", "auto"), f"{path}.trace_format", trace_mod.FORMATS)
+        speed = w.get("speed", 1.0)
+        if not _is_num(speed) or not 1e-6 <= speed <= 1e6:
+            raise ScenarioError(f"{path}.speed: {show(speed)} — allowed: a factor from 0.000001 to 1000000 "
+                                "(2 replays twice as fast)")
+        p = Path(fname).expanduser()
+        if not p.is_absolute():
+            p = self.base_dir / p
+        return trace_mod.load(p, fmt, where=f"{path}.trace: {fname}", speed=float(speed))
 
     @staticmethod
     def io_size(v: Any, path: str) -> int:

@@ -27,6 +27,8 @@ FLOAT_DECIMALS = 3
 STAT_KEYS = ("min", "mean", "max", "p50", "p90", "p99", "p999")
 STAGES = ("total_wait_ns", "disk_wait_ns", "queue_wait_ns")
 # Workload kinds that write: they dirty data, meet the write throttle and fill txg syncs.
+# A trace workload's operations as its summary lists them (trace.rs TraceOp::KEYS).
+TRACE_OPS = (("read", "reads"), ("write", "writes"), ("sync_write", "sync writes"), ("flush", "flushes"))
 WRITE_KINDS = ("random-write", "seq-write", "fsync-write", "nfs-copy", "database", "zvol")
 
 
@@ -79,9 +81,10 @@ def finished_stats(d: dict | None) -> dict | None:
 
 def elapsed_ns(w: Mapping[str, Any], cfg: Mapping[str, Any] | None) -> int | None:
     """How long a workload with an end of its own took: from its ``start`` to its end
-    (nfs-copy with ``files``: the reply to its last file's COMMIT). None for a workload that
-    has no end of its own (every other kind, nfs-copy with ``files = 0``) or had not ended
-    when the run stopped. ``cfg`` is the workload's run config (for its start)."""
+    (nfs-copy with ``files``: the reply to its last file's COMMIT; a trace played once: its
+    last record's completion). None for a workload that has no end of its own (every other
+    kind, nfs-copy with ``files = 0``, a repeating trace) or had not ended when the run
+    stopped. ``cfg`` is the workload's run config (for its start)."""
     if not w.get("finished") or w.get("finished_ns") is None:
         return None
     return max(int(w["finished_ns"]) - int((cfg or {}).get("start_ns") or 0), 0)
@@ -119,6 +122,17 @@ def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
                 "data_reads": src.get("data_reads", 0),
                 "bytes": src.get("bytes", 0),
                 "latency_ns": _stats(src.get("latency_ns")),
+            }
+        tr = w.get("trace")
+        if tr:
+            out[w["name"]]["trace"] = {
+                "records": tr.get("records", 0),
+                "completed": tr.get("completed", 0),
+                "laps": tr.get("laps", 0),
+                "open_loop": bool(tr.get("open_loop")),
+                "by_op": {k: {"ops": v.get("ops", 0), "bytes": v.get("bytes", 0),
+                              "latency_ns": _stats(v.get("latency_ns")) if v.get("ops") else None}
+                          for k, v in (tr.get("by_op") or {}).items()},
             }
         db = w.get("db")
         if db:
@@ -540,6 +554,10 @@ def _elapsed_cell(w: Mapping[str, Any], raw: Mapping[str, Any], cfg: Mapping[str
     if w.get("elapsed_ns") is not None:
         return f", elapsed={span(w['elapsed_ns'])}"
     files = int(cfg.get("files") or 0)
+    tr = raw.get("trace") or {}
+    if w.get("kind") == "trace" and raw.get("finished") is False:
+        so_far = max(int(sim_ns) - int(cfg.get("start_ns") or 0), 0)
+        return f", elapsed>{span(so_far)} ({tr.get('completed', 0)} of {tr.get('records', 0)} records)"
     if w.get("kind") == "nfs-copy" and files and raw.get("finished") is False:
         so_far = max(int(sim_ns) - int(cfg.get("start_ns") or 0), 0)
         done = raw.get("files_done")
@@ -583,6 +601,12 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
             lines.append(_lat_line(f"source reads ({src['reads']} on {src['device']}, "
                                    f"{src['data_reads']} file data, {zfs_nicebytes(src['bytes'])})",
                                    src["latency_ns"]))
+        if "trace" in w:
+            by_op = w["trace"]["by_op"]
+            for k, label in TRACE_OPS:
+                v = by_op.get(k)
+                if v and v["ops"]:
+                    lines.append(_lat_line(f"{label} ({v['ops']}, {zfs_nicebytes(v['bytes'])})", v["latency_ns"]))
         if "db" in w:
             db = w["db"]
             lines.append(_lat_line(f"page reads ({db['reads']['ops']})", db["reads"]["latency_ns"]))
@@ -599,7 +623,9 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         lines.append(_lat_line("queue_wait", c["queue_wait_ns"]))
     z, t = summary["zil"], summary["txg"]
     syncy = bool(z["commits"] or z["at_risk_bytes_max"])
-    writes = any(w["kind"] in WRITE_KINDS for w in summary["workloads"].values())
+    writes = any(w["kind"] in WRITE_KINDS
+                 or any(w.get("trace", {}).get("by_op", {}).get(k, {}).get("ops") for k in ("write", "sync_write"))
+                 for w in summary["workloads"].values())
     # The write throttle and txg syncs belong to every run that writes; a read-only run's
     # syncs (a scan's) carry no data and stay out of its summary.
     if syncy or writes or t["delayed_writes"] or t["blocked_writes"]:
