@@ -4,7 +4,7 @@ into the columns the core replays (``crates/ziosim-model/src/trace.rs``).
 Formats (``trace_format``; ``"auto"`` tells them apart from the first lines):
 
 ``csv``
-    ziosim's own: a header naming the columns ``time`` (seconds; optional — without it
+    ziosim's own: lines starting with ``#`` are comments; a header names the columns ``time`` (seconds; optional — without it
     the trace has no times), ``op``, ``offset`` and ``size`` (bytes), and ``file``
     (optional, any text). ``op`` is ``R``/``read``, ``W``/``write``, ``S``/``sync-write``
     (O_DSYNC or FUA: durable before it completes), ``F``/``flush``/``fsync``/``fdatasync``,
@@ -171,7 +171,7 @@ class _Builder:
             if tr.t_ns is not None:
                 tr.t_ns.append(int(round((t - t0) / speed)))
             tr.ops.append(op)
-            tr.offset.append(base[f] if op == "F" else off + base[f])
+            tr.offset.append(0 if op == "F" else off + base[f])
             tr.size.append(size)
             tr.file.append(f)
         return tr
@@ -203,7 +203,7 @@ def _lines(f: IO[str]) -> Iterator[tuple[int, str]]:
 
 
 def _csv(f: IO[str], b: _Builder) -> None:
-    it = _lines(f)
+    it = (x for x in _lines(f) if not x[1].startswith("#"))
     head = next(it, None)
     if head is None:
         return
@@ -215,8 +215,6 @@ def _csv(f: IO[str], b: _Builder) -> None:
     idx = {c: cols.index(c) for c in cols}
     b.timed = "time" in idx
     for n, s in it:
-        if s.startswith("#"):
-            continue
         parts = [p.strip() for p in s.split(",")]
         if len(parts) < len(cols):
             raise b.err(n, f"{len(parts)} fields — allowed: {len(cols)} (time, op, offset, size as the header)")
@@ -277,6 +275,9 @@ def _blkparse(f: IO[str], b: _Builder) -> None:
         dev, sec, frac, action, rwbs, sector, count = m.groups()
         if action not in ("Q", "D"):
             continue
+        if sector is None and rwbs.lstrip("F")[:1] in ("R", "W"):
+            raise b.err(n, f"{s[:60]!r} — a read or write with no 'sector + count'; allowed: blkparse's "
+                           "default event lines")
         t = int(sec) * 1_000_000_000 + int((frac + "000000000")[:9])
         (queued if action == "Q" else issued).append(
             (n, t, rwbs, int(sector or 0), int(count or 0), dev))
@@ -352,7 +353,7 @@ def detect(first: str) -> str | None:
 def parse(text: str, fmt: str = "auto", *, where: str = "trace", speed: float = 1.0) -> Trace:
     """Parse trace text (see the module doc); errors name ``where`` and the line."""
     if fmt == "auto":
-        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        first = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
         found = detect(first)
         if found is None:
             raise ScenarioError(f"{where}:1: {first.strip()[:60]!r} — cannot tell the format; "
