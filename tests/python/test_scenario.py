@@ -242,11 +242,9 @@ def test_scan_done_syntax_is_still_checked():
     )
 
 
-def test_later_workload_kinds_are_named_as_not_yet_supported():
-    assert err(wl('kind = "trace"\nthreads = 1\n')) == (
-        'workload[0].kind: "trace" — not yet supported; allowed now: random-read, random-write, seq-read, seq-write, '
-        "fsync-write, nfs-copy, database, zvol"
-    )
+def test_a_trace_workload_needs_its_trace_file():
+    # Once a "later" kind; now supported (tests/python/test_trace.py), and its file required.
+    assert err(wl('kind = "trace"\nthreads = 1\n')) == "workload[0].trace: missing — allowed: the path of a trace file"
 
 
 def test_unknown_workload_kind():
