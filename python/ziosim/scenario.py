@@ -718,6 +718,13 @@ class _Normaliser:
                 f"scenario.stop: {show(doc.get('scenario', {}).get('stop'))} — allowed only with a scrub, replace, attach"
                 " or online [[action]]" + (" (or a fail: a retire agent puts a hot spare in)" if pool.get("spares") else "")
             )
+        for i, w in enumerate(c["workloads"]):
+            finite = (w["kind"] == "nfs-copy" and w.get("files", 0) > 0) or (
+                w["kind"] == "trace" and not w["trace"]["repeat"])
+            if self.stop_workloads and finite and w.get("stop_ns") is not None:
+                raise ScenarioError(
+                    f"workload[{i}].stop: {show(doc['workload'][i].get('stop'))} — with scenario.stop = "
+                    "\"workloads-done\" the run waits for this workload to end by itself; allowed: no stop")
         if self.stop_workloads and not any(
                 (w["kind"] == "nfs-copy" and w.get("files", 0) > 0)
                 or (w["kind"] == "trace" and not w["trace"]["repeat"]) for w in c["workloads"]):

@@ -192,6 +192,7 @@ def test_a_trace_workload_in_a_scenario(tmp_path, fake_core):
     ("trace_format = \"pcap\"", "60s", "workload[0].trace_format: \"pcap\" — allowed"),
     ("repeat = 1", "60s", "workload[0].repeat: 1 — allowed: true or false"),
     ("repeat = true", "workloads-done", "scenario.stop: \"workloads-done\" — no workload ever finishes"),
+    ("stop = \"1m\"", "workloads-done or 2m", "workload[0].stop: \"1m\" — with scenario.stop = \"workloads-done\""),
     ("trace_format = \"fio\"", "60s", "workload[0].trace: t.csv:1: '# a comment' — allowed: a first line"),
 ])
 def test_trace_field_errors_name_the_field(tmp_path, fake_core, workload, stop, message):
