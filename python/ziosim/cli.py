@@ -322,6 +322,7 @@ class _Progress(_Bar):
     def __init__(self, enabled: bool, label: str) -> None:
         self.bar = None
         self._scan: Optional[float] = None  # scanned share, for runs that stop at scan-done
+        self._work: Optional[tuple[int, int]] = None  # (done, total), for runs that stop at workloads-done
         if not enabled:
             return
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -339,11 +340,20 @@ class _Progress(_Bar):
 
     def update(self, now_ns: int, stop_ns: int, events: int) -> None:
         if self.bar is not None:
-            scan = self._scan
-            sim = (f"{_fmt_s(now_ns)} simulated, {scan:.1%} scanned" if scan is not None
-                   else f"{_fmt_s(now_ns)}/{_fmt_s(stop_ns)} simulated")
-            total, done = (1000, int(scan * 1000)) if scan is not None else (max(stop_ns, 1), min(now_ns, stop_ns))
+            scan, work = self._scan, self._work
+            if work is not None:
+                sim = f"{_fmt_s(now_ns)} simulated, {work[0]} of {work[1]} done"
+                total, done = max(work[1], 1), min(work[0], work[1])
+            else:
+                sim = (f"{_fmt_s(now_ns)} simulated, {scan:.1%} scanned" if scan is not None
+                       else f"{_fmt_s(now_ns)}/{_fmt_s(stop_ns)} simulated")
+                total, done = (1000, int(scan * 1000)) if scan is not None else (max(stop_ns, 1), min(now_ns, stop_ns))
             self.bar.update(self.task, total=total, completed=done, sim=sim, events=events)
+
+    def work(self, done: int, total: int) -> None:
+        """A run that stops when its workloads are done shows their records or files done
+        (every workload with an end of its own, summed) instead of simulated time."""
+        self._work = (done, total)
 
     def scan(self, examined: int, to_examine: int) -> None:
         """A run that stops when its scan is done shows how much the scan has scanned
@@ -427,7 +437,8 @@ def _left_out_by_stop(sc: scenario_mod.Scenario, stop: Optional[str]) -> Optiona
 def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> dict[str, Any]:
     with _Progress(progress, sc.name) as bar:
         on_scan = bar.scan if sc.config.get("stop_on_scan_done") else None
-        return runner.run(sc, on_progress=bar.update, reproduce=repro, on_scan=on_scan)
+        on_work = bar.work if sc.config.get("stop_on_workloads_done") else None
+        return runner.run(sc, on_progress=bar.update, reproduce=repro, on_scan=on_scan, on_work=on_work)
 
 
 @app.command()

@@ -89,11 +89,13 @@ def run(
     on_progress: Progress | None = None,
     reproduce: str | None = None,
     on_scan: Callable[[int, int], None] | None = None,
+    on_work: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Run to the end and return the results document (docs/internals.md, "Results").
 
     ``on_progress(now_ns, stop_ns, events)`` is called after every chunk of events;
-    ``on_scan(examined_bytes, to_examine_bytes)`` too, once a scan exists.
+    ``on_scan(examined_bytes, to_examine_bytes)`` too, once a scan exists; ``on_work(done,
+    total)`` with the work of the workloads that end by themselves (trace records, files).
 
     Raises ScenarioError if the core rejects the config, InternalError for anything the
     core should never do (a panic, no progress), and lets KeyboardInterrupt through.
@@ -116,6 +118,10 @@ def run(
                 scan = getattr(sim, "scan_progress", None)
                 if scan is not None:
                     on_scan(*scan)
+            if on_work is not None:
+                work = getattr(sim, "workloads_progress", None)
+                if work is not None:
+                    on_work(*work)
             if done:
                 return _results(sim)
             if sim.events == before:

@@ -231,6 +231,18 @@ def test_a_replay_through_the_core_ends_with_workloads_done(tmp_path):
 
 
 @pytest.mark.needs_core
+def test_a_workloads_done_run_reports_its_records_as_progress(tmp_path):
+    from ziosim import runner, scenario
+
+    rows = ["time,op,offset,size"] + [f"{i * 0.01:.2f},R,{i * 4096},4096" for i in range(300)]
+    sc = scenario.load(_scenario(tmp_path, "", stop="workloads-done", trace="\n".join(rows) + "\n"))
+    seen = []
+    runner.run(sc, chunk=200, on_work=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (300, 300) and len(seen) > 2
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and {t for _, t in seen} == {300}
+
+
+@pytest.mark.needs_core
 def test_the_example_scenario_runs_and_run_json_counts_the_records(tmp_path):
     out = tmp_path / "out"
     p = subprocess.run([sys.executable, "-m", "ziosim", "run", str(SCENARIOS / "trace" / "scrub-under-app.toml"),

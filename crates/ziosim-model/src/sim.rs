@@ -3036,6 +3036,26 @@ impl Model_ {
         self.scan.as_ref().map(|s| (s.examined, s.to_examine))
     }
 
+    /// Work done and to do of the workloads with an end of their own (a trace played once:
+    /// records completed; an nfs-copy of `files`: files copied); None when there is none.
+    pub fn workloads_progress(&self) -> Option<(u64, u64)> {
+        let mut any = false;
+        let (mut done, mut total) = (0, 0);
+        for w in &self.wls {
+            if let Some(t) = w.trace.as_ref().filter(|t| t.finite()) {
+                any = true;
+                done += t.completed().min(t.records());
+                total += t.records();
+            }
+            if let Some(n) = w.nfs.as_ref().filter(|n| n.files_total > 0) {
+                any = true;
+                done += n.files_done.min(n.files_total);
+                total += n.files_total;
+            }
+        }
+        any.then_some((done, total))
+    }
+
     /// The sorted scan's stored queue: (sios, runs, extents), see `Sorted::store_counts`.
     pub fn scan_store_counts(&self) -> Option<(u64, u64, u64)> {
         self.scan.as_ref()?.sorted.as_ref().map(|s| s.store_counts())

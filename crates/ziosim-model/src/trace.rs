@@ -128,6 +128,11 @@ impl TraceState {
         self.cfg.offset.len() as u64
     }
 
+    /// Records completed so far (every lap).
+    pub(crate) fn completed(&self) -> u64 {
+        self.done
+    }
+
     /// Every record was issued (never, when repeating).
     pub(crate) fn exhausted(&self) -> bool {
         self.laps > 0 && !self.cfg.repeat

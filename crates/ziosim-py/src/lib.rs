@@ -190,6 +190,11 @@ impl Simulation {
     fn scan_progress(&self) -> Option<(u64, u64)> {
         self.run.sim.model().scan_progress()
     }
+    /// (done, total) of the workloads with an end of their own; None when there is none.
+    #[getter]
+    fn workloads_progress(&self) -> Option<(u64, u64)> {
+        self.run.sim.model().workloads_progress()
+    }
     #[getter]
     fn digest(&self) -> String {
         format!("{:016x}", self.run.sim.digest())
