@@ -49,6 +49,17 @@
 //!   are logged in the results with the message `zpool` prints (`cannot detach sdb: no
 //!   valid replicas`) and the run goes on, as a script would.
 //!
+//! * **Log and cache devices** (`aux_fail.rs` for what their loss does to the ZIL and the
+//!   L2ARC): `fail`, `offline` and `online` act on them too. `vdev_offline` takes a log
+//!   device whatever its redundancy from 6803605 (il:e6ca193ded, May 2009: "Log devices
+//!   are always expendable", VD@zfs-0.6.5 … @zfs-2.3.0 `vdev_offline_locked`); before it
+//!   (solaris-2009, il:379c004d1f) `vdev_dtl_required` refuses a log disk with no live
+//!   mirror partner (EBUSY: `no valid replicas`). A cache device is an aux vdev
+//!   (`vdev_aux` set): it can always be taken offline. A dead or offline log vdev makes
+//!   the pool DEGRADED (`vdev_propagate_state`'s "Root special" for a top-level log
+//!   device, il:379c004d1f … VD@zfs-2.3.0); a cache device is no child of the root and
+//!   leaves the pool state alone.
+//!
 //! Simplifications: one DTL range per leaf (ZFS keeps a range tree); a disk that cannot be
 //! written is never a resilver target (its repair writes would fail); a failed disk never
 //! comes back (`online` prints ZFS's "remains in faulted state" warning); dRAID, spares
@@ -428,6 +439,31 @@ impl Model_ {
         None
     }
 
+    /// A log or cache leaf named `name`: (leaf, its log vdev if a log device).
+    fn find_aux(&self, name: &str) -> Option<(u16, Option<usize>)> {
+        if let Some(t) = self.log_tops.iter().position(|v| v.iter().any(|&l| self.leaves[l as usize].name == name)) {
+            let l = *self.log_tops[t].iter().find(|&&l| self.leaves[l as usize].name == name).unwrap();
+            return Some((l, Some(t)));
+        }
+        self.cache_leaves.iter().copied().find(|&l| self.leaves[l as usize].name == name).map(|l| (l, None))
+    }
+
+    /// `zpool offline` of log or cache leaf `l` (in log vdev `t`, if a log device).
+    fn aux_offline(&mut self, disk: &str, l: u16, t: Option<usize>) -> Result<Option<String>, String> {
+        if self.leaves[l as usize].offline || self.leaves[l as usize].failed {
+            return Ok(None);
+        }
+        if let (Some(t), Release::Solaris2009) = (t, self.cfg.release) {
+            // il:379c004d1f vdev_offline: vdev_dtl_required for a log disk as for any other.
+            let partner = self.log_tops[t].iter().any(|&x| x != l && self.leaves[x as usize].writeable());
+            if !partner {
+                return Err(format!("cannot offline {disk}: no valid replicas"));
+            }
+        }
+        self.leaves[l as usize].offline = true;
+        Ok(None)
+    }
+
     /// `vdev_dtl_required`: would the top-level vdev lose data without leaf `l`? A mirror
     /// needs one other child that holds data; raidz tolerates `nparity` children missing.
     fn dtl_required(&self, l: u16, p: Place) -> bool {
@@ -495,6 +531,11 @@ impl Model_ {
             Err(e) => (Some(e), None),
         };
         let failed = matches!(&a.action, Action::Fail { .. }) && error.is_none();
+        if let (None, Action::Fail { disk } | Action::Offline { disk }) = (&error, &a.action) {
+            if self.find_aux(disk).is_some_and(|(_, t)| t.is_some()) {
+                self.aux.log_event(ctx.now());
+            }
+        }
         self.admin.log.push(json!({"at_ns": a.at_ns, "command": command, "error": error, "warning": warning}));
         if let (true, Action::Fail { disk }) = (failed, &a.action) {
             self.spare_auto_activate(disk, ctx);
@@ -503,7 +544,11 @@ impl Model_ {
     }
 
     fn act_fail(&mut self, disk: &str) -> Result<Option<String>, String> {
-        let (l, _) = self.find_disk(disk).ok_or_else(|| format!("no disk {disk} in the pool"))?;
+        let aux = self.find_aux(disk).map(|(l, _)| l);
+        let l = match self.find_disk(disk) {
+            Some((l, _)) => l,
+            None => aux.ok_or_else(|| format!("no disk {disk} in the pool"))?,
+        };
         self.leaves[l as usize].failed = true;
         Ok(None)
     }
@@ -644,6 +689,9 @@ impl Model_ {
 
     fn act_offline(&mut self, disk: &str) -> Result<Option<String>, String> {
         let msg = format!("cannot offline {disk}");
+        if let (None, Some((l, t))) = (self.find_disk(disk), self.find_aux(disk)) {
+            return self.aux_offline(disk, l, t);
+        }
         let Some((l, p)) = self.find_disk(disk) else { return Err(format!("{msg}: no such device in pool")) };
         if self.leaves[l as usize].offline || self.leaves[l as usize].failed {
             return Ok(None);
@@ -656,7 +704,10 @@ impl Model_ {
     }
 
     fn act_online(&mut self, disk: &str, ctx: &mut Ctx<Ev>) -> Result<Option<String>, String> {
-        let Some((l, _)) = self.find_disk(disk) else { return Err(format!("cannot online {disk}: no such device in pool")) };
+        let aux = self.find_aux(disk).map(|(l, _)| l);
+        let Some(l) = self.find_disk(disk).map(|(l, _)| l).or(aux) else {
+            return Err(format!("cannot online {disk}: no such device in pool"));
+        };
         let leaf = &mut self.leaves[l as usize];
         if leaf.failed {
             return Ok(Some(format!(
@@ -667,6 +718,10 @@ impl Model_ {
             return Ok(None);
         }
         leaf.offline = false;
+        if leaf.role != crate::sim::LeafRole::Data {
+            // A log or cache device: nothing to resilver here (see the module notes).
+            return Ok(None);
+        }
         if leaf.dtl.is_some() {
             self.resilver_need(l, ctx);
         }
@@ -898,6 +953,8 @@ impl Model_ {
                 tops.extend(children);
             }
         }
+        let (logs, cache, log_degraded) = self.aux_status_rows();
+        pool_degraded |= log_degraded;
         let pstate = if pool_dead { "UNAVAIL" } else if pool_degraded { "DEGRADED" } else { "ONLINE" };
         let mut rows = vec![row(0, &self.cfg.pool.name, pstate, if pool_dead { "insufficient replicas" } else { "" })];
         rows.extend(tops);
@@ -919,6 +976,50 @@ impl Model_ {
             scan: self.scan_stats_json(),
             errors: self.lost_blocks.len(),
             rebuild: if rebuild.is_empty() { Value::Null } else { Value::Array(rebuild) },
+            aux: self.aux.tracking().then_some((logs, cache)),
         }
+    }
+
+    /// The `logs` and `cache` rows of `zpool status` (log vdevs at depth 1, log mirror
+    /// children at 2, cache devices at 1), and whether a log vdev makes the pool DEGRADED.
+    fn aux_status_rows(&self) -> (Vec<StatusRow>, Vec<StatusRow>, bool) {
+        let row = |depth: u32, name: &str, state: &'static str, note: &str| StatusRow {
+            depth,
+            name: name.to_string(),
+            state,
+            note: note.to_string(),
+            scan_processed: 0,
+            resilver_deferred: false,
+        };
+        let leaf_row = |depth: u32, l: u16| {
+            let leaf = &self.leaves[l as usize];
+            let (state, note) = if leaf.failed {
+                ("UNAVAIL", "cannot open")
+            } else if leaf.offline {
+                ("OFFLINE", "")
+            } else {
+                ("ONLINE", "")
+            };
+            row(depth, &leaf.name, state, note)
+        };
+        let (mut logs, mut degraded) = (Vec::new(), false);
+        for (t, leaves) in self.log_tops.iter().enumerate() {
+            let dead = leaves.iter().filter(|&&l| !self.leaves[l as usize].writeable()).count();
+            degraded |= dead > 0;
+            let (name, kind) = &self.log_names[t];
+            if *kind == VdevType::Disk {
+                logs.push(leaf_row(1, leaves[0]));
+                continue;
+            }
+            let (state, note) = match dead {
+                0 => ("ONLINE", ""),
+                d if d == leaves.len() => ("UNAVAIL", "insufficient replicas"),
+                _ => ("DEGRADED", ""),
+            };
+            logs.push(row(1, name, state, note));
+            logs.extend(leaves.iter().map(|&l| leaf_row(2, l)));
+        }
+        let cache = self.cache_leaves.iter().map(|&l| leaf_row(1, l)).collect();
+        (logs, cache, degraded)
     }
 }

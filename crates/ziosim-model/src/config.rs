@@ -518,6 +518,11 @@ impl RunConfig {
         let mut disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
         let mut kinds: Vec<VdevType> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|_| v.kind)).collect();
         let spare_names: Vec<&str> = self.pool.spares.iter().map(|d| d.name.as_str()).collect();
+        // Log and cache devices can fail, go offline and come back (`aux_fail.rs`).
+        let aux_names: Vec<&str> = (self.pool.log.iter().flat_map(|v| v.disks.iter()))
+            .chain(self.pool.cache.iter())
+            .map(|d| d.name.as_str())
+            .collect();
         let mut last = 0;
         for (i, a) in self.actions.iter().enumerate() {
             let f = |k: &str| format!("action[{i}].{k}");
@@ -526,6 +531,8 @@ impl RunConfig {
             }
             last = a.at_ns;
             match &a.action {
+                Action::Fail { disk } | Action::Offline { disk } | Action::Online { disk }
+                    if aux_names.contains(&disk.as_str()) => {}
                 Action::Fail { disk } | Action::Detach { disk } | Action::Offline { disk } | Action::Online { disk }
                     if !disks.contains(&disk.as_str()) && !spare_names.contains(&disk.as_str()) =>
                 {

@@ -6,6 +6,7 @@
 //! fixed-size histograms and sampled counters. See `../shared/design.md` §2.
 
 pub mod admin;
+mod aux_fail;
 pub mod config;
 pub mod device;
 pub mod io;

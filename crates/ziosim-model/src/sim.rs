@@ -887,7 +887,7 @@ pub struct Model_ {
     pub(crate) zil: crate::zil::Zil,
     pub(crate) log_tops: Vec<Vec<u16>>,
     /// Name and type of each log vdev, as `zpool status` prints them.
-    log_names: Vec<(String, VdevType)>,
+    pub(crate) log_names: Vec<(String, VdevType)>,
     /// Logical I/O issued to each top-level vdev (data, then log): what a top-level vdev's own
     /// `vdev_stat` counted before 0.7 (`zpool iostat -v` of those releases), cumulative, and
     /// its samples at each report interval.
@@ -910,6 +910,8 @@ pub struct Model_ {
     pub(crate) flush_hist: FineHist,
     /// Data at risk as of the last sample or the stop.
     pub(crate) risk: crate::txg::RiskStats,
+    /// Log and cache devices that fail or go offline (`aux_fail.rs`).
+    pub(crate) aux: crate::aux_fail::AuxState,
 }
 
 /// The public model type.
@@ -1168,6 +1170,7 @@ impl Model_ {
         let ntops_all = tops.len();
         let (tops_len, log_len) = (tops.len(), log_tops.len());
         let series = SeriesStore::new(leaves.len());
+        let nwls = wls.len();
         Ok(Model_ {
             tun,
             mirror_pen,
@@ -1263,6 +1266,7 @@ impl Model_ {
             flushes: 0,
             flush_hist: FineHist::default(),
             risk: crate::txg::RiskStats::default(),
+            aux: crate::aux_fail::AuxState::new(&cfg, nwls),
             cfg,
         })
     }
@@ -1454,14 +1458,17 @@ impl Model_ {
         }
         let first = off / rs;
         let last = (off + size - 1) / rs;
-        if l2_hit {
+        let l2_leaf = l2_hit.then(|| self.cache_leaves[(first % self.cache_leaves.len() as u64) as usize]);
+        if l2_leaf.is_some_and(|l| !self.leaves[l as usize].writeable()) {
+            // arc_read: the buffer's cache device is dead or offline, read the pool.
+            self.l2_redirect(wl);
+        } else if let Some(leaf) = l2_leaf {
             self.wls[wl].l2_hits += 1;
-            let ci = (first % self.cache_leaves.len() as u64) as usize;
-            let leaf = self.cache_leaves[ci];
             let cap = self.leaves[leaf as usize].size_bytes;
             let nrec = (cap / rs).max(1);
             for b in first..=last {
                 let coff = (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16) % nrec * rs;
+                self.l2_issued(id, coff, b);
                 self.ops[id as usize].pending += 1;
                 self.submit_leaf(leaf, Op::Read, IoClass::SyncRead, 0, coff, rs as u32, id, ctx);
             }
@@ -1844,18 +1851,20 @@ impl Model_ {
                     let op = &self.ops[waiter as usize];
                     if !self.zil.is_disabled() {
                         self.zil_commit_hist.add((now - op.commit_ns).max(1));
+                        self.aux.commit_done(now, (now - op.commit_ns).max(1));
                     }
                     let t = self.ack_ns(op.wl as usize);
                     ctx.schedule_in(t, Ev::OpDone { op: waiter });
                 }
                 ZilAction::AtRisk { txg, bytes } => self.txg.eng.add_at_risk(now, txg, bytes),
+                ZilAction::TxgWait { token } => self.zil_txg_wait(token, ctx),
             }
         }
     }
 
-    fn zil_slot(&mut self, token: u32, pending: u32) -> u32 {
+    pub(crate) fn zil_slot(&mut self, token: u32, pending: u32) -> u32 {
         let e = (token, pending);
-        match self.zil_ios_free.pop() {
+        let slot = match self.zil_ios_free.pop() {
             Some(i) => {
                 self.zil_ios[i as usize] = e;
                 i
@@ -1864,25 +1873,35 @@ impl Model_ {
                 self.zil_ios.push(e);
                 (self.zil_ios.len() - 1) as u32
             }
-        }
+        };
+        self.aux.set_slot(slot, 0);
+        slot
     }
 
-    /// An lwb on the separate log: the log vdevs take turns; a mirror writes every child.
+    /// An lwb on the separate log: the log vdevs take turns; a mirror writes every live
+    /// child. With no usable log vdev the block goes to the main pool (`aux_fail.rs`).
     fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
-        let t = self.zil_slog_rotor % self.log_tops.len();
-        self.zil_slog_rotor += 1;
+        let Some(t) = self.slog_pick() else {
+            self.zil_pool_write(token, bytes, class, ctx);
+            return;
+        };
         let cap = self.log_tops[t].iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap();
         let mut off = self.zil_slog_cursor[t];
         if off + bytes as u64 > cap {
             off = 0;
         }
         self.zil_slog_cursor[t] = off + (bytes as u64).next_multiple_of(4096);
-        let slot = self.zil_slot(token, self.log_tops[t].len() as u32);
+        let live = self.log_tops[t].iter().filter(|&&l| self.leaves[l as usize].writeable()).count() as u32;
+        let slot = self.zil_slot(token, live);
+        self.aux.set_slot(slot, live);
         let nt = self.tops.len();
         self.top_cnt[nt + t].add(Op::Write, bytes as u64);
         // By index (submit_leaf needs &mut self; `log_tops` is fixed once the model is built).
         for i in 0..self.log_tops[t].len() {
             let l = self.log_tops[t][i];
+            if !self.leaves[l as usize].writeable() {
+                continue;
+            }
             self.zil_flush_owed[l as usize] = true;
             // The lwb's allocation dirties the log vdev's metaslab in the open txg.
             self.txg.flush_owed[l as usize] = true;
@@ -1939,6 +1958,9 @@ impl Model_ {
     /// `zil_flush_vdevs`: a cache flush to every leaf the ZIL wrote since its last flush
     /// of that kind. ZFS flushes bypass the vdev queue: straight to the block-layer FIFO.
     fn zil_flush(&mut self, token: u32, slog: bool, pool: bool, ctx: &mut Ctx<Ev>) {
+        // Log blocks the allocator put in the main pool (no usable log vdev) are flushed
+        // with the "SLOG" ones: ZFS flushes the vdevs an lwb was written to.
+        let pool = pool || (slog && self.aux.slog_redirected());
         let slot = self.zil_slot(token, 0);
         let mut targets = Vec::new();
         for l in 0..self.leaves.len() {
@@ -1975,7 +1997,7 @@ impl Model_ {
         self.drain_blk(leaf, ctx);
     }
 
-    fn zil_io_done(&mut self, slot: u32, ctx: &mut Ctx<Ev>) {
+    pub(crate) fn zil_io_done(&mut self, slot: u32, ctx: &mut Ctx<Ev>) {
         let e = &mut self.zil_ios[slot as usize];
         e.1 -= 1;
         if e.1 > 0 {
@@ -1984,7 +2006,11 @@ impl Model_ {
         let token = e.0;
         self.zil_ios_free.push(slot);
         let mut out = Vec::new();
-        self.zil.on_io_done(ctx.now(), token, &mut out);
+        if self.aux.slot_failed(slot) {
+            self.zil.on_io_failed(ctx.now(), token, &mut out);
+        } else {
+            self.zil.on_io_done(ctx.now(), token, &mut out);
+        }
         self.zil_actions(out, ctx);
     }
 
@@ -2237,7 +2263,7 @@ impl Model_ {
 
     /// Issue the leaf reads of logical record `b` (the layout's `b`-th file data block,
     /// from its first DVA) for `owner`; returns how many.
-    fn read_block(&mut self, b: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
+    pub(crate) fn read_block(&mut self, b: u64, class: IoClass, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
         let blk = self.layout.data_block(b % self.nblocks.max(1));
         let d = blk.dvas[0];
         self.last_user_io_ns = ctx.now();
@@ -2571,6 +2597,9 @@ impl Model_ {
                 TxgAction::Timer { at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxgTimer),
                 TxgAction::Resume { tx_id, at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxRetry { op: tx_id }),
                 TxgAction::Synced { txg } => self.zil.on_txg_synced(txg),
+                TxgAction::WaitDone { waiter } if waiter & crate::aux_fail::ZIL_TXG_WAITER != 0 => {
+                    self.zil_io_done(waiter & !crate::aux_fail::ZIL_TXG_WAITER, ctx)
+                }
                 TxgAction::WaitDone { waiter } => self.rebuild_wait_done(waiter, ctx),
             }
         }
@@ -2950,6 +2979,9 @@ impl Model_ {
             self.leaves[li].count_member(&io, total, queue);
             run.add(&io);
             self.ios.free(m);
+            if self.aux.tracking() && self.leaves[li].role != LeafRole::Data {
+                self.aux_io_done(li, &io, ctx);
+            }
             self.resolve_owner(io.owner, ctx);
             m = io.agg_next;
         }
@@ -3236,6 +3268,10 @@ impl Model_ {
                 v
             })
             .collect();
+        let mut wls = wls;
+        for (i, v) in wls.iter_mut().enumerate() {
+            self.aux_workload_results(i, v);
+        }
         let vdevs: Vec<Value> = self
             .tops
             .iter()
@@ -3285,7 +3321,7 @@ impl Model_ {
         let z = self.zil.stats();
         let r = &self.risk;
         let secs = (self.risk_time_ns().max(1)) as f64;
-        json!({
+        let mut v = json!({
             "commits": z.commits, "lwb_writes": z.lwb_writes, "lwb_bytes": z.lwb_bytes,
             "indirect_writes": z.indirect_writes, "indirect_bytes": z.indirect_bytes,
             "flush_requests": z.flushes, "batches": z.batches, "disabled": self.zil.is_disabled(),
@@ -3299,7 +3335,11 @@ impl Model_ {
                 "window_ns_max": r.at_risk_window_ns_max,
                 "unsynced_bytes_max": r.unsynced_bytes_max, "unsynced_bytes_mean": r.unsynced_byte_ns as f64 / secs,
             },
-        })
+        });
+        if let Some(d) = self.aux_zil_results() {
+            v["log_devices"] = d;
+        }
+        v
     }
 
     /// The time up to which `self.risk` was integrated (the last sample or the stop).

@@ -59,6 +59,9 @@ pub(crate) struct Snapshot {
     pub(crate) scan: Value,
     pub(crate) errors: usize,
     pub(crate) rebuild: Value,
+    /// The `logs` and `cache` rows, when an action may change a log or cache device
+    /// (otherwise the printers show those devices ONLINE from the pool layout).
+    pub(crate) aux: Option<(Vec<StatusRow>, Vec<StatusRow>)>,
 }
 
 /// A stored snapshot: the tree as indices into `StatusLog::rows`.
@@ -70,6 +73,7 @@ struct Stored {
     scan: Value,
     errors: usize,
     rebuild: Value,
+    aux: Option<(Vec<StatusRow>, Vec<StatusRow>)>,
 }
 
 #[derive(Default)]
@@ -94,6 +98,7 @@ impl StatusLog {
             scan: snap.scan,
             errors: snap.errors,
             rebuild: snap.rebuild,
+            aux: snap.aux,
         });
     }
 
@@ -143,8 +148,14 @@ impl Serialize for TreeJson<'_> {
 impl Serialize for SnapJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let sn = self.snap;
-        let mut m = s.serialize_map(Some(7))?;
+        let mut m = s.serialize_map(None)?;
+        if let Some((_, cache)) = &sn.aux {
+            m.serialize_entry("cache", cache)?;
+        }
         m.serialize_entry("errors", &sn.errors)?;
+        if let Some((logs, _)) = &sn.aux {
+            m.serialize_entry("logs", logs)?;
+        }
         m.serialize_entry("rebuild", &sn.rebuild)?;
         m.serialize_entry("scan", &sn.scan)?;
         m.serialize_entry("spares", &sn.spares)?;

@@ -96,6 +96,25 @@
 //! risk until their txg syncs. Under `zil_disable` ZFS keeps no log at all; the records
 //! here are bookkeeping for that accounting only and cause no I/O.
 //!
+//! *A log block write that fails* (a SLOG that died with lwbs in flight; the simulator
+//! reports it with [`Zil::on_io_failed`]) is handled as each era's `zil.c` does:
+//!   - solaris-2009 (il:379c004d1f `zil_lwb_write_done` sets `zl_log_error`;
+//!     `zil_commit_writer` then calls `txg_wait_synced(dp, 0)`): the batch's commits wait
+//!     for the open txg + 2 to sync ([`ZilAction::TxgWait`]) before they return.
+//!   - freebsd-9 … zfs-2.1: 6846163 (il:8f18d1fadf, Sep 2009) issues lwb writes with
+//!     `ZIO_FLAG_DONT_PROPAGATE` and PSARC 2009/571 (il:b24ab67627) dropped `zl_log_error`,
+//!     so the error never reaches `zil_commit` (legacy: `zio_wait(zl_root_zio)` returns 0,
+//!     ZIL@zfs-0.6.5 `zil_commit_writer`; 0.8–2.1: `zil_lwb_write_done` skips the flush and
+//!     `zil_lwb_flush_vdevs_done` wakes the waiters with `zcw_zio_error` = 0, ZIL@zfs-0.8.0,
+//!     @zfs-2.1.0). The commit returns as if logged: its bytes live only in memory until
+//!     their txg syncs, and are reported [`ZilAction::AtRisk`] (`commits_unlogged`).
+//!   - zfs-2.2+: f82f0279ed (OpenZFS #12391, 2021) lets the error propagate; the waiter
+//!     sees `zcw_zio_error` and `zil_commit_impl` falls back to `txg_wait_synced(dp, 0)`
+//!     (ZIL@zfs-2.2.0, @zfs-2.3.0). The error reaches every later lwb whose root zio was
+//!     made a parent of the failed one's (`zil_lwb_set_zio_dependency`: issued before the
+//!     failed lwb was done), so their waiters fall back too.
+//! A failed lwb flushes nothing (`zil_lwb_write_done` returns early on `io_error`, 0.8+).
+//!
 //! Invariants: lwbs complete in issue order; a waiter is woken exactly once; at most one
 //! lwb is open; every token handed out comes back exactly once (`on_io_done` for writes
 //! and flushes, `on_timer` for timers).
@@ -186,6 +205,9 @@ pub enum ZilAction {
     /// `bytes` were acknowledged as durable but only txg `txg`'s sync makes them stable
     /// (forward to `Txg::add_at_risk`).
     AtRisk { txg: u64, bytes: u64 },
+    /// `txg_wait_synced(dp, 0)` after a failed log write: report with `on_io_done(token)`
+    /// once the open txg + `TXG_DEFER_SIZE` has synced (at once if it already has).
+    TxgWait { token: Token },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -242,6 +264,13 @@ struct Lwb {
     issued_ns: u64,
     /// `lwb_max_txg`: the highest txg of the records in it.
     max_txg: u64,
+    /// Its write failed (or, 2.2+, an lwb it depends on failed).
+    error: bool,
+    /// 2.2+: issued while an earlier lwb was not yet done, so an error of that one reaches
+    /// this one (`zil_lwb_set_zio_dependency`).
+    dep: bool,
+    /// The user bytes of its records per txg: at risk if its write fails unnoticed.
+    risk: Vec<(u64, u64)>,
 }
 
 impl Lwb {
@@ -259,6 +288,19 @@ impl Lwb {
             owe_slog: false,
             owe_pool: false,
             issued_ns: 0,
+            error: false,
+            dep: false,
+            risk: Vec::new(),
+        }
+    }
+    /// Note a record's user bytes (for the at-risk books of a failed write).
+    fn add_risk(&mut self, txg: u64, user: u64) {
+        if user == 0 {
+            return;
+        }
+        match self.risk.last_mut() {
+            Some(e) if e.0 == txg => e.1 += user,
+            _ => self.risk.push((txg, user)),
         }
     }
     fn space(&self) -> u32 {
@@ -273,6 +315,12 @@ enum Tok {
     Timer(u64),
     LegacyIo,
     LegacyFlush,
+    /// A legacy slog lwb write, with its records' user bytes per txg.
+    LegacyLwb(u64),
+    /// 2.2+: a waiter whose lwb failed waits for a txg sync.
+    WaiterTxg(WaiterId),
+    /// solaris-2009: the writer waits for a txg sync after a failed batch.
+    LegacyTxgWait,
 }
 
 /// Counters for reports and tests.
@@ -289,6 +337,14 @@ pub struct ZilStats {
     /// Most log space (SLOG, or the pool without one) held by log blocks at once: written
     /// and not yet allocatable again (see `LogSpace`).
     pub log_space_bytes_max: u64,
+    /// Log block writes that failed (a SLOG died with them in flight).
+    pub lwb_write_errors: u64,
+    /// Commits that waited for a txg sync because their log write failed
+    /// (solaris-2009, zfs-2.2+).
+    pub commits_txg_fallback: u64,
+    /// Commits acknowledged although their log write failed, the error never reaching
+    /// `zil_commit` (freebsd-9 … zfs-2.1); their bytes are at risk until their txg syncs.
+    pub commits_unlogged: u64,
 }
 
 /// `metaslab.c` `TXG_DEFER_SIZE`: space freed in txg t is allocatable again after txg
@@ -377,6 +433,11 @@ pub struct Zil {
     legacy_pending: u32,
     legacy_owe_slog: bool,
     legacy_owe_pool: bool,
+    /// The legacy batch had a failed lwb write; the user bytes of the failed lwbs.
+    legacy_error: bool,
+    legacy_risk: Vec<(u64, u64)>,
+    /// Legacy slog lwbs in flight: their records' user bytes per txg, by id.
+    legacy_lwb_risk: BTreeMap<u64, Vec<(u64, u64)>>,
     stats: ZilStats,
 }
 
@@ -459,6 +520,9 @@ impl Zil {
             legacy_pending: 0,
             legacy_owe_slog: false,
             legacy_owe_pool: false,
+            legacy_error: false,
+            legacy_risk: Vec::new(),
+            legacy_lwb_risk: BTreeMap::new(),
             stats: ZilStats::default(),
             space: LogSpace::default(),
         }
@@ -911,6 +975,7 @@ impl Zil {
             let l = self.lwbs.back_mut().unwrap();
             l.nused += rec.min(l.space());
             l.max_txg = l.max_txg.max(itx.txg);
+            l.add_risk(itx.txg, itx.user);
             if indirect {
                 l.indirect.push((itx.block, itx.txg, itx.foid, itx.blk));
             }
@@ -931,6 +996,7 @@ impl Zil {
                     let l = self.lwbs.back_mut().unwrap();
                     l.nused += itx.header + round8(chunk);
                     l.max_txg = l.max_txg.max(itx.txg);
+                    l.add_risk(itx.txg, (chunk as u64).min(itx.user));
                     self.cur_used += (itx.header + round8(chunk)) as u64;
                     left -= chunk;
                 }
@@ -948,6 +1014,7 @@ impl Zil {
                 let l = self.lwbs.back_mut().unwrap();
                 l.nused += rec.min(l.space());
                 l.max_txg = l.max_txg.max(itx.txg);
+                l.add_risk(itx.txg, itx.user);
                 if itx.state == WriteState::Indirect {
                     l.indirect.push((itx.block, itx.txg, itx.foid, itx.blk));
                 }
@@ -990,6 +1057,8 @@ impl Zil {
             let ov = &mut self.overrides;
             l.indirect.retain(|&(_, txg, foid, blk)| txg > synced && ov.insert((txg, foid, blk)));
             l.pending = 1 + l.indirect.len() as u32;
+            // 2.2+ zil_lwb_set_zio_dependency: an earlier lwb not yet done is a child.
+            l.dep = idx > 0;
             l.owe_slog |= on_slog;
             l.owe_pool |= !on_slog || !l.indirect.is_empty();
             (l.id, bytes, std::mem::take(&mut l.indirect))
@@ -1000,7 +1069,14 @@ impl Zil {
             self.stats.indirect_bytes += b as u64;
             out.push(ZilAction::IndirectWrite { token, bytes: b, txg });
         }
-        let token = self.token(if legacy { Tok::LegacyIo } else { Tok::Io(id) });
+        let token = if legacy && on_slog {
+            // Only a SLOG write can fail here: keep what a failure would leave unlogged.
+            let risk = std::mem::take(&mut self.lwbs[idx].risk);
+            self.legacy_lwb_risk.insert(id, risk);
+            self.token(Tok::LegacyLwb(id))
+        } else {
+            self.token(if legacy { Tok::LegacyIo } else { Tok::Io(id) })
+        };
         self.stats.lwb_writes += 1;
         self.stats.lwb_bytes += bytes as u64;
         out.push(ZilAction::LwbWrite { token, bytes, on_slog, class });
@@ -1094,6 +1170,22 @@ impl Zil {
             }
             Tok::Flush(id) => self.lwb_mut(id).flush_pending = false,
             Tok::Timer(_) => panic!("on_io_done: token {token} is a timer"),
+            Tok::WaiterTxg(w) => {
+                out.push(ZilAction::Wake { waiter: w });
+                return;
+            }
+            Tok::LegacyTxgWait => {
+                self.legacy_wake(now_ns, out);
+                return;
+            }
+            Tok::LegacyLwb(id) => {
+                self.legacy_lwb_risk.remove(&id);
+                self.legacy_pending -= 1;
+                if self.legacy_pending == 0 {
+                    self.legacy_writes_done(now_ns, out);
+                }
+                return;
+            }
             Tok::LegacyIo => {
                 self.legacy_pending -= 1;
                 if self.legacy_pending == 0 {
@@ -1107,6 +1199,25 @@ impl Zil {
             }
         }
         self.complete_in_order(now_ns, out);
+    }
+
+    /// A log block write came back with an error (its device died). Flush and timer tokens
+    /// never fail (`zio_flush` errors are not propagated, in every era).
+    pub fn on_io_failed(&mut self, now_ns: u64, token: Token, out: &mut Vec<ZilAction>) {
+        match self.tokens.get(&token).copied() {
+            Some(Tok::Io(id)) => {
+                self.stats.lwb_write_errors += 1;
+                self.lwb_mut(id).error = true;
+            }
+            Some(Tok::LegacyLwb(id)) => {
+                self.stats.lwb_write_errors += 1;
+                self.legacy_error = true;
+                let risk = self.legacy_lwb_risk.remove(&id).unwrap_or_default();
+                self.legacy_risk.extend(risk);
+            }
+            _ => {}
+        }
+        self.on_io_done(now_ns, token, out);
     }
 
     fn lwb_mut(&mut self, id: u64) -> &mut Lwb {
@@ -1128,6 +1239,10 @@ impl Zil {
         let (slog, pool) = (self.lwbs[i].owe_slog, self.lwbs[i].owe_pool);
         self.lwbs[i].owe_slog = false;
         self.lwbs[i].owe_pool = false;
+        if self.lwbs[i].error {
+            // zil_lwb_write_done (0.8+): on io_error the vdev tree is emptied, no flush.
+            return;
+        }
         if self.lwbs[i].waiters.is_empty() && next_writing {
             let n = &mut self.lwbs[i + 1];
             n.owe_slog |= slog;
@@ -1150,8 +1265,43 @@ impl Zil {
             l.state = LwbState::FlushDone;
             let lat = now_ns - l.issued_ns;
             self.last_latency_ns = if self.era >= Era::Pipeline22 { (self.last_latency_ns * 7 + lat) / 8 } else { lat };
+            if l.error {
+                self.lwb_failed(&mut l, out);
+                continue;
+            }
             for w in l.waiters.drain(..) {
                 out.push(ZilAction::Wake { waiter: w });
+            }
+        }
+    }
+
+    /// A failed lwb is done (0.8+). 2.2+: its waiters fall back to a txg sync and the
+    /// error reaches the next lwb if it depends on this one; 0.8–2.1: they are woken as if
+    /// the log held their records, which stay at risk until their txg syncs.
+    fn lwb_failed(&mut self, l: &mut Lwb, out: &mut Vec<ZilAction>) {
+        if self.era >= Era::Pipeline22 {
+            for w in l.waiters.drain(..) {
+                self.stats.commits_txg_fallback += 1;
+                let token = self.token(Tok::WaiterTxg(w));
+                out.push(ZilAction::TxgWait { token });
+            }
+            if let Some(n) = self.lwbs.front_mut().filter(|n| n.dep) {
+                n.error = true;
+            }
+            return;
+        }
+        self.stats.commits_unlogged += l.waiters.len() as u64;
+        for w in l.waiters.drain(..) {
+            out.push(ZilAction::Wake { waiter: w });
+        }
+        self.at_risk(&std::mem::take(&mut l.risk), out);
+    }
+
+    /// Acknowledged bytes no log holds: at risk until their txg syncs.
+    fn at_risk(&self, risk: &[(u64, u64)], out: &mut Vec<ZilAction>) {
+        for &(txg, bytes) in risk {
+            if bytes > 0 && txg > self.synced_txg {
+                out.push(ZilAction::AtRisk { txg, bytes });
             }
         }
     }
@@ -1200,8 +1350,28 @@ impl Zil {
         }
     }
 
-    /// Batch done: wake it (and any older), hand the writer role to the next batch.
+    /// Batch written and flushed. After a failed lwb write, solaris-2009's writer waits
+    /// for a txg sync first (`zl_log_error`); later releases never see the error, so the
+    /// failed lwbs' bytes are at risk.
     fn legacy_finish(&mut self, now_ns: u64, out: &mut Vec<ZilAction>) {
+        if std::mem::take(&mut self.legacy_error) {
+            let batch = self.writer_batch;
+            let n = self.legacy_waiters.iter().filter(|&&(b, _)| b <= batch).count() as u64;
+            let risk = std::mem::take(&mut self.legacy_risk);
+            if self.release == Release::Solaris2009 {
+                self.stats.commits_txg_fallback += n;
+                let token = self.token(Tok::LegacyTxgWait);
+                out.push(ZilAction::TxgWait { token });
+                return;
+            }
+            self.stats.commits_unlogged += n;
+            self.at_risk(&risk, out);
+        }
+        self.legacy_wake(now_ns, out);
+    }
+
+    /// Batch done: wake it (and any older), hand the writer role to the next batch.
+    fn legacy_wake(&mut self, now_ns: u64, out: &mut Vec<ZilAction>) {
         self.com_batch = self.writer_batch;
         self.writer_busy = false;
         let com = self.com_batch;

@@ -11,6 +11,8 @@ const MS: u64 = 1_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     Done(Token),
+    /// A SLOG lwb write comes back with an error.
+    Fail(Token),
     Timer(Token),
     /// Thread starts its next write + commit.
     Go(u32),
@@ -28,6 +30,12 @@ struct H {
     indirect_ns: u64,
     /// Per thread: commits left, bytes per write, commit start time.
     left: Vec<u32>,
+    /// SLOG lwb writes fail (the log device died).
+    slog_dead: bool,
+    /// How long a `TxgWait` takes.
+    txg_wait_ns: u64,
+    /// `AtRisk` actions seen: (txg, bytes).
+    risk: Vec<(u64, u64)>,
     write_bytes: u32,
     o_dsync: bool,
     started: Vec<u64>,
@@ -66,6 +74,9 @@ impl H {
             flush_ns: 500 * US,
             indirect_ns: 2 * MS,
             left: vec![],
+            slog_dead: false,
+            txg_wait_ns: 1000 * MS,
+            risk: vec![],
             write_bytes: 4096,
             o_dsync: false,
             started: vec![],
@@ -80,6 +91,9 @@ impl H {
         for a in out {
             self.log.push((self.now, a));
             match a {
+                ZilAction::LwbWrite { token, on_slog, .. } if on_slog && self.slog_dead => {
+                    self.at(self.now + self.lwb_ns, Ev::Fail(token))
+                }
                 ZilAction::LwbWrite { token, .. } => self.at(self.now + self.lwb_ns, Ev::Done(token)),
                 ZilAction::IndirectWrite { token, .. } => self.at(self.now + self.indirect_ns, Ev::Done(token)),
                 ZilAction::Flush { token, .. } => self.at(self.now + self.flush_ns, Ev::Done(token)),
@@ -93,7 +107,8 @@ impl H {
                         }
                     }
                 }
-                ZilAction::AtRisk { .. } => {}
+                ZilAction::AtRisk { txg, bytes } => self.risk.push((txg, bytes)),
+                ZilAction::TxgWait { token } => self.at(self.now + self.txg_wait_ns, Ev::Done(token)),
             }
         }
     }
@@ -112,6 +127,7 @@ impl H {
             let mut out = vec![];
             match e {
                 Ev::Done(tok) => self.z.on_io_done(t, tok, &mut out),
+                Ev::Fail(tok) => self.z.on_io_failed(t, tok, &mut out),
                 Ev::Timer(tok) => self.z.on_timer(t, tok, &mut out),
                 Ev::Go(th) => {
                     self.left[th as usize] -= 1;
@@ -579,6 +595,7 @@ fn drain(
                 ZilAction::Timer { token, .. } => z.on_timer(now, token, zo),
                 ZilAction::AtRisk { txg: g, bytes } => txg.add_at_risk(now, g, bytes),
                 ZilAction::Wake { .. } => {}
+                ZilAction::TxgWait { token } => z.on_io_done(now, token, zo),
             }
         }
         for a in std::mem::take(to) {
@@ -856,4 +873,58 @@ fn zfs23_slog_bulk_looks_at_the_whole_burst() {
     out.clear();
     z.on_timer(50 * US, t, &mut out);
     assert!(matches!(out[..], [ZilAction::LwbWrite { class: IoClass::SyncWrite, .. }]), "{out:?}");
+}
+
+/// A SLOG whose every lwb write fails: what a commit does about it, per era.
+fn dead_slog(r: Release) -> H {
+    let mut h = H::new(r, &[], cfg(true));
+    h.slog_dead = true;
+    h.fsync_loop(1, 3, 0);
+    h
+}
+
+#[test]
+fn failed_lwb_waits_for_a_txg_sync_in_2009_and_from_2_2() {
+    // il:379c004d1f zl_log_error → txg_wait_synced; ZIL@zfs-2.2.0 zcw_zio_error → the same.
+    for r in [Release::Solaris2009, Release::Zfs22, Release::Zfs23] {
+        let h = dead_slog(r);
+        let st = h.z.stats();
+        assert_eq!(st.commits_txg_fallback, 3, "{r:?} {st:?}");
+        assert_eq!(st.commits_unlogged, 0, "{r:?}");
+        assert!(st.lwb_write_errors >= 3, "{r:?} {st:?}");
+        assert_eq!(h.lat.len(), 3, "{r:?}: every commit ends");
+        assert!(h.lat.iter().all(|&l| l >= h.txg_wait_ns), "{r:?} {:?}", h.lat);
+        assert!(h.risk.is_empty(), "{r:?}: nothing acknowledged before its txg synced");
+    }
+}
+
+#[test]
+fn failed_lwb_goes_unnoticed_from_2009_to_2_1() {
+    // ZIO_FLAG_DONT_PROPAGATE on the lwb write (il:8f18d1fadf … ZIL@zfs-2.1.0): the commit
+    // returns as if logged, and its bytes are at risk until their txg syncs.
+    for r in [Release::Freebsd9, Release::Illumos2014, Release::Zfs065, Release::Zfs07, Release::Zfs08, Release::Zfs21] {
+        let h = dead_slog(r);
+        let st = h.z.stats();
+        assert_eq!(st.commits_unlogged, 3, "{r:?} {st:?}");
+        assert_eq!(st.commits_txg_fallback, 0, "{r:?}");
+        assert_eq!(h.lat.len(), 3, "{r:?}");
+        assert!(h.lat.iter().all(|&l| l < h.txg_wait_ns), "{r:?} {:?}", h.lat);
+        let bytes: u64 = h.risk.iter().map(|e| e.1).sum();
+        assert_eq!(bytes, 3 * 4096, "{r:?} {:?}", h.risk);
+        // No flush after a failed write in the pipeline eras (zil_lwb_write_done).
+        if r >= Release::Zfs08 {
+            assert_eq!(st.flushes, 0, "{r:?} {st:?}");
+        }
+    }
+}
+
+#[test]
+fn a_healthy_slog_never_falls_back() {
+    for r in [Release::Solaris2009, Release::Zfs07, Release::Zfs21, Release::Zfs23] {
+        let mut h = H::new(r, &[], cfg(true));
+        h.fsync_loop(2, 5, 0);
+        let st = h.z.stats();
+        assert_eq!((st.lwb_write_errors, st.commits_txg_fallback, st.commits_unlogged), (0, 0, 0), "{r:?}");
+        assert!(h.risk.is_empty());
+    }
 }
