@@ -741,8 +741,8 @@ class _Normaliser:
         disks = [d["name"] for v in c["pool"]["vdevs"] for d in v["disks"]]
         # The type of each disk's top-level vdev; replace/attach add their new disks.
         kinds = [v["type"] for v in c["pool"]["vdevs"] for _ in v["disks"]]
-        # Log and cache disks: the core's actions act on data vdevs only, and the status
-        # printers show these devices ONLINE with no errors, so no action may name one.
+        # Log and cache disks: they can fail, go offline and come back (fail, offline,
+        # online); zpool detach/replace/attach of one is not modelled, so those are refused.
         aux = {d["name"]: "a log device (pool.log)" for v in c["pool"].get("log") or [] for d in v["disks"]}
         aux.update({d["name"]: "a cache device (pool.cache)" for d in c["pool"].get("cache") or []})
         # Hot spares: `replace` may name one as its new disk; after that, the others may too.
@@ -765,7 +765,9 @@ class _Normaliser:
                 )
             last = at
             act: dict[str, Any] = {"at_ns": at, "do": do}
-            if do in ("fail", "detach", "offline", "online"):
+            if do in ("fail", "offline", "online"):
+                act["disk"] = self.disk_ref(a, "disk", path, disks + spares + list(aux))
+            elif do == "detach":
                 act["disk"] = self.disk_ref(a, "disk", path, disks + spares, aux)
             elif do in ("replace", "attach"):
                 key = "old" if do == "replace" else "disk"
@@ -819,8 +821,8 @@ class _Normaliser:
         v = _required(a, key, path, "a disk name")
         what = (aux or {}).get(v) if isinstance(v, str) else None
         if what is not None:
-            raise ScenarioError(f"{path}.{key}: {show(v)} — {what}; actions act on the disks of pool.vdevs "
-                                f"only; allowed: one of {', '.join(disks)}")
+            raise ScenarioError(f"{path}.{key}: {show(v)} — {what}; ziosim models only fail, offline and "
+                                f"online of log and cache devices; allowed: one of {', '.join(disks)}")
         if v not in disks:
             raise ScenarioError(f"{path}.{key}: {show(v)} — allowed: one of {', '.join(disks)}", hint=_hint(str(v), disks))
         return v

@@ -926,23 +926,31 @@ def test_devices_in_the_second_vdev_are_named_by_its_index():
     assert err(text).startswith("pool.vdevs[1].devices: 1 devices for 3 disks — allowed: an array of 3 devices")
 
 
-def test_actions_refuse_log_and_cache_disks():
-    """The core acts on data-vdev disks only and the status printers show log and cache
-    devices ONLINE, so an action naming one is refused, saying what it is."""
+def test_actions_on_log_and_cache_disks():
+    """fail, offline and online act on log and cache devices (aux_fail.rs); detach,
+    replace and attach of one are not modelled and refused, saying what the disk is."""
     pool = ('[pool]\nfill = 0.5\nvdevs = [{ type = "mirror", disks = 2, device = "hdd-7200-sata-2014" }]\n'
             'log = [{ device = "samsung-850pro", count = 2, mirror = true }]\n'
             'cache = { device = "samsung-850pro" }\n')
     # names in pool order: sda sdb (mirror), sdc (cache), sdd sde (log mirror)
-    for do, key in (("fail", "disk"), ("offline", "disk"), ("detach", "disk"), ("online", "disk")):
-        assert err(HEAD + pool + f'[[action]]\ndo = "{do}"\n{key} = "sdd"\n') == (
-            f'action[0].{key}: "sdd" — a log device (pool.log); actions act on the disks of pool.vdevs only; '
-            "allowed: one of sda, sdb")
+    for do in ("fail", "offline", "online"):
+        for disk in ("sdc", "sdd"):
+            assert ok(HEAD + pool + f'[[action]]\ndo = "{do}"\ndisk = "{disk}"\n')["actions"] == [
+                {"at_ns": 0, "do": do, "disk": disk}]
+    assert err(HEAD + pool + '[[action]]\ndo = "detach"\ndisk = "sdd"\n') == (
+        'action[0].disk: "sdd" — a log device (pool.log); ziosim models only fail, offline and online of log '
+        "and cache devices; allowed: one of sda, sdb")
     assert err(HEAD + pool + '[[action]]\ndo = "replace"\nold = "sdc"\nnew = "sdf"\n') == (
-        'action[0].old: "sdc" — a cache device (pool.cache); actions act on the disks of pool.vdevs only; '
-        "allowed: one of sda, sdb")
+        'action[0].old: "sdc" — a cache device (pool.cache); ziosim models only fail, offline and online of log '
+        "and cache devices; allowed: one of sda, sdb")
+    assert err(HEAD + pool + '[[action]]\ndo = "attach"\ndisk = "sde"\nnew = "sdf"\n') == (
+        'action[0].disk: "sde" — a log device (pool.log); ziosim models only fail, offline and online of log '
+        "and cache devices; allowed: one of sda, sdb")
     for new in ("sdc", "sde"):  # a new disk may not take a log or cache device's name either
         assert err(HEAD + pool + f'[[action]]\ndo = "attach"\ndisk = "sda"\nnew = "{new}"\n') == (
             f'action[0].new: "{new}" — allowed: a name no disk of the pool has')
+    assert err(HEAD + pool + '[[action]]\ndo = "fail"\ndisk = "sdz"\n').startswith(
+        'action[0].disk: "sdz" — allowed: one of sda, sdb, sdd, sde, sdc')
 
 
 # --- device and link fields: units, and the core's errors in the one-line shape ---------

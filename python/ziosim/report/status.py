@@ -12,8 +12,9 @@ Two entry points:
 
 Both print the pool's classes after the data vdevs as each release does (``_class_rows``):
 the separate log vdevs under ``logs``, then the L2ARC devices under ``cache``. The snapshot
-tree holds the data vdevs only; no action can target a log or cache disk (scenario.py
-refuses it), so their rows are always ONLINE with zero error counters.
+tree holds the data vdevs only; a run whose actions may fail or offline a log or cache
+device carries their rows in each snapshot (``logs``, ``cache``: the states the core gave
+them), otherwise they are printed ONLINE with zero error counters from the pool layout.
 
 Eras of the scan line (spec/zfs-model.md §8.1; read from cmd/zpool/zpool_main.c):
 
@@ -94,7 +95,8 @@ def _log_label(release: str, root: dict) -> dict:
             "label": "logs\t" if at_least(release, "zfs-0.8") else "logs"}
 
 
-def _class_rows(pool: dict, leaves: list[dict], release: str, root: dict) -> list[dict]:
+def _class_rows(pool: dict, leaves: list[dict], release: str, root: dict,
+                snapshot: dict | None = None) -> list[dict]:
     """The rows ``status_callback`` prints after the data vdevs: the log vdevs, then the
     L2ARC devices (every era: il:379c004d1f ``print_status_config`` then ``print_l2cache``;
     ZM@zfs-0.6.5 ``print_logs`` then ``print_l2cache``; ZM@zfs-0.8.0 … @zfs-2.3.4
@@ -104,9 +106,22 @@ def _class_rows(pool: dict, leaves: list[dict], release: str, root: dict) -> lis
     vdevs are (``zpool_vdev_name`` with the type-id: ``mirror-1``; solaris-2009 ``mirror``);
     a lone log disk goes by its own name. ``print_l2cache`` prints ``"\\tcache\\n"`` and each
     device at depth 2 in every era read (il:379c004d1f, ZM@zfs-0.6.5, @zfs-2.3.0).
+
+    With a ``snapshot`` that carries ``logs``/``cache`` rows (a failed or offline log or
+    cache device), those rows give the states.
     """
     rows: list[dict] = []
     logs = pool.get("log") or []
+    snap_logs = (snapshot or {}).get("logs")
+    snap_cache = (snapshot or {}).get("cache")
+    if logs and snap_logs is not None:
+        rows.append(_log_label(release, root))
+        for r in snap_logs:
+            r = dict(r)
+            if int(r["depth"]) == 1 and any(int(x["depth"]) == 2 for x in snap_logs):
+                r["name"] = _top_name(r["name"], release)
+            rows.append(r)
+        logs = []
     if logs:
         rows.append(_log_label(release, root))
         for v in logs:
@@ -118,7 +133,10 @@ def _class_rows(pool: dict, leaves: list[dict], release: str, root: dict) -> lis
             rows.extend(_online(2, leaves[i]["name"]) for i in idx)
     if pool.get("cache"):
         rows.append({"depth": 0, "name": "cache", "state": None})
-        rows.extend(_online(1, leaves[i]["name"]) for i in pool["cache"])
+        if snap_cache is not None:
+            rows.extend(dict(r) for r in snap_cache)
+        else:
+            rows.extend(_online(1, leaves[i]["name"]) for i in pool["cache"])
     return rows
 
 
@@ -651,6 +669,12 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
         # a stopped resilver leaves both (vdev_scrub_stat_update with POOL_SCRUB_NONE).
         resilvering = ps.get("func") == "resilver" and ps.get("state") in ("scanning", "canceled")
     leaves = _leaves_outside_replacing(snapshot.get("tree") or [])
+    # Log vdevs are children of the root: find_vdev_problem walks them in every era. It
+    # walks the L2ARC devices too from illumos 3818 (il:7f2416ef64, 2013: illumos-2012 on;
+    # ZM@zfs-0.6.5 … @zfs-2.3.0), not in il:379c004d1f nor in freebsd-9 (il:31d7e8fa33).
+    leaves += _leaves_outside_replacing([dict(r, depth=int(r["depth"]) + 1) for r in snapshot.get("logs") or []])
+    if at_least(release, "illumos-2012"):
+        leaves += list(snapshot.get("cache") or [])
     missing = any(r.get("state") == "UNAVAIL" for r in leaves)
     # The root vdev CANT_OPEN (a dead top-level vdev) is what makes a missing device "NR".
     no_replicas = missing and snapshot.get("state") == "UNAVAIL"
@@ -711,6 +735,6 @@ def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int,
                 # vs_scrub_repaired, which only the next scan's start clears.
                 r["note"] = f"{zfs_nicenum(int(r['scan_processed']))} {done}"
     if layout is not None:
-        rows += _class_rows(layout["pool"], layout["leaves"], release, rows[0])
+        rows += _class_rows(layout["pool"], layout["leaves"], release, rows[0], snapshot)
     rows += _spare_rows(snapshot.get("spares") or [])
     return out + _config_block(rows, int(snapshot.get("errors") or 0))

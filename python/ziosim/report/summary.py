@@ -114,6 +114,11 @@ def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
             "by_scan_phase": _by_scan_phase(w.get("by_scan_phase")),
             "elapsed_ns": elapsed_ns(w, cfgs.get(w["name"])),
         }
+        if "l2arc_redirected" in w:
+            # A cache device failed or went offline (an action named one): its L2ARC hits
+            # read from the pool, and its in-flight reads read again there.
+            out[w["name"]]["l2arc_redirected"] = w["l2arc_redirected"]
+            out[w["name"]]["l2arc_read_errors"] = w.get("l2arc_read_errors", 0)
         src = w.get("source")
         if src:
             out[w["name"]]["source"] = {
@@ -303,7 +308,27 @@ def _zil(results: dict) -> dict:
         "commit_latency_ns": finished_stats(z.get("commit_latency_ns")),
         "flush_latency_ns": finished_stats(z.get("flush_latency_ns")),
         **at_risk(z),
+        **_log_devices(z),
     }
+
+
+def _log_devices(z: Mapping[str, Any]) -> dict:
+    """`zil.log_devices` (only when an action failed or offlined a log device): when the
+    first one went, the lwb writes that failed, the commits that waited for a txg sync or
+    were acknowledged unlogged, the lwbs sent to the main pool, commit latency before and
+    after."""
+    d = z.get("log_devices")
+    if not d:
+        return {}
+    return {"log_devices": {
+        "event_ns": d.get("event_ns"),
+        "lwb_write_errors": d.get("lwb_write_errors", 0),
+        "commits_txg_fallback": d.get("commits_txg_fallback", 0),
+        "commits_unlogged": d.get("commits_unlogged", 0),
+        "lwb_pool_writes": d.get("lwb_pool_writes", 0),
+        "commit_latency_ns_before": finished_stats(d.get("commit_latency_ns_before")),
+        "commit_latency_ns_after": finished_stats(d.get("commit_latency_ns_after")),
+    }}
 
 
 _SCAN_KEYS = (
@@ -590,6 +615,8 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
             f"arc_hits={w['arc_hits']}, l2arc_hits={w['l2arc_hits']}"
             + (f", read_errors={w['read_errors']}" if w["read_errors"] else "")
             + (f", rmw_reads={w['rmw_reads']}" if w["rmw_reads"] else "")
+            + (f", l2arc_redirected={w['l2arc_redirected']}, l2arc_read_errors={w['l2arc_read_errors']}"
+               if "l2arc_redirected" in w else "")
             + _elapsed_cell(w, raw.get(name) or {}, cfgs.get(name) or {}, summary["sim_time_ns"]))
         lines.append(_lat_line("lat", w["latency_ns"]))
         for phase, p in (w.get("by_scan_phase") or {}).items():
@@ -636,6 +663,15 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
             f"zil: commits={z['commits']}, lwb_writes={z['lwb_writes']}, flushes={z['leaf_flushes']}, "
             f"slog={'yes' if z['slog'] else 'no'}, log space max={zfs_nicebytes(z['log_space_bytes_max'])}")
         lines.append(_lat_line("commit", z["commit_latency_ns"]))
+        if "log_devices" in z:
+            d = z["log_devices"]
+            when = "never" if d["event_ns"] is None else human_ns(d["event_ns"])
+            lines.append(
+                f"log device lost at {when}: lwb_write_errors={d['lwb_write_errors']}, "
+                f"txg_fallback_commits={d['commits_txg_fallback']}, unlogged_commits={d['commits_unlogged']}, "
+                f"lwbs_to_pool={d['lwb_pool_writes']}")
+            lines.append(_lat_line("commit before", d["commit_latency_ns_before"]))
+            lines.append(_lat_line("commit after", d["commit_latency_ns_after"]))
         lines.append(
             f"at risk: max={zfs_nicebytes(z['at_risk_bytes_max'])}, mean={zfs_nicebytes(int(z['at_risk_bytes_mean']))}, "
             f"window max={human_ns(z['at_risk_window_ns_max'])}")
