@@ -242,9 +242,15 @@ def _vdev(row: dict, depth: int, interior: bool, nice: _Nice, extra: dict) -> di
     return d
 
 
-def _class_items(pool: dict, leaves: list[dict], nice: _Nice) -> dict:
+def _class_items(pool: dict, leaves: list[dict], nice: _Nice, snapshot: dict | None = None) -> dict:
     """``class_vdevs_nvlist(…, VDEV_ALLOC_CLASS_LOGS)`` then ``l2cache_nvlist`` (ZM@zfs-2.3.0,
-    ``status_callback_json``): every device ONLINE, no errors (no action reaches them)."""
+    ``status_callback_json``): no errors; each device ONLINE unless the snapshot's
+    ``logs``/``cache`` rows (a failed or offline log or cache device) say otherwise."""
+    given = {r["name"]: r for r in ((snapshot or {}).get("logs") or []) + ((snapshot or {}).get("cache") or [])}
+
+    def st(name: str) -> dict:
+        return given.get(name) or {"name": name, "state": "ONLINE"}
+
     out: dict = {}
     logs: dict = {}
     for v in pool.get("log") or []:
@@ -252,19 +258,19 @@ def _class_items(pool: dict, leaves: list[dict], nice: _Nice) -> dict:
         total = min(int(leaves[i].get("size_bytes", 0)) for i in idx)
         if v.get("type") == "disk" and len(idx) == 1:
             name = leaves[idx[0]]["name"]
-            logs[name] = _vdev({"name": name, "state": "ONLINE"}, 2, False, nice,
+            logs[name] = _vdev(st(name), 2, False, nice,
                                {"class": "log", "total_space": total,
                                 "phys_space": int(leaves[idx[0]].get("size_bytes", 0))})
             continue
-        d = _vdev({"name": v["name"], "state": "ONLINE"}, 2, True, nice, {"class": "log", "total_space": total})
-        d["vdevs"] = {leaves[i]["name"]: _vdev({"name": leaves[i]["name"], "state": "ONLINE"}, 4, False, nice,
+        d = _vdev(st(v["name"]), 2, True, nice, {"class": "log", "total_space": total})
+        d["vdevs"] = {leaves[i]["name"]: _vdev(st(leaves[i]["name"]), 4, False, nice,
                                                {"class": "log", "phys_space": int(leaves[i].get("size_bytes", 0))})
                       for i in idx}
         logs[v["name"]] = d
     if logs:
         out["logs"] = logs
     if pool.get("cache"):
-        out["l2cache"] = {leaves[i]["name"]: _vdev({"name": leaves[i]["name"], "state": "ONLINE"}, 2, False, nice,
+        out["l2cache"] = {leaves[i]["name"]: _vdev(st(leaves[i]["name"]), 2, False, nice,
                                                    {"class": "l2cache",
                                                     "phys_space": int(leaves[i].get("size_bytes", 0))})
                           for i in pool["cache"]}
@@ -334,7 +340,7 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
     if scan:
         item["scan_stats"] = scan
     item["vdevs"] = {pool_name: build(0)}
-    item.update(_class_items(pool, leaves, nice))
+    item.update(_class_items(pool, leaves, nice, snapshot))
     # spares_nvlist: vdev_stats_nvlist(…, isspare = B_TRUE) — name, type and class
     # ("spare": ZPOOL_CONFIG_IS_SPARE) from fill_vdev_info, then only the spare state:
     # AVAIL, or INUSE with aux SPARED — spa_add_spares sets vs_aux = VDEV_AUX_SPARED on a
