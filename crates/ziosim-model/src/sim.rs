@@ -2218,8 +2218,9 @@ impl Model_ {
         if let Some(k) = TraceOp::from_tag(self.ops[id as usize].tr) {
             let op = &self.ops[id as usize];
             let (wl, bytes, lat) = (op.wl as usize, op.bytes, ctx.now() - op.start_ns);
+            let phase = self.phase_now.0 as usize;
             let t = self.wls[wl].trace.as_mut().unwrap();
-            if t.complete((!eio).then_some(k), bytes, lat, ctx.now()) {
+            if t.complete((!eio).then_some(k), bytes, lat, phase, ctx.now()) {
                 self.stop_if_workloads_done(ctx);
             }
         }
@@ -3263,7 +3264,8 @@ impl Model_ {
                 });
                 // Only a trace workload has the key, so other workloads' results keep their shape.
                 if let Some(t) = &w.trace {
-                    v["trace"] = t.results();
+                    let scanned = self.scan.is_some() || self.rebuild_ran();
+                    v["trace"] = t.results(scanned.then_some(&ScanPhase::KEYS));
                 }
                 v
             })

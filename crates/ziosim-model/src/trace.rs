@@ -86,6 +86,8 @@ struct KindStats {
     bytes: u64,
     lat: FineHist,
     lat_log2: Log2Hist<64>,
+    /// The same split by scan window (`sim::ScanPhase`: before, during, after).
+    by_phase: [(u64, u64, FineHist); 3],
 }
 
 /// A trace workload's place in its records and what it has measured.
@@ -180,15 +182,19 @@ impl TraceState {
         Some(TraceRec { op, offset, size, file })
     }
 
-    /// Count a completed record (`None`: it failed, counted nowhere but in `completed`);
-    /// returns true when it completed the single pass.
-    pub(crate) fn complete(&mut self, op: Option<TraceOp>, bytes: u64, lat: u64, now: u64) -> bool {
+    /// Count a completed record, ended in scan window `phase` (`None`: it failed, counted
+    /// nowhere but in `completed`); returns true when it completed the single pass.
+    pub(crate) fn complete(&mut self, op: Option<TraceOp>, bytes: u64, lat: u64, phase: usize, now: u64) -> bool {
         if let Some(op) = op {
             let s = &mut self.stats[op as usize];
             s.ops += 1;
             s.bytes += bytes;
             s.lat.add(lat);
             s.lat_log2.add(lat);
+            let p = &mut s.by_phase[phase];
+            p.0 += 1;
+            p.1 += bytes;
+            p.2.add(lat);
         }
         self.done += 1;
         if !self.cfg.repeat && self.finished_ns.is_none() && self.done == self.records() {
@@ -198,14 +204,21 @@ impl TraceState {
         false
     }
 
-    pub(crate) fn results(&self) -> Value {
+    /// The replay's results; `phases`: the scan windows' keys when a scan ran (each kind
+    /// of record then has its latency per window too), None otherwise.
+    pub(crate) fn results(&self, phases: Option<&[&str; 3]>) -> Value {
         let mut by_op = serde_json::Map::new();
         for (k, s) in TraceOp::KEYS.iter().zip(&self.stats) {
-            by_op.insert(
-                (*k).into(),
-                json!({"ops": s.ops, "bytes": s.bytes, "latency_ns": serde_json::to_value(s.lat.pcts()).unwrap(),
-                       "latency_log2": s.lat_log2.counts.to_vec()}),
-            );
+            let mut v = json!({"ops": s.ops, "bytes": s.bytes, "latency_ns": serde_json::to_value(s.lat.pcts()).unwrap(),
+                               "latency_log2": s.lat_log2.counts.to_vec()});
+            if let Some(keys) = phases {
+                let mut m = serde_json::Map::new();
+                for (key, (ops, bytes, lat)) in keys.iter().zip(&s.by_phase) {
+                    m.insert((*key).into(), json!({"ops": ops, "bytes": bytes, "latency_ns": serde_json::to_value(lat.pcts()).unwrap()}));
+                }
+                v["by_scan_phase"] = Value::Object(m);
+            }
+            by_op.insert((*k).into(), v);
         }
         json!({
             "records": self.records(), "issued": self.issued, "completed": self.done,
@@ -255,12 +268,16 @@ mod tests {
         s.take();
         s.take();
         assert!(s.exhausted());
-        assert!(!s.complete(Some(TraceOp::Write), 1, 5, 7));
-        assert!(s.complete(Some(TraceOp::Read), 1, 5, 9));
+        assert!(!s.complete(Some(TraceOp::Write), 1, 5, 0, 7));
+        assert!(s.complete(Some(TraceOp::Read), 1, 5, 1, 9));
         assert_eq!(s.finished_ns, Some(9));
-        let r = s.results();
+        let r = s.results(None);
         assert_eq!(r["by_op"]["read"]["ops"], 1);
         assert_eq!(r["completed"], 2);
+        assert!(r["by_op"]["read"].get("by_scan_phase").is_none());
+        let r = s.results(Some(&["before", "during", "after"]));
+        assert_eq!(r["by_op"]["read"]["by_scan_phase"]["during"]["ops"], 1);
+        assert_eq!(r["by_op"]["write"]["by_scan_phase"]["before"]["ops"], 1);
     }
 
     #[test]

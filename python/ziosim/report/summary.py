@@ -136,7 +136,12 @@ def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
                 "laps": tr.get("laps", 0),
                 "open_loop": bool(tr.get("open_loop")),
                 "by_op": {k: {"ops": v.get("ops", 0), "bytes": v.get("bytes", 0),
-                              "latency_ns": _stats(v.get("latency_ns")) if v.get("ops") else None}
+                              "latency_ns": _stats(v.get("latency_ns")) if v.get("ops") else None,
+                              # Per scan window (before, during, after) when a scan ran.
+                              "by_scan_phase": {ph: {"ops": p.get("ops", 0), "bytes": p.get("bytes", 0),
+                                                     "latency_ns": _stats(p.get("latency_ns")) if p.get("ops") else None}
+                                                for ph, p in v["by_scan_phase"].items()}
+                              if v.get("by_scan_phase") else None}
                           for k, v in (tr.get("by_op") or {}).items()},
             }
         db = w.get("db")
@@ -634,6 +639,10 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
                 v = by_op.get(k)
                 if v and v["ops"]:
                     lines.append(_lat_line(f"{label} ({v['ops']}, {zfs_nicebytes(v['bytes'])})", v["latency_ns"]))
+                    for phase in SCAN_PHASES:
+                        p = (v.get("by_scan_phase") or {}).get(phase)
+                        if p and p["ops"]:
+                            lines.append(_lat_line(f"{label} {phase} scan ({p['ops']})", p["latency_ns"]))
         if "db" in w:
             db = w["db"]
             lines.append(_lat_line(f"page reads ({db['reads']['ops']})", db["reads"]["latency_ns"]))
