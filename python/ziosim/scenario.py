@@ -74,7 +74,9 @@ POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disk
 WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database", "zvol",
                   "trace")
 WORKLOAD_KINDS_LATER: tuple[str, ...] = ()
-TRACE_KEYS = ("trace", "trace_format", "speed", "repeat")
+TRACE_KEYS = ("trace", "trace_format", "speed", "repeat", "arc_size")
+# Most records a trace's LRU ARC may hold (config.rs ARC_LRU_RECORDS_MAX).
+ARC_LRU_RECORDS_MAX = 1 << 22
 NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs", "source")
 DB_KEYS = ("reads", "wal", "dirty_pages", "checkpoint", "checkpoint_spread")
 DB_PAGE = 8192  # PostgreSQL BLCKSZ: the default page size of a database workload
@@ -155,6 +157,7 @@ WORKLOAD_KEYS = (
     "trace_format",
     "speed",
     "repeat",
+    "arc_size",
 )
 REGION_KEYS = ("offset", "length")
 
@@ -1466,6 +1469,17 @@ class _Normaliser:
                     f"{path}.trace: a record of {biggest} bytes — larger than the workload's region; allowed: "
                     "records no larger than region.length (or the allocated space)")
             extra["trace"] = trace.config(repeat)
+            if "arc_size" in w:
+                if "arc_hit" in w:
+                    raise ScenarioError(f"{path}.arc_hit: {show(w['arc_hit'])} — give arc_hit (a share of hits) or "
+                                        "arc_size (an LRU cache of the trace's records), not both")
+                arc_b = parse_size(w["arc_size"], f"{path}.arc_size")
+                recs = arc_b // pool["recordsize_bytes"]
+                if not 1 <= recs <= ARC_LRU_RECORDS_MAX:
+                    raise ScenarioError(
+                        f"{path}.arc_size: {show(w['arc_size'])} — {recs} records of pool.recordsize; allowed: "
+                        f"1 to {ARC_LRU_RECORDS_MAX} records")
+                extra["arc_bytes"] = arc_b
         for k in ("fua", "flush_every"):
             if k in w and kind != "zvol":
                 raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to zvol only; remove it for {kind}")

@@ -183,6 +183,8 @@ def test_a_trace_workload_in_a_scenario(tmp_path, fake_core):
     # Closed loop: threads; the records' times are then unused.
     closed = scenario.load(_scenario(tmp_path, "threads = 4\nrepeat = true")).config["workloads"][0]
     assert closed["threads"] == 4 and closed["trace"]["repeat"] is True
+    lru = scenario.load(_scenario(tmp_path, 'arc_size = "8G"')).config["workloads"][0]
+    assert lru["arc_bytes"] == 8 << 30
 
 
 @pytest.mark.parametrize("workload, stop, message", [
@@ -192,6 +194,8 @@ def test_a_trace_workload_in_a_scenario(tmp_path, fake_core):
     ("trace_format = \"pcap\"", "60s", "workload[0].trace_format: \"pcap\" — allowed"),
     ("repeat = 1", "60s", "workload[0].repeat: 1 — allowed: true or false"),
     ("repeat = true", "workloads-done", "scenario.stop: \"workloads-done\" — no workload ever finishes"),
+    ("arc_size = \"1G\"\narc_hit = 0.5", "60s", "workload[0].arc_hit: 0.5 — give arc_hit"),
+    ("arc_size = \"1K\"", "60s", "workload[0].arc_size: \"1K\" — 0 records of pool.recordsize"),
     ("stop = \"1m\"", "workloads-done or 2m", "workload[0].stop: \"1m\" — with scenario.stop = \"workloads-done\""),
     ("trace_format = \"fio\"", "60s", "workload[0].trace: t.csv:1: '# a comment' — allowed: a first line"),
 ])

@@ -315,6 +315,10 @@ pub struct WorkloadConfig {
     /// trace: the records to replay (Python parses the trace file into these columns).
     #[serde(default)]
     pub trace: Option<TraceConfig>,
+    /// trace: an LRU cache of this many bytes of records decides ARC hits, instead of the
+    /// `arc_hit_ratio` draw; 0 = off.
+    #[serde(default)]
+    pub arc_bytes: u64,
     /// database: random page reads per transaction (`sizes` are the page size).
     #[serde(default = "default_db_reads")]
     pub reads_per_txn: u32,
@@ -332,6 +336,9 @@ pub struct WorkloadConfig {
     #[serde(default = "default_checkpoint_spread")]
     pub checkpoint_spread: f64,
 }
+
+/// Most records a trace workload's LRU ARC may hold (about 50 bytes of memory each).
+pub const ARC_LRU_RECORDS_MAX: u64 = 1 << 22;
 
 /// A trace workload's records as columns, one entry per record, in issue order.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -586,6 +593,16 @@ impl RunConfig {
                 }
             } else if w.trace.is_some() {
                 return Err(field_err(&f("trace"), "records", &format!("applies to trace only; remove it for {}", w.kind.key())));
+            }
+            if w.arc_bytes > 0 {
+                if !trace {
+                    return Err(field_err(&f("arc_size"), w.arc_bytes, &format!("applies to trace only; remove it for {}", w.kind.key())));
+                }
+                let recs = w.arc_bytes / self.pool.recordsize_bytes.max(1);
+                if recs > ARC_LRU_RECORDS_MAX {
+                    return Err(field_err(&f("arc_size"), w.arc_bytes, &format!(
+                        "{recs} records of pool.recordsize; allowed: at most {ARC_LRU_RECORDS_MAX} records")));
+                }
             }
             if !trace && (w.sizes.is_empty() || w.sizes.iter().any(|(s, wt)| *s == 0 || !(*wt > 0.0))) {
                 return Err(field_err(&f("sizes"), format!("{:?}", w.sizes), "allowed: sizes > 0 with weights > 0"));

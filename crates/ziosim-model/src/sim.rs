@@ -50,7 +50,7 @@ use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
 use crate::series::{self, SeriesStore};
 use crate::stats::{log2_bucket, FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
-use crate::trace::{TraceOp, TraceState};
+use crate::trace::{Lru, TraceOp, TraceState};
 use crate::txg::TxgAction;
 use crate::zil::ZilAction;
 use serde_json::{json, Value};
@@ -718,6 +718,8 @@ pub(crate) struct Workload {
     pub(crate) nfs: Option<NfsClient>,
     pub(crate) db: Option<Db>,
     pub(crate) trace: Option<TraceState>,
+    /// trace with `arc_size`: which records the ARC holds (instead of the `arc_hit` draw).
+    pub(crate) lru: Option<Lru>,
 }
 
 impl Workload {
@@ -1148,6 +1150,7 @@ impl Model_ {
                 }),
                 // RunConfig::check made sure only a trace workload has records, and has them.
                 trace: w.trace.as_ref().map(|tc| TraceState::new(tc.clone(), region_len, w.threads.is_none())),
+                lru: (w.arc_bytes > 0).then(|| Lru::new(w.arc_bytes / rs)),
             });
         }
         let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
@@ -1430,7 +1433,11 @@ impl Model_ {
         let mut n = 0;
         for b in [partial_first.then_some(first), partial_last.then_some(last)].into_iter().flatten() {
             let w = &mut self.wls[wl];
-            if b == prev || w.rng.chance(w.arc_hit) {
+            let cached = match w.lru.as_mut() {
+                Some(lru) => lru.touch(b),
+                None => w.rng.chance(w.arc_hit),
+            };
+            if b == prev || cached {
                 continue;
             }
             // Completions are events, so counting after submitting is safe.
@@ -1446,6 +1453,10 @@ impl Model_ {
     /// Read op `id` (`size` bytes at `off` of workload `wl`'s region): an ARC hit, an
     /// L2ARC hit, or demand reads of every record it covers (plus prefetch).
     fn start_read(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+        if self.wls[wl].lru.is_some() {
+            self.start_read_lru(wl, id, off, size, ctx);
+            return;
+        }
         let rs = self.recordsize;
         let w = &mut self.wls[wl];
         let arc_hit = w.rng.chance(w.arc_hit);
@@ -1480,6 +1491,44 @@ impl Model_ {
         self.prefetch(wl, first, last, size, ctx);
         if self.ops[id as usize].pending == 0 {
             // Every record was already prefetched: an ARC hit.
+            let t = self.wls[wl].arc_hit_ns;
+            ctx.schedule_in(t, Ev::OpDone { op: id });
+        }
+    }
+
+    /// Read op `id` of a workload with an LRU ARC (`arc_size`): the records it covers that
+    /// the cache does not hold are read — from the L2ARC (its hit share of the misses) or
+    /// from the pool; none missing is an ARC hit.
+    fn start_read_lru(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+        let rs = self.recordsize;
+        let w = &mut self.wls[wl];
+        let lru = w.lru.as_mut().unwrap();
+        let missing: Vec<u64> = (off / rs..=(off + size - 1) / rs).filter(|&b| !lru.touch(b)).collect();
+        if missing.is_empty() {
+            w.arc_hits += 1;
+            let t = w.arc_hit_ns;
+            ctx.schedule_in(t, Ev::OpDone { op: id });
+            return;
+        }
+        let l2_hit = w.rng.chance(w.l2_hit);
+        let l2_leaf = l2_hit.then(|| self.cache_leaves[(missing[0] % self.cache_leaves.len() as u64) as usize]);
+        if l2_leaf.is_some_and(|l| !self.leaves[l as usize].writeable()) {
+            self.l2_redirect(wl);
+        } else if let Some(leaf) = l2_leaf {
+            self.wls[wl].l2_hits += 1;
+            let nrec = (self.leaves[leaf as usize].size_bytes / rs).max(1);
+            for b in missing {
+                let coff = (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16) % nrec * rs;
+                self.l2_issued(id, coff, b);
+                self.ops[id as usize].pending += 1;
+                self.submit_leaf(leaf, Op::Read, IoClass::SyncRead, 0, coff, rs as u32, id, ctx);
+            }
+            return;
+        }
+        for b in missing {
+            self.demand_read(wl, b, id, ctx);
+        }
+        if self.ops[id as usize].pending == 0 {
             let t = self.wls[wl].arc_hit_ns;
             ctx.schedule_in(t, Ev::OpDone { op: id });
         }
@@ -1532,7 +1581,14 @@ impl Model_ {
             TraceOp::Write | TraceOp::SyncWrite => {
                 let dirty = ((off + rec.size - 1) / rs - off / rs + 1) * rs;
                 let id = self.alloc_op(LogicalOp { dirty, ..op });
-                if self.rmw_reads(wl, id, off, rec.size, ctx) == 0 {
+                let reads = self.rmw_reads(wl, id, off, rec.size, ctx);
+                if let Some(lru) = self.wls[wl].lru.as_mut() {
+                    // The written records are dirty buffers in the ARC from now on.
+                    for b in off / rs..=(off + rec.size - 1) / rs {
+                        lru.insert(b);
+                    }
+                }
+                if reads == 0 {
                     self.assign_write(id, false, ctx);
                 }
             }
@@ -3266,6 +3322,9 @@ impl Model_ {
                 if let Some(t) = &w.trace {
                     let scanned = self.scan.is_some() || self.rebuild_ran();
                     v["trace"] = t.results(scanned.then_some(&ScanPhase::KEYS));
+                    if let Some(l) = &w.lru {
+                        v["trace"]["arc_lru"] = json!({"records": l.capacity(), "hits": l.hits, "misses": l.misses});
+                    }
                 }
                 v
             })

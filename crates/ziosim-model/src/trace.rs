@@ -31,6 +31,89 @@
 use crate::config::TraceConfig;
 use crate::stats::{FineHist, Log2Hist};
 use serde_json::{json, Value};
+use std::collections::HashMap;
+
+const NIL: u32 = u32::MAX;
+
+/// A least-recently-used cache of records (`workload.arc_size`): which of a trace's
+/// records the ARC still holds when the trace asks for them again. ZFS's ARC balances a
+/// recency list against a frequency list (`arc.c`: MRU/MFU with ghost lists); this is its
+/// recency half alone, so a trace that rereads a working set larger than the cache but
+/// with a hot core hits somewhat less here than on ZFS. Lookups only: no iteration, so the
+/// map's order never reaches a result.
+pub(crate) struct Lru {
+    cap: usize,
+    map: HashMap<u64, u32>,
+    /// (record, previous, next) — most recent at `head`.
+    nodes: Vec<(u64, u32, u32)>,
+    head: u32,
+    tail: u32,
+    pub(crate) hits: u64,
+    pub(crate) misses: u64,
+}
+
+impl Lru {
+    pub(crate) fn new(records: u64) -> Lru {
+        let cap = records.max(1) as usize;
+        Lru { cap, map: HashMap::new(), nodes: Vec::new(), head: NIL, tail: NIL, hits: 0, misses: 0 }
+    }
+
+    pub(crate) fn capacity(&self) -> u64 {
+        self.cap as u64
+    }
+
+    fn unlink(&mut self, i: u32) {
+        let (_, p, n) = self.nodes[i as usize];
+        if p == NIL { self.head = n } else { self.nodes[p as usize].2 = n }
+        if n == NIL { self.tail = p } else { self.nodes[n as usize].1 = p }
+    }
+
+    fn push_front(&mut self, i: u32) {
+        self.nodes[i as usize].1 = NIL;
+        self.nodes[i as usize].2 = self.head;
+        if self.head != NIL {
+            self.nodes[self.head as usize].1 = i;
+        }
+        self.head = i;
+        if self.tail == NIL {
+            self.tail = i;
+        }
+    }
+
+    /// Was `rec` cached? Either way it is the most recent now (a miss brings it in, as the
+    /// read that follows does; the least recent record leaves when the cache is full).
+    pub(crate) fn touch(&mut self, rec: u64) -> bool {
+        if let Some(&i) = self.map.get(&rec) {
+            self.hits += 1;
+            if self.head != i {
+                self.unlink(i);
+                self.push_front(i);
+            }
+            return true;
+        }
+        self.misses += 1;
+        let i = if self.nodes.len() < self.cap {
+            self.nodes.push((rec, NIL, NIL));
+            (self.nodes.len() - 1) as u32
+        } else {
+            let i = self.tail;
+            self.unlink(i);
+            self.map.remove(&self.nodes[i as usize].0);
+            self.nodes[i as usize].0 = rec;
+            i
+        };
+        self.map.insert(rec, i);
+        self.push_front(i);
+        false
+    }
+
+    /// Put `rec` in without counting a lookup (a written record's dirty buffer).
+    pub(crate) fn insert(&mut self, rec: u64) {
+        let (h, m) = (self.hits, self.misses);
+        self.touch(rec);
+        (self.hits, self.misses) = (h, m);
+    }
+}
 
 /// What a record does (index into the per-kind statistics).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,6 +361,23 @@ mod tests {
         let r = s.results(Some(&["before", "during", "after"]));
         assert_eq!(r["by_op"]["read"]["by_scan_phase"]["during"]["ops"], 1);
         assert_eq!(r["by_op"]["write"]["by_scan_phase"]["before"]["ops"], 1);
+    }
+
+    #[test]
+    fn the_lru_keeps_the_most_recent_records() {
+        let mut l = Lru::new(3);
+        assert!(!l.touch(1) && !l.touch(2) && !l.touch(3));
+        assert!(l.touch(1)); // 1 is now the most recent: 2 is the least
+        assert!(!l.touch(4)); // evicts 2
+        assert!(!l.touch(2)); // evicts 3
+        assert!(l.touch(1) && l.touch(4) && l.touch(2));
+        assert!(!l.touch(3));
+        assert_eq!((l.hits, l.misses), (4, 6));
+        l.insert(9);
+        assert_eq!((l.hits, l.misses), (4, 6));
+        assert!(l.touch(9));
+        let mut one = Lru::new(0);
+        assert!(!one.touch(5) && one.touch(5) && !one.touch(6) && !one.touch(5));
     }
 
     #[test]

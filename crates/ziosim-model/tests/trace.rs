@@ -172,3 +172,43 @@ fn a_replay_is_deterministic_and_bad_records_are_named() {
     let e = ziosim_model::config::RunConfig::from_json(&rate.to_string()).err().unwrap();
     assert!(e.starts_with("workload[0].rate: 10 — not for trace"), "{e}");
 }
+
+#[test]
+fn an_lru_arc_serves_rereads_of_a_working_set_that_fits() {
+    // 50 distinct 128 KiB records read round-robin, 20 times over: 1000 reads.
+    let n = 1000;
+    let offsets: Vec<u64> = (0..n).map(|i| (i % 50) * 131072 * 7).collect();
+    let t = json!({"t_ns": [], "ops": "R".repeat(n as usize), "offset": offsets, "size": vec![131072; n as usize]});
+    let with = |arc_bytes: u64| {
+        let mut cfg = one_disk(t.clone(), Some(1), 600);
+        cfg["workloads"][0]["arc_bytes"] = json!(arc_bytes);
+        run(&cfg)
+    };
+    // 64 records of room: only the first pass misses.
+    let fits = with(64 * 131072);
+    let l = &tr(&fits)["arc_lru"];
+    assert_eq!((l["records"].as_u64(), l["hits"].as_u64(), l["misses"].as_u64()), (Some(64), Some(950), Some(50)));
+    assert_eq!(fits["workloads"][0]["arc_hits"], 950);
+    // 40 records: round-robin over 50 always finds the record just evicted — every read misses,
+    // as an LRU does on a loop larger than itself.
+    let small = with(40 * 131072);
+    assert_eq!(tr(&small)["arc_lru"]["hits"], 0);
+    let f_fits = fits["workloads"][0]["finished_ns"].as_u64().unwrap();
+    let f_small = small["workloads"][0]["finished_ns"].as_u64().unwrap();
+    assert!(f_small > 3 * f_fits, "fits {f_fits} small {f_small}");
+    // Writes go into it: a record written, then read, hits.
+    let t = json!({"t_ns": [], "ops": "WR", "offset": [0, 0], "size": [131072, 131072]});
+    let mut cfg = one_disk(t, Some(1), 60);
+    cfg["workloads"][0]["arc_bytes"] = json!(1u64 << 20);
+    let r = run(&cfg);
+    assert_eq!(r["workloads"][0]["arc_hits"], 1);
+    // Only for traces.
+    let mut bad = one_disk(records(10, 'R', 4096, 1000), None, 1);
+    bad["workloads"][0]["kind"] = json!("random-read");
+    bad["workloads"][0]["rate_per_s"] = json!(1.0);
+    bad["workloads"][0]["sizes"] = json!([[4096, 1.0]]);
+    bad["workloads"][0]["trace"] = json!(null);
+    bad["workloads"][0]["arc_bytes"] = json!(1u64 << 20);
+    let e = ziosim_model::config::RunConfig::from_json(&bad.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].arc_size: 1048576 — applies to trace only"), "{e}");
+}
