@@ -74,7 +74,7 @@ POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disk
 WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database", "zvol",
                   "trace")
 WORKLOAD_KINDS_LATER: tuple[str, ...] = ()
-TRACE_KEYS = ("trace", "trace_format", "speed", "repeat", "arc_size")
+TRACE_KEYS = ("trace", "trace_format", "speed", "repeat", "arc_size", "volume")
 # Most records a trace's LRU ARC may hold (config.rs ARC_LRU_RECORDS_MAX).
 ARC_LRU_RECORDS_MAX = 1 << 22
 NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs", "source")
@@ -158,6 +158,7 @@ WORKLOAD_KEYS = (
     "speed",
     "repeat",
     "arc_size",
+    "volume",
 )
 REGION_KEYS = ("offset", "length")
 
@@ -1364,18 +1365,20 @@ class _Normaliser:
             out.append(n)
         # A zvol workload makes the dataset a volume: no files for the file workloads, and
         # the 2009 zvol log path is not modelled.
-        zvols = [i for i, n in enumerate(out) if n["kind"] == "zvol"]
+        # A trace with volume = true makes it one too (a block device's trace).
+        zvols = [i for i, n in enumerate(out) if n["kind"] == "zvol" or n.get("volume")]
         if zvols:
             i = zvols[0]
+            what = "volume: true" if out[i].get("volume") else 'kind: "zvol"'
             if c["release"] == "solaris-2009":
                 raise ScenarioError(
-                    f"workload[{i}].kind: \"zvol\" — allowed: from release freebsd-9 "
+                    f"workload[{i}].{what} — allowed: from release freebsd-9 "
                     "(the 2009 zvol log path is not modelled)"
                 )
             for n in out:
                 if n["kind"] in ("fsync-write", "nfs-copy", "database"):
                     raise ScenarioError(
-                        f"workload[{i}].kind: \"zvol\" — the dataset is then a volume, which "
+                        f"workload[{i}].{what} — the dataset is then a volume, which "
                         f"{n['name']} ({n['kind']}) cannot use; allowed: zvol with random or sequential workloads"
                     )
         return out
@@ -1469,6 +1472,11 @@ class _Normaliser:
                     f"{path}.trace: a record of {biggest} bytes — larger than the workload's region; allowed: "
                     "records no larger than region.length (or the allocated space)")
             extra["trace"] = trace.config(repeat)
+            volume = w.get("volume", False)
+            if not isinstance(volume, bool):
+                raise ScenarioError(f"{path}.volume: {show(volume)} — allowed: true or false")
+            if volume:
+                extra["volume"] = True
             if "arc_size" in w:
                 if "arc_hit" in w:
                     raise ScenarioError(f"{path}.arc_hit: {show(w['arc_hit'])} — give arc_hit (a share of hits) or "

@@ -185,6 +185,8 @@ def test_a_trace_workload_in_a_scenario(tmp_path, fake_core):
     assert closed["threads"] == 4 and closed["trace"]["repeat"] is True
     lru = scenario.load(_scenario(tmp_path, 'arc_size = "8G"')).config["workloads"][0]
     assert lru["arc_bytes"] == 8 << 30
+    vol = scenario.load(_scenario(tmp_path, "volume = true")).config["workloads"][0]
+    assert vol["volume"] is True and "volume" not in w
 
 
 @pytest.mark.parametrize("workload, stop, message", [
@@ -195,6 +197,9 @@ def test_a_trace_workload_in_a_scenario(tmp_path, fake_core):
     ("repeat = 1", "60s", "workload[0].repeat: 1 — allowed: true or false"),
     ("repeat = true", "workloads-done", "scenario.stop: \"workloads-done\" — no workload ever finishes"),
     ("arc_size = \"1G\"\narc_hit = 0.5", "60s", "workload[0].arc_hit: 0.5 — give arc_hit"),
+    ("volume = 1", "60s", "workload[0].volume: 1 — allowed: true or false"),
+    ("volume = true\n[[workload]]\nkind = \"fsync-write\"\nthreads = 1", "60s",
+     "workload[0].volume: true — the dataset is then a volume, which fsync-write (fsync-write) cannot use"),
     ("arc_size = \"1K\"", "60s", "workload[0].arc_size: \"1K\" — 0 records of pool.recordsize"),
     ("stop = \"1m\"", "workloads-done or 2m", "workload[0].stop: \"1m\" — with scenario.stop = \"workloads-done\""),
     ("trace_format = \"fio\"", "60s", "workload[0].trace: t.csv:1: '# a comment' — allowed: a first line"),

@@ -248,7 +248,7 @@ impl WorkloadKind {
 impl RunConfig {
     /// The dataset is a volume (zvol) rather than a filesystem: a zvol workload uses it.
     pub fn is_volume(&self) -> bool {
-        self.workloads.iter().any(|w| w.kind == WorkloadKind::Zvol)
+        self.workloads.iter().any(|w| w.kind == WorkloadKind::Zvol || (w.kind == WorkloadKind::Trace && w.volume))
     }
 }
 
@@ -319,6 +319,10 @@ pub struct WorkloadConfig {
     /// `arc_hit_ratio` draw; 0 = off.
     #[serde(default)]
     pub arc_bytes: u64,
+    /// trace: the trace is a block device's (a VM disk, an iSCSI LU) and replays on a
+    /// volume, as a `zvol` workload makes the dataset one.
+    #[serde(default)]
+    pub volume: bool,
     /// database: random page reads per transaction (`sizes` are the page size).
     #[serde(default = "default_db_reads")]
     pub reads_per_txn: u32,
@@ -640,14 +644,18 @@ impl RunConfig {
                 let (k, v) = if w.fua { ("fua", "true".to_string()) } else { ("flush_every", w.flush_every.to_string()) };
                 return Err(field_err(&f(k), v, &format!("applies to zvol only; remove it for {}", w.kind.key())));
             }
-            if w.kind == WorkloadKind::Zvol {
+            if w.volume && w.kind != WorkloadKind::Trace {
+                return Err(field_err(&f("volume"), "true", &format!("applies to trace only; remove it for {}", w.kind.key())));
+            }
+            if w.kind == WorkloadKind::Zvol || w.volume {
+                let (k, v) = if w.volume { ("volume", "true") } else { ("kind", "zvol") };
                 if self.release == Release::Solaris2009 {
-                    return Err(field_err(&f("kind"), "zvol", "allowed: from release freebsd-9 (the 2009 zvol log path is not modelled)"));
+                    return Err(field_err(&f(k), v, "allowed: from release freebsd-9 (the 2009 zvol log path is not modelled)"));
                 }
                 if let Some(o) = self.workloads.iter().find(|o| matches!(o.kind, WorkloadKind::FsyncWrite | WorkloadKind::NfsCopy | WorkloadKind::Database)) {
                     return Err(field_err(
-                        &f("kind"),
-                        "zvol",
+                        &f(k),
+                        v,
                         &format!("the dataset is then a volume, which {} ({}) cannot use: allowed: zvol with random or sequential workloads", o.name, o.kind.key()),
                     ));
                 }

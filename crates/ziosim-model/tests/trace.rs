@@ -212,3 +212,32 @@ fn an_lru_arc_serves_rereads_of_a_working_set_that_fits() {
     let e = ziosim_model::config::RunConfig::from_json(&bad.to_string()).err().unwrap();
     assert!(e.starts_with("workload[0].arc_size: 1048576 — applies to trace only"), "{e}");
 }
+
+#[test]
+fn a_block_trace_replays_on_a_volume() {
+    // A VM disk's trace: 4 KiB writes, every 8th FUA, a flush every 16 records.
+    let n = 320;
+    let ops: String = (0..n).map(|i| if i % 16 == 15 { 'F' } else if i % 8 == 0 { 'S' } else { 'W' }).collect();
+    let mut t = records(n, 'W', 4096, 0);
+    t["ops"] = json!(ops);
+    t["size"] = json!((0..n).map(|i| if i % 16 == 15 { 0 } else { 4096 }).collect::<Vec<u64>>());
+    let mut cfg = one_disk(t, Some(1), 120);
+    cfg["pool"]["recordsize_bytes"] = json!(16384);
+    cfg["workloads"][0]["volume"] = json!(true);
+    cfg["workloads"][0]["arc_hit_ratio"] = json!(1.0);
+    let res = run(&cfg);
+    let z = &res["zil"];
+    // Each FUA write and each flush is one zil_commit(ZVOL_OBJ): 40 + 20.
+    assert_eq!(z["commits"], 60, "{z}");
+    assert_eq!(z["indirect_writes"], 0, "4K writes into 16K blocks are copied into the log");
+    assert_eq!(tr(&res)["by_op"]["sync_write"]["ops"], 40);
+    // A volume is not a filesystem: no fsync-write beside it, and not on solaris-2009.
+    let mut mixed = cfg.clone();
+    mixed["workloads"].as_array_mut().unwrap().push(json!({"name": "db", "kind": "fsync-write", "sizes": [[4096, 1.0]], "threads": 1}));
+    let e = ziosim_model::config::RunConfig::from_json(&mixed.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].volume: true — the dataset is then a volume, which db (fsync-write)"), "{e}");
+    let mut old = cfg.clone();
+    old["release"] = json!("solaris-2009");
+    let e = ziosim_model::config::RunConfig::from_json(&old.to_string()).err().unwrap();
+    assert!(e.starts_with("workload[0].volume: true — allowed: from release freebsd-9"), "{e}");
+}
