@@ -53,7 +53,8 @@ from .errors import ScenarioError
 __all__ = ["FORMATS", "RECORDS_MAX", "Trace", "load", "parse"]
 
 FORMATS = ("auto", "csv", "fio", "blkparse", "msr", "spc")
-# Most records a trace may hold (a config carries them all: about 40 bytes each in memory).
+# Most records a trace may hold (a config carries them all: ≈ 155 bytes each at the
+# run's peak memory, docs/traces.md "Limits").
 RECORDS_MAX = 5_000_000
 _ALIGN = 1 << 20
 _OPS = {
@@ -108,7 +109,12 @@ class _Builder:
     def __init__(self, where: str, fmt: str) -> None:
         self.where = where
         self.fmt = fmt
-        self.rows: list[tuple[int, str, int, int, int]] = []  # (time, op, offset, size, file)
+        # The records as columns (8 bytes a number, not a tuple of objects per record).
+        self.t = array("Q")
+        self.op = bytearray()
+        self.off = array("Q")
+        self.size = array("Q")
+        self.fid = array("I")
         self.files: dict[str, int] = {}
         self.skipped: dict[str, int] = {}
         self.timed = True
@@ -137,25 +143,34 @@ class _Builder:
             raise self.err(line, f"size {size} — allowed: at most 1G per record")
         if off > 1 << 60:
             raise self.err(line, f"offset {off} — allowed: below 2^60 bytes")
-        if len(self.rows) >= RECORDS_MAX:
+        if len(self.op) >= RECORDS_MAX:
             raise self.err(line, f"more than {RECORDS_MAX} records — allowed: at most {RECORDS_MAX}; cut the trace")
-        self.rows.append((t, op, off, 0 if op == "F" else size, self.file_id(fname)))
+        self.t.append(t)
+        self.op.append(ord(op))
+        self.off.append(off)
+        self.size.append(0 if op == "F" else size)
+        self.fid.append(self.file_id(fname))
 
     def build(self, speed: float) -> Trace:
-        if not self.rows:
+        n = len(self.op)
+        if not n:
             raise ScenarioError(f"{self.where}: no records — allowed: a trace with reads, writes or flushes")
-        rows = self.rows
+        order: range | list[int] = range(n)
         if self.timed:
-            rows.sort(key=lambda r: r[0])  # stable: same-time records keep their order
-            t0 = rows[0][0]
+            t = self.t
+            if any(t[i] > t[i + 1] for i in range(n - 1)):
+                order = sorted(range(n), key=t.__getitem__)  # stable: same-time records keep their order
+            t0 = t[order[0]]
         # Each file from its own lowest offset, rounded down to 1 MiB, end to end.
         # (A flush has no place: it does not count.)
         lo: dict[int, int] = {}
         hi: dict[int, int] = {}
-        for _, op, off, size, f in rows:
-            if op != "F":
+        flush = ord("F")
+        for i in range(n):
+            if self.op[i] != flush:
+                f, off = self.fid[i], self.off[i]
                 lo[f] = min(lo.get(f, off), off)
-                hi[f] = max(hi.get(f, 0), off + size)
+                hi[f] = max(hi.get(f, 0), off + self.size[i])
         base: dict[int, int] = {}
         at = 0
         for f in range(len(self.files)):
@@ -167,12 +182,13 @@ class _Builder:
             at += -(-(hi[f] - start) // _ALIGN) * _ALIGN
         tr = Trace(fmt=self.fmt, t_ns=array("Q") if self.timed else None, files=list(self.files),
                    skipped=dict(sorted(self.skipped.items())))
-        for t, op, off, size, f in rows:
+        for i in order:
+            op, f = chr(self.op[i]), self.fid[i]
             if tr.t_ns is not None:
-                tr.t_ns.append(int(round((t - t0) / speed)))
+                tr.t_ns.append(int(round((self.t[i] - t0) / speed)))
             tr.ops.append(op)
-            tr.offset.append(0 if op == "F" else off + base[f])
-            tr.size.append(size)
+            tr.offset.append(0 if op == "F" else self.off[i] + base[f])
+            tr.size.append(self.size[i])
             tr.file.append(f)
         return tr
 
@@ -352,15 +368,21 @@ def detect(first: str) -> str | None:
 
 def parse(text: str, fmt: str = "auto", *, where: str = "trace", speed: float = 1.0) -> Trace:
     """Parse trace text (see the module doc); errors name ``where`` and the line."""
+    return _parse_stream(io.StringIO(text), fmt, where, speed)
+
+
+def _parse_stream(f: IO[str], fmt: str, where: str, speed: float) -> Trace:
+    """Parse a seekable text stream, line by line (a large trace is never held as lines)."""
     if fmt == "auto":
-        first = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+        first = next((ln for ln in f if ln.strip() and not ln.lstrip().startswith("#")), "")
+        f.seek(0)
         found = detect(first)
         if found is None:
             raise ScenarioError(f"{where}:1: {first.strip()[:60]!r} — cannot tell the format; "
                                 f"allowed: set trace_format to one of {', '.join(FORMATS[1:])}")
         fmt = found
     b = _Builder(where, fmt)
-    _PARSERS[fmt](io.StringIO(text), b)
+    _PARSERS[fmt](f, b)
     return b.build(speed)
 
 
@@ -378,9 +400,10 @@ def load(path: Path, fmt: str = "auto", *, where: str | None = None, speed: floa
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as e:
             raise ScenarioError(f"{where}: not a readable gzip file — {e}") from None
+    # Decoded a chunk at a time as the parser reads lines: no copy of the whole text.
+    f = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
     try:
-        text = raw.decode("utf-8")
+        return _parse_stream(f, fmt, where, speed)
     except UnicodeDecodeError as e:
-        raise ScenarioError(f"{where}: not text (byte {e.start}) — allowed: a text trace; "
+        raise ScenarioError(f"{where}: not text (byte {e.start} of a chunk) — allowed: a text trace; "
                             "binary blktrace files go through blkparse first") from None
-    return parse(text, fmt, where=where, speed=speed)

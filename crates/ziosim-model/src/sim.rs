@@ -942,7 +942,7 @@ fn build_layout(cfg: &RunConfig, tops: &[TopVdev]) -> Result<Layout, String> {
 }
 
 impl Model_ {
-    pub fn new(cfg: RunConfig) -> Result<Model_, String> {
+    pub fn new(mut cfg: RunConfig) -> Result<Model_, String> {
         let tun = Tunables::at_load(cfg.release, cfg.ram_bytes, &cfg.tunables).map_err(|e| e.0)?;
         let seed = cfg.seed;
         let mut links = Vec::new();
@@ -1028,6 +1028,9 @@ impl Model_ {
         let prefetch_on = tun.get(T::zfs_prefetch_disable) == 0;
         let zfetch_max = tun.get(T::zfetch_max_distance) as u64;
         let mut wls = Vec::new();
+        // A trace's records move into its replay state (they can be tens of MB; the kept
+        // config needs none of them).
+        let mut traces: Vec<Option<crate::config::TraceConfig>> = cfg.workloads.iter_mut().map(|w| w.trace.take()).collect();
         for (i, w) in cfg.workloads.iter().enumerate() {
             let total: f64 = w.sizes.iter().map(|(_, wt)| wt).sum();
             let mut acc = 0.0;
@@ -1149,7 +1152,7 @@ impl Model_ {
                     commits_log2: Log2Hist::default(),
                 }),
                 // RunConfig::check made sure only a trace workload has records, and has them.
-                trace: w.trace.as_ref().map(|tc| TraceState::new(tc.clone(), region_len, w.threads.is_none())),
+                trace: traces[i].take().map(|tc| TraceState::new(tc, region_len, w.threads.is_none())),
                 lru: (w.arc_bytes > 0).then(|| Lru::new(w.arc_bytes / rs)),
             });
         }
