@@ -88,7 +88,7 @@ MEASURES: dict[str, Measure] = {m.name: m for m in (
     Measure("p99.9", "p99.9", "workload", "min", "duration", "99.9th percentile latency"),
     Measure("max", "max", "workload", "min", "duration", "largest latency"),
     Measure("ops/s", "ops/s", "workload", "max", "count", "operations per second"),
-    Measure("elapsed", "elapsed", "workload", "min", "duration", "time a finite workload (nfs-copy) takes"),
+    Measure("elapsed", "elapsed", "workload", "min", "duration", "time a finite workload (nfs-copy, trace) takes"),
     Measure("at-risk", "at risk", "point", "min", "size",
             "most acknowledged bytes not yet on stable storage (lost on a crash)"),
     Measure("commit-p99", "commit p99", "point", "min", "duration", "99th percentile zil_commit latency"),
@@ -235,7 +235,13 @@ COMMITTING_KINDS = ("fsync-write", "nfs-copy", "database")
 WRITING_KINDS = ("random-write", "seq-write", "zvol")
 
 _COMMITS_ALLOWED = ("a workload that calls zil_commit (fsync-write, nfs-copy, database, zvol with fua or flush_every, "
-                    "or random-write, seq-write, zvol under zfs.sync=always) and zfs.sync other than disabled")
+                    "a trace with sync writes or flushes, or random-write, seq-write, zvol or a trace with writes "
+                    "under zfs.sync=always) and zfs.sync other than disabled")
+
+
+def _trace_ops(w: Mapping[str, Any]) -> str:
+    """A trace workload's record letters (R, W, S, F), or "" for any other workload."""
+    return str(((w.get("trace") or {}).get("ops")) or "") if w.get("kind") == "trace" else ""
 
 
 def _no_commits(config: Mapping[str, Any]) -> str | None:
@@ -252,7 +258,11 @@ def _no_commits(config: Mapping[str, Any]) -> str | None:
         kind = w.get("kind")
         if kind in COMMITTING_KINDS or (kind == "zvol" and (w.get("fua") or w.get("flush_every"))):
             return None
-        if always and kind in WRITING_KINDS:
+        # A trace's durable writes (S) and flushes (F) commit (trace.rs).
+        ops = _trace_ops(w)
+        if "S" in ops or "F" in ops:
+            return None
+        if always and (kind in WRITING_KINDS or "W" in ops):
             return None
     kinds = ", ".join(sorted({str(w.get("kind")) for w in config.get("workloads", [])})) or "none"
     return f"no workload calls zil_commit (workload kinds: {kinds}; zfs.sync = {config.get('sync', 'standard')})"
@@ -265,12 +275,15 @@ def _unmeasurable(meas: Measure, workload: str | None, config: Mapping[str, Any]
                 "a scenario with a scrub, replace, attach or online action, or a workload measure such as p99")
     if meas.name == "elapsed":
         w = next((w for w in config.get("workloads", []) if w.get("name") == workload), None)
-        if w is not None and not (w.get("kind") == "nfs-copy" and (w.get("files") or 0) > 0):
+        finite = ((w or {}).get("kind") == "nfs-copy" and ((w or {}).get("files") or 0) > 0) or (
+            (w or {}).get("kind") == "trace" and not ((w or {}).get("trace") or {}).get("repeat"))
+        if w is not None and not finite:
             why = ("an nfs-copy with files = 0 copies until the run stops" if w.get("kind") == "nfs-copy"
+                   else "a repeating trace never finishes" if w.get("kind") == "trace"
                    else f"a {w.get('kind')} workload never finishes by itself")
             return (f"workload {workload!r}: {why}",
-                    "elapsed of an nfs-copy workload with files > 0 (the one kind that ends by itself), "
-                    "or another measure")
+                    "elapsed of an nfs-copy workload with files > 0 or of a trace played once (the kinds "
+                    "that end by themselves), or another measure")
     if meas.name == "commit-p99":
         why = _no_commits(config)
         if why is not None:

@@ -545,6 +545,10 @@ def _goal(text, names=("w",)):
 @pytest.mark.parametrize("goal, configs, why", [
     ("elapsed", [_cfg({"name": "w", "kind": "random-read"})], "a random-read workload never finishes by itself"),
     ("elapsed", [_cfg({"name": "w", "kind": "nfs-copy", "files": 0})], "an nfs-copy with files = 0"),
+    ("elapsed", [_cfg({"name": "w", "kind": "trace", "trace": {"ops": "RW", "repeat": True}})],
+     "a repeating trace never finishes"),
+    ("commit-p99", [_cfg({"name": "w", "kind": "trace", "trace": {"ops": "RWW", "repeat": False}})],
+     "no workload calls zil_commit"),
     ("commit-p99", [_cfg({"name": "w", "kind": "random-read"}, sync="always")], "no workload calls zil_commit"),
     ("commit-p99", [_cfg({"name": "w", "kind": "random-write"})], "no workload calls zil_commit"),
     ("commit-p99", [_cfg({"name": "w", "kind": "zvol", "fua": False, "flush_every": 0})], "no workload calls"),
@@ -564,6 +568,10 @@ def test_a_goal_no_setting_can_measure_is_refused(goal, configs, why):
 
 @pytest.mark.parametrize("goal, configs", [
     ("elapsed", [_cfg({"name": "w", "kind": "nfs-copy", "files": 10})]),
+    ("elapsed", [_cfg({"name": "w", "kind": "trace", "trace": {"ops": "RW", "repeat": False}})]),
+    ("commit-p99", [_cfg({"name": "w", "kind": "trace", "trace": {"ops": "RWF", "repeat": False}})]),
+    ("commit-p99", [_cfg({"name": "w", "kind": "trace", "trace": {"ops": "RS", "repeat": True}})]),
+    ("commit-p99", [_cfg({"name": "w", "kind": "trace", "trace": {"ops": "RW", "repeat": True}}, sync="always")]),
     ("commit-p99", [_cfg({"name": "w", "kind": k}) for k in ("fsync-write", "nfs-copy", "database")]),
     ("commit-p99", [_cfg({"name": "w", "kind": "zvol", "fua": True})]),
     ("commit-p99", [_cfg({"name": "w", "kind": "zvol", "flush_every": 8})]),

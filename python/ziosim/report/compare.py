@@ -88,7 +88,7 @@ METRICS: dict[str, Metric] = {
     "p99": Metric("P99", "latency_ns_p99", lambda v, r: human_ns(v), "workload", "99th percentile latency"),
     "p99.9": Metric("P99.9", "latency_ns_p999", lambda v, r: human_ns(v), "workload", "99.9th percentile latency"),
     "max": Metric("MAX", "latency_ns_max", lambda v, r: human_ns(v), "workload", "maximum latency"),
-    "elapsed": Metric("ELAPSED", "elapsed_ns", _done, "workload", "time a finite workload (nfs-copy) took"),
+    "elapsed": Metric("ELAPSED", "elapsed_ns", _done, "workload", "time a finite workload (nfs-copy, trace) took"),
     "scan": Metric("SCAN", "scan_duration_ns", _done, "point", "scrub/resilver duration"),
     "scan_rate": Metric("ISSUED/S", "scan_issued_bytes_per_s", _rate, "point", "scan issue rate (mean)"),
     "scan_examined_rate": Metric("SCANNED/S", "scan_examined_bytes_per_s", _rate, "point",
@@ -139,7 +139,8 @@ def default_metrics(rows: Sequence[Mapping[str, Any]], axes: Sequence[Any]) -> l
     out: list[str] = []
     if any(r.get("workload") is not None for r in rows):
         out += ["ops_per_s", "bw", "p50", "p99", "p99.9", "max"]
-        if any(r.get("kind") == "nfs-copy" for r in rows):
+        if any(r.get("kind") == "nfs-copy" or (r.get("kind") == "trace" and r.get("elapsed_ns") is not None)
+               for r in rows):
             out.append("elapsed")
     if any(r.get("scan_func") for r in rows):
         out += ["scan", "scan_rate"]
