@@ -258,6 +258,7 @@ def test_the_example_scenario_runs_and_run_json_counts_the_records(tmp_path):
                         "--stop", "3m", "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert "reads (" in p.stdout and "flushes (" in p.stdout and "reads during scan (" in p.stdout
+    assert 'dtrace: @["app", "read"] = quantize(latency_ns)   # during the scan' in p.stdout
     meta = json.loads((out / "run.json").read_text())
     assert meta["config"]["workloads"][0]["trace"] == {"records": 6000, "timed": True, "files": 1, "repeat": True}
 

@@ -170,7 +170,7 @@ struct KindStats {
     lat: FineHist,
     lat_log2: Log2Hist<64>,
     /// The same split by scan window (`sim::ScanPhase`: before, during, after).
-    by_phase: [(u64, u64, FineHist); 3],
+    by_phase: [(u64, u64, FineHist, Log2Hist<64>); 3],
 }
 
 /// A trace workload's place in its records and what it has measured.
@@ -278,6 +278,7 @@ impl TraceState {
             p.0 += 1;
             p.1 += bytes;
             p.2.add(lat);
+            p.3.add(lat);
         }
         self.done += 1;
         if !self.cfg.repeat && self.finished_ns.is_none() && self.done == self.records() {
@@ -296,8 +297,9 @@ impl TraceState {
                                "latency_log2": s.lat_log2.counts.to_vec()});
             if let Some(keys) = phases {
                 let mut m = serde_json::Map::new();
-                for (key, (ops, bytes, lat)) in keys.iter().zip(&s.by_phase) {
-                    m.insert((*key).into(), json!({"ops": ops, "bytes": bytes, "latency_ns": serde_json::to_value(lat.pcts()).unwrap()}));
+                for (key, (ops, bytes, lat, log2)) in keys.iter().zip(&s.by_phase) {
+                    m.insert((*key).into(), json!({"ops": ops, "bytes": bytes, "latency_ns": serde_json::to_value(lat.pcts()).unwrap(),
+                                                   "latency_log2": log2.counts.to_vec()}));
                 }
                 v["by_scan_phase"] = Value::Object(m);
             }

@@ -117,6 +117,30 @@ def _phase_quantize(w: dict) -> list[str]:
     return out
 
 
+def _trace_quantize(w: dict) -> list[str]:
+    """A trace workload's latency per kind of record, as ``@[workload, op]`` — a two-key
+    DTrace aggregation — for the whole run and for each scan window: a trace's buffered
+    writes complete from memory and would hide, in the workload's own histogram, what a
+    scan does to its reads."""
+    by_op = (w.get("trace") or {}).get("by_op") or {}
+    windows = w.get("by_scan_phase") or {}
+    out = []
+    for op in ("read", "write", "sync_write", "flush"):
+        v = by_op.get(op) or {}
+        if not v.get("ops"):
+            continue
+        agg = f"dtrace: @[\"{w['name']}\", \"{op}\"] = quantize(latency_ns)"
+        out.append(_section(agg, "\n" + quantize(v.get("latency_log2", []))))
+        for key in SCAN_PHASES:
+            p = (v.get("by_scan_phase") or {}).get(key) or {}
+            if not p.get("ops"):
+                continue
+            secs = int((windows.get(key) or {}).get("window_ns", 0)) / 1e9
+            out.append(_section(f"{agg}   # {key} the scan, {secs:g}s window",
+                                "\n" + quantize(p.get("latency_log2", []))))
+    return out
+
+
 def check_views(views, release: str) -> None:
     """ValueError unless every view is known and the release can print it (a JSON view needs
     ``zpool status -j``); ``ziosim run`` asks before it simulates."""
@@ -189,6 +213,7 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
                 out.append(_section(f"dtrace: @[\"{w['name']}\"] = quantize(latency_ns)",
                                     "\n" + quantize(w.get("latency_log2", []))))
                 out.extend(_phase_quantize(w))
+                out.extend(_trace_quantize(w))
         elif view == "summary":
             out.append(_section("ziosim summary", summary_text(results, meta)))
     return "".join(out)
