@@ -100,10 +100,6 @@ class Trace:
             out["file"] = self.file
         return out
 
-    def span_bytes(self) -> int:
-        """Bytes from offset 0 to the end of the furthest record."""
-        return max((o + s for o, s in zip(self.offset, self.size)), default=0)
-
 
 class _Builder:
     def __init__(self, where: str, fmt: str) -> None:

@@ -98,6 +98,12 @@ pub enum Ev {
     Stop,
 }
 
+/// Dirty bytes a write of `size` bytes at `off` adds: every record of `rs` bytes it touches
+/// becomes a dirty buffer of the open txg, whole.
+fn dirty_bytes(off: u64, size: u64, rs: u64) -> u64 {
+    ((off + size - 1) / rs - off / rs + 1) * rs
+}
+
 /// The object every write of a volume goes to (`ZVOL_OBJ`); apart from the per-thread file
 /// ids of a filesystem's writers.
 const ZVOL_FOID: u64 = u64::MAX - 1;
@@ -632,6 +638,13 @@ pub(crate) struct NfsClient {
     dir_files: u64,
     /// The client's source disk, if the scenario gives one.
     src: Option<SrcDisk>,
+}
+
+impl NfsClient {
+    /// A copy of `files` files, which ends by itself (0 copies until the run stops).
+    fn finite(&self) -> bool {
+        self.files_total > 0
+    }
 }
 
 /// Where an operation ended relative to the pool's scans — the three windows of the
@@ -1408,10 +1421,7 @@ impl Model_ {
             commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::None, eio: false, rmw: false, tr: 0,
         };
         if !is_read {
-            let first = off / rs;
-            let last = (off + size - 1) / rs;
-            let dirty = (last - first + 1) * rs;
-            let id = self.alloc_op(LogicalOp { dirty, ..op });
+            let id = self.alloc_op(LogicalOp { dirty: dirty_bytes(off, size, rs), ..op });
             if self.rmw_reads(wl, id, off, size, ctx) == 0 {
                 self.assign_write(id, false, ctx);
             }
@@ -1472,20 +1482,7 @@ impl Model_ {
         }
         let first = off / rs;
         let last = (off + size - 1) / rs;
-        let l2_leaf = l2_hit.then(|| self.cache_leaves[(first % self.cache_leaves.len() as u64) as usize]);
-        if l2_leaf.is_some_and(|l| !self.leaves[l as usize].writeable()) {
-            // arc_read: the buffer's cache device is dead or offline, read the pool.
-            self.l2_redirect(wl);
-        } else if let Some(leaf) = l2_leaf {
-            self.wls[wl].l2_hits += 1;
-            let cap = self.leaves[leaf as usize].size_bytes;
-            let nrec = (cap / rs).max(1);
-            for b in first..=last {
-                let coff = (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16) % nrec * rs;
-                self.l2_issued(id, coff, b);
-                self.ops[id as usize].pending += 1;
-                self.submit_leaf(leaf, Op::Read, IoClass::SyncRead, 0, coff, rs as u32, id, ctx);
-            }
+        if l2_hit && self.l2_read(wl, id, first..=last, ctx) {
             return;
         }
         for b in first..=last {
@@ -1513,19 +1510,7 @@ impl Model_ {
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
         }
-        let l2_hit = w.rng.chance(w.l2_hit);
-        let l2_leaf = l2_hit.then(|| self.cache_leaves[(missing[0] % self.cache_leaves.len() as u64) as usize]);
-        if l2_leaf.is_some_and(|l| !self.leaves[l as usize].writeable()) {
-            self.l2_redirect(wl);
-        } else if let Some(leaf) = l2_leaf {
-            self.wls[wl].l2_hits += 1;
-            let nrec = (self.leaves[leaf as usize].size_bytes / rs).max(1);
-            for b in missing {
-                let coff = (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16) % nrec * rs;
-                self.l2_issued(id, coff, b);
-                self.ops[id as usize].pending += 1;
-                self.submit_leaf(leaf, Op::Read, IoClass::SyncRead, 0, coff, rs as u32, id, ctx);
-            }
+        if w.rng.chance(w.l2_hit) && self.l2_read(wl, id, missing.iter().copied(), ctx) {
             return;
         }
         for b in missing {
@@ -1535,6 +1520,28 @@ impl Model_ {
             let t = self.wls[wl].arc_hit_ns;
             ctx.schedule_in(t, Ev::OpDone { op: id });
         }
+    }
+
+    /// An L2ARC hit of read op `id` on records `recs` (the first picks the cache device):
+    /// each record read from that device; false if it is dead or offline — `arc_read`
+    /// then reads the pool, which the caller does.
+    fn l2_read(&mut self, wl: usize, id: u32, mut recs: impl Iterator<Item = u64>, ctx: &mut Ctx<Ev>) -> bool {
+        let rs = self.recordsize;
+        let Some(first) = recs.next() else { return false };
+        let leaf = self.cache_leaves[(first % self.cache_leaves.len() as u64) as usize];
+        if !self.leaves[leaf as usize].writeable() {
+            self.l2_redirect(wl);
+            return false;
+        }
+        self.wls[wl].l2_hits += 1;
+        let nrec = (self.leaves[leaf as usize].size_bytes / rs).max(1);
+        for b in std::iter::once(first).chain(recs) {
+            let coff = (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16) % nrec * rs;
+            self.l2_issued(id, coff, b);
+            self.ops[id as usize].pending += 1;
+            self.submit_leaf(leaf, Op::Read, IoClass::SyncRead, 0, coff, rs as u32, id, ctx);
+        }
+        true
     }
 
     /// An open-loop trace's records due by now go out (several may share an instant), then
@@ -1582,8 +1589,7 @@ impl Model_ {
                 self.start_read(wl, id, off, rec.size, ctx);
             }
             TraceOp::Write | TraceOp::SyncWrite => {
-                let dirty = ((off + rec.size - 1) / rs - off / rs + 1) * rs;
-                let id = self.alloc_op(LogicalOp { dirty, ..op });
+                let id = self.alloc_op(LogicalOp { dirty: dirty_bytes(off, rec.size, rs), ..op });
                 let reads = self.rmw_reads(wl, id, off, rec.size, ctx);
                 if let Some(lru) = self.wls[wl].lru.as_mut() {
                     // The written records are dirty buffers in the ARC from now on.
@@ -1612,7 +1618,7 @@ impl Model_ {
             return;
         }
         let all = self.wls.iter().all(|w| {
-            let nfs = w.nfs.as_ref().map_or(true, |n| n.files_total == 0 || n.finished_ns.is_some());
+            let nfs = w.nfs.as_ref().map_or(true, |n| !n.finite() || n.finished_ns.is_some());
             let tr = w.trace.as_ref().map_or(true, |t| !t.finite() || t.finished());
             nfs && tr
         });
@@ -2103,7 +2109,7 @@ impl Model_ {
         }
         let (off, len) = (db.wal_off, db.wal_bytes);
         db.wal_off += len;
-        let dirty = ((off + len - 1) / rs - off / rs + 1) * rs;
+        let dirty = dirty_bytes(off, len, rs);
         let foid = db.wal_foid;
         let id = self.alloc_op(LogicalOp { bytes: len, dirty, foid, offset: off, db: DbOp::Wal, ..base });
         self.assign_write(id, false, ctx);
@@ -2204,7 +2210,7 @@ impl Model_ {
         let (written, pages, foid) = (db.ckpt_written, db.ckpt_pages, db.data_foid);
         for _ in written..due {
             let (off, size) = Self::db_page(&mut self.wls[wl]);
-            let dirty = ((off + size - 1) / rs - off / rs + 1) * rs;
+            let dirty = dirty_bytes(off, size, rs);
             let op = LogicalOp {
                 wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: size, dirty, live: true, foid,
                 offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite, eio: false, rmw: false, tr: 0,
@@ -3139,7 +3145,7 @@ impl Model_ {
                 done += t.completed().min(t.records());
                 total += t.records();
             }
-            if let Some(n) = w.nfs.as_ref().filter(|n| n.files_total > 0) {
+            if let Some(n) = w.nfs.as_ref().filter(|n| n.finite()) {
                 any = true;
                 done += n.files_done.min(n.files_total);
                 total += n.files_total;
@@ -3329,13 +3335,10 @@ impl Model_ {
                         v["trace"]["arc_lru"] = json!({"records": l.capacity(), "hits": l.hits, "misses": l.misses});
                     }
                 }
+                self.aux_workload_results(i, &mut v);
                 v
             })
             .collect();
-        let mut wls = wls;
-        for (i, v) in wls.iter_mut().enumerate() {
-            self.aux_workload_results(i, v);
-        }
         let vdevs: Vec<Value> = self
             .tops
             .iter()
