@@ -263,6 +263,24 @@ def test_the_example_scenario_runs_and_run_json_counts_the_records(tmp_path):
     assert meta["config"]["workloads"][0]["trace"] == {"records": 6000, "timed": True, "files": 1, "repeat": True}
 
 
+@pytest.mark.needs_core
+def test_the_traces_doc_example_is_what_the_example_prints(tmp_path):
+    import os
+
+    from conftest import check_doc_blocks
+
+    p = subprocess.run([sys.executable, "-m", "ziosim", "run", "scenarios/trace/scrub-under-app.toml", "--stop", "3m",
+                        "--views", "summary", "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("app:"))
+    j = next(k for k in range(i, len(lines)) if lines[k].startswith("async_write"))
+    body = "\n".join(["$ ziosim run scenarios/trace/scrub-under-app.toml --stop 3m --views summary", "…",
+                      *lines[i:j], "…"]) + "\n"
+    update = os.environ.get("UPDATE_SNAPSHOTS") == "1"
+    check_doc_blocks(ROOT / "docs" / "traces.md", "trace-example", {"summary": body}, update)
+
+
 def test_a_bad_trace_exits_2_with_one_line(tmp_path):
     p = _scenario(tmp_path, "", trace="time,op,offset,size\n0.1,R,0\n")
     r = subprocess.run([sys.executable, "-m", "ziosim", "run", p], capture_output=True, text=True, cwd=ROOT)

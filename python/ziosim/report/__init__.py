@@ -119,8 +119,8 @@ def _phase_quantize(w: dict) -> list[str]:
 
 def _trace_quantize(w: dict) -> list[str]:
     """A trace workload's latency per kind of record, as ``@[workload, op]`` — a two-key
-    DTrace aggregation — for the whole run and for each scan window: a trace's buffered
-    writes complete from memory and would hide, in the workload's own histogram, what a
+    DTrace aggregation — for the whole run and for each scan window: most of a trace's
+    buffered writes complete from memory and would hide, in the workload's own histogram, what a
     scan does to its reads."""
     by_op = (w.get("trace") or {}).get("by_op") or {}
     windows = w.get("by_scan_phase") or {}
