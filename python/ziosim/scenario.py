@@ -66,9 +66,11 @@ TIME_NS_MAX = 400 * 86_400 * 1_000_000_000
 # Most report intervals a run may keep (the core's REPORT_SAMPLES_MAX, sim.rs).
 REPORT_SAMPLES_MAX = 20_000
 
-VDEV_MIN_DISKS = {"disk": 1, "mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4}
-VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3}
-VDEV_ALIASES = {"raidz": "raidz1"}  # as `zpool create` spells it
+VDEV_MIN_DISKS = {"disk": 1, "mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4, "draid1": 2, "draid2": 3, "draid3": 4}
+VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3, "draid1": 1, "draid2": 2, "draid3": 3}
+VDEV_ALIASES = {"raidz": "raidz1", "draid": "draid1"}  # as `zpool create` spells them
+# dRAID (zpool_vdev.c draid_config_by_type@zfs-2.1.0): at most 100 distributed spares.
+DRAID_SPARES_MAX = 100
 VDEV_DISKS_MAX = 255  # raidz's own child limit
 POOL_DISKS_MAX = 4096  # a bound on leaves (design.md's largest case is 100 disks)
 WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync-write", "nfs-copy", "database", "zvol",
@@ -119,7 +121,7 @@ LAYOUT_KEYS = ("fragmentation", "files", "compression", "seed")
 LAYOUT_PRESETS = {"fresh": 0.0, "aged": 0.6}
 LAYOUT_FILE_CLASSES_MAX = 64
 COMPRESSION_MAX = 100.0
-VDEV_KEYS = ("type", "disks", "device", "devices", "link", "names")
+VDEV_KEYS = ("type", "disks", "device", "devices", "link", "names", "data", "spares")
 CACHE_KEYS = ("device", "count", "link", "names")
 SPARE_KEYS = CACHE_KEYS + ("auto",)
 LINK_FIELDS = ("kind", "rate_bytes_per_s", "per_command_overhead_ns", "latency_ns", "host_slots")
@@ -287,6 +289,13 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the scenario format, shipped in the package."""
     text = (Path(__file__).parent / "schema" / "scenario.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
+
+
+def draid_spare_names(pool: dict[str, Any]) -> dict[str, int]:
+    """The distributed spares of a normalised pool, by name (`draid<parity>-<vdev>-<id>`,
+    vdev_draid_spare_create@zfs-2.1.0), each with the index of its dRAID vdev."""
+    return {f"draid{VDEV_PARITY[v['type']]}-{t}-{s}": t
+            for t, v in enumerate(pool["vdevs"]) if v.get("spares") for s in range(v["spares"])}
 
 
 def default_hz(release: str) -> int:
@@ -707,20 +716,23 @@ class _Normaliser:
         self.zfs(_table(_required(doc, "zfs", "", 'a [zfs] table with release = "zfs-2.2"'), "zfs"), c)
         self.devices = self.normalise_devices(_table(doc.get("devices", {}), "devices"))
         self.links = self.normalise_links(_table(doc.get("links", {}), "links"))
+        self.release_name = c["release"]
         pool = self.pool(_table(_required(doc, "pool", "", "a [pool] table"), "pool"))
         c["devices"] = self.devices
         c["links"] = self.links
         c["pool"] = pool
         c["workloads"] = self.workloads(doc.get("workload", []), pool, c)
         c["actions"] = self.actions(doc.get("action", []), c)
-        # A failure starts a resilver too when a retire agent puts a hot spare in.
-        spares_act = bool(pool.get("spares")) and pool.get(
+        # A failure starts a resilver too when a retire agent puts a hot spare in (a dRAID's
+        # distributed spares count: zed puts them in with a sequential rebuild).
+        any_spares = bool(pool.get("spares")) or bool(draid_spare_names(pool))
+        spares_act = any_spares and pool.get(
             "spares_auto", c["release"] not in SPARES_MANUAL_RELEASES)
         scan_actions = SCAN_ACTIONS + (("fail",) if spares_act else ())
         if c["stop_on_scan_done"] and not any(a["do"] in scan_actions for a in c["actions"]):
             raise ScenarioError(
                 f"scenario.stop: {show(doc.get('scenario', {}).get('stop'))} — allowed only with a scrub, replace, attach"
-                " or online [[action]]" + (" (or a fail: a retire agent puts a hot spare in)" if pool.get("spares") else "")
+                " or online [[action]]" + (" (or a fail: a retire agent puts a hot spare in)" if any_spares else "")
             )
         for i, w in enumerate(c["workloads"]):
             finite = (w["kind"] == "nfs-copy" and w.get("files", 0) > 0) or (
@@ -750,7 +762,11 @@ class _Normaliser:
         aux = {d["name"]: "a log device (pool.log)" for v in c["pool"].get("log") or [] for d in v["disks"]}
         aux.update({d["name"]: "a cache device (pool.cache)" for d in c["pool"].get("cache") or []})
         # Hot spares: `replace` may name one as its new disk; after that, the others may too.
-        spares = [d["name"] for d in c["pool"].get("spares") or []]
+        # A dRAID's distributed spares follow them (vdev_draid_spare_create), each usable
+        # only in its own dRAID vdev, and also with -s (a sequential rebuild).
+        draid_spares = draid_spare_names(c["pool"])
+        spares = [d["name"] for d in c["pool"].get("spares") or []] + list(draid_spares)
+        owner = [t for t, v in enumerate(c["pool"]["vdevs"]) for _ in v["disks"]]
         out: list[dict[str, Any]] = []
         last = 0
         for i, a in enumerate(raw):
@@ -781,9 +797,15 @@ class _Normaliser:
                 if new in disks or new in aux:
                     raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has"
                                         + (", or a hot spare's" if spares else ""))
-                if new in spares and (do != "replace" or "device" in a or a.get("sequential", False)):
+                seq_ok = new in draid_spares
+                if new in spares and (do != "replace" or "device" in a or (a.get("sequential", False) and not seq_ok)):
                     raise ScenarioError(f"{path}.new: {show(new)} — a hot spare (pool.spares); allowed: with "
                                         'do = "replace", without device or sequential')
+                if new in draid_spares and draid_spares[new] != owner[disks.index(target)]:
+                    raise ScenarioError(
+                        f"{path}.new: {show(new)} — a distributed spare of pool.vdevs[{draid_spares[new]}]: zpool says "
+                        "\"dRAID spares can only replace child devices in their parent's dRAID vdev\"; allowed: a "
+                        "spare of the old disk's own vdev")
                 act["new"] = new
                 if "device" in a:
                     act["device"] = self.device_ref(a["device"], f"{path}.device")
@@ -794,7 +816,7 @@ class _Normaliser:
                     raise ScenarioError(
                         f"{path}.sequential: true — allowed: only from release zfs-2.0 (zpool {do} -s)")
                 kind = kinds[disks.index(target)]
-                if kind.startswith("raidz") and (seq or do == "attach"):
+                if (kind.startswith("raidz") and seq) or (kind[:5] in ("raidz", "draid") and do == "attach"):
                     # zpool_vdev_attach's messages (lib/libzfs/libzfs_pool.c@zfs-2.1.0).
                     why = ("only mirror and dRAID vdevs support sequential reconstruction" if do == "replace"
                            else "can only attach to mirrors and top-level disks")
@@ -803,6 +825,7 @@ class _Normaliser:
                         f'{path}.{field}: {value} — {target} is in a {kind}: zpool says "{why}"; '
                         f"allowed: {'false for a raidz disk' if do == 'replace' else 'a disk or mirror child'}")
                 act["sequential"] = seq
+                owner.append(owner[disks.index(target)])
                 disks.append(new)
                 kinds.append("mirror" if do == "attach" and kind == "disk" else kind)
             elif do == "set":
@@ -1164,11 +1187,18 @@ class _Normaliser:
         usable = 0
         for spec in specs:
             disks = [{"name": n, "device": d, "link": spec["link"]} for n, d in zip(names_for(spec), spec["devices"])]
-            p["vdevs"].append({"type": spec["type"], "disks": disks})
+            vdev = {"type": spec["type"], "disks": disks}
+            if "data" in spec:
+                vdev.update(data=spec["data"], spares=spec["spares"])
+            p["vdevs"].append(vdev)
             # ZFS sizes a vdev by its smallest child (vdev_mirror_open, vdev_raidz_open).
             cap = min(self.capacity(d) for d in spec["devices"])
             if spec["type"] == "mirror":
                 usable += cap
+            elif "data" in spec:
+                # dRAID: the children less the spares' share, data columns of each group.
+                par = VDEV_PARITY[spec["type"]]
+                usable += cap * (spec["count"] - spec["spares"]) * spec["data"] // (spec["data"] + par)
             else:
                 usable += cap * (spec["count"] - VDEV_PARITY[spec["type"]])
         p["cache"] = []
@@ -1294,7 +1324,29 @@ class _Normaliser:
         devices = self.vdev_devices(v, path, count)
         link = self.link_ref(v["link"], f"{path}.link") if "link" in v else None
         names = self._names(v["names"], f"{path}.names", count) if "names" in v else None
-        return {"type": vtype, "count": count, "devices": devices, "link": link, "names": names}
+        spec = {"type": vtype, "count": count, "devices": devices, "link": link, "names": names}
+        if vtype.startswith("draid"):
+            spec.update(self.draid_spec(v, path, vtype, count))
+        else:
+            for k in ("data", "spares"):
+                if k in v:
+                    raise ScenarioError(f"{path}.{k}: {show(v[k])} — applies to draid vdevs only (draid2:<data>d:<spares>s)")
+        return spec
+
+    def draid_spec(self, v: dict[str, Any], path: str, vtype: str, count: int) -> dict[str, Any]:
+        """`zpool create tank draid2:8d:24c:2s …`: data columns per group and distributed
+        spares, checked as `draid_config_by_type` (cmd/zpool/zpool_vdev.c@zfs-2.1.0) does."""
+        if self.releases.index(self.release_name) < self.releases.index("zfs-2.1"):
+            raise ScenarioError(f"{path}.type: {show(vtype)} — allowed: from release zfs-2.1 (dRAID came with OpenZFS "
+                                f"2.1.0); this scenario's release is {self.release_name}")
+        parity = VDEV_PARITY[vtype]
+        spares = _int(v.get("spares", 0), f"{path}.spares", 0, DRAID_SPARES_MAX)
+        if count <= spares + parity:
+            raise ScenarioError(f"{path}.spares: {spares} — with {parity} parity leaves no disk of {count} for data; "
+                                f"allowed: at most {max(count - parity - 1, 0)}")
+        room = count - spares - parity
+        data = _int(v["data"], f"{path}.data", 1, room) if "data" in v else min(room, 8)
+        return {"data": data, "spares": spares}
 
     def vdev_devices(self, v: dict[str, Any], path: str, count: int) -> list[str]:
         """One device per disk: `device` for all of them, or `devices` naming each in turn."""

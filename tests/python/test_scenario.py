@@ -385,6 +385,54 @@ def test_raidz_alias_and_usable_capacity():
     assert c["pool"]["allocated_bytes"] == 2 * c["devices"]["wd20efrx"]["capacity_bytes"] // 512 * 512
 
 
+def test_draid_defaults_width_and_capacity():
+    # zpool create tank draid2 <12 disks>: 8 data per group (MIN(12 − 2, 8)), no spares.
+    pool = '[pool]\nfill = 1.0\nvdevs = [{ type = "draid2", disks = 12, device = "wd20efrx" }]\n'
+    c = ok(HEAD + pool)
+    v = c["pool"]["vdevs"][0]
+    assert (v["type"], v["data"], v["spares"], len(v["disks"])) == ("draid2", 8, 0, 12)
+    cap = c["devices"]["wd20efrx"]["capacity_bytes"]
+    assert c["pool"]["allocated_bytes"] <= 12 * cap * 8 // 10
+    assert ok(HEAD + pool.replace("draid2", "draid"))["pool"]["vdevs"][0]["type"] == "draid1"
+    # Other vdev types carry no dRAID keys (their run config is as before).
+    assert "data" not in ok(HEAD + '[pool]\nfill = 0.5\nvdevs = [{ type = "raidz2", disks = 6, device = "wd20efrx" }]\n'
+                            )["pool"]["vdevs"][0]
+
+
+@pytest.mark.parametrize(
+    "vdev, expected",
+    [
+        ('type = "draid2", disks = 12, data = 11', "pool.vdevs[0].data: 11 — out of range; allowed: 1..10"),
+        ('type = "draid1", disks = 5, spares = 1',
+         "pool.vdevs[0].spares: 1 — distributed spares are not modelled yet; allowed: 0 (replace a failed disk with a new one)"),
+        ('type = "draid3", disks = 4, spares = 2',
+         "pool.vdevs[0].spares: 2 — with 3 parity leaves no disk of 4 for data; allowed: at most 0"),
+        ('type = "raidz2", disks = 6, data = 4', "pool.vdevs[0].data: 4 — applies to draid vdevs only (draid2:<data>d:<spares>s)"),
+        ('type = "draid2", disks = 2', "pool.vdevs[0].disks: 2 — too few for draid2; allowed: at least 3"),
+    ],
+)
+def test_draid_errors(vdev, expected):
+    pool = f'[pool]\nfill = 0.5\nvdevs = [{{ {vdev}, device = "wd20efrx" }}]\n'
+    assert err(HEAD + pool) == expected
+
+
+def test_draid_needs_zfs_2_1():
+    pool = '[pool]\nfill = 0.5\nvdevs = [{ type = "draid2", disks = 8, device = "wd20efrx" }]\n'
+    assert err(HEAD.replace("zfs-2.2", "zfs-2.0") + pool) == (
+        'pool.vdevs[0].type: "draid2" — allowed: from release zfs-2.1 (dRAID came with OpenZFS 2.1.0); '
+        "this scenario's release is zfs-2.0")
+
+
+def test_draid_disk_is_not_attached_to_but_replaced_with_s():
+    base = ('[pool]\nfill = 0.1\nvdevs = [{ type = "draid2", disks = 8, device = "wd20efrx" }]\n'
+            '[[action]]\nat = "1s"\ndo = "fail"\ndisk = "sdb"\n')
+    assert err(HEAD + base + '[[action]]\nat = "2s"\ndo = "attach"\ndisk = "sdb"\nnew = "sdz"\n') == (
+        'action[1].disk: "sdb" — sdb is in a draid2: zpool says "can only attach to mirrors and top-level disks"; '
+        "allowed: a disk or mirror child")
+    c = ok(HEAD + base + '[[action]]\nat = "2s"\ndo = "replace"\nold = "sdb"\nnew = "sdz"\n')
+    assert c["actions"][1]["new"] == "sdz"
+
+
 def test_unknown_vdev_type_hints():
     pool = '[pool]\nfill = 0.5\nvdevs = [{ type = "raidz4", disks = 5, device = "wd20efrx" }]\n'
     assert err(HEAD + pool).startswith('pool.vdevs[0].type: "raidz4" — allowed: disk, mirror, raidz1, raidz2, raidz3')

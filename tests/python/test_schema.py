@@ -112,7 +112,7 @@ def test_release_enum_matches_the_real_core(monkeypatch):
 
 def test_vdev_types_and_workload_kinds_match_the_validator():
     d = SCHEMA["$defs"]
-    assert set(d["vdev"]["properties"]["type"]["enum"]) == set(scenario.VDEV_MIN_DISKS) | {"raidz"}
+    assert set(d["vdev"]["properties"]["type"]["enum"]) == set(scenario.VDEV_MIN_DISKS) | set(scenario.VDEV_ALIASES)
     assert d["workload"]["properties"]["kind"]["enum"] == list(scenario.WORKLOAD_KINDS)
     assert list(d["workload"]["properties"]) == list(scenario.WORKLOAD_KEYS)
     assert list(d["vdev"]["properties"]) == list(scenario.VDEV_KEYS)

@@ -165,6 +165,34 @@ pub struct Spare {
     pub leaf: Option<u16>,
     /// Made a permanent member (`zpool detach` of the disk it stood in for).
     pub gone: bool,
+    /// A dRAID distributed spare: (its top-level vdev, spare id).
+    pub draid: Option<(usize, u64)>,
+}
+
+/// The distributed spares of the pool's dRAID vdevs, after the hot spares as
+/// `vdev_draid_spare_create` appends them: `draid<parity>-<vdev id>-<spare id>`.
+pub fn draid_spares(cfg: &crate::config::RunConfig) -> Vec<Spare> {
+    let mut out = Vec::new();
+    for (t, v) in cfg.pool.vdevs.iter().enumerate() {
+        if !v.kind.is_draid() {
+            continue;
+        }
+        for s in 0..v.spares {
+            out.push(Spare {
+                name: draid_spare_name(v.kind.nparity(), t, s),
+                device: v.disks[0].device.clone(),
+                leaf: None,
+                gone: false,
+                draid: Some((t, s)),
+            });
+        }
+    }
+    out
+}
+
+/// `draid2-0-1`: spare 1 of top-level vdev 0, a draid2.
+pub fn draid_spare_name(nparity: u32, t: usize, s: u64) -> String {
+    format!("draid{nparity}-{t}-{s}")
 }
 
 /// A `spare-N` vdev: spare `si`'s leaf `spare` stands in for `orig` in top-level vdev `t`.
@@ -198,6 +226,10 @@ impl Model_ {
     /// Bytes a disk must hold to be a child of top-level vdev `t` (`vdev_open`'s check).
     fn child_size_bytes(&self, t: usize) -> u64 {
         let top = &self.tops[t];
+        if let Some(d) = &top.draid {
+            // vdev_draid_min_asize: the reflow reserve plus a 1/(C − S) share.
+            return crate::draid::REFLOW_RESERVE + top.size_bytes.div_ceil(d.ndisks);
+        }
         top.size_bytes / if top.kind.is_raidz() { top.leaves.len() as u64 } else { 1 }
     }
 
@@ -227,20 +259,31 @@ impl Model_ {
             return;
         }
         let need = self.child_size_bytes(p.t);
+        // zfs_retire `replace_with_spare` tries the spares in order until one attaches; a
+        // distributed spare attaches only to its own dRAID's children, and with a
+        // sequential rebuild ("prefer sequential resilvering for distributed spares",
+        // zfs_retire.c@zfs-2.1.0).
         let Some(si) = (0..self.spares.len()).find(|&i| {
             let sp = &self.spares[i];
-            sp.leaf.is_none() && !sp.gone && self.cfg.devices[&sp.device].capacity_bytes() >= need
+            sp.leaf.is_none()
+                && !sp.gone
+                && match sp.draid {
+                    Some((t, _)) => t == p.t,
+                    None => self.cfg.devices[&sp.device].capacity_bytes() >= need,
+                }
         }) else {
             return;
         };
         let name = self.spares[si].name.clone();
         let pool = self.cfg.pool.name.clone();
-        let result = self.act_attach(disk, &name, None, false, true, ctx);
+        let seq = self.spares[si].draid.is_some();
+        let result = self.act_attach(disk, &name, None, seq, true, ctx);
         let (error, warning) = match result {
             Ok(w) => (None, w),
             Err(e) => (Some(e), None),
         };
-        self.admin.log.push(json!({"at_ns": ctx.now(), "command": format!("zpool replace {pool} {disk} {name}"),
+        let s = if seq { "-s " } else { "" };
+        self.admin.log.push(json!({"at_ns": ctx.now(), "command": format!("zpool replace {s}{pool} {disk} {name}"),
                                    "error": error, "warning": warning, "by": "retire agent"}));
     }
 
@@ -564,6 +607,11 @@ impl Model_ {
         if spare.is_some() && !replacing {
             return Err(format!("{msg}: device is reserved as a hot spare"));
         }
+        if let Some((dt, _)) = spare.and_then(|si| self.spares[si].draid) {
+            if dt != p.t {
+                return Err(format!("{msg}: dRAID spares can only replace child devices in their parent's dRAID vdev"));
+            }
+        }
         // The failed disk under a spare-N is replaced: the spare serves its data while the
         // new disk is resilvered, then returns to the spares.
         if let (Some(k), false) = (self.spare_link(p.t, p.c).filter(|k| k.new.is_none() && k.orig == l), p.new) {
@@ -609,10 +657,13 @@ impl Model_ {
             Some(si) => self.spares[si].device.clone(),
             None => device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone()),
         };
-        if self.cfg.devices[&dev].capacity_bytes() < self.child_size_bytes(p.t) {
+        let draid_spare = spare.and_then(|si| self.spares[si].draid);
+        // A distributed spare is as large as the vdev's children (`vdev_draid_spare_open`).
+        if draid_spare.is_none() && self.cfg.devices[&dev].capacity_bytes() < self.child_size_bytes(p.t) {
             return Err(format!("{msg}: device is too small"));
         }
         let n = self.add_resilvering_leaf(new, &dev, p.t);
+        self.leaves[n as usize].draid_spare = draid_spare.map(|(t, s)| (t as u16, s as u16));
         if let Some(si) = spare {
             self.spares[si].leaf = Some(n);
             self.spare_links.push(SpareLink { t: p.t, si, spare: n, orig: l, new: None });

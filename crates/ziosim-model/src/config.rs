@@ -184,6 +184,30 @@ pub struct VdevConfig {
     #[serde(rename = "type")]
     pub kind: VdevType,
     pub disks: Vec<DiskConfig>,
+    /// dRAID only: data columns per redundancy group (`draid2:<D>d`); None: ZFS's default,
+    /// MIN(children − spares − parity, 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<u64>,
+    /// dRAID only: distributed spares (`draid2:…:<S>s`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub spares: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+impl VdevConfig {
+    /// The dRAID geometry of a `draid` vdev (None for other types), or what is wrong with it.
+    pub fn draid(&self, ashift: u32) -> Result<Option<crate::draid::Draid>, String> {
+        if !self.kind.is_draid() {
+            return Ok(None);
+        }
+        let np = self.kind.nparity() as u64;
+        let c = self.disks.len() as u64;
+        let nd = self.data.unwrap_or_else(|| crate::draid::Draid::default_ndata(np, c, self.spares));
+        crate::draid::Draid::new(np, nd, c, self.spares, ashift).map(Some)
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -450,7 +474,7 @@ fn default_arc_hit_ns() -> u64 {
 /// it refuses in every release (`spa_vdev_attach`); None when the kind allows it.
 pub(crate) fn raidz_refusal(kind: VdevType, sequential: bool, replacing: bool) -> Option<&'static str> {
     match (kind.is_raidz(), replacing) {
-        (true, true) if sequential => Some("only mirror and dRAID vdevs support sequential reconstruction"),
+        (true, true) if sequential && !kind.is_draid() => Some("only mirror and dRAID vdevs support sequential reconstruction"),
         (true, false) => Some("can only attach to mirrors and top-level disks"),
         _ => None,
     }
@@ -497,6 +521,14 @@ impl RunConfig {
                     &format!("too few for {}; allowed: at least {}", v.kind.label(), v.kind.min_children()),
                 ));
             }
+            if v.kind.is_draid() {
+                if self.release < Release::Zfs21 {
+                    return Err(field_err(&format!("pool.vdevs[{i}].type"), v.kind.label(), "allowed: from release zfs-2.1 (dRAID came with OpenZFS 2.1.0)"));
+                }
+                v.draid(self.pool.ashift).map_err(|e| format!("pool.vdevs[{i}]: {e}"))?;
+            } else if v.data.is_some() || v.spares > 0 {
+                return Err(field_err(&format!("pool.vdevs[{i}].{}", if v.data.is_some() { "data" } else { "spares" }), v.data.unwrap_or(v.spares), "applies to draid vdevs only"));
+            }
             if v.kind == VdevType::Disk && v.disks.len() != 1 {
                 return Err(field_err(&format!("pool.vdevs[{i}].disks"), v.disks.len(), "allowed: exactly 1 for type disk"));
             }
@@ -528,7 +560,9 @@ impl RunConfig {
         // with the type of the top-level vdev it belongs to.
         let mut disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
         let mut kinds: Vec<VdevType> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|_| v.kind)).collect();
-        let spare_names: Vec<&str> = self.pool.spares.iter().map(|d| d.name.as_str()).collect();
+        let mut owners: Vec<usize> = self.pool.vdevs.iter().enumerate().flat_map(|(t, v)| v.disks.iter().map(move |_| t)).collect();
+        let draid_spares = crate::admin::draid_spares(self);
+        let spare_names: Vec<&str> = self.pool.spares.iter().map(|d| d.name.as_str()).chain(draid_spares.iter().map(|s| s.name.as_str())).collect();
         // Log and cache devices can fail, go offline and come back (`aux_fail.rs`).
         let aux_names: Vec<&str> = (self.pool.log.iter().flat_map(|v| v.disks.iter()))
             .chain(self.pool.cache.iter())
@@ -558,8 +592,15 @@ impl RunConfig {
                     if disks.contains(&new.as_str()) || self.pool.cache.iter().any(|d| &d.name == new) {
                         return Err(field_err(&f("new"), new, "allowed: a name no disk of the pool has, or a spare's"));
                     }
-                    if spare_names.contains(&new.as_str()) && (device.is_some() || *sequential || !replacing) {
+                    // A distributed spare may be rebuilt onto sequentially (zpool replace -s).
+                    let draid_spare = draid_spares.iter().find(|s| &s.name == new);
+                    if spare_names.contains(&new.as_str()) && (device.is_some() || (*sequential && draid_spare.is_none()) || !replacing) {
                         return Err(field_err(&f("new"), new, "a hot spare; allowed with do = \"replace\", without device or sequential"));
+                    }
+                    if let Some((dt, _)) = draid_spare.and_then(|s| s.draid) {
+                        if owners[k] != dt {
+                            return Err(field_err(&f("new"), new, &format!("a distributed spare of pool.vdevs[{dt}]: zpool says \"dRAID spares can only replace child devices in their parent's dRAID vdev\"")));
+                        }
                     }
                     if let Some(d) = device {
                         if !self.devices.contains_key(d) {
@@ -576,6 +617,7 @@ impl RunConfig {
                     }
                     disks.push(new.as_str());
                     kinds.push(if kind == VdevType::Disk && !replacing { VdevType::Mirror } else { kind });
+                    owners.push(owners[k]);
                 }
                 Action::PauseScrub | Action::ResumeScrub if self.release < Release::Zfs07 => {
                     return Err(field_err(&f("do"), "pause-scrub", "allowed: from release zfs-0.7 (zpool scrub -p)"));

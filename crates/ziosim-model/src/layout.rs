@@ -472,7 +472,9 @@ fn feistel(x: u64, n: u64, key: u64) -> u64 {
 /// Identifies distinct vdev geometries (asize depends only on the first three; the slot
 /// cycle's column phase also on the metaslab step).
 fn geom_key(t: &TopVdev) -> (u32, usize, u32, u64) {
-    (t.kind.nparity() + if t.kind.is_raidz() { 0 } else { 100 }, t.leaves.len(), t.ashift, metaslab_column_step(t))
+    // dRAID: the group's data width sets the asize too.
+    let draid = t.draid.as_ref().map_or(0, |d| 1000 * (d.ndata as u32 + 1));
+    (t.kind.nparity() + if t.kind.is_raidz() { 0 } else { 100 } + draid, t.leaves.len(), t.ashift, metaslab_column_step(t))
 }
 
 /// `vdev_metaslab_set_size` (module/zfs/vdev.c, zfs-0.8.0 … 2.3): about 200 metaslabs of
@@ -506,8 +508,9 @@ pub fn metaslab_shift(asize_bytes: u64) -> u32 {
 /// Columns by which the first column of consecutive metaslabs advances on a raidz vdev:
 /// metaslab m starts at sector m·2^(ms_shift − ashift) of the asize space and a block's
 /// first column is its sector mod dcols (`vdev_raidz_map_alloc`). 0 for a mirror or disk.
+/// dRAID has no column phase: its stripes are whole and aligned (`vdev_draid_metaslab_init`).
 fn metaslab_column_step(t: &TopVdev) -> u64 {
-    if !t.kind.is_raidz() {
+    if !t.kind.is_raidz() || t.draid.is_some() {
         return 0;
     }
     let sh = metaslab_shift(t.size_bytes).saturating_sub(t.ashift);
@@ -835,7 +838,7 @@ impl Layout {
                     let mut pre = Vec::with_capacity(pattern.len() + 1);
                     let mut off = 0u64;
                     for s in &pattern {
-                        if t.kind.is_raidz() && off >= stretch_end {
+                        if t.kind.is_raidz() && t.draid.is_none() && off >= stretch_end {
                             stretch += 1;
                             off = align(off, stretch);
                             stretch_end = off + ms_bytes;
@@ -844,7 +847,7 @@ impl Layout {
                         let li = slot_lane[*s as usize];
                         off += self.lanes[li].run_blocks * lane_asize[li];
                     }
-                    if t.kind.is_raidz() {
+                    if t.kind.is_raidz() && t.draid.is_none() {
                         off = align(off, stretch + 1);
                     }
                     pre.push(off);
@@ -1485,7 +1488,7 @@ mod tests {
     }
 
     fn top(name: &str, kind: VdevType, disks: u16, size_bytes: u64) -> TopVdev {
-        TopVdev { name: name.into(), kind, leaves: (0..disks).collect(), ashift: 12, size_bytes }
+        TopVdev { name: name.into(), kind, leaves: (0..disks).collect(), ashift: 12, size_bytes, draid: None }
     }
 
     fn mixed(allocated_bytes: u64, f: f64, seed: u64) -> LayoutParams {
@@ -2030,7 +2033,7 @@ mod scale {
     #[test]
     fn petabyte_pool_is_cheap() {
         let tops: Vec<TopVdev> = (0..10)
-            .map(|i| TopVdev { name: format!("raidz2-{i}"), kind: VdevType::Raidz2, leaves: (i * 10..i * 10 + 10).collect(), ashift: 12, size_bytes: 120 << 40 })
+            .map(|i| TopVdev { name: format!("raidz2-{i}"), kind: VdevType::Raidz2, leaves: (i * 10..i * 10 + 10).collect(), ashift: 12, size_bytes: 120 << 40, draid: None })
             .collect();
         let mut p = LayoutParams::fresh(600 << 40, 128 << 10, 12);
         p.files = vec![FileClass { size_bytes: 16 << 10, weight: 0.05 }, FileClass { size_bytes: 8 << 30, weight: 0.95 }];

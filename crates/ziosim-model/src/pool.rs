@@ -31,6 +31,10 @@ pub enum VdevType {
     Raidz1,
     Raidz2,
     Raidz3,
+    /// dRAID (zfs-2.1+): the geometry is the top-level vdev's `draid` (`crate::draid`).
+    Draid1,
+    Draid2,
+    Draid3,
 }
 
 impl VdevType {
@@ -38,12 +42,18 @@ impl VdevType {
         match self {
             VdevType::Raidz1 => 1,
             VdevType::Raidz2 => 2,
-            VdevType::Raidz3 => 3,
+            VdevType::Raidz3 | VdevType::Draid3 => 3,
+            VdevType::Draid1 => 1,
+            VdevType::Draid2 => 2,
             _ => 0,
         }
     }
+    /// A parity vdev (raidz or dRAID): columns on the children, `nparity` of them may be lost.
     pub fn is_raidz(self) -> bool {
         self.nparity() > 0
+    }
+    pub fn is_draid(self) -> bool {
+        matches!(self, VdevType::Draid1 | VdevType::Draid2 | VdevType::Draid3)
     }
     /// Fewest children the type allows (`zpool create` rules).
     pub fn min_children(self) -> usize {
@@ -53,6 +63,9 @@ impl VdevType {
             VdevType::Raidz1 => 2,
             VdevType::Raidz2 => 3,
             VdevType::Raidz3 => 4,
+            VdevType::Draid1 => 2,
+            VdevType::Draid2 => 3,
+            VdevType::Draid3 => 4,
         }
     }
     /// Name prefix as `zpool status` prints it (`raidz2-0`, `mirror-1`).
@@ -63,6 +76,9 @@ impl VdevType {
             VdevType::Raidz1 => "raidz1",
             VdevType::Raidz2 => "raidz2",
             VdevType::Raidz3 => "raidz3",
+            VdevType::Draid1 => "draid1",
+            VdevType::Draid2 => "draid2",
+            VdevType::Draid3 => "draid3",
         }
     }
 }
@@ -78,6 +94,9 @@ pub struct Column {
     pub parity: bool,
     /// Skip (padding) sector: written only, optional.
     pub skip: bool,
+    /// Row of the map (dRAID: a block across a group end has two, each with its own
+    /// parity; raidz: always 0).
+    pub row: u8,
 }
 
 /// Allocated size of a block of `psize` bytes on a raidz vdev (`vdev_raidz_asize`).
@@ -119,7 +138,7 @@ pub fn raidz_map(offset: u64, psize: u64, ashift: u32, dcols: u32, nparity: u32,
     for c in 0..acols {
         let (child, coff) = place(c);
         let sectors = if c < bc { q + 1 } else { q };
-        out.push(Column { child, offset: coff, size: sectors * unit, parity: c < nparity as u64, skip: false });
+        out.push(Column { child, offset: coff, size: sectors * unit, parity: c < nparity as u64, skip: false, row: 0 });
     }
     // raidz1 only: swap the parity column with the first data column in every other MiB
     // of vdev space, so that parity (never read normally) does not sit on the same child
@@ -149,7 +168,7 @@ pub fn raidz_map(offset: u64, psize: u64, ashift: u32, dcols: u32, nparity: u32,
         } else {
             place(c)
         };
-        out.push(Column { child, offset: end, size: unit, parity: false, skip: true });
+        out.push(Column { child, offset: end, size: unit, parity: false, skip: true, row: 0 });
     }
 }
 
@@ -163,19 +182,34 @@ pub struct TopVdev {
     pub ashift: u32,
     /// Bytes of allocatable space (raw, parity included, as `zpool list` counts raidz).
     pub size_bytes: u64,
+    /// dRAID geometry (None for other types).
+    pub draid: Option<std::sync::Arc<crate::draid::Draid>>,
 }
 
 impl TopVdev {
+    /// The columns of a block at `offset` (parity first): raidz's map, or dRAID's
+    /// (`full`: every column at its stripe size, as writes and scans move it).
+    pub fn map(&self, offset: u64, psize: u64, full: bool, out: &mut Vec<Column>) {
+        match &self.draid {
+            Some(d) => d.map(offset, psize, full, out),
+            None => raidz_map(offset, psize, self.ashift, self.leaves.len() as u32, self.kind.nparity(), out),
+        }
+    }
     /// Bytes a block of `psize` occupies on this vdev.
     pub fn asize(&self, psize: u64) -> u64 {
         let unit = 1u64 << self.ashift;
         match self.kind {
             VdevType::Disk | VdevType::Mirror => psize.div_ceil(unit) * unit,
+            _ if self.draid.is_some() => self.draid.as_ref().unwrap().asize(psize),
             k => raidz_asize(psize, self.ashift, self.leaves.len() as u32, k.nparity()),
         }
     }
-    /// Data bytes per raw byte (1 for disk/mirror-as-counted, D/dcols for raidz).
+    /// Data bytes per raw byte (1 for disk/mirror-as-counted, D/dcols for raidz, D/(D+P)
+    /// for dRAID).
     pub fn data_fraction(&self) -> f64 {
+        if let Some(d) = &self.draid {
+            return d.ndata as f64 / d.groupwidth as f64;
+        }
         match self.kind {
             k if k.is_raidz() => {
                 let n = self.leaves.len() as f64;

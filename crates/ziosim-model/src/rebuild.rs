@@ -310,12 +310,18 @@ impl Model_ {
         let ashift = self.tops[t].ashift;
         let seg = (self.tun.get(T::zfs_rebuild_max_segment) as u64).div_ceil(1 << ashift) << ashift;
         let seg = seg.min(MAX_CHUNK_BYTES);
+        let max_segment = self.tun.get(T::zfs_rebuild_max_segment) as u64;
+        let draid = self.tops[t].draid.clone();
         let (shift, ms_count) = self.rebuild_metaslabs(t);
         let written_end = self.admin.written_end[t];
         let r = self.admin.rebuilds[t].as_mut().unwrap();
         loop {
             if let Some((off, len)) = r.cur {
-                let n = len.min(seg);
+                // dRAID: whole stripes of one group (`vdev_draid_rebuild_asize`).
+                let n = match &draid {
+                    Some(d) => d.rebuild_chunk(off, len, max_segment),
+                    None => len.min(seg),
+                };
                 r.cur = (len > n).then_some((off + n, len - n));
                 return Next::Chunk(off, n);
             }
@@ -461,12 +467,23 @@ impl Model_ {
             let r = self.admin.rebuilds[t].as_mut().unwrap();
             r.scanned += size;
             r.pass_scanned += size;
+            if self.tops[t].draid.is_some() && !self.draid_chunk_degraded(t, off, size) {
+                // vdev_dtl_need_resilver → vdev_draid_group_degraded: a group with no child
+                // being replaced or spared needs nothing.
+                continue;
+            }
+            let charge = self.rb_charge(t, size);
+            let r = self.admin.rebuilds[t].as_mut().unwrap();
             r.issued += size;
             r.pass_issued += size;
-            r.inflight_bytes += size;
+            r.inflight_bytes += charge;
             r.inflight_chunks += 1;
             r.chunks += 1;
             let slot = self.rb_alloc(RbIo { top: t as u16, offset: off, size, pending: 1, writing: false });
+            if self.tops[t].draid.is_some() {
+                self.draid_rebuild_read(t, slot, ctx);
+                continue;
+            }
             let Some(src) = self.try_pick_mirror_child(t, off, 0, ctx.now()) else {
                 // No healthy copy: the read fails (vrp_errors) and nothing is written.
                 // Released here, not through rebuild_io_done: that re-enters this pump,
@@ -498,7 +515,11 @@ impl Model_ {
             return;
         }
         let io = *io;
-        if !io.writing {
+        if !io.writing && self.tops[io.top as usize].draid.is_some() {
+            if self.draid_rebuild_write(slot, ctx) {
+                return;
+            }
+        } else if !io.writing {
             // The read is in: repair every child whose DTL covers the synthetic block's
             // birth — the new disks (vdev_mirror_io_done, REBUILD priority, IO_REPAIR).
             let t = io.top as usize;
@@ -525,6 +546,95 @@ impl Model_ {
         self.rebuild_io_done(slot, ctx);
     }
 
+    /// What a chunk of `size` bytes of vdev space counts against the in-flight limit: its
+    /// psize (`vr_bytes_inflight += psize`) — on dRAID the data columns' share.
+    fn rb_charge(&self, t: usize, size: u64) -> u64 {
+        self.tops[t].draid.as_ref().map_or(size, |d| size / d.groupwidth * d.ndata)
+    }
+
+    /// The columns of the stripes of dRAID chunk (`off`, `size`) of `t` (one group, one row).
+    fn draid_chunk_cols(&mut self, t: usize, off: u64, size: u64) -> Vec<crate::pool::Column> {
+        let d = self.tops[t].draid.clone().unwrap();
+        let mut cols = std::mem::take(&mut self.cols);
+        d.map(off, size / d.groupwidth * d.ndata, true, &mut cols);
+        cols
+    }
+
+    /// `vdev_draid_group_degraded`: a child of the chunk's group sits under a `replacing`
+    /// or `spare` vdev.
+    fn draid_chunk_degraded(&mut self, t: usize, off: u64, size: u64) -> bool {
+        let cols = self.draid_chunk_cols(t, off, size);
+        let hit = cols.iter().any(|c| self.replacing[t][c.child as usize].is_some());
+        self.cols = cols;
+        hit
+    }
+
+    /// A dRAID rebuild chunk's read (`vdev_draid_io_start_read` at REBUILD priority): every
+    /// column of its stripes except those of children being rebuilt (stale by definition)
+    /// and unreadable ones, parity included; more missing than parity is an error.
+    fn draid_rebuild_read(&mut self, t: usize, slot: u32, ctx: &mut Ctx<Ev>) {
+        let io = self.admin.rb.ios[slot as usize];
+        let cols = self.draid_chunk_cols(t, io.offset, io.size);
+        let mut reads = std::mem::take(&mut self.writes);
+        reads.clear();
+        let mut missing = 0;
+        for c in &cols {
+            let ch = c.child as usize;
+            match self.child_read_leaf(t, ch).filter(|_| self.replacing[t][ch].is_none()) {
+                Some(l) => reads.push((l, c.offset, c.size)),
+                None => missing += 1,
+            }
+        }
+        self.cols = cols;
+        if missing > self.tops[t].kind.nparity() as usize {
+            self.writes = reads;
+            self.admin.rebuilds[t].as_mut().unwrap().errors += 1;
+            self.rb_release(slot);
+            return;
+        }
+        self.admin.rb.ios[slot as usize].pending = reads.len() as u32;
+        for &(l, off, size) in &reads {
+            self.submit_leaf(l, Op::Read, IoClass::Rebuild, flags::RESILVER, off, size as u32, OWNER_REBUILD | slot, ctx);
+        }
+        self.writes = reads;
+    }
+
+    /// A dRAID chunk's reads are in: write each rebuilt column to the new disk or
+    /// distributed spare of its child (IO_REPAIR, REBUILD priority). False when nothing
+    /// needed writing.
+    fn draid_rebuild_write(&mut self, slot: u32, ctx: &mut Ctx<Ev>) -> bool {
+        let io = self.admin.rb.ios[slot as usize];
+        let t = io.top as usize;
+        let cols = self.draid_chunk_cols(t, io.offset, io.size);
+        let mut targets = std::mem::take(&mut self.writes);
+        targets.clear();
+        let empty = |m: &Self, l: u16| m.leaves[l as usize].writeable() && m.leaves[l as usize].dtl.is_some_and(|(lo, _)| lo <= TXG_INITIAL);
+        for c in &cols {
+            if let Some(n) = self.replacing[t][c.child as usize].filter(|&n| empty(self, n)) {
+                targets.push((n, c.offset, c.size));
+            }
+        }
+        self.cols = cols;
+        let mut bytes = 0;
+        for &(l, off, size) in &targets {
+            self.submit_leaf(l, Op::Write, IoClass::Rebuild, flags::REPAIR, off, size as u32, OWNER_REBUILD | slot, ctx);
+            self.leaves[l as usize].rebuild_processed += size;
+            bytes += size;
+        }
+        let n = targets.len() as u32;
+        self.writes = targets;
+        if n == 0 {
+            return false;
+        }
+        if let Some(r) = self.admin.rebuilds[t].as_mut() {
+            r.rebuilt += bytes;
+        }
+        let e = &mut self.admin.rb.ios[slot as usize];
+        e.writing = true;
+        e.pending = n;
+        true
+    }
+
     fn rebuild_io_done(&mut self, slot: u32, ctx: &mut Ctx<Ev>) {
         let t = self.rb_release(slot);
         self.rebuild_pump(t, ctx);
@@ -535,8 +645,9 @@ impl Model_ {
         let io = self.admin.rb.ios[slot as usize];
         self.admin.rb.free.push(slot);
         let t = io.top as usize;
+        let charge = self.rb_charge(t, io.size);
         if let Some(r) = self.admin.rebuilds[t].as_mut() {
-            r.inflight_bytes = r.inflight_bytes.saturating_sub(io.size);
+            r.inflight_bytes = r.inflight_bytes.saturating_sub(charge);
             r.inflight_chunks = r.inflight_chunks.saturating_sub(1);
         }
         t

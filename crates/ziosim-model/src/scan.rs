@@ -85,7 +85,7 @@
 
 use crate::io::{flags, IoClass, Op};
 use crate::layout::{Block, BlockKind, Cursor, Dva};
-use crate::pool::{raidz_map, VdevType};
+use crate::pool::VdevType;
 use crate::release::Release;
 use crate::sim::{Ev, Model_};
 use crate::scan_queue::{ext_mem_bytes, Others, SortedQueue};
@@ -565,7 +565,12 @@ impl Model_ {
     pub(crate) fn scan_disks(&self, t: usize) -> u64 {
         let top = &self.tops[t];
         if self.cfg.release >= Release::Zfs21 {
-            let ndisks = if top.kind.is_raidz() { top.leaves.len() as u64 } else { 1 };
+            // dRAID: `vdev_draid_ndisks`, the children less the distributed spares.
+            let ndisks = match &top.draid {
+                Some(d) => d.ndisks,
+                None if top.kind.is_raidz() => top.leaves.len() as u64,
+                None => 1,
+            };
             ndisks - top.kind.nparity() as u64
         } else {
             self.readable_leaves(t)
@@ -1291,7 +1296,7 @@ impl Model_ {
     fn block_needs_resilver(&mut self, t: usize, voff: u64, psize: u64, birth: u64) -> bool {
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => self.top_misses(t, birth),
-            k => {
+            _ => {
                 // No child misses the txg: no column can (and the column map is the
                 // expensive part; most blocks of a resilver are on healthy vdevs).
                 if !self.top_misses(t, birth) {
@@ -1301,7 +1306,7 @@ impl Model_ {
                     return true;
                 }
                 let mut cols = std::mem::take(&mut self.cols);
-                raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                self.tops[t].map(voff, psize, true, &mut cols);
                 let hit = cols.iter().any(|c| !c.skip && c.size > 0 && self.child_misses(t, c.child as usize, birth));
                 self.cols = cols;
                 hit
@@ -1395,8 +1400,8 @@ impl Model_ {
             (k, _) => {
                 // Scrub and resilver read every available column, parity included.
                 let mut cols = std::mem::take(&mut self.cols);
-                raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
-                let mut missing = 0;
+                self.tops[t].map(voff, psize, true, &mut cols);
+                let mut missing = [0u32; 2];
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     // A resilver skips columns on children that miss the block (ESTALE).
                     let stale = |m: &Model_, l: u16| func == ScanFunc::Resilver && m.leaf_misses(l, birth);
@@ -1404,12 +1409,13 @@ impl Model_ {
                         self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
                     } else {
-                        missing += 1;
+                        missing[c.row as usize] += 1;
                     }
                 }
                 self.cols = cols;
-                // More columns missing than parity: the block cannot be reconstructed.
-                lost = missing > k.nparity();
+                // More columns of a row missing than parity: the block cannot be
+                // reconstructed.
+                lost = missing.iter().any(|&m| m > k.nparity());
             }
         }
         // No child holds the block (mirror), or it was lost before: its copies read as
@@ -1527,9 +1533,9 @@ impl Model_ {
                     }
                 }
             }
-            k => {
+            _ => {
                 let mut cols = std::mem::take(&mut self.cols);
-                raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                self.tops[t].map(voff, psize, true, &mut cols);
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     let ch = c.child as usize;
                     for l in self.child_leaves(t, ch) {

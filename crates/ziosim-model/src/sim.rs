@@ -45,7 +45,7 @@ use crate::device::link::Link;
 use crate::device::{AnyDevice, Cmd, Device};
 use crate::layout::{FileClass, Layout, LayoutParams};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
-use crate::pool::{raidz_map, Column, MirrorPenalty, TopVdev, VdevType};
+use crate::pool::{Column, MirrorPenalty, TopVdev, VdevType};
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
 use crate::series::{self, SeriesStore};
 use crate::stats::{log2_bucket, FineHist, Log2Hist};
@@ -367,6 +367,10 @@ pub(crate) struct Leaf {
     /// The device's datasheet (annualized failure rate %, bits per non-recoverable read
     /// error); 0 = not published (`redundancy.rs`).
     pub(crate) reliability: (f64, f64),
+    /// A dRAID distributed spare standing in (top-level vdev, spare id): a virtual leaf
+    /// whose I/O at an offset goes to the child that holds that spare's share of the
+    /// offset's slice (`vdev_draid_spare_io_start`, `vdev_draid_spare_get_child`).
+    pub(crate) draid_spare: Option<(u16, u16)>,
 }
 
 impl Leaf {
@@ -476,6 +480,7 @@ impl Leaf {
             scan_processed: 0,
             rebuild_processed: 0,
             reliability,
+            draid_spare: None,
         }
     }
 }
@@ -982,7 +987,12 @@ impl Model_ {
             Ok(idx)
         };
         for (i, v) in cfg.pool.vdevs.iter().enumerate() {
-            let name = if v.kind == VdevType::Disk { v.disks[0].name.clone() } else { format!("{}-{}", v.kind.label(), i) };
+            let draid = v.draid(ashift).map_err(|e| format!("pool.vdevs[{i}]: {e}"))?.map(std::sync::Arc::new);
+            let name = match &draid {
+                Some(d) => format!("{}-{}", d.type_name(), i),
+                None if v.kind == VdevType::Disk => v.disks[0].name.clone(),
+                None => format!("{}-{}", v.kind.label(), i),
+            };
             let mut idxs = Vec::new();
             for d in &v.disks {
                 idxs.push(add_leaf(&mut leaves, d, &name, LeafRole::Data)?);
@@ -991,11 +1001,12 @@ impl Model_ {
             // Leave the front 4 MiB for labels/boot block (VDEV_LABEL_START_SIZE) — ignored
             // here; usable size rounded down to whole sectors per child.
             let per_child = min_cap >> ashift << ashift;
-            let size_bytes = match v.kind {
-                VdevType::Disk | VdevType::Mirror => per_child,
+            let size_bytes = match (&draid, v.kind) {
+                (Some(d), _) => d.vdev_bytes(per_child),
+                (None, VdevType::Disk | VdevType::Mirror) => per_child,
                 _ => per_child * idxs.len() as u64,
             };
-            tops.push(TopVdev { name, kind: v.kind, leaves: idxs, ashift, size_bytes });
+            tops.push(TopVdev { name, kind: v.kind, leaves: idxs, ashift, size_bytes, draid });
         }
         let mut cache_leaves = Vec::new();
         for d in &cfg.pool.cache {
@@ -1029,7 +1040,13 @@ impl Model_ {
         let nblocks = layout.data_blocks();
         let blocks_per_run = ((1u64 << 20) / rs).max(1);
         // New txg writes go to free space after the pre-existing contents of each vdev.
-        let top_alloc_bytes: Vec<u64> = (0..tops.len()).map(|t| layout.used_end_bytes(t)).collect();
+        // (dRAID allocates whole stripes from a stripe-aligned start, `vdev_draid_get_astart`.)
+        let top_alloc_bytes: Vec<u64> = (0..tops.len())
+            .map(|t| {
+                let end = layout.used_end_bytes(t);
+                tops[t].draid.as_ref().map_or(end, |d| d.astart(end))
+            })
+            .collect();
         for (t, top) in tops.iter().enumerate() {
             if top_alloc_bytes[t] > top.size_bytes {
                 return err(format!(
@@ -1250,7 +1267,8 @@ impl Model_ {
                 .pool
                 .spares
                 .iter()
-                .map(|d| crate::admin::Spare { name: d.name.clone(), device: d.device.clone(), leaf: None, gone: false })
+                .map(|d| crate::admin::Spare { name: d.name.clone(), device: d.device.clone(), leaf: None, gone: false, draid: None })
+                .chain(crate::admin::draid_spares(&cfg))
                 .collect(),
             spare_links: Vec::new(),
             last_user_io_ns: 0,
@@ -2377,7 +2395,7 @@ impl Model_ {
             }
             k => {
                 let mut cols = std::mem::take(&mut self.cols);
-                raidz_map(voff, psize, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                self.tops[t].map(voff, psize, false, &mut cols);
                 let n = if self.tops[t].leaves.iter().all(|&l| self.leaves[l as usize].holds_data()) {
                     self.read_data_columns(t, &cols, class, fl, owner, ctx)
                 } else {
@@ -2405,19 +2423,20 @@ impl Model_ {
     /// column is gone; nothing (0) if more are gone than parity can rebuild.
     #[allow(clippy::too_many_arguments)]
     fn read_degraded(&mut self, t: usize, voff: u64, nparity: u32, cols: &[Column], class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
-        // Columns no child can read: any data one means reconstruction from parity.
-        let (mut gone, mut missing_data) = (0, false);
+        // Columns no child can read, per row (dRAID: a block across a group end has two,
+        // each with its own parity): any data one means reconstruction from parity.
+        let (mut gone, mut missing_data) = ([0usize; 2], [false; 2]);
         for c in cols.iter().filter(|c| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none()) {
-            gone += 1;
-            missing_data |= !c.parity;
+            gone[c.row as usize] += 1;
+            missing_data[c.row as usize] |= !c.parity;
         }
-        if gone > nparity as usize {
+        if gone.iter().any(|&g| g > nparity as usize) {
             // vdev_raidz_combrec: more columns lost than parity can rebuild.
             self.lost_blocks.insert((t as u16, voff));
             return 0;
         }
         let mut n = 0;
-        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data)) {
+        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data[c.row as usize])) {
             if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
                 self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
                 n += 1;
@@ -2544,9 +2563,9 @@ impl Model_ {
                     }
                 }
             }
-            k => {
+            _ => {
                 let mut cols = std::mem::take(&mut self.cols);
-                raidz_map(voff, rs, self.tops[t].ashift, self.tops[t].leaves.len() as u32, k.nparity(), &mut cols);
+                self.tops[t].map(voff, rs, true, &mut cols);
                 for c in cols.iter().filter(|c| c.size > 0) {
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
                     for leaf in self.child_write_leaves(t, c.child as usize).into_iter().flatten() {
@@ -2859,6 +2878,14 @@ impl Model_ {
 
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn submit_leaf(&mut self, leaf: u16, op: Op, class: IoClass, fl: u8, offset: u64, size: u32, owner: u32, ctx: &mut Ctx<Ev>) {
+        let leaf = match self.leaves[leaf as usize].draid_spare {
+            // A distributed spare's sectors at `offset` live on one physical child.
+            Some((t, sp)) => {
+                let top = &self.tops[t as usize];
+                top.leaves[top.draid.as_ref().unwrap().spare_child(sp as u64, offset) as usize]
+            }
+            None => leaf,
+        };
         let mut io = LeafIo::new(leaf, op, class, offset, size);
         io.flags = fl;
         io.owner = owner;

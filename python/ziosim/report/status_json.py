@@ -160,11 +160,15 @@ def _reason(snapshot: dict, release: str) -> dict:
     return out
 
 
+# A dRAID distributed spare, `draid<parity>-<vdev>-<id>` (VDEV_TYPE_DRAID_SPARE "dspare").
+_DSPARE = re.compile(r"draid[123]-\d+-\d+$")
+
+
 def _vdev_type(name: str, interior: bool, depth: int) -> str:
     if depth == 0:
         return "root"
     if not interior:
-        return "disk"
+        return "dspare" if _DSPARE.match(name) else "disk"
     m = _INTERIOR.match(name)
     return m.group("t") if m else "mirror"
 
@@ -346,7 +350,7 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
     # AVAIL, or INUSE with aux SPARED — spa_add_spares sets vs_aux = VDEV_AUX_SPARED on a
     # spare in use and vdev_aux_str prints it in capitals (ZM@zfs-2.3.0, spa.c@zfs-2.3.0).
     if spares:
-        item["spares"] = {sp["name"]: {"name": sp["name"], "vdev_type": "disk", "class": "spare",
+        item["spares"] = {sp["name"]: {"name": sp["name"], "vdev_type": _vdev_type(sp["name"], False, 1), "class": "spare",
                                        "state": sp["state"], **({"aux": "SPARED"} if sp["state"] == "INUSE" else {})}
                           for sp in spares}
     item["error_count"] = nice.count(int(snapshot.get("errors") or 0))

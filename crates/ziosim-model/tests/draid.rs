@@ -1,0 +1,204 @@
+//! dRAID top-level vdevs (`draid.rs`): scrub, resilver onto a new disk, lost blocks.
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+fn hdd() -> Value {
+    json!({"kind": "simple", "capacity_bytes": 200u64 << 30, "service_ns_mean": 2_000_000u64,
+           "distribution": "exponential", "queue_depth": 4})
+}
+
+fn disks(n: u8) -> Vec<Value> {
+    (0..n).map(|i| json!({"name": format!("d{i}"), "device": "d"})).collect()
+}
+
+/// A draid2 of 11 children (4 data + 2 parity per group), 4 GiB of 128K records.
+fn draid_pool(actions: Value) -> Value {
+    let mut cfg = config("zfs-2.2", hdd(), json!([{"type": "draid2", "disks": disks(11), "data": 4}]), json!([]), 3600);
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(4u64 << 30);
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["actions"] = actions;
+    cfg
+}
+
+fn leaf(res: &Value, name: &str) -> Value {
+    res["leaves"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap().clone()
+}
+
+/// Blocks the scan could not read or reconstruct ("with N errors").
+fn scan_errors(res: &Value) -> u64 {
+    res["status"]["snapshots"].as_array().unwrap().last().unwrap()["scan"]["errors"].as_u64().unwrap()
+}
+
+fn class_bytes(l: &Value, class: &str) -> u64 {
+    l["classes"].get(class).map_or(0, |c| c["bytes"].as_u64().unwrap())
+}
+
+#[test]
+fn scrub_reads_whole_stripes_spread_over_every_child() {
+    let res = run(&draid_pool(json!([{"at_ns": 0, "do": "scrub"}])));
+    assert_eq!(res["scan"]["state"], "finished");
+    assert_eq!(res["scan"]["examined_bytes"], res["scan"]["to_examine_bytes"]);
+    let per: Vec<u64> = (0..11).map(|i| class_bytes(&leaf(&res, &format!("d{i}")), "scrub")).collect();
+    let total: u64 = per.iter().sum();
+    // Every 128K record is 32 data sectors in 8 stripes of 4 + 2: 48 sectors, 1.5 × psize;
+    // the scrub reads all of it (and the traversal's few metadata blocks again).
+    let alloc = res["pool"]["alloc_bytes"].as_u64().unwrap();
+    assert!(total >= alloc && total <= alloc + alloc / 1000, "scrub read {total} of {alloc} allocated");
+    // The permutations spread the groups: every child within 10 % of the mean.
+    let mean = total as f64 / 11.0;
+    for (i, &b) in per.iter().enumerate() {
+        assert!((b as f64 / mean - 1.0).abs() < 0.10, "d{i} read {b}, mean {mean}: {per:?}");
+    }
+    // The vdev is named as zpool status names it.
+    let snap = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(snap["tree"][1]["name"], "draid2:4d:11c:0s-0");
+}
+
+#[test]
+fn resilver_writes_the_new_disk_its_share_and_reads_every_survivor() {
+    let res = run(&draid_pool(json!([
+        {"at_ns": 0, "do": "fail", "disk": "d3"},
+        {"at_ns": 1_000_000_000u64, "do": "replace", "old": "d3", "new": "d11"}
+    ])));
+    assert_eq!(res["scan"]["func"], "resilver");
+    assert_eq!(res["scan"]["state"], "finished");
+    assert_eq!(scan_errors(&res), 0);
+    let new = leaf(&res, "d11");
+    let written = class_bytes(&new, "async_write");
+    assert_eq!(written, res["scan"]["processed_bytes"].as_u64().unwrap());
+    let alloc = res["pool"]["alloc_bytes"].as_f64().unwrap();
+    assert!((written as f64 / (alloc / 11.0) - 1.0).abs() < 0.05, "written {written} of {alloc}");
+    assert!(leaf(&res, "d3")["classes"].as_object().unwrap().is_empty());
+    // Every survivor takes part in the reconstruction.
+    for i in (0..11).filter(|&i| i != 3) {
+        assert!(class_bytes(&leaf(&res, &format!("d{i}")), "scrub") > 0, "d{i} read nothing");
+    }
+}
+
+#[test]
+fn three_failures_in_a_draid2_lose_blocks_two_do_not() {
+    let scrub_after = |failed: &[&str]| {
+        let mut a: Vec<Value> = failed.iter().map(|d| json!({"at_ns": 0, "do": "fail", "disk": d})).collect();
+        a.push(json!({"at_ns": 1_000_000_000u64, "do": "scrub"}));
+        run(&draid_pool(Value::Array(a)))
+    };
+    let two = scrub_after(&["d1", "d7"]);
+    assert_eq!(scan_errors(&two), 0);
+    let three = scrub_after(&["d1", "d7", "d9"]);
+    assert!(scan_errors(&three) > 0);
+}
+
+#[test]
+fn same_draid_run_twice_is_identical() {
+    let cfg = draid_pool(json!([{"at_ns": 0, "do": "scrub"}]));
+    assert_eq!(run(&cfg)["digest"], run(&cfg)["digest"]);
+}
+
+#[test]
+fn draid_before_zfs_2_1_and_bad_geometry_are_refused() {
+    use ziosim_model::config::RunConfig;
+    let mut cfg = draid_pool(json!([]));
+    cfg["release"] = json!("zfs-2.0");
+    let e = RunConfig::from_json(&cfg.to_string()).unwrap_err();
+    assert!(e.contains("pool.vdevs[0].type") && e.contains("zfs-2.1"), "{e}");
+    let mut cfg = draid_pool(json!([]));
+    cfg["pool"]["vdevs"][0]["data"] = json!(10);
+    let e = RunConfig::from_json(&cfg.to_string()).unwrap_err();
+    assert!(e.starts_with("pool.vdevs[0]:"), "{e}");
+}
+
+/// A draid2 of `children` disks, 4 data + 2 parity per group, `spares` distributed spares.
+fn spare_pool(children: u8, spares: u64, actions: Value) -> Value {
+    let mut cfg = config("zfs-2.2", hdd(), json!([{"type": "draid2", "disks": disks(children), "data": 4, "spares": spares}]), json!([]), 7200);
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(4u64 << 30);
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["actions"] = actions;
+    cfg
+}
+
+fn rebuild_of(res: &Value) -> Value {
+    res["rebuilds"].as_array().and_then(|a| a.first()).cloned().unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_failed_disk_gets_a_distributed_spare_rebuilt_sequentially_then_a_scrub() {
+    let res = run(&spare_pool(11, 1, json!([{"at_ns": 0, "do": "fail", "disk": "d3"}])));
+    // zed's retire agent: `zpool replace -s` with the distributed spare.
+    let log = res["actions"].as_array().cloned().unwrap_or_default();
+    let auto = log.iter().find(|e| e["by"] == "retire agent").expect("retire agent entry");
+    assert_eq!(auto["command"], "zpool replace -s tank d3 draid2-0-0", "{log:?}");
+    let rb = rebuild_of(&res);
+    assert_eq!(rb["state"], "complete", "{res}");
+    assert_eq!(rb["errors"], 0);
+    // Then the automatic scrub (zfs_rebuild_scrub_enabled), which finds nothing to repair.
+    assert_eq!(res["scan"]["func"], "scrub");
+    assert_eq!(res["scan"]["state"], "finished");
+    // The spare's sectors live on the surviving children: the virtual spare does no I/O of
+    // its own, and every survivor both read and took rebuild writes.
+    let spare = leaf(&res, "draid2-0-0");
+    assert!(spare["classes"].as_object().unwrap().is_empty(), "{spare}");
+    let per: Vec<u64> = (0..11).filter(|&i| i != 3).map(|i| class_bytes(&leaf(&res, &format!("d{i}")), "rebuild")).collect();
+    let mean = per.iter().sum::<u64>() as f64 / per.len() as f64;
+    assert!(per.iter().all(|&b| (b as f64 / mean - 1.0).abs() < 0.25), "rebuild bytes per survivor {per:?}");
+    // Rebuilt: the failed child's share, 1/11 of the allocation.
+    let alloc = res["pool"]["alloc_bytes"].as_f64().unwrap();
+    let rebuilt = rb["rebuilt_bytes"].as_f64().unwrap();
+    assert!((rebuilt / (alloc / 11.0) - 1.0).abs() < 0.05, "rebuilt {rebuilt} of {alloc}");
+    let snap = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(snap["spares"][0]["name"], "draid2-0-0");
+    assert_eq!(snap["spares"][0]["state"], "INUSE");
+}
+
+#[test]
+fn only_groups_holding_the_failed_child_are_read() {
+    // 22 children, groups of 6: a group holds a given child about 6/21 of the time, so the
+    // rebuild reads about that share of the pool, not all of it as a healing resilver does.
+    let res = run(&spare_pool(22, 1, json!([{"at_ns": 0, "do": "fail", "disk": "d5"}])));
+    let rb = rebuild_of(&res);
+    let scanned = rb["scanned_bytes"].as_f64().unwrap();
+    let issued = rb["issued_bytes"].as_f64().unwrap();
+    let share = issued / scanned;
+    assert!((share - 6.0 / 21.0).abs() < 0.05, "issued {issued} of {scanned} scanned: {share}");
+}
+
+#[test]
+fn rebuild_onto_a_distributed_spare_beats_a_resilver_onto_one_new_disk() {
+    // The same 22-wide draid2: a sequential rebuild spreads its writes over every child;
+    // a new disk takes them all.
+    let spare = run(&spare_pool(22, 1, json!([{"at_ns": 0, "do": "fail", "disk": "d5"}])));
+    let disk = run(&spare_pool(22, 0, json!([
+        {"at_ns": 0, "do": "fail", "disk": "d5"},
+        {"at_ns": 0, "do": "replace", "old": "d5", "new": "d22"}
+    ])));
+    let t_spare = rebuild_of(&spare)["end_ns"].as_f64().unwrap() - rebuild_of(&spare)["start_ns"].as_f64().unwrap();
+    let t_disk = disk["scan"]["duration_ns"].as_f64().unwrap();
+    assert!(t_spare * 2.0 < t_disk, "spare {t_spare} vs new disk {t_disk}");
+}
+
+#[test]
+fn a_new_disk_takes_over_and_the_spare_goes_back() {
+    let res = run(&spare_pool(11, 1, json!([
+        {"at_ns": 0, "do": "fail", "disk": "d3"},
+        {"at_ns": 1800_000_000_000u64, "do": "replace", "old": "d3", "new": "d11"}
+    ])));
+    let snap = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(snap["spares"][0]["state"], "AVAIL", "{}", snap["spares"]);
+    let names: Vec<&str> = snap["tree"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"d11") && !names.contains(&"d3") && !names.iter().any(|n| n.starts_with("spare-")), "{names:?}");
+    assert_eq!(snap["state"], "ONLINE");
+}
+
+#[test]
+fn a_distributed_spare_stays_in_its_own_vdev() {
+    use ziosim_model::config::RunConfig;
+    let mut cfg = spare_pool(11, 1, json!([
+        {"at_ns": 0, "do": "fail", "disk": "m0"},
+        {"at_ns": 1, "do": "replace", "old": "m0", "new": "draid2-0-0"}
+    ]));
+    cfg["pool"]["vdevs"].as_array_mut().unwrap().push(json!({"type": "mirror", "disks": [{"name": "m0", "device": "d"}, {"name": "m1", "device": "d"}]}));
+    let e = RunConfig::from_json(&cfg.to_string()).unwrap_err();
+    assert!(e.starts_with("action[1].new: draid2-0-0") && e.contains("their parent's dRAID vdev"), "{e}");
+}
