@@ -1157,8 +1157,16 @@ class _Normaliser:
         if "cache" in t:
             cache_spec = self.cache_spec(_table(t["cache"], "pool.cache"), "pool.cache")
         spare_spec = None
+        auto_only = None
         if "spares" in t:
-            spare_spec = self.cache_spec(_table(t["spares"], "pool.spares"), "pool.spares", SPARE_KEYS)
+            raw_spares = _table(t["spares"], "pool.spares")
+            if set(raw_spares) == {"auto"} and any(isinstance(v, dict) and v.get("spares") for v in raw_vdevs):
+                # No hot spare, only whether zed puts a dRAID's distributed spares in.
+                auto_only = raw_spares["auto"]
+                if not isinstance(auto_only, bool):
+                    raise ScenarioError(f"pool.spares.auto: {show(auto_only)} — allowed: true or false")
+            else:
+                spare_spec = self.cache_spec(raw_spares, "pool.spares", SPARE_KEYS)
         log_specs = []
         if "log" in t:
             raw_log = t["log"]
@@ -1226,6 +1234,9 @@ class _Normaliser:
             if spare_spec["auto"] is not None:
                 p["spares_auto"] = spare_spec["auto"]
                 keys.append("spares_auto")
+        elif auto_only is not None:
+            p["spares_auto"] = auto_only
+            keys.append("spares_auto")
         if "layout" in t:
             p["layout"] = self.layout(t["layout"], "pool.layout")
             keys.append("layout")

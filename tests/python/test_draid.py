@@ -92,3 +92,17 @@ def test_manual_spares_need_a_replace_and_a_fail_alone_is_no_scan():
     with pytest.raises(ScenarioError) as e:
         scenario.loads(_text(actions=FAIL, extra=extra))
     assert str(e.value).startswith('scenario.stop: "scan-done" — allowed only with a scrub, replace, attach or online')
+
+
+def test_zed_can_be_told_to_leave_the_distributed_spares_alone():
+    acts = FAIL + '[[action]]\nat = "10s"\ndo = "replace"\nold = "sdc"\nnew = "draid2-0-0"\n'
+    res = runner.run(scenario.loads(_text(actions=acts, extra="spares = { auto = false }\n")))
+    log = [(a["command"], a.get("by")) for a in res["actions"]]
+    # No retire agent: the administrator's healing resilver onto the spare.
+    assert log[1] == ("zpool replace tank sdc draid2-0-0", None) and len(log) == 2
+    assert [s["func"] for s in res["scans"]] == ["resilver"] and not res["rebuilds"]
+    # Without a distributed spare, `auto` alone is no hot-spare table.
+    with pytest.raises(ScenarioError) as e:
+        scenario.loads(_text(vdev='type = "draid2", disks = 8', actions=acts.split("[[action]]\nat = \"10s\"")[0]
+                             + '[[action]]\nat = "10s"\ndo = "scrub"\n', extra="spares = { auto = false }\n"))
+    assert str(e.value).startswith("pool.spares.device: missing")

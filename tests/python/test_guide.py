@@ -194,6 +194,30 @@ def test_how_long(tmp_path, monkeypatch):
         "00:01:14", "00:01:36", "00:01:55", "200G", "60G", "1m24s", "1m55s"], inputs=scenarios)
 
 
+@needs_core
+def test_draid_or_raidz(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    pattern = r"^(scan|redundancy):|lat during"
+    outs = {}
+    for name in ("draid", "raidz2"):
+        f = f"scenarios/draid/{name}2-spare.toml" if name == "draid" else "scenarios/draid/raidz2-spare.toml"
+        out = _ok(_invoke("run", f, "--set", "pool.fill=0.05", "--views", "summary", "--no-plots", "-q",
+                          "--out", tmp_path / name)).stdout
+        outs[name] = (f"$ ziosim run {f} --set pool.fill=0.05 --views summary | grep -E '{pattern}'\n"
+                      + _grep(out, pattern))
+    short = {k: re.search(r"ran short for (\S+) ", v).group(1) for k, v in outs.items()}
+    p99 = {k: re.search(r"lat during scan .* p99=(\S+) ", v).group(1) for k, v in outs.items()}
+    mins = {k: int(m.group(1)) * 60 + int(m.group(2))
+            for k, v in short.items() for m in [re.fullmatch(r"(\d+)m(\d+)s", v)]}
+    assert mins["draid"] * 3 < mins["raidz2"], short  # redundancy back several times sooner
+    assert _duration_s(p99["draid"]) > _duration_s(p99["raidz2"]), p99  # "the price is paid by everyone"
+    rebuild = re.search(r"^scan: rebuild \S+ finished in (\S+) ", outs["draid"], re.M).group(1)
+    scrub = re.search(r"^scan: scrub finished in (\S+) ", outs["draid"], re.M).group(1)
+    as_s = lambda t: sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"(\d+)([hms])", t))
+    assert as_s(scrub) > as_s(rebuild)  # "the scrub … takes longer than the rebuild"
+    _check("guide-draid", outs, [short["draid"], short["raidz2"], p99["draid"], p99["raidz2"]])
+
+
 # ----------------------------------------------------------------------------- Latency
 
 

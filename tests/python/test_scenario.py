@@ -403,8 +403,7 @@ def test_draid_defaults_width_and_capacity():
     "vdev, expected",
     [
         ('type = "draid2", disks = 12, data = 11', "pool.vdevs[0].data: 11 — out of range; allowed: 1..10"),
-        ('type = "draid1", disks = 5, spares = 1',
-         "pool.vdevs[0].spares: 1 — distributed spares are not modelled yet; allowed: 0 (replace a failed disk with a new one)"),
+        ('type = "draid1", disks = 5, spares = 101', "pool.vdevs[0].spares: 101 — out of range; allowed: 0..100"),
         ('type = "draid3", disks = 4, spares = 2',
          "pool.vdevs[0].spares: 2 — with 3 parity leaves no disk of 4 for data; allowed: at most 0"),
         ('type = "raidz2", disks = 6, data = 4', "pool.vdevs[0].data: 4 — applies to draid vdevs only (draid2:<data>d:<spares>s)"),

@@ -30,7 +30,8 @@ def test_schema_is_a_valid_draft_2020_12_schema():
 
 
 @pytest.mark.parametrize("path", sorted([*SCENARIOS.glob("*.toml"), *SCENARIOS.glob("smr/*.toml"),
-                                           *SCENARIOS.glob("trace/*.toml"), *SCENARIOS.glob("faults/*.toml")]),
+                                           *SCENARIOS.glob("trace/*.toml"), *SCENARIOS.glob("faults/*.toml"),
+                                           *SCENARIOS.glob("draid/*.toml")]),
                          ids=lambda p: p.name)
 def test_bundled_scenarios_satisfy_the_schema(path):
     VALIDATOR.validate(tomllib.loads(path.read_text()))

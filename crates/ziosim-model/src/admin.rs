@@ -62,8 +62,10 @@
 //!
 //! Simplifications: one DTL range per leaf (ZFS keeps a range tree); a disk that cannot be
 //! written is never a resilver target (its repair writes would fail); a failed disk never
-//! comes back (`online` prints ZFS's "remains in faulted state" warning); dRAID, spares
-//! and raidz expansion (2.3 `attach` to raidz) are not modelled.
+//! comes back (`online` prints ZFS's "remains in faulted state" warning); raidz expansion
+//! (2.3 `attach` to raidz) is not modelled. A dRAID distributed spare (`draid.rs`) is a
+//! hot spare whose leaf is virtual: `submit_leaf` sends its I/O to the child holding the
+//! spare's share of the offset; a disk failing under such a share is not modelled.
 
 use crate::config::Action;
 use crate::pool::VdevType;

@@ -66,7 +66,14 @@
 //! walk then counts in the last metaslab; what is written in a metaslab after the walk
 //! left it is not copied (ZFS's writes go to the new disk as well). The per-chunk MOS
 //! `dmu_tx_assign` (which can be throttled by dirty data) is not modelled; the thread
-//! starts at the command rather than in the next txg's sync task. dRAID is not modelled.
+//! starts at the command rather than in the next txg's sync task.
+//!
+//! dRAID (`vdev_draid_rebuild_asize`, `vdev_draid_need_resilver`, `vdev_draid_io_start_read`
+//! at zfs-2.1.0): a chunk is whole stripes of one group, at most `zfs_rebuild_max_segment` ×
+//! data columns; a chunk whose group holds no child under `replacing`/`spare` is scanned,
+//! not issued; otherwise every column of its stripes but those of the children being rebuilt
+//! is read (parity too), and each rebuilt column is written to its child's new disk or
+//! distributed spare. The in-flight limit counts a chunk's psize (its data columns).
 
 use crate::admin::TXG_INITIAL;
 use crate::io::{flags, IoClass, Op};
@@ -525,8 +532,7 @@ impl Model_ {
             let t = io.top as usize;
             let mut targets = std::mem::take(&mut self.writes);
             targets.clear();
-            let empty = |l: u16| self.leaves[l as usize].writeable() && self.leaves[l as usize].dtl.is_some_and(|(lo, _)| lo <= TXG_INITIAL);
-            targets.extend(self.top_leaves_iter(t).filter(|&l| empty(l)).map(|l| (l, io.offset, io.size)));
+            targets.extend(self.top_leaves_iter(t).filter(|&l| self.rebuild_empty(l)).map(|l| (l, io.offset, io.size)));
             let n = targets.len() as u64;
             for &(l, off, size) in &targets {
                 self.submit_leaf(l, Op::Write, IoClass::Rebuild, flags::REPAIR, off, size as u32, OWNER_REBUILD | slot, ctx);
@@ -550,6 +556,12 @@ impl Model_ {
     /// psize (`vr_bytes_inflight += psize`) — on dRAID the data columns' share.
     fn rb_charge(&self, t: usize, size: u64) -> u64 {
         self.tops[t].draid.as_ref().map_or(size, |d| size / d.groupwidth * d.ndata)
+    }
+
+    /// A leaf a rebuild writes: writeable, its DTL holding the synthetic block's birth.
+    fn rebuild_empty(&self, l: u16) -> bool {
+        let leaf = &self.leaves[l as usize];
+        leaf.writeable() && leaf.dtl.is_some_and(|(lo, _)| lo <= TXG_INITIAL)
     }
 
     /// The columns of the stripes of dRAID chunk (`off`, `size`) of `t` (one group, one row).
@@ -580,7 +592,10 @@ impl Model_ {
         let mut missing = 0;
         for c in &cols {
             let ch = c.child as usize;
-            match self.child_read_leaf(t, ch).filter(|_| self.replacing[t][ch].is_none()) {
+            // A child being rebuilt is stale whatever it holds (`vdev_draid_rebuilding`); a
+            // spare rebuilt earlier is read like any child.
+            let rebuilding = self.replacing[t][ch].is_some_and(|n| self.rebuild_empty(n));
+            match self.child_read_leaf(t, ch).filter(|_| !rebuilding) {
                 Some(l) => reads.push((l, c.offset, c.size)),
                 None => missing += 1,
             }
@@ -608,9 +623,8 @@ impl Model_ {
         let cols = self.draid_chunk_cols(t, io.offset, io.size);
         let mut targets = std::mem::take(&mut self.writes);
         targets.clear();
-        let empty = |m: &Self, l: u16| m.leaves[l as usize].writeable() && m.leaves[l as usize].dtl.is_some_and(|(lo, _)| lo <= TXG_INITIAL);
         for c in &cols {
-            if let Some(n) = self.replacing[t][c.child as usize].filter(|&n| empty(self, n)) {
+            if let Some(n) = self.replacing[t][c.child as usize].filter(|&n| self.rebuild_empty(n)) {
                 targets.push((n, c.offset, c.size));
             }
         }

@@ -2878,14 +2878,7 @@ impl Model_ {
 
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn submit_leaf(&mut self, leaf: u16, op: Op, class: IoClass, fl: u8, offset: u64, size: u32, owner: u32, ctx: &mut Ctx<Ev>) {
-        let leaf = match self.leaves[leaf as usize].draid_spare {
-            // A distributed spare's sectors at `offset` live on one physical child.
-            Some((t, sp)) => {
-                let top = &self.tops[t as usize];
-                top.leaves[top.draid.as_ref().unwrap().spare_child(sp as u64, offset) as usize]
-            }
-            None => leaf,
-        };
+        let leaf = if self.leaves[leaf as usize].draid_spare.is_some() { self.draid_spare_child(leaf, offset) } else { leaf };
         let mut io = LeafIo::new(leaf, op, class, offset, size);
         io.flags = fl;
         io.owner = owner;
@@ -2894,6 +2887,19 @@ impl Model_ {
         let l = &mut self.leaves[leaf as usize];
         l.policy.enqueue(id, &mut self.ios, ctx.now());
         self.pump(leaf, ctx);
+    }
+
+    /// The child a distributed spare's sectors at `offset` live on — itself possibly a
+    /// spare standing in for a failed disk (`vdev_draid_spare_get_child` recurses): a
+    /// different spare column each time, so at most one hop per spare.
+    #[cold]
+    fn draid_spare_child(&self, mut leaf: u16, offset: u64) -> u16 {
+        for _ in 0..=self.spares.len() {
+            let Some((t, sp)) = self.leaves[leaf as usize].draid_spare else { break };
+            let top = &self.tops[t as usize];
+            leaf = top.leaves[top.draid.as_ref().unwrap().spare_child(sp as u64, offset) as usize];
+        }
+        leaf
     }
 
     fn env(&self) -> QueueEnv {

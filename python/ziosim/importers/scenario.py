@@ -10,25 +10,44 @@ inferred values as ``#`` lines in the header and beside the key, assumptions as 
 their own (spec/users.md §6 items 1 and 6: the user must be able to see what was guessed):
 
 1. **Release**: ``zpool_status.guess_release`` (the scan line's format, narrowed by the
-   device names and ``see:`` URL), or ``--release``.
+   device names and ``see:`` URL, and by a dRAID vdev to zfs-2.1+), or ``--release``. A
+   dRAID with ``--release`` older than zfs-2.1, or without it beside a scan line only older
+   releases print, is refused (``check_draid_release``).
 2. **Pool**: one ``[[pool.vdevs]]`` per top-level vdev with the real disk names; inside a
    ``replacing-N``/``spare-N`` the old disk stands in the pool and the new one arrives by
    a ``replace`` action. Logs become ``[[pool.log]]``, cache devices ``[pool.cache]``,
    the ``spares`` section ``[pool.spares]`` (``spare_devices``); ``special`` and ``dedup``
-   vdevs have no counterpart in ziosim and are named in the header instead. dRAID is
-   refused.
+   vdevs have no counterpart in ziosim and are named in the header instead.
+2b. **dRAID**: ``draid2:8d:24c:2s-0`` is ``type = "draid2"`` with ``data`` and ``spares``
+   from its name and its rows' disks (their count is the name's, checked by the parsers).
+   Its distributed spares (``draid2-0-1``) are no devices: the ``spares`` section's are
+   checked against the names and counted by the vdev's ``spares``, never ``[pool.spares]``.
+   ZFS numbers them by top-level vdev id, ziosim by the place among pool.vdevs
+   (``scenario.draid_spare_names``), so ``draid_spare_names`` here maps one to the other and
+   the header says so when they differ. A ``spare-N`` holding one is a ``replace`` by it
+   (``distributed_spare_in``): sequential, as zed does it (cmd/zed/agents/zfs_retire.c), unless the text
+   shows it under a healing resilver. A failed dRAID disk with a free distributed spare and
+   no spare-N means zed did not act (``draid_spares_check``): ``[pool.spares] auto = false``
+   (alone when the pool has no hot spares).
 3. **Disks**: ``--device`` (default ``hdd-7200-sata-2014``), capacity from ``zpool list
-   -v`` (the smallest disk of a vdev, or a raidz vdev's SIZE ÷ width, a mirror's SIZE),
-   else from the pool's SIZE ÷ Σ widths; without ``zpool list`` the preset's, raised only
-   if the scanned data would not fit.
+   -v`` (the smallest disk of a vdev — 2.2+ prints disks' SIZE, 2.1 does not — or a raidz
+   vdev's SIZE ÷ width, a mirror's SIZE, a dRAID's SIZE ÷ (children − distributed spares):
+   ``vdev_draid_open`` sets its asize to the smallest child's × ``vdc_ndisks``, which is
+   children − spares, module/zfs/vdev_draid.c@zfs-2.1.0; SIZE ÷ children would understate a
+   disk by the spares' share), else from the pool's SIZE ÷ Σ widths; without ``zpool list``
+   the preset's, raised only if the scanned data would not fit. Distributed spares' rows are
+   no disks and are left out of the smallest.
 4. **Allocated**: ``zpool list`` ALLOC, else the scan's total — both count raid-z parity,
-   ziosim's ``allocated`` does not, so each vdev's share is scaled by data/width.
+   ziosim's ``allocated`` does not, so each vdev's share is scaled by data/width (a dRAID's
+   by data / (data + parity), a rebuild's total of a dRAID too).
    ``layout = "aged"`` when FRAG ≥ 30 %.
 5. **Actions at 0 s**: ``replace`` old → spare for each ``spare-N`` (first, so neither the
    retire agent nor the order of ``pool.spares`` picks another spare), ``fail``
    (FAULTED/UNAVAIL/REMOVED) or ``offline`` (OFFLINE) for each missing disk, ``replace``
    old → new for each replacing vdev (``sequential``
-   under a ``resilver (mirror-0)`` rebuild), then ``scrub`` if a scrub runs. ``stop =
+   under a ``resilver (mirror-0)`` rebuild), then ``scrub`` if a scrub runs — unless a
+   sequential replace will rebuild at 0 s, as none starts during a rebuild; the rebuild's end
+   starts one (zfs_rebuild_scrub_enabled, vdev_rebuild.c). ``stop =
    "scan-done"`` when any of them starts a scan, so the simulated scan time can be set
    against the real one (elapsed + the release's ETA), both printed in the header.
 6. **Workload**: none (the real one is unknown) unless ``--workload-from-iostat`` asks for
@@ -72,7 +91,7 @@ from dataclasses import dataclass, field
 from ..errors import ScenarioError
 from ..platforms import platforms_for
 from ..report.nicenum import zfs_nicenum
-from ..report.releases import at_least
+from ..report.releases import RELEASES, at_least
 from ..scenario import DEFAULT_EPOCH_S, SPARES_MANUAL_RELEASES, VDEV_PARITY, default_hz, nearest
 from . import Section, kind_label, split_sections
 from . import iostat_x as iostat_x_mod
@@ -299,12 +318,24 @@ def _width(v: dict) -> int:
     return len(v["names"])
 
 
-def _data_disks(v: dict) -> int:
+def _data_disks(v: dict) -> float:
+    """Disks' worth of data space: a dRAID's groups hold ``data`` of every ``data + parity``
+    columns on its disks less the distributed spares' share."""
+    if v["type"].startswith("draid"):
+        return _raw_disks(v) * v["data"] / (v["data"] + VDEV_PARITY[v["type"]])
     return 1 if v["type"] in ("disk", "mirror") else _width(v) - VDEV_PARITY[v["type"]]
 
 
+def _parity_words(vdevs: list[dict]) -> str:
+    return "parity" if any(v["type"].startswith("draid") for v in vdevs) else "raid-z parity"
+
+
 def _raw_disks(v: dict) -> int:
-    """Disks whose space a vdev's raw SIZE/ALLOC counts: a mirror counts one copy."""
+    """Disks whose space a vdev's raw SIZE/ALLOC counts: a mirror counts one copy; a dRAID
+    its children less its distributed spares (vdev_draid_open sizes it as the smallest
+    child's asize × vdc_ndisks, "children - spares", module/zfs/vdev_draid.c@zfs-2.1.0)."""
+    if v["type"].startswith("draid"):
+        return _width(v) - v["spares"]
     return 1 if v["type"] in ("disk", "mirror") else _width(v)
 
 
@@ -354,6 +385,13 @@ class _Builder:
         self.cache: dict | None = None
         self.spares: list[str] = []
         self.spares_in_use: list[str] = []
+        # dRAID distributed spares: the text's name → ziosim's (scenario.draid_spare_names
+        # numbers them by the vdev's place in pool.vdevs, ZFS by its top-level vdev id), the
+        # index of their vdev, and the ones in use (ziosim's names).
+        self.dspare_names: dict[str, str] = {}
+        self.dspare_vdev: dict[str, int] = {}
+        self.dspares_in_use: list[str] = []
+        self.dspares_listed: dict[str, str] = {}  # the spares section's, text name → state
         self.spare_dev: tuple[str, int | None] | None = None  # (device key, capacity of a [devices.spare])
         self.spares_auto: bool | None = None  # None: the release's default
         self.devices: list[tuple[str, int | None, str]] = []
@@ -378,6 +416,7 @@ class _Builder:
         g = self.narrowed_by_confs(status_mod.guess_release(self.st))
         p = self.plan
         same = ", ".join(g.candidates)
+        self.check_draid_release(g)
         if self.opts.release is not None:
             rel = self.opts.release
             if rel in g.candidates:
@@ -387,8 +426,10 @@ class _Builder:
                                   f"(printed by {same})")
         elif g.no_scan_line:
             rel = g.release
+            draid = (f"; a dRAID vdev needs {status_mod.DRAID_FIRST_RELEASE} or later"
+                     if status_mod.draid_vdevs(self.st) else "")
             p.assumed.append(f"release {rel}: the status has no scan line, so its format cannot tell; zfs-2.0 and "
-                             "later print none for a pool never scanned (--release to set it)")
+                             f"later print none for a pool never scanned{draid} (--release to set it)")
         else:
             rel = g.release
             also = [r for r in g.candidates if r != rel]
@@ -397,6 +438,24 @@ class _Builder:
         if rel == "freebsd-9":
             p.inferred.append("release freebsd-9 stands for FreeBSD's legacy ZFS (FreeBSD 9 to 12)")
         self.release = rel
+
+    def check_draid_release(self, g: status_mod.ReleaseGuess) -> None:
+        """dRAID came with OpenZFS 2.1.0: an older --release, or a text whose format only
+        older releases print, is refused (one line, exit 2)."""
+        draids = status_mod.draid_vdevs(self.st)
+        if not draids:
+            return
+        first, d = status_mod.DRAID_FIRST_RELEASE, draids[0]
+        rel = self.opts.release
+        if rel is not None and not at_least(rel, first):
+            newer = ", ".join(r for r in RELEASES if at_least(r, first))
+            raise ScenarioError(f"--release: {_q(rel)} — allowed: {newer}, as {self.st.file} line {d.line} shows the "
+                                f"dRAID vdev {d.name} and dRAID came with OpenZFS 2.1.0")
+        if rel is None and g.draid_conflict is not None:
+            ln = self.st.scans[0].lines[0]
+            raise ScenarioError(f"{ln.file}:{ln.number}: {g.draid_conflict} — allowed: the zpool status of one "
+                                f"pool as one release printed it; if the text is real, pass --release {first} or "
+                                "later")
 
     def narrowed_by_confs(self, g: status_mod.ReleaseGuess) -> status_mod.ReleaseGuess:
         """The guess kept to releases that ran on the tunables files' platform, if any do."""
@@ -449,6 +508,9 @@ class _Builder:
             orig = v.children[0].leaves()[0].name
             spare = v.children[-1].leaves()[-1].name
             how = " → ".join(f"{c.name} {c.state}{' ' + c.note if c.note else ''}" for c in v.children)
+            if v.children[-1].leaves()[-1].dspare:
+                self.distributed_spare_in(v, top, orig, how)
+                return self.member(v.children[0], top, in_pool)
             act = {"do": "replace", "old": orig, "new": spare}
             self.sequential(act, top, v)
             self.plan.actions.append((act, f"{v.name}: {how}: the hot spare {spare} stands in for {orig}"))
@@ -467,6 +529,38 @@ class _Builder:
         raise ScenarioError(f"{self.st.file}:{v.line}: {v.name} inside {top} — allowed: disks, replacing-N and "
                             "spare-N under a top-level vdev")
 
+    def distributed_spare_in(self, v: Vdev, top: str, orig: str, how: str) -> None:
+        """A ``spare-N`` whose spare is a dRAID's distributed spare: ``replace`` old → that
+        spare (ziosim's name for it), sequential as zed does it (replace_with_spare,
+        cmd/zed/agents/zfs_retire.c@zfs-2.1.0, rebuilds onto a dRAID spare) unless the text
+        shows the spare under a healing resilver (``zpool replace`` without ``-s``). The
+        spare must be its own dRAID's (zpool_vdev_attach, lib/libzfs/libzfs_pool.c@zfs-2.1.0)."""
+        leaf = v.children[-1].leaves()[-1]
+        new = self.dspare_names.get(leaf.name)
+        idx = next(i for i, t in enumerate(self.st.vdevs) if t.name == top)
+        if new is None or self.dspare_vdev[new] != idx:
+            own = [n for n, z in self.dspare_names.items() if self.dspare_vdev[z] == idx]
+            allowed = f"one of {top}'s own ({', '.join(own)})" if own else f"none: {top} has no distributed spares"
+            raise ScenarioError(f"{self.st.file}:{leaf.line}: {_q(leaf.name)} — a distributed spare under {v.name} "
+                                f"of {top}; zpool says \"dRAID spares can only replace child devices in their "
+                                f"parent's dRAID vdev\"; allowed: {allowed}")
+        act: dict = {"do": "replace", "old": orig, "new": new}
+        rebuild = top in self.rebuilding
+        healing = (not rebuild and _resilvering(self.st, leaf)
+                   and any(s.func == "resilver" and s.active and not s.sequential for s in self.st.scans))
+        why = f"{v.name}: {how}: the distributed spare {leaf.name} stands in for {orig}"
+        if new != leaf.name:
+            why += f" ({new} in ziosim's numbering)"
+        if rebuild:
+            self.sequential(act, top, v)
+        elif healing:
+            why += "; a healing resilver, as the text shows (zpool replace without -s)"
+        else:
+            act["sequential"] = True
+            why += "; sequential, as zed puts a distributed spare in (replace -s)"
+        self.plan.actions.append((act, why))
+        self.dspares_in_use.append(new)
+
     def sequential(self, act: dict, top: str, v: Vdev) -> None:
         """A replace under a ``resilver (mirror-0) in progress`` rebuild is ``replace -s``."""
         if top not in self.rebuilding:
@@ -478,13 +572,40 @@ class _Builder:
                                       "lacks; modelled as a healing resilver")
 
     def pool_vdevs(self) -> None:
+        self.draid_spare_names()
         for v in self.st.vdevs:
-            if v.kind == "draid":
-                raise ScenarioError(f"{self.st.file}:{v.line}: {v.name} — ziosim does not model dRAID; allowed: "
-                                    "pools of disk, mirror and raidz1/2/3 vdevs")
             members = [v] if v.kind in ("disk", "replacing", "spare") else list(v.children)
             names = [self.member(c, v.name) for c in members]
-            self.plan.vdevs.append({"type": _vdev_type(v), "names": names, "source": v})
+            entry = {"type": _vdev_type(v), "names": names, "source": v}
+            dn = v.draid
+            if dn is not None:
+                entry.update(data=dn.data, spares=dn.spares)
+            self.plan.vdevs.append(entry)
+
+    def draid_spare_names(self) -> None:
+        """Each dRAID's distributed spares, as the text names them (``draid<parity>-<top vdev
+        id>-<spare id>``, the id the vdev's name ends in) and as the scenario does (the vdev's
+        place among pool.vdevs): the two differ when logs, special or removed vdevs took ids."""
+        for i, v in enumerate(self.st.vdevs):
+            dn = v.draid
+            if dn is None:
+                continue
+            zid = dn.vdev_id if dn.vdev_id is not None else i
+            pairs = [(f"draid{dn.parity}-{zid}-{k}", f"draid{dn.parity}-{i}-{k}") for k in range(dn.spares)]
+            for real, ours in pairs:
+                self.dspare_names[real] = ours
+                self.dspare_vdev[ours] = i
+            what = (f"dRAID {v.name} ({self.st.file} line {v.line}): type draid{dn.parity}, {dn.children} disks, "
+                    f"{dn.data} data disks per redundancy group")
+            if dn.spares:
+                what += (f", {dn.spares} distributed spare{'s' if dn.spares > 1 else ''} "
+                         f"({', '.join(r for r, _ in pairs)}): spare space on its own disks, no devices, so "
+                         "pool.vdevs' spares count and not [pool.spares]")
+            if zid != i:
+                what += (f"; ZFS numbers them by the vdev's id, {zid}, which logs, special or removed vdevs also "
+                         f"take; ziosim by its place among the data vdevs, {i}: "
+                         + ", ".join(f"{r} is {o}" for r, o in pairs))
+            self.plan.inferred.append(what)
 
     def classes(self) -> None:
         for label, vs in self.st.classes:
@@ -497,7 +618,9 @@ class _Builder:
                 self.cache = {"names": [self.member(v, "cache", in_pool=False) for v in vs]}
             elif label == "spares":
                 for v in vs:
-                    if v.state in ("AVAIL", "INUSE"):
+                    if v.dspare:
+                        self.listed_distributed_spare(v)
+                    elif v.state in ("AVAIL", "INUSE"):
                         self.spares.append(v.name)
                     else:
                         self.plan.ignored.append(f"spare {v.name} ({v.state}): ziosim's spares start AVAIL, so one "
@@ -506,6 +629,53 @@ class _Builder:
                 what = ", ".join(f"{v.name} ({', '.join(leaf.name for leaf in v.leaves())})" for v in vs)
                 self.plan.ignored.append(f"{label} vdevs {what}: ziosim has no allocation classes; their blocks "
                                          "are simulated on the data vdevs")
+
+    def listed_distributed_spare(self, v: Vdev) -> None:
+        """A distributed spare in the ``spares`` section: one of a dRAID of this pool (its
+        count comes from the vdev's name), never a ``[pool.spares]`` device."""
+        if v.name not in self.dspare_names:
+            parity, top, _ = status_mod.dspare_name(v.name)  # type: ignore[misc]
+            left_out = [c.name for label, vs in self.st.classes if label in ("special", "dedup") for c in vs
+                        if c.draid is not None and (c.draid.parity, c.draid.vdev_id) == (parity, top)]
+            if left_out:
+                self.plan.ignored.append(f"distributed spare {v.name}: of {left_out[0]}, left out with it")
+                return
+            known = ", ".join(self.dspare_names) or "none: no dRAID of this pool has distributed spares"
+            raise ScenarioError(f"{self.st.file}:{v.line}: {_q(v.name)} — a distributed spare "
+                                "(draid<parity>-<top vdev id>-<spare id>) of no dRAID vdev of this pool; allowed: "
+                                f"{known}")
+        self.dspares_listed[v.name] = v.state or ""
+        if v.state not in ("AVAIL", "INUSE"):
+            self.plan.inferred.append(f"distributed spare {v.name} is {v.state}: ziosim's start AVAIL")
+
+    def draid_spares_check(self) -> None:
+        """The spares section against the dRAID names, and the retire agent: a failed dRAID
+        disk nothing stands in for while one of its distributed spares is free means zed did
+        not act."""
+        plan = self.plan
+        missing = [n for n in self.dspare_names if n not in self.dspares_listed]
+        if missing:
+            plan.inferred.append(f"the spares section lacks the distributed spare{'s' if len(missing) > 1 else ''} "
+                                 f"{', '.join(missing)} that the dRAID name{'s' if len(missing) > 1 else ''} "
+                                 "count; the scenario has them (ZFS lists every one: vdev_draid_spare_create)")
+        spared = {a["old"] for a, _ in plan.actions if a.get("do") == "replace"}
+        for i, v in enumerate(plan.vdevs):
+            if not v.get("spares"):
+                continue
+            bare = [a["disk"] for a, _ in plan.actions if a.get("do") == "fail" and a["disk"] in v["names"]
+                    and a["disk"] not in spared]
+            free = [(real, ours) for real, ours in self.dspare_names.items()
+                    if self.dspare_vdev[ours] == i and ours not in self.dspares_in_use]
+            if not bare or not free:
+                continue
+            why = (f"{', '.join(bare)} of {v['source'].name} failed and no distributed spare stands in while "
+                   f"{', '.join(r for r, _ in free)} {'is' if len(free) == 1 else 'are'} free, so the real zed did "
+                   "not act")
+            # With hot spares [pool.spares] carries `auto`; without, `spares = { auto = false }`
+            # alone says it (scenario.py).
+            if self.spares_auto is not False:
+                self.spares_auto = False
+                plan.inferred.append(f"pool.spares.auto = false: {why}")
 
     def spare_devices(self) -> None:
         """``pool.spares``: the ``spares`` section's AVAIL and INUSE disks (and any spare a
@@ -517,10 +687,11 @@ class _Builder:
             return
         self.spares = names
         plan = self.plan
-        spared = {a["old"] for a, _ in plan.actions if a.get("do") == "replace" and a.get("new") in names}
+        spared = {a["old"] for a, _ in plan.actions
+                  if a.get("do") == "replace" and (a.get("new") in names or a.get("new") in self.dspare_vdev)}
         bare = [a["disk"] for a, _ in plan.actions if a.get("do") == "fail" and a["disk"] not in spared]
         avail = [n for n in names if n not in self.spares_in_use]
-        if bare and avail and self.release not in SPARES_MANUAL_RELEASES:
+        if bare and avail and self.release not in SPARES_MANUAL_RELEASES and self.spares_auto is not False:
             self.spares_auto = False
             plan.inferred.append(f"pool.spares.auto = false: {', '.join(bare)} failed and no spare stands in for "
                                  f"{'it' if len(bare) == 1 else 'them'} while {', '.join(avail)} "
@@ -601,15 +772,16 @@ class _Builder:
             if lst.verbose and len(tops) == len(vdevs) and all(r.alloc_bytes is not None for r in tops):
                 self.allocated = int(sum(r.alloc_bytes * _data_disks(v) / _raw_disks(v)  # type: ignore[operator]
                                          for r, v in zip(tops, vdevs)))
-                self.alloc_how = "zpool list -v: each vdev's ALLOC × data disks ÷ disks (ALLOC counts raid-z parity)"
+                self.alloc_how = ("zpool list -v: each vdev's ALLOC × data disks ÷ disks (ALLOC counts "
+                                  f"{_parity_words(vdevs)})")
             else:
                 self.allocated = int(lst.pool.alloc_bytes * share)
                 self.alloc_how = (f"zpool list: ALLOC {zfs_nicenum(lst.pool.alloc_bytes)}"
-                                  + (f" × {share:.3f} (raid-z parity out)" if share < 1 else ""))
+                                  + (f" × {share:.3f} ({_parity_words(vdevs)} out)" if share < 1 else ""))
         elif vdevs and all(v["source"].alloc_bytes is not None for v in vdevs):
             self.allocated = int(sum(v["source"].alloc_bytes * _data_disks(v) / _raw_disks(v) for v in vdevs))
             self.alloc_how = ("zpool status -j: each vdev's alloc_space × data disks ÷ disks "
-                              "(alloc_space counts raid-z parity)")
+                              f"(alloc_space counts {_parity_words(vdevs)})")
         else:
             scan = next((s for s in st.scans if s.total_bytes and not s.sequential), None)
             rebuild = next((s for s in st.scans if s.total_bytes and s.sequential), None)
@@ -617,7 +789,16 @@ class _Builder:
             if scan is not None:
                 self.allocated = int(scan.total_bytes * share)  # type: ignore[operator]
                 self.alloc_how = (f"the scan's total {zfs_nicenum(scan.total_bytes)}"  # type: ignore[arg-type]
-                                  + (f" × {share:.3f} (raid-z parity out)" if share < 1 else ""))
+                                  + (f" × {share:.3f} ({_parity_words(vdevs)} out)" if share < 1 else ""))
+            elif rebuild is not None and idx is not None and vdevs[idx]["type"].startswith("draid"):
+                # A dRAID rebuild's total counts parity (vrs_bytes_est: its allocated ranges).
+                v = vdevs[idx]
+                usable = [_data_disks(u) * c for u, c in zip(vdevs, caps)]
+                self.allocated = int(rebuild.total_bytes * _data_disks(v) / _raw_disks(v)  # type: ignore[operator]
+                                     * sum(usable) / usable[idx])
+                self.alloc_how = (f"the rebuild's total {zfs_nicenum(rebuild.total_bytes)} for "  # type: ignore
+                                  f"{rebuild.rebuild_vdev} × {v['data']}/{v['data'] + VDEV_PARITY[v['type']]} "
+                                  "(parity out), as if every vdev were as full")
             elif rebuild is not None and idx is not None:
                 self.allocated = int(rebuild.total_bytes * sum(caps) / caps[idx])  # type: ignore[operator]
                 self.alloc_how = (f"the rebuild's total {zfs_nicenum(rebuild.total_bytes)} for "  # type: ignore
@@ -672,19 +853,33 @@ class _Builder:
         plan, st = self.plan, self.st
         # Hot spares go in first, while every disk still answers (see member), then failures,
         # then replacements.
-        inuse = set(self.spares_in_use)
+        inuse = set(self.spares_in_use) | set(self.dspares_in_use)
         acts = sorted(plan.actions, key=lambda a: -1 if a[0]["do"] == "replace" and a[0]["new"] in inuse
                       else {"fail": 0, "offline": 0, "replace": 1}.get(a[0]["do"], 2))
         active = [s for s in st.scans if s.active]
         scrub = next((s for s in active if s.func == "scrub"), None)
-        if scrub is not None:
+        rebuild = next((a for a, _ in acts if a["do"] == "replace" and a.get("sequential")), None)
+        if scrub is not None and rebuild is not None:
+            # A scrub cannot start while a rebuild runs (zpool scrub: "currently sequentially
+            # resilvering"); the rebuild's end starts one (vdev_rebuild_complete_sync,
+            # zfs_rebuild_scrub_enabled, module/zfs/vdev_rebuild.c@zfs-2.1.0).
+            plan.inferred.append(f"the scrub in progress: no scrub action, as none can start during the sequential "
+                                 f"rebuild the replace of {rebuild['old']} starts at 0s; its end starts one "
+                                 "(zfs_rebuild_scrub_enabled), as it did on the real pool, and that scrub is the "
+                                 "one to compare")
+        elif scrub is not None:
             acts.append(({"do": "scrub"}, "the scrub in progress"
                          + (" (paused in the text; it runs unpaused here)" if scrub.state == "paused" else "")))
         elif any(s.func == "resilver" for s in active) and not any(a[0]["do"] == "replace" for a in acts):
             acts.append(({"do": "scrub"}, "a resilver is in progress but no disk is being replaced or shows "
                                           "(resilvering): modelled as a scrub of the whole pool"))
+        rerun = {v["source"].name for v in plan.vdevs for a, _ in acts
+                 if a["do"] == "replace" and a.get("sequential") and a["old"] in v["names"]}
         for s in st.scans:
-            if s.state == "finished":
+            if s.state == "finished" and s.rebuild_vdev in rerun:
+                plan.inferred.append(f"the rebuild of {s.rebuild_vdev} finished in {s.took}; the replace above runs "
+                                     "it again from 0s, as a scenario cannot start with a spare already rebuilt")
+            elif s.state == "finished":
                 plan.inferred.append(f"the last {s.func} finished in {s.took}: no action; to simulate one, add "
                                      '[[action]] do = "scrub" and set stop = "scan-done"')
             elif s.state == "canceled":
@@ -738,7 +933,7 @@ class _Builder:
             raise ScenarioError("--workload-from-iostat: no zpool iostat -v output among the files — allowed: add a "
                                 "file with the output of zpool iostat -v POOL INTERVAL COUNT")
         p = io.pool
-        raidz = [v.name for v in self.st.vdevs if v.kind.startswith("raidz")]
+        raidz = [v.name for v in self.st.vdevs if v.kind.startswith(("raidz", "draid"))]
         if raidz:
             # From 0.7.0 the pool and vdev rows add up their disks' I/Os (vdev_get_stats_ex,
             # as ziosim's own zpool iostat prints them): a raidz block's read counts once per
@@ -763,7 +958,7 @@ class _Builder:
     def workload_from_iostat_x(self, x: iostat_x_mod.IostatX) -> None:
         """Pool reads from disk reads: mirrors and single disks only (module docstring, 6)."""
         plan, st = self.plan, self.st
-        raidz = [v.name for v in st.vdevs if v.kind.startswith("raidz")]
+        raidz = [v.name for v in st.vdevs if v.kind.startswith(("raidz", "draid"))]
         where = f"{x.file}:{x.header_line}"
         if raidz:
             raise ScenarioError(
@@ -940,6 +1135,10 @@ class _Builder:
             c(f"type = {q(v['type'])}")
             if v["type"] != "disk":
                 c(f"disks = {len(v['names'])}")
+            if "data" in v:
+                c(f"data = {v['data']}")
+                own = [n for n, z in self.dspare_vdev.items() if z == i]
+                c(f"spares = {v['spares']}" + (f"   # distributed: {', '.join(own)}" if own else ""))
             each = self.disk_devices(i)
             if each == [dev] * len(each):
                 c(f"device = {q(dev)}")
@@ -970,6 +1169,10 @@ class _Builder:
             c(f"names = {q(self.spares)}")
             if self.spares_auto is not None:
                 c(f"auto = {'true' if self.spares_auto else 'false'}   # see the header")
+        elif self.spares_auto is not None:
+            c("")
+            c("[pool.spares]   # no hot spares: only whether zed puts the distributed spares in")
+            c(f"auto = {'true' if self.spares_auto else 'false'}   # see the header")
         if self.workload is not None:
             c("")
             c("[[workload]]   # --workload-from-iostat")
@@ -988,7 +1191,7 @@ def _vdev_disk_bytes(vdevs: list[dict], listing: PoolList | None, plan: _Plan) -
     """Per data vdev, the capacity of one disk from zpool list, else from the disks'
     ``phys_space`` in ``zpool status -j`` (None: unknown), and how."""
     if listing is None:
-        sizes = [[d.size_bytes for d in v["source"].leaves() if d.size_bytes] for v in vdevs]
+        sizes = [[d.size_bytes for d in v["source"].leaves() if d.size_bytes and not d.dspare] for v in vdevs]
         if sizes and all(sizes):
             how = "; ".join(f"{v['source'].name} smallest disk phys_space {zfs_nicenum(min(s))}"
                             for v, s in zip(vdevs, sizes))
@@ -1004,15 +1207,17 @@ def _vdev_disk_bytes(vdevs: list[dict], listing: PoolList | None, plan: _Plan) -
             for r in rows[rows.index(top) + 1:]:
                 if r.depth <= 1:
                     break
-                if r.size_bytes is not None:
-                    under.append(r.size_bytes)
+                if r.size_bytes is not None and status_mod.dspare_name(r.name) is None:
+                    under.append(r.size_bytes)  # a distributed spare is no disk
             if under:
                 out.append(min(under))
                 how.append(f"{top.name} smallest disk SIZE {zfs_nicenum(min(under))}")
             elif top.size_bytes is not None:
                 raw = _raw_disks(v)
                 out.append(top.size_bytes // raw)
-                how.append(f"{top.name} SIZE {zfs_nicenum(top.size_bytes)}" + (f" ÷ {raw}" if raw > 1 else ""))
+                how.append(f"{top.name} SIZE {zfs_nicenum(top.size_bytes)}" + (f" ÷ {raw}" if raw > 1 else "")
+                           + (" (children − distributed spares, as vdev_draid_open sizes a dRAID)"
+                              if v["type"].startswith("draid") else ""))
             else:
                 out.append(None)
         return out, "zpool list -v: " + "; ".join(how)
@@ -1106,11 +1311,16 @@ def _busy_label(x: iostat_x_mod.IostatX) -> str:
 
 
 def _matched_groups(st: PoolStatus, x: iostat_x_mod.IostatX) -> list[tuple[str, list]]:
-    m = iostat_x_mod.match_devices([leaf.name for leaf in st.all_leaves()], x)
+    m = iostat_x_mod.match_devices(_device_leaves(st), x)
     return [(label, [(n, m.disks[n]) for n in names if n in m.disks]) for label, names in _peer_groups(st)]
 
 
 _DEV = re.compile(r"^/dev/(?:r?dsk/)?")
+
+
+def _device_leaves(st: PoolStatus) -> list[str]:
+    """The pool's leaves that are devices: a dRAID's distributed spares are not."""
+    return [leaf.name for leaf in st.all_leaves() if not leaf.dspare]
 
 
 def _l_rows(st: PoolStatus, io: IostatSample) -> dict[str, iostat_mod.IostatRow]:
@@ -1119,7 +1329,7 @@ def _l_rows(st: PoolStatus, io: IostatSample) -> dict[str, iostat_mod.IostatRow]
     for r in io.rows:
         if not r.is_label:
             by.setdefault(_DEV.sub("", r.name), r)
-    return {leaf.name: by[_DEV.sub("", leaf.name)] for leaf in st.all_leaves() if _DEV.sub("", leaf.name) in by}
+    return {n: by[_DEV.sub("", n)] for n in _device_leaves(st) if _DEV.sub("", n) in by}
 
 
 def _figures_x(st: PoolStatus, x: iostat_x_mod.IostatX) -> DiskFigures:
@@ -1300,7 +1510,7 @@ def _straggler_block(f: DiskFigures, models: Sequence[StragglerModel]) -> list[s
 
 def _iostat_x_lines(st: PoolStatus, x: iostat_x_mod.IostatX, used: DiskFigures | None,
                     models: Sequence[StragglerModel]) -> list[str]:
-    leaves = [leaf.name for leaf in st.all_leaves()]
+    leaves = _device_leaves(st)
     m = iostat_x_mod.match_devices(leaves, x)
     which = (f"report {x.used} of {x.reports}, the last complete one" if x.reports > 1
              else "its only report: the averages since boot, not an interval (run iostat -x INTERVAL 2)")
@@ -1344,7 +1554,7 @@ def _iostat_l_lines(st: PoolStatus, io: IostatSample, release: str, used: DiskFi
         out.append(f"  note: its -l columns ({' '.join(io.latency_groups[4:])} waits) are those of {io.layout}, "
                    f"not of {release}")
     rows = _l_rows(st, io)
-    leaves = [leaf.name for leaf in st.all_leaves()]
+    leaves = _device_leaves(st)
     same = [n for n in leaves if n in rows]
     out.append("  matched to the pool's disks: " + (f"{', '.join(same)} (same names)" if same else "none"))
     missing = [n for n in leaves if n not in rows]
@@ -1388,6 +1598,7 @@ def build(imp: Imported, opts: Options, presets: dict) -> str:
     b.pool_vdevs()
     b.classes()
     b.disks()
+    b.draid_spares_check()
     b.spare_devices()
     b.fragmentation()
     b.settings()

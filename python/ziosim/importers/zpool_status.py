@@ -26,7 +26,17 @@ A ``zpool status`` is read line by line (``parse``):
   ``logs`` with a trailing TAB; OpenSolaris 2009.06 prints ``logs`` as a whole row with the
   root vdev's state and counters, il:379c004d1f — read as the label). A row with rows
   under it is an interior vdev named by type: ``mirror-0``, ``raidz2-0``, old unnumbered
-  ``mirror``/``raidz2``, ``replacing-N``, ``spare-N``, ``draid…``.
+  ``mirror``/``raidz2``, ``replacing-N``, ``spare-N``, ``draid2:8d:24c:2s-0``.
+* **dRAID** (2.1+): a top-level vdev is named ``draid<parity>:<data>d:<children>c:<spares>s``
+  and ``-<id>``, its top-level vdev id (``zpool_draid_name``, ``zpool_vdev_name`` with
+  ``VDEV_NAME_TYPE_ID``, lib/libzfs/libzfs_pool.c@zfs-2.1.0); its kind is ``draid1``/``2``/``3``
+  and ``draid_name`` reads the rest. It must hold exactly ``<children>`` rows (a row is a
+  disk, a ``spare-N`` or a ``replacing-N``), and the numbers must be ones ``zpool create``
+  accepts (``draid_config_by_type``, cmd/zpool/zpool_vdev.c@zfs-2.1.0). Its distributed
+  spares are leaves named ``draid<parity>-<top vdev id>-<spare id>``
+  (``vdev_draid_spare_create``, module/zfs/vdev_draid.c@zfs-2.1.0; libzfs tells them by that
+  name alone, ``zpool_is_draid_spare``): in the ``spares`` section after or among the hot
+  spares, and under a ``spare-N`` of their own dRAID when in use (``Vdev.dspare``).
 
 Truncation is an error, not a guess: a pool must end with its ``errors:`` line, and a
 mirror, raidz, replacing or spare vdev must hold as many disks as it can have at least.
@@ -43,7 +53,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..report.releases import RELEASES
+from ..report.releases import RELEASES, at_least
 from . import NUMBER, STAMP, ImportTextError, Line, Section, has_byte_suffix, parse_number, parse_percent
 
 __all__ = [
@@ -58,11 +68,61 @@ __all__ = [
     "ReleaseGuess",
     "STATES",
     "CLASS_LABELS",
+    "DraidName",
+    "draid_name",
+    "draid_name_problem",
+    "dspare_name",
 ]
 
 STATES = ("ONLINE", "DEGRADED", "FAULTED", "OFFLINE", "UNAVAIL", "REMOVED", "AVAIL", "INUSE", "SUSPENDED")
 CLASS_LABELS = ("logs", "cache", "spares", "special", "dedup")
-_MIN_CHILDREN = {"mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4, "replacing": 2, "spare": 2, "draid": 2}
+_MIN_CHILDREN = {"mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4, "replacing": 2, "spare": 2, "draid1": 2,
+                 "draid2": 3, "draid3": 4}
+DRAID_SPARES_MAX = 100  # draid_config_by_type (cmd/zpool/zpool_vdev.c@zfs-2.1.0)
+DRAID_CHILDREN_MAX = 255  # VDEV_DRAID_MAX_CHILDREN = UINT8_MAX (include/sys/fs/zfs.h@zfs-2.1.0)
+_DRAID = re.compile(r"draid(?P<p>[123]):(?P<d>\d+)d:(?P<c>\d+)c:(?P<s>\d+)s(?:-(?P<id>\d+))?")
+# zpool_is_draid_spare (lib/libzfs/libzfs_pool.c@zfs-2.1.0) reads "draid%llu-%llu-%llu".
+_DSPARE = re.compile(r"draid(?P<p>\d+)-(?P<top>\d+)-(?P<id>\d+)")
+
+
+@dataclass(frozen=True)
+class DraidName:
+    """What a dRAID vdev's name says: ``draid2:8d:24c:2s-0``."""
+
+    parity: int
+    data: int
+    children: int
+    spares: int
+    vdev_id: int | None  # the "-0": its top-level vdev id (None if the name has none)
+
+
+def draid_name(name: str) -> DraidName | None:
+    """The dRAID geometry in a vdev name as ``zpool_draid_name`` prints it, else None."""
+    m = _DRAID.fullmatch(name)
+    if m is None:
+        return None
+    return DraidName(int(m.group("p")), int(m.group("d")), int(m.group("c")), int(m.group("s")),
+                     int(m.group("id")) if m.group("id") is not None else None)
+
+
+def draid_name_problem(dn: DraidName) -> str | None:
+    """Why ``zpool create`` would refuse this geometry (draid_config_by_type,
+    cmd/zpool/zpool_vdev.c@zfs-2.1.0), or None."""
+    if dn.children > DRAID_CHILDREN_MAX:
+        return f"at most {DRAID_CHILDREN_MAX} children, not {dn.children}"
+    if dn.spares > DRAID_SPARES_MAX:
+        return f"at most {DRAID_SPARES_MAX} distributed spares, not {dn.spares}"
+    if dn.data == 0 or dn.data + dn.parity > dn.children - dn.spares:
+        return (f"1 ≤ data and data + parity ≤ children − spares, not {dn.data} + {dn.parity} and "
+                f"{dn.children} − {dn.spares}")
+    return None
+
+
+def dspare_name(name: str) -> tuple[int, int, int] | None:
+    """(parity, top-level vdev id, spare id) of a distributed spare's name, else None."""
+    m = _DSPARE.fullmatch(name)
+    return (int(m.group("p")), int(m.group("top")), int(m.group("id"))) if m else None
+
 
 # ----------------------------------------------------------------------------- data
 
@@ -84,7 +144,7 @@ class Row:
 @dataclass(frozen=True)
 class Vdev:
     """A node of the config tree. ``kind``: ``root``, ``disk`` (a leaf), ``mirror``,
-    ``raidz1``/``2``/``3``, ``replacing``, ``spare``, ``draid``."""
+    ``raidz1``/``2``/``3``, ``replacing``, ``spare``, ``draid1``/``2``/``3``."""
 
     name: str
     kind: str
@@ -108,6 +168,15 @@ class Vdev:
     @property
     def resilvering(self) -> bool:
         return "(resilvering)" in self.note
+
+    @property
+    def dspare(self) -> bool:
+        """A dRAID's distributed spare: no device, space on the dRAID's own disks."""
+        return self.kind == "disk" and dspare_name(self.name) is not None
+
+    @property
+    def draid(self) -> DraidName | None:
+        return draid_name(self.name) if self.kind.startswith("draid") else None
 
 
 @dataclass(frozen=True)
@@ -432,7 +501,7 @@ def _vdev_kind(name: str) -> str | None:
         return None
     t = m.group("t")
     if t.startswith("draid"):
-        return "draid"
+        return "draid" + (t[5] if t[5:6].isdigit() else "1")
     return "raidz1" if t == "raidz" else t
 
 
@@ -460,6 +529,8 @@ def _build(rows: list[Row], at: int, file: str, in_spares: bool) -> tuple[Vdev, 
             raise ImportTextError(file, r.line, r.name,
                                   "a vdev type (mirror, raidz1/2/3, replacing, spare, draid) for a row with "
                                   "disks under it")
+        if kind.startswith("draid"):
+            _check_draid(r, kids, file)
         need = _MIN_CHILDREN.get(kind, 1)
         if len(kids) < need:
             raise ImportTextError(file, kids[-1].line + 1, None,
@@ -471,6 +542,24 @@ def _build(rows: list[Row], at: int, file: str, in_spares: bool) -> tuple[Vdev, 
     else:
         kind = "disk"
     return Vdev(r.name, kind, r.state, r.note, r.read, r.write, r.cksum, r.line, tuple(kids)), nxt
+
+
+def _check_draid(r: Row, kids: list[Vdev], file: str) -> None:
+    """A dRAID row: a name zpool prints, and as many rows under it as the name's children."""
+    dn = draid_name(r.name)
+    if dn is None:
+        raise ImportTextError(file, r.line, r.name, "a dRAID vdev named as zpool status prints it, "
+                                                    "draid<parity>:<data>d:<children>c:<spares>s-<id> "
+                                                    '("draid2:8d:24c:2s-0")')
+    problem = draid_name_problem(dn)
+    if problem is not None:
+        raise ImportTextError(file, r.line, r.name, f"a dRAID geometry zpool create accepts: {problem}")
+    if len(kids) != dn.children:
+        at = kids[-1].line + 1 if len(kids) < dn.children else kids[dn.children].line
+        raise ImportTextError(file, at, None,
+                              f"{dn.children} rows under {r.name} (line {r.line}), as its name's {dn.children}c says; "
+                              f"found {len(kids)} — is the paste cut off or edited? (zpool status -e leaves healthy "
+                              "disks out: paste it without -e)")
 
 
 def _tree(rows: list[Row], pool: str, file: str) -> tuple[Vdev, tuple[tuple[str, tuple[Vdev, ...]], ...]]:
@@ -714,6 +803,16 @@ class ReleaseGuess:
     reasons: tuple[str, ...] = field(default=())
     platform: str | None = None
     no_scan_line: bool = False
+    #: the text's format is printed only by releases older than dRAID (zfs-2.1), yet it
+    #: shows a dRAID vdev: why, in words (``choose_release`` refuses it without --release)
+    draid_conflict: str | None = None
+
+
+DRAID_FIRST_RELEASE = "zfs-2.1"  # OpenZFS 2.1.0 added dRAID
+
+
+def draid_vdevs(status: PoolStatus) -> list[Vdev]:
+    return [v for v in status.vdevs if v.kind.startswith("draid")]
 
 
 def guess_release(status: PoolStatus) -> ReleaseGuess:
@@ -734,6 +833,18 @@ def guess_release(status: PoolStatus) -> ReleaseGuess:
             reasons.append(why)
             narrowed = tuple(r for r in cands if r in rs)
             cands = narrowed or cands
+    conflict = None
+    draids = draid_vdevs(status)
+    if draids:
+        d = draids[0]
+        narrowed = tuple(r for r in cands if at_least(r, DRAID_FIRST_RELEASE))
+        if narrowed:
+            if narrowed != cands:
+                reasons.append(f"a dRAID vdev ({d.name}, line {d.line}): {DRAID_FIRST_RELEASE} and later")
+            cands = narrowed
+        else:
+            conflict = (f"the scan line's format is printed only by {', '.join(cands)}, older than dRAID, yet line "
+                        f"{d.line} shows the dRAID vdev {d.name} ({DRAID_FIRST_RELEASE} and later)")
     plat, why = platform_hint(status)
     if plat is not None:
         narrowed = tuple(r for r in cands if _PLATFORM_RELEASES[plat](r))
@@ -741,4 +852,4 @@ def guess_release(status: PoolStatus) -> ReleaseGuess:
             reasons.append(f"{plat} ({why})")
         cands = narrowed or cands
     pick = next(r for r in PREFERENCE if r in cands)
-    return ReleaseGuess(pick, cands, tuple(reasons), plat, not status.scans)
+    return ReleaseGuess(pick, cands, tuple(reasons), plat, not status.scans, conflict)

@@ -20,11 +20,14 @@ same moment gives (``zpool_status.parse``), so the scenario builder, the release
   whose ``parent`` is the vdev. Pools keyed by name or, with ``--json-pool-key-guid``, by
   guid (the pool's ``name`` is used either way).
 * **The tree.** ``name``; the kind from ``vdev_type`` (raidz parity from the name,
-  ``raidz2-0``); the text's state from ``state`` and ``aux`` as ``zpool_state_to_name`` maps
-  them (``CANT_OPEN`` → ``UNAVAIL``, or ``FAULTED`` for corrupt data); the note the text
-  prints after the counters, from ``not_present``/``was``, ``aux`` (``OPEN_FAILED`` →
-  "cannot open", … as ``print_status_config``), ``configured_ashift`` ("block size: 512B
-  configured, 4096B native"), ``removing``/``noalloc``, and while a scan runs
+  ``raidz2-0``; a ``draid`` vdev's parity, data, children and distributed spares from its
+  name, ``draid2:8d:24c:2s-0``, which must hold that many children; a ``dspare``, a dRAID's
+  distributed spare, must be named ``draid2-0-1`` as the text names it); the text's state
+  from ``state`` and ``aux`` as ``zpool_state_to_name`` maps them (``CANT_OPEN`` →
+  ``UNAVAIL``, or ``FAULTED`` for corrupt data); the note the text prints after the
+  counters, from ``not_present``/``was``, ``aux`` (``OPEN_FAILED`` → "cannot open", … as
+  ``print_status_config``), ``configured_ashift`` ("block size: 512B configured, 4096B
+  native"), ``removing``/``noalloc``, and while a scan runs
   ``scan_processed`` → "(resilvering)"/"(repairing)" or ``resilver_deferred`` →
   "(awaiting resilver)" on ONLINE disks. The 2.x "(resilvering)" of a sequential rebuild
   comes from ``vs_rebuild_processed``, which the JSON lacks: it is inferred for the ONLINE
@@ -61,14 +64,15 @@ from dataclasses import dataclass
 
 from ..report.status import ctime_utc, printed_scans, rebuild_progress, scan_progress, secs_to_dhms
 from . import ImportTextError, Line, Section, parse_number
-from .zpool_status import STATES, PoolStatus, Row, Scan, Vdev
+from .zpool_status import STATES, PoolStatus, Row, Scan, Vdev, draid_name, draid_name_problem, dspare_name
 
 __all__ = ["KIND", "starts", "document_end", "parse"]
 
 KIND = "statusjson"
 _RELEASE = "zfs-2.3"  # the arithmetic of every 2.3.x print_scan_status
 _MASK64 = (1 << 64) - 1
-_MIN_CHILDREN = {"mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4, "replacing": 2, "spare": 2, "draid": 2}
+_MIN_CHILDREN = {"mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4, "replacing": 2, "spare": 2, "draid1": 2,
+                 "draid2": 3, "draid3": 4}
 _CLASS_KEYS = (("dedup", "dedup"), ("special", "special"), ("logs", "logs"), ("l2cache", "cache"),
                ("spares", "spares"))  # status_callback_json's order; the text's labels
 _FLAT_CLASS = {"dedup": "dedup", "special": "special", "log": "logs", "l2cache": "cache", "spare": "spares"}
@@ -313,6 +317,15 @@ class _Tree:
         need = _MIN_CHILDREN.get(kind, 1) if kids else 0
         if len(built) < need:
             raise doc.error((*path, "vdevs"), None, f"at least {need} vdevs under {name} (found {len(built)})")
+        dn = draid_name(name) if kind.startswith("draid") else None
+        if dn is not None and len(built) != dn.children:
+            raise doc.error((*path, "vdevs"), None, f"{dn.children} vdevs under {name}, as its name's {dn.children}c "
+                                                    f"says (found {len(built)}); is the JSON cut down? (zpool status "
+                                                    "-e leaves healthy disks out: run it without -e)")
+        if vtype == "dspare" and dspare_name(name) is None:
+            raise doc.error((*path, "name"), name, "a distributed spare named draid<parity>-<top vdev id>-<spare id> "
+                                                   '("draid2-0-1"), which says whose it is (zpool status -j -g names '
+                                                   "vdevs by guid; run it without -g)")
         # Space: an interior vdev's alloc_space, a leaf's phys_space (both omitted when 0).
         alloc = doc.number(obj, "alloc_space", path) if kids and "alloc_space" in obj else None
         size = doc.number(obj, "phys_space", path) if not kids and "phys_space" in obj else None
@@ -334,6 +347,17 @@ class _Tree:
                                                             "its parity (zpool status -j -g names vdevs by guid; "
                                                             "run it without -g)")
             return f"raidz{m.group(1) or 1}"
+        if t == "draid":
+            dn = draid_name(name)
+            if dn is None:
+                raise self.doc.error((*path, "name"), name, "a dRAID vdev named draid<parity>:<data>d:<children>c:"
+                                                            '<spares>s-<id> ("draid2:8d:24c:2s-0"), which gives its '
+                                                            "geometry (zpool status -j -g names vdevs by guid; run it "
+                                                            "without -g)")
+            problem = draid_name_problem(dn)
+            if problem is not None:
+                raise self.doc.error((*path, "name"), name, f"a dRAID geometry zpool create accepts: {problem}")
+            return f"draid{dn.parity}"
         return t
 
     def state(self, obj: dict, path: tuple[str, ...], spare: bool) -> str:
