@@ -2399,6 +2399,11 @@ impl Model_ {
                 let n = if self.tops[t].leaves.iter().all(|&l| self.leaves[l as usize].holds_data()) {
                     self.read_data_columns(t, &cols, class, fl, owner, ctx)
                 } else {
+                    // dRAID: a column missing makes the read whole stripes, padding too
+                    // (`vdev_draid_map_alloc_empty`), for the reconstruction.
+                    if self.tops[t].draid.is_some() && cols.iter().any(|c| self.child_read_leaf(t, c.child as usize).is_none()) {
+                        self.tops[t].map(voff, psize, true, &mut cols);
+                    }
                     self.read_degraded(t, voff, k.nparity(), &cols, class, fl, owner, ctx)
                 };
                 self.cols = cols;

@@ -202,3 +202,27 @@ fn a_distributed_spare_stays_in_its_own_vdev() {
     let e = RunConfig::from_json(&cfg.to_string()).unwrap_err();
     assert!(e.starts_with("action[1].new: draid2-0-0") && e.contains("their parent's dRAID vdev"), "{e}");
 }
+
+#[test]
+fn a_degraded_read_reads_whole_stripes_and_parity() {
+    let users = json!([{"name": "u", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 4}]);
+    let read_bytes_per_op = |actions: Value| {
+        let mut cfg = draid_pool(actions);
+        cfg["workloads"] = users.clone();
+        cfg["stop_on_scan_done"] = json!(false);
+        cfg["stop_ns"] = json!(20_000_000_000u64);
+        let res = run(&cfg);
+        let w = &res["workloads"][0];
+        let bytes: u64 = (0..11).map(|i| class_bytes(&leaf(&res, &format!("d{i}")), "sync_read")).sum();
+        assert!(w["ops"].as_u64().unwrap() > 100);
+        assert_eq!(w["eio"].as_u64().unwrap_or(0), 0, "{w}");
+        bytes as f64 / w["ops"].as_f64().unwrap()
+    };
+    let healthy = read_bytes_per_op(json!([]));
+    let degraded = read_bytes_per_op(json!([{"at_ns": 0, "do": "fail", "disk": "d3"}]));
+    // Healthy: the 32 data sectors. Degraded: the 4/11 of blocks with a data column on d3
+    // read the other five columns, parity included (40 sectors): 1 + 4/11 × 1/4 = 1.09.
+    assert!((healthy / 131072.0 - 1.0).abs() < 0.02, "healthy {healthy}");
+    let ratio = degraded / healthy;
+    assert!((ratio - 1.0 - 1.0 / 11.0).abs() < 0.03, "degraded {degraded} vs healthy {healthy}: {ratio}");
+}
