@@ -497,6 +497,9 @@ def run(
         left_out = _left_out_by_stop(sc, stop)
         if left_out and not quiet:
             _say(left_out)
+        if not quiet:
+            for note in sc.notes:
+                _say(note)
         try:
             results = _run_once(sc, _progress_enabled(quiet, no_progress), repro)
             meta = runner.meta(sc)

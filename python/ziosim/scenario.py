@@ -187,6 +187,8 @@ class Scenario:
     config: dict[str, Any]
     hash: str
     path: str | None = None
+    # What the user should know that is no error (a trace's records left out).
+    notes: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -281,8 +283,9 @@ def from_dict(
             if stop is not None:
                 sc["stop"] = stop
     base = Path(path).parent if path else None
-    config = _Normaliser(doc, default_name, stop_overridden=stop is not None, base_dir=base).run()
-    return Scenario(config=config, hash=scenario_hash(config), path=path)
+    norm = _Normaliser(doc, default_name, stop_overridden=stop is not None, base_dir=base)
+    config = norm.run()
+    return Scenario(config=config, hash=scenario_hash(config), path=path, notes=tuple(norm.notes))
 
 
 def json_schema() -> dict[str, Any]:
@@ -696,6 +699,7 @@ class _Normaliser:
     def __init__(self, doc: dict[str, Any], default_name: str, stop_overridden: bool = False,
                  base_dir: Path | None = None) -> None:
         self.doc = doc
+        self.notes: list[str] = []
         # Files a scenario names (a trace) are found relative to the scenario's own file.
         self.base_dir = base_dir if base_dir is not None else Path.cwd()
         self.default_name = default_name
@@ -1654,7 +1658,12 @@ class _Normaliser:
         p = Path(fname).expanduser()
         if not p.is_absolute():
             p = self.base_dir / p
-        return trace_mod.load(p, fmt, where=f"{path}.trace: {fname}", speed=float(speed))
+        tr = trace_mod.load(p, fmt, where=f"{path}.trace: {fname}", speed=float(speed))
+        if tr.skipped:
+            what = ", ".join(f"{why} {n}" for why, n in tr.skipped.items())
+            self.notes.append(f"note: {path}.trace: {fname}: {len(tr)} records replayed, "
+                              f"{sum(tr.skipped.values())} left out ({what}; docs/traces.md)")
+        return tr
 
     @staticmethod
     def io_size(v: Any, path: str) -> int:

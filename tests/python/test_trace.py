@@ -289,6 +289,25 @@ def test_a_bad_trace_exits_2_with_one_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error: workload[0].trace: t.csv:2: 3 fields"), r.stderr
 
 
+@pytest.mark.needs_core
+def test_records_left_out_are_said_on_stderr(tmp_path):
+    # A fio v3 log whose trims and zero-length records are not replayed: one note says how many.
+    log = ("fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n0 /dev/sdb read 0 4096\n"
+           "10 /dev/sdb trim 4096 4096\n20 /dev/sdb write 8192 0\n30 /dev/sdb write 8192 4096\n"
+           "40 /dev/sdb trim 0 8192\n50 /dev/sdb close\n")
+    p = _scenario(tmp_path, 'threads = 1', trace="")
+    (tmp_path / "t.csv").write_text(log)
+    r = subprocess.run([sys.executable, "-m", "ziosim", "run", p, "--stop", "1s", "--views", "summary", "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    notes = [ln for ln in r.stderr.splitlines() if ln.startswith("note: workload[0].trace")]
+    assert notes == ["note: workload[0].trace: t.csv: 2 records replayed, 3 left out (empty 1, trim 2; "
+                     "docs/traces.md)"], r.stderr
+    q = subprocess.run([sys.executable, "-m", "ziosim", "run", p, "--stop", "1s", "-q", "--out", str(tmp_path / "q")],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert q.returncode == 0 and "note:" not in q.stderr
+
+
 def test_the_example_trace_is_what_its_script_writes(tmp_path):
     d = SCENARIOS / "trace"
     subprocess.run([sys.executable, str(d / "make_fileserver_trace.py")], cwd=tmp_path, check=True)
