@@ -361,6 +361,7 @@ VIEW_SNAPSHOTS = {
     "sweep-nfs-sync.txt": ["sweep", "scenarios/sweeps/nfs-sync.toml"],
     "sweep-scrub-delay.txt": ["sweep", "scenarios/sweeps/scrub-delay.toml"],
     "sweep-vm-sync.txt": ["sweep", "scenarios/sweeps/vm-sync.toml"],
+    "sweep-draid-width.txt": ["sweep", "scenarios/sweeps/draid-width.toml"],
 }
 
 
@@ -457,6 +458,13 @@ def test_txg_sync_columns_are_null_and_shown_as_dash_before_any_sync_finished():
     view = compare.render(man, rows, metrics=["txg_sync", "txg_sync_max"]).splitlines()
     assert view[-2].split() == ["1", "5s", "-", "—", "-", "—"]
     assert view[-1].split() == ["2", "20s", "250ms", "—", "400ms", "—"]
+
+
+def test_a_rebuild_gets_its_own_column_before_the_scan():
+    # A dRAID spare's rebuild then its scrub: redundancy is back at the rebuild's end.
+    rows = [{"workload": "u", "kind": "random-read", "scan_func": "scrub", "rebuild_state": "complete"}]
+    assert compare.default_metrics(rows, [])[-3:] == ["rebuild", "scan", "scan_rate"]
+    assert "rebuild" not in compare.default_metrics([{"workload": "u", "scan_func": "resilver"}], [])
 
 
 def test_matched_baseline_compares_with_the_same_other_axes():

@@ -90,6 +90,8 @@ METRICS: dict[str, Metric] = {
     "max": Metric("MAX", "latency_ns_max", lambda v, r: human_ns(v), "workload", "maximum latency"),
     "elapsed": Metric("ELAPSED", "elapsed_ns", _done, "workload", "time a finite workload (nfs-copy, trace) took"),
     "scan": Metric("SCAN", "scan_duration_ns", _done, "point", "scrub/resilver duration"),
+    "rebuild": Metric("REBUILD", "rebuild_duration_ns", _done, "point",
+                      "sequential rebuild duration (replace -s, a dRAID spare): redundancy back before its scrub"),
     "scan_rate": Metric("ISSUED/S", "scan_issued_bytes_per_s", _rate, "point", "scan issue rate (mean)"),
     "scan_examined_rate": Metric("SCANNED/S", "scan_examined_bytes_per_s", _rate, "point",
                                  "scan examine rate (mean)"),
@@ -133,7 +135,7 @@ def check_metrics(names: Sequence[str], where: str) -> list[str]:
 
 
 def default_metrics(rows: Sequence[Mapping[str, Any]], axes: Sequence[Any]) -> list[str]:
-    """Workload throughput and latency; the scan when there is one; txg, ZIL and data at
+    """Workload throughput and latency; the rebuild and the scan when there are; txg, ZIL and data at
     risk when the sweep is about sync writes (an axis on sync/SLOG/ZIL, or any ZIL commit
     or data at risk), and the log space when an axis is the SLOG."""
     out: list[str] = []
@@ -142,6 +144,8 @@ def default_metrics(rows: Sequence[Mapping[str, Any]], axes: Sequence[Any]) -> l
         if any(r.get("kind") == "nfs-copy" or (r.get("kind") == "trace" and r.get("elapsed_ns") is not None)
                for r in rows):
             out.append("elapsed")
+    if any(r.get("rebuild_state") for r in rows):
+        out.append("rebuild")
     if any(r.get("scan_func") for r in rows):
         out += ["scan", "scan_rate"]
     fields = [_axis(a)[1] for a in axes]
