@@ -338,7 +338,13 @@ impl Model_ {
             // A range never spans metaslabs (each has its own space map). The model's
             // allocator may use the tail past the last whole metaslab, which ZFS leaves
             // unused: the last metaslab takes it in.
-            let ms_end = if r.ms + 1 < ms_count { (r.ms + 1) << shift } else { u64::MAX };
+            // dRAID metaslabs start on a whole stripe (`vdev_draid_metaslab_init`), so a
+            // range is cut there, never inside a stripe.
+            let ms_end = match (&draid, r.ms + 1 < ms_count) {
+                (_, false) => u64::MAX,
+                (Some(d), true) => d.astart((r.ms + 1) << shift),
+                (None, true) => (r.ms + 1) << shift,
+            };
             if r.lay.is_none() && !r.layout_done {
                 let mut it = self.layout.allocated_ranges_at(t, r.pos);
                 match it.next() {
@@ -357,7 +363,8 @@ impl Model_ {
             }
             if r.lay.is_none() && r.layout_done {
                 // The space written while running (above the layout's), up to now.
-                let (lo, hi) = (r.extra_off.max(r.ms << shift), written_end.min(ms_end));
+                let ms_start = draid.as_ref().map_or(r.ms << shift, |d| d.astart(r.ms << shift));
+                let (lo, hi) = (r.extra_off.max(ms_start), written_end.min(ms_end));
                 if lo < hi {
                     r.cur = Some((lo, hi - lo));
                     r.extra_off = hi;
