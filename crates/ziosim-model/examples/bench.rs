@@ -12,6 +12,8 @@
 //! asserts nothing (speed is measured here, never in tests).
 
 use serde_json::{json, Value};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use ziosim_model::config::RunConfig;
 use ziosim_model::device::presets;
@@ -20,6 +22,86 @@ use ziosim_model::sim::Run;
 const GIB: u64 = 1 << 30;
 const TIB: u64 = 1 << 40;
 const NS_PER_S: u64 = 1_000_000_000;
+
+/// The system allocator, counting the bytes it holds for the program (the live heap), so
+/// the bench can tell memory in use from memory the allocator keeps after it is freed.
+struct Counting;
+
+static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
+static LIVE_PEAK_BYTES: AtomicU64 = AtomicU64::new(0);
+/// Live allocations by size: to 4 KiB in 8-byte steps, then by power of two. A size names
+/// its owner (a `BTreeMap` node of the sorted-scan store, a vdev queue block, a slab).
+static LIVE_BY_SIZE: [AtomicU64; SIZE_CLASSES] = [const { AtomicU64::new(0) }; SIZE_CLASSES];
+const SIZE_CLASSES: usize = 4096 / 8 + 1 + 64;
+
+fn size_class(n: usize) -> usize {
+    if n <= 4096 {
+        n.div_ceil(8)
+    } else {
+        4096 / 8 + 1 + (usize::BITS - (n - 1).leading_zeros()) as usize // ceil(log2 n)
+    }
+}
+
+/// The largest owners of the live heap by allocation size: "SIZE × COUNT = KiB".
+fn live_by_size() -> String {
+    let bytes = |c: usize, n: u64| if c <= 4096 / 8 { n * 8 * c as u64 } else { n << (c - 4096 / 8 - 1) };
+    let mut v: Vec<(u64, usize, u64)> = (0..SIZE_CLASSES)
+        .map(|c| (LIVE_BY_SIZE[c].load(Relaxed), c))
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, c)| (bytes(c, n), c, n))
+        .collect();
+    v.sort_by(|a, b| b.0.cmp(&a.0));
+    let size = |c: usize| if c <= 4096 / 8 { format!("{}", 8 * c) } else { format!("≤2^{}", c - 4096 / 8 - 1) };
+    v.iter().take(12).map(|&(b, c, n)| format!("{} × {} = {} KiB", size(c), n, b >> 10)).collect::<Vec<_>>().join(", ")
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            grew(l.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(l);
+        if !p.is_null() {
+            grew(l.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l);
+        shrank(l.size());
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = System.realloc(p, l, new);
+        if !q.is_null() {
+            shrank(l.size());
+            grew(new);
+        }
+        q
+    }
+}
+
+fn grew(n: usize) {
+    let live = LIVE_BYTES.fetch_add(n as u64, Relaxed) + n as u64;
+    LIVE_PEAK_BYTES.fetch_max(live, Relaxed);
+    LIVE_BY_SIZE[size_class(n)].fetch_add(1, Relaxed);
+}
+
+fn shrank(n: usize) {
+    LIVE_BYTES.fetch_sub(n as u64, Relaxed);
+    LIVE_BY_SIZE[size_class(n)].fetch_sub(1, Relaxed);
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Live heap now, KiB (bytes allocated and not yet freed).
+fn live_kib() -> u64 {
+    LIVE_BYTES.load(Relaxed) >> 10
+}
 
 /// (current RSS, peak RSS) of this process, KiB (`/proc/self/status`).
 fn rss_kib() -> (u64, u64) {
@@ -32,6 +114,37 @@ fn rss_kib() -> (u64, u64) {
             .unwrap_or(0)
     };
     (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// glibc's view of its heap (`mallinfo2`): arena bytes, free bytes in it, mmapped bytes,
+/// releasable top, KiB.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn mallinfo() -> String {
+    #[repr(C)]
+    struct Mallinfo2 {
+        arena: usize,
+        ordblks: usize,
+        smblks: usize,
+        hblks: usize,
+        hblkhd: usize,
+        usmblks: usize,
+        fsmblks: usize,
+        uordblks: usize,
+        fordblks: usize,
+        keepcost: usize,
+    }
+    extern "C" {
+        fn mallinfo2() -> Mallinfo2;
+    }
+    let m = unsafe { mallinfo2() };
+    format!(
+        "arena_kib {} free_kib {} free_chunks {} mmap_kib {} top_kib {}",
+        m.arena >> 10, m.fordblks >> 10, m.ordblks, m.hblkhd >> 10, m.keepcost >> 10
+    )
+}
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn mallinfo() -> String {
+    String::new()
 }
 
 fn hdd(preset: &str, capacity: Option<u64>) -> Value {
@@ -146,38 +259,79 @@ fn child(name: &str, quick: bool) {
     let t0 = Instant::now();
     let mut run = Run::new(cfg).unwrap();
     let setup_s = t0.elapsed().as_secs_f64();
-    let mut rss_at: Vec<(f64, u64, f64)> = Vec::new();
-    let marks = [0.1, 0.5];
+    // Memory probes along a scan: (what, RSS KiB, live heap KiB, wall s, simulated s).
+    // The sorted scan's metadata walk queues the whole vdev within its first minute of
+    // simulated time and the issue phase drains it for hours, so the probes follow both:
+    // examined 10 / 50 / 100 % (the walk), half the walk's queue issued, the end.
+    let mut probes: Vec<(String, u64, u64, f64, f64)> = Vec::new();
+    let probe = |what: &str, run: &Run| {
+        (what.to_string(), rss_kib().0, live_kib(), t0.elapsed().as_secs_f64(), run.sim.now() as f64 / 1e9)
+    };
+    let marks = [0.1, 0.5, 1.0];
+    let mut marks_done = 0;
     let mut queue_at: Vec<Option<(u64, u64, u64)>> = Vec::new();
     let mut queue_peak: Option<(u64, u64, u64)> = None;
+    // Sios queued when the walk ended; the probe when half of them are issued.
+    let mut walk_end_sios: Option<u64> = None;
+    let mut half_issued = false;
+    // BENCH_MEM_TRACE=1 (with `--child NAME`): a line of memory figures on stderr every
+    // 64 steps, and the live heap by allocation size at the walk's end.
+    let trace = std::env::var_os("BENCH_MEM_TRACE").is_some();
+    let mut steps = 0u64;
     while !run.step_events(1 << 16) {
-        if sc.scan {
-            if let Some((done, total)) = run.sim.model().scan_progress() {
-                let f = done as f64 / total.max(1) as f64;
-                if rss_at.len() < marks.len() && f >= marks[rss_at.len()] {
-                    rss_at.push((marks[rss_at.len()], rss_kib().0, t0.elapsed().as_secs_f64()));
-                    queue_at.push(run.sim.model().scan_store_counts());
+        steps += 1;
+        let m = run.sim.model();
+        if trace && steps % 64 == 0 {
+            let f = m.scan_progress().map_or(0.0, |(d, t)| d as f64 / t.max(1) as f64);
+            eprintln!(
+                "mem wall_s {:.1} sim_s {:.0} examined {:.3} rss_kib {} live_kib {} store {:?} {}",
+                t0.elapsed().as_secs_f64(), run.sim.now() as f64 / 1e9, f, rss_kib().0, live_kib(),
+                m.scan_store_counts(), mallinfo()
+            );
+        }
+        if !sc.scan {
+            continue;
+        }
+        let Some((done, total)) = m.scan_progress() else { continue };
+        let f = done as f64 / total.max(1) as f64;
+        let store = m.scan_store_counts();
+        while marks_done < marks.len() && f >= marks[marks_done] {
+            probes.push(probe(&format!("examined {:.0}%", marks[marks_done] * 100.0), &run));
+            queue_at.push(store);
+            marks_done += 1;
+            if f >= 1.0 {
+                walk_end_sios = store.map(|c| c.0);
+                if trace {
+                    eprintln!("live heap by allocation size at the walk's end: {}", live_by_size());
                 }
-                // The largest stored queue (sios, runs, extents), by runs.
-                if let Some(c) = run.sim.model().scan_store_counts() {
-                    if queue_peak.is_none_or(|p: (u64, u64, u64)| c.1 > p.1) {
-                        queue_peak = Some(c);
-                    }
-                }
+            }
+        }
+        if let (Some(w), Some(c), false) = (walk_end_sios, store, half_issued) {
+            if w > 0 && c.0 <= w / 2 {
+                probes.push(probe("queue half issued", &run));
+                queue_at.push(store);
+                half_issued = true;
+            }
+        }
+        // The largest stored queue (sios, runs, extents), by runs.
+        if let Some(c) = store {
+            if queue_peak.is_none_or(|p: (u64, u64, u64)| c.1 > p.1) {
+                queue_peak = Some(c);
             }
         }
     }
     let wall = t0.elapsed().as_secs_f64();
-    let (rss, hwm) = rss_kib();
+    let hwm = rss_kib().1;
     if sc.scan {
-        rss_at.push((1.0, rss, wall));
+        probes.push(probe("end", &run));
     }
     let m = run.sim.model();
     let res = run.results();
     let out = json!({
         "name": name, "leaf_ios": m.leaf_ios(), "events": run.sim.events_handled(), "wall_s": wall, "setup_s": setup_s,
-        "sim_s": run.sim.now() as f64 / 1e9, "peak_rss_kib": hwm, "end": run.end(),
-        "rss_at": rss_at, "queue_at": queue_at, "queue_peak": queue_peak, "scan": res["scan"], "digest": res["digest"],
+        "sim_s": run.sim.now() as f64 / 1e9, "peak_rss_kib": hwm,
+        "peak_live_kib": LIVE_PEAK_BYTES.load(Relaxed) >> 10, "end": run.end(),
+        "probes": probes, "queue_at": queue_at, "queue_peak": queue_peak, "scan": res["scan"], "digest": res["digest"],
     });
     println!("{out}");
 }
@@ -228,13 +382,15 @@ fn main() {
                 sc["examined_bytes"].as_f64().unwrap_or(0.0) / TIB as f64,
                 sc["issued_bytes"].as_f64().unwrap_or(0.0) / TIB as f64, v["end"].as_str().unwrap_or("-")
             );
-            let marks: Vec<String> = v["rss_at"]
+            let mib = |x: &Value| x.as_f64().unwrap() / 1024.0;
+            let probes: Vec<String> = v["probes"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|r| format!("{:.0}%: {:.1} MiB at {:.1} s", r[0].as_f64().unwrap() * 100.0, r[1].as_f64().unwrap() / 1024.0, r[2].as_f64().unwrap()))
+                .map(|p| format!("{} {:.1} / {:.1} ({:.0} s)", p[0].as_str().unwrap(), mib(&p[1]), mib(&p[2]), p[4].as_f64().unwrap()))
                 .collect();
-            println!("{:<22} RSS by scan progress: {}", "", marks.join(", "));
+            println!("{:<22} RSS / live heap, MiB (simulated time): {}", "", probes.join(", "));
+            println!("{:<22} live heap at its largest: {:.1} MiB", "", mib(&v["peak_live_kib"]));
             if let Some(q) = v["queue_peak"].as_array() {
                 println!(
                     "{:<22} sorted-scan store at its largest: {} sios in {} runs, {} extents",
