@@ -224,6 +224,24 @@ fn resilver_layout(disk_bytes: u64, fill: f64, fragmentation: f64) -> Value {
     })
 }
 
+/// The same 100 disks as one dRAID, `draid2:8d:100c:4s`, 70 % full: `d.4` fails at 1 s and
+/// zed rebuilds the first distributed spare sequentially (`zpool replace -s`); the scrub the
+/// rebuild would start is off (`zfs_rebuild_scrub_enabled = 0`) so the run ends with the
+/// rebuild, when redundancy is back.
+fn rebuild_draid(disk_bytes: u64, fill: f64) -> Value {
+    let usable = 96.0 * 8.0 / 10.0 * disk_bytes as f64; // 100 children less 4 spares, 8 of 10 columns data
+    let alloc = (usable * fill) as u64 >> 20 << 20;
+    json!({
+        "name": "rebuild-draid", "seed": 1, "release": "zfs-2.2", "hz": 250, "ram_bytes": 256 * GIB,
+        "stop_ns": 60 * 86400 * NS_PER_S, "report_interval_ns": 3600 * NS_PER_S, "stop_on_scan_done": true,
+        "tunables": {"zfs_rebuild_scrub_enabled": 0},
+        "devices": {"hdd": hdd("st14000nm0048", Some(disk_bytes))},
+        "pool": {"name": "tank", "ashift": 12, "recordsize_bytes": 1 << 20, "allocated_bytes": alloc,
+                 "vdevs": [{"type": "draid2", "disks": disks("d.", 0, 100), "data": 8, "spares": 4}]},
+        "actions": [{"at_ns": NS_PER_S, "do": "fail", "disk": "d.4"}]
+    })
+}
+
 struct Scenario {
     name: &'static str,
     about: &'static str,
@@ -249,6 +267,8 @@ fn scenarios() -> Vec<Scenario> {
                    cfg: |q| resilver(if q { 140_000_000_000 } else { 1_400_000_000_000 }, 0.7), scan: true },
         Scenario { name: "resilver-frag-tenth", about: "resilver-1pb-tenth with every block placed independently (fragmentation 1)",
                    cfg: |q| resilver_layout(if q { 140_000_000_000 } else { 1_400_000_000_000 }, 0.7, 1.0), scan: true },
+        Scenario { name: "rebuild-draid-1pb", about: "the same 100 disks as draid2:8d:100c:4s, 70 % full: rebuild onto a distributed spare",
+                   cfg: |q| rebuild_draid(if q { 1_400_000_000_000 } else { 14_000_000_000_000 }, 0.7), scan: false },
     ]
 }
 
@@ -332,6 +352,7 @@ fn child(name: &str, quick: bool) {
         "sim_s": run.sim.now() as f64 / 1e9, "peak_rss_kib": hwm,
         "peak_live_kib": LIVE_PEAK_BYTES.load(Relaxed) >> 10, "end": run.end(),
         "probes": probes, "queue_at": queue_at, "queue_peak": queue_peak, "scan": res["scan"], "digest": res["digest"],
+        "rebuilds": res["rebuilds"],
     });
     println!("{out}");
 }
@@ -373,6 +394,15 @@ fn main() {
             s.name, leaf, ev, leaf as f64 / wall, ev as f64 / wall, wall, v["sim_s"].as_f64().unwrap(),
             v["peak_rss_kib"].as_u64().unwrap() as f64 / 1024.0, v["digest"].as_str().unwrap_or("-")
         );
+        if let Some(rb) = v["rebuilds"].as_array().and_then(|r| r.first()) {
+            println!(
+                "{:<22} rebuild {} {}: simulated {:.1} h, scanned {:.1} TiB, issued {:.1} TiB, rebuilt {:.1} TiB, live heap at its largest {:.1} MiB",
+                "", rb["vdev"].as_str().unwrap_or("-"), rb["state"].as_str().unwrap_or("-"),
+                rb["duration_ns"].as_f64().unwrap_or(0.0) / 3.6e12, rb["scanned_bytes"].as_f64().unwrap_or(0.0) / TIB as f64,
+                rb["issued_bytes"].as_f64().unwrap_or(0.0) / TIB as f64, rb["rebuilt_bytes"].as_f64().unwrap_or(0.0) / TIB as f64,
+                v["peak_live_kib"].as_f64().unwrap_or(0.0) / 1024.0
+            );
+        }
         if s.scan {
             let sc = &v["scan"];
             println!(
