@@ -313,7 +313,16 @@ def _decls() -> dict[str, dict[str, Any]]:
 
 
 def scan_kinds(config: Mapping[str, Any]) -> list[str]:
-    """The scans a scenario's actions start: scrub, resilver (replace/attach/online), rebuild."""
+    """The scans a scenario's actions start: scrub, resilver (replace/attach/online), rebuild;
+    and a ``fail`` when a retire agent puts a spare in — a hot spare is resilvered, a dRAID's
+    distributed spare rebuilt (zed tries the hot spares first, ``admin.rs``)."""
+    from .scenario import SPARES_MANUAL_RELEASES, draid_spare_names
+
+    pool = config.get("pool") or {}
+    agent = pool.get("spares_auto", config.get("release") not in SPARES_MANUAL_RELEASES)
+    hot = bool(pool.get("spares"))
+    owners = {d["name"]: t for t, v in enumerate(pool.get("vdevs") or []) for d in v["disks"]}
+    dspare_vdevs = set(draid_spare_names(pool).values()) if pool.get("vdevs") else set()
     kinds: list[str] = []
     for a in config.get("actions", []):
         do = a.get("do")
@@ -322,6 +331,8 @@ def scan_kinds(config: Mapping[str, Any]) -> list[str]:
             k = "scrub"
         elif do in ("replace", "attach", "online"):
             k = "rebuild" if a.get("sequential") else "resilver"
+        elif do == "fail" and agent:
+            k = "resilver" if hot else "rebuild" if owners.get(a.get("disk")) in dspare_vdevs else None
         if k and k not in kinds:
             kinds.append(k)
     return kinds

@@ -706,3 +706,20 @@ def test_advise_baseline_on_a_derived_default_is_the_scenario_as_written(tmp_pat
     assert doc["recommended"]["settings"] == {"zfs.tunables.zfs_dirty_data_max": 2 << 30}
     assert f"echo {tenth} > /sys/module/zfs/parameters/zfs_dirty_data_max" in r.stdout
     assert "# revert to the zfs-2.2 defaults" in r.stdout
+
+
+def test_a_failure_a_spare_answers_is_a_scan_to_advise_on():
+    """zed puts a spare in when a disk fails: a hot spare is resilvered, a dRAID's
+    distributed spare rebuilt; with the agent off, or no spare, a fail starts nothing."""
+    from ziosim import scenario
+
+    def kinds(pool: str, extra: str = "") -> list[str]:
+        text = ('[zfs]\nrelease = "zfs-2.2"\n[pool]\nfill = 0.1\n' + pool + extra
+                + '[[action]]\nat = "1s"\ndo = "fail"\ndisk = "sdb"\n')
+        return advise.scan_kinds(scenario.loads(text).config)
+
+    draid = 'vdevs = [{ type = "draid2", disks = 8, data = 4, spares = 1, device = "wd20efrx" }]\n'
+    assert kinds(draid) == ["rebuild"]
+    assert kinds(draid, 'spares = { device = "wd20efrx" }\n') == ["resilver"]
+    assert kinds(draid, "spares = { auto = false }\n") == []
+    assert kinds('vdevs = [{ type = "raidz2", disks = 6, device = "wd20efrx" }]\n') == []
