@@ -801,13 +801,18 @@ class _Normaliser:
                 if new in disks or new in aux:
                     raise ScenarioError(f"{path}.new: {show(new)} — allowed: a name no disk of the pool has"
                                         + (", or a hot spare's" if spares else ""))
-                seq_ok = new in draid_spares
-                if new in spares and (do != "replace" or "device" in a or (a.get("sequential", False) and not seq_ok)):
+                if new in draid_spares and (do != "replace" or "device" in a):
+                    own = draid_spares[new]
+                    raise ScenarioError(f"{path}.new: {show(new)} — a distributed spare of pool.vdevs[{own}]; "
+                                        'allowed: with do = "replace", without device')
+                if new in spares and (do != "replace" or "device" in a or a.get("sequential", False)) \
+                        and new not in draid_spares:
                     raise ScenarioError(f"{path}.new: {show(new)} — a hot spare (pool.spares); allowed: with "
                                         'do = "replace", without device or sequential')
                 if new in draid_spares and draid_spares[new] != owner[disks.index(target)]:
+                    own = draid_spares[new]
                     raise ScenarioError(
-                        f"{path}.new: {show(new)} — a distributed spare of pool.vdevs[{draid_spares[new]}]: zpool says "
+                        f"{path}.new: {show(new)} — a distributed spare of pool.vdevs[{own}]: zpool says "
                         "\"dRAID spares can only replace child devices in their parent's dRAID vdev\"; allowed: a "
                         "spare of the old disk's own vdev")
                 act["new"] = new
@@ -1345,15 +1350,16 @@ class _Normaliser:
         else:
             for k in ("data", "spares"):
                 if k in v:
-                    raise ScenarioError(f"{path}.{k}: {show(v[k])} — applies to draid vdevs only (draid2:<data>d:<spares>s)")
+                    raise ScenarioError(
+                        f"{path}.{k}: {show(v[k])} — applies to draid vdevs only (draid2:<data>d:<spares>s)")
         return spec
 
     def draid_spec(self, v: dict[str, Any], path: str, vtype: str, count: int) -> dict[str, Any]:
         """`zpool create tank draid2:8d:24c:2s …`: data columns per group and distributed
         spares, checked as `draid_config_by_type` (cmd/zpool/zpool_vdev.c@zfs-2.1.0) does."""
         if self.releases.index(self.release_name) < self.releases.index("zfs-2.1"):
-            raise ScenarioError(f"{path}.type: {show(vtype)} — allowed: from release zfs-2.1 (dRAID came with OpenZFS "
-                                f"2.1.0); this scenario's release is {self.release_name}")
+            raise ScenarioError(f"{path}.type: {show(vtype)} — allowed: from release zfs-2.1 (dRAID came with "
+                                f"OpenZFS 2.1.0); this scenario's release is {self.release_name}")
         parity = VDEV_PARITY[vtype]
         spares = _int(v.get("spares", 0), f"{path}.spares", 0, DRAID_SPARES_MAX)
         if count <= spares + parity:

@@ -65,11 +65,11 @@ def test_without_spares_a_failed_disk_waits_for_a_replace():
 
 @pytest.mark.parametrize("acts, expected", [
     ('[[action]]\nat = "1s"\ndo = "replace"\nold = "sdc"\nnew = "draid2-0-0"\ndevice = "wd20efrx"\n',
-     'action[0].new: "draid2-0-0" — a hot spare (pool.spares); allowed: with do = "replace", without device or '
-     "sequential"),
+     'action[0].new: "draid2-0-0" — a distributed spare of pool.vdevs[0]; allowed: with do = "replace", without '
+     "device"),
     ('[[action]]\nat = "1s"\ndo = "attach"\ndisk = "sdc"\nnew = "draid2-0-0"\n',
-     'action[0].new: "draid2-0-0" — a hot spare (pool.spares); allowed: with do = "replace", without device or '
-     "sequential"),
+     'action[0].new: "draid2-0-0" — a distributed spare of pool.vdevs[0]; allowed: with do = "replace", without '
+     "device"),
 ])
 def test_distributed_spare_errors(acts, expected):
     with pytest.raises(ScenarioError) as e:
@@ -91,7 +91,8 @@ def test_manual_spares_need_a_replace_and_a_fail_alone_is_no_scan():
     extra = 'spares = { device = "hdd-7200-sata-2014", auto = false }\n'
     with pytest.raises(ScenarioError) as e:
         scenario.loads(_text(actions=FAIL, extra=extra))
-    assert str(e.value).startswith('scenario.stop: "scan-done" — allowed only with a scrub, replace, attach or online')
+    assert str(e.value).startswith('scenario.stop: "scan-done" — allowed only with a scrub, replace, attach '
+                                   'or online')
 
 
 def test_zed_can_be_told_to_leave_the_distributed_spares_alone():
