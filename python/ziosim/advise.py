@@ -316,10 +316,10 @@ def scan_kinds(config: Mapping[str, Any]) -> list[str]:
     """The scans a scenario's actions start: scrub, resilver (replace/attach/online), rebuild;
     and a ``fail`` when a retire agent puts a spare in — a hot spare is resilvered, a dRAID's
     distributed spare rebuilt (zed tries the hot spares first, ``admin.rs``)."""
-    from .scenario import SPARES_MANUAL_RELEASES, draid_spare_names
+    from .scenario import draid_spare_names, retire_agent_on
 
     pool = config.get("pool") or {}
-    agent = pool.get("spares_auto", config.get("release") not in SPARES_MANUAL_RELEASES)
+    agent = retire_agent_on(pool, str(config.get("release")))
     hot = bool(pool.get("spares"))
     owners = {d["name"]: t for t, v in enumerate(pool.get("vdevs") or []) for d in v["disks"]}
     dspare_vdevs = set(draid_spare_names(pool).values()) if pool.get("vdevs") else set()

@@ -294,7 +294,13 @@ def json_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-def draid_spare_names(pool: dict[str, Any]) -> dict[str, int]:
+def retire_agent_on(pool: Mapping[str, Any], release: str) -> bool:
+    """Does a retire agent put a spare in when a disk fails (`pool.spares.auto`, else the
+    release's platform; the core's `spares_activate`)?"""
+    return bool(pool.get("spares_auto", release not in SPARES_MANUAL_RELEASES))
+
+
+def draid_spare_names(pool: Mapping[str, Any]) -> dict[str, int]:
     """The distributed spares of a normalised pool, by name (`draid<parity>-<vdev>-<id>`,
     vdev_draid_spare_create@zfs-2.1.0), each with the index of its dRAID vdev."""
     return {f"draid{VDEV_PARITY[v['type']]}-{t}-{s}": t
@@ -730,8 +736,7 @@ class _Normaliser:
         # A failure starts a resilver too when a retire agent puts a hot spare in (a dRAID's
         # distributed spares count: zed puts them in with a sequential rebuild).
         any_spares = bool(pool.get("spares")) or bool(draid_spare_names(pool))
-        spares_act = any_spares and pool.get(
-            "spares_auto", c["release"] not in SPARES_MANUAL_RELEASES)
+        spares_act = any_spares and retire_agent_on(pool, c["release"])
         scan_actions = SCAN_ACTIONS + (("fail",) if spares_act else ())
         if c["stop_on_scan_done"] and not any(a["do"] in scan_actions for a in c["actions"]):
             raise ScenarioError(

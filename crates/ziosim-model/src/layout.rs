@@ -510,7 +510,7 @@ pub fn metaslab_shift(asize_bytes: u64) -> u32 {
 /// first column is its sector mod dcols (`vdev_raidz_map_alloc`). 0 for a mirror or disk.
 /// dRAID has no column phase: its stripes are whole and aligned (`vdev_draid_metaslab_init`).
 fn metaslab_column_step(t: &TopVdev) -> u64 {
-    if !t.kind.is_raidz() || t.draid.is_some() {
+    if !t.has_raidz_columns() {
         return 0;
     }
     let sh = metaslab_shift(t.size_bytes).saturating_sub(t.ashift);
@@ -838,7 +838,7 @@ impl Layout {
                     let mut pre = Vec::with_capacity(pattern.len() + 1);
                     let mut off = 0u64;
                     for s in &pattern {
-                        if t.kind.is_raidz() && t.draid.is_none() && off >= stretch_end {
+                        if t.has_raidz_columns() && off >= stretch_end {
                             stretch += 1;
                             off = align(off, stretch);
                             stretch_end = off + ms_bytes;
@@ -847,7 +847,7 @@ impl Layout {
                         let li = slot_lane[*s as usize];
                         off += self.lanes[li].run_blocks * lane_asize[li];
                     }
-                    if t.kind.is_raidz() && t.draid.is_none() {
+                    if t.has_raidz_columns() {
                         off = align(off, stretch + 1);
                     }
                     pre.push(off);

@@ -187,6 +187,12 @@ pub struct TopVdev {
 }
 
 impl TopVdev {
+    /// A raidz vdev: variable-width columns whose first child is the block's sector mod the
+    /// width (not dRAID, whose stripes are whole and permuted).
+    pub fn has_raidz_columns(&self) -> bool {
+        self.kind.is_raidz() && self.draid.is_none()
+    }
+
     /// The columns of a block at `offset` (parity first): raidz's map, or dRAID's
     /// (`full`: every column at its stripe size, as writes and scans move it).
     pub fn map(&self, offset: u64, psize: u64, full: bool, out: &mut Vec<Column>) {

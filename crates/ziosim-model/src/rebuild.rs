@@ -486,7 +486,7 @@ impl Model_ {
                 // being replaced or spared needs nothing.
                 continue;
             }
-            let charge = self.rb_charge(t, size);
+            let charge = self.chunk_psize(t, size);
             let r = self.admin.rebuilds[t].as_mut().unwrap();
             r.issued += size;
             r.pass_issued += size;
@@ -559,9 +559,10 @@ impl Model_ {
         self.rebuild_io_done(slot, ctx);
     }
 
-    /// What a chunk of `size` bytes of vdev space counts against the in-flight limit: its
-    /// psize (`vr_bytes_inflight += psize`) — on dRAID the data columns' share.
-    fn rb_charge(&self, t: usize, size: u64) -> u64 {
+    /// The psize of a chunk of `size` bytes of vdev space — on dRAID the data columns' share
+    /// of its stripes. It is what the chunk counts against the in-flight limit
+    /// (`vr_bytes_inflight += psize`).
+    fn chunk_psize(&self, t: usize, size: u64) -> u64 {
         self.tops[t].draid.as_ref().map_or(size, |d| size / d.groupwidth * d.ndata)
     }
 
@@ -573,9 +574,8 @@ impl Model_ {
 
     /// The columns of the stripes of dRAID chunk (`off`, `size`) of `t` (one group, one row).
     fn draid_chunk_cols(&mut self, t: usize, off: u64, size: u64) -> Vec<crate::pool::Column> {
-        let d = self.tops[t].draid.clone().unwrap();
         let mut cols = std::mem::take(&mut self.cols);
-        d.map(off, size / d.groupwidth * d.ndata, true, &mut cols);
+        self.tops[t].map(off, self.chunk_psize(t, size), true, &mut cols);
         cols
     }
 
@@ -666,7 +666,7 @@ impl Model_ {
         let io = self.admin.rb.ios[slot as usize];
         self.admin.rb.free.push(slot);
         let t = io.top as usize;
-        let charge = self.rb_charge(t, io.size);
+        let charge = self.chunk_psize(t, io.size);
         if let Some(r) = self.admin.rebuilds[t].as_mut() {
             r.inflight_bytes = r.inflight_bytes.saturating_sub(charge);
             r.inflight_chunks = r.inflight_chunks.saturating_sub(1);
