@@ -65,7 +65,8 @@
 //! comes back (`online` prints ZFS's "remains in faulted state" warning); raidz expansion
 //! (2.3 `attach` to raidz) is not modelled. A dRAID distributed spare (`draid.rs`) is a
 //! hot spare whose leaf is virtual: `submit_leaf` sends its I/O to the child holding the
-//! spare's share of the offset; a disk failing under such a share is not modelled.
+//! spare's share of the offset, and on down that child's own `spare-N`/`replacing-N` when
+//! it failed in turn (`col_read_leaf`, `col_write_leaves`).
 
 use crate::config::Action;
 use crate::pool::VdevType;

@@ -128,7 +128,13 @@ pub struct LeafIo {
     /// between I/Os queued in the same simulated nanosecond as ZFS's distinct
     /// `io_timestamp`s (2013 … 2.1) or list order (2.2+) do.
     pub seq: u32,
+    /// The dRAID distributed spare this I/O was addressed to before it was sent to the
+    /// disk holding the spare's share (`NO_LEAF`: none); `zpool iostat` counts it there too.
+    pub via: u16,
 }
+
+/// No leaf (`LeafIo::via` of an I/O addressed to its own disk).
+pub const NO_LEAF: u16 = u16::MAX;
 
 impl LeafIo {
     pub fn new(leaf: u16, op: Op, class: IoClass, offset: u64, size: u32) -> LeafIo {
@@ -144,6 +150,7 @@ impl LeafIo {
             owner: NO_IO,
             agg_next: NO_IO,
             seq: 0,
+            via: NO_LEAF,
         }
     }
     #[inline]

@@ -602,7 +602,9 @@ impl Model_ {
             // A child being rebuilt is stale whatever it holds (`vdev_draid_rebuilding`); a
             // spare rebuilt earlier is read like any child.
             let rebuilding = self.replacing[t][ch].is_some_and(|n| self.rebuild_empty(n));
-            match self.child_read_leaf(t, ch).filter(|_| !rebuilding) {
+            // A spare rebuilt earlier whose share of this offset lies on a disk that failed
+            // since is missing here too (`vdev_draid_missing` follows it to that disk).
+            match self.col_read_leaf(t, ch, c.offset, 0).filter(|_| !rebuilding) {
                 Some(l) => reads.push((l, c.offset, c.size)),
                 None => missing += 1,
             }
@@ -631,8 +633,18 @@ impl Model_ {
         let mut targets = std::mem::take(&mut self.writes);
         targets.clear();
         for c in &cols {
-            if let Some(n) = self.replacing[t][c.child as usize].filter(|&n| self.rebuild_empty(n)) {
+            let Some(n) = self.replacing[t][c.child as usize] else { continue };
+            if self.rebuild_empty(n) {
                 targets.push((n, c.offset, c.size));
+                continue;
+            }
+            // `rc_force_repair`: a distributed spare already in place whose share of this
+            // offset lies on a child now being rebuilt itself — the column goes to that
+            // child's new disk or spare (`vdev_draid_io_start_read`).
+            let Some((_, sp)) = self.leaves[n as usize].draid_spare else { continue };
+            let p = self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, c.offset) as usize;
+            if let Some(r) = self.replacing[t][p].filter(|&r| self.rebuild_empty(r)) {
+                targets.push((r, c.offset, c.size));
             }
         }
         self.cols = cols;

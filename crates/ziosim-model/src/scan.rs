@@ -1404,8 +1404,8 @@ impl Model_ {
                 let mut missing = [0u32; 2];
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     // A resilver skips columns on children that miss the block (ESTALE).
-                    let stale = |m: &Model_, l: u16| func == ScanFunc::Resilver && m.leaf_misses(l, birth);
-                    if let Some(leaf) = self.child_read_leaf(t, c.child as usize).filter(|&l| !stale(self, l)) {
+                    let stale_from = if func == ScanFunc::Resilver { birth } else { 0 };
+                    if let Some(leaf) = self.col_read_leaf(t, c.child as usize, c.offset, stale_from) {
                         self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, c.offset, c.size as u32, owner, ctx);
                         n += 1;
                     } else {
@@ -1536,11 +1536,22 @@ impl Model_ {
             _ => {
                 let mut cols = std::mem::take(&mut self.cols);
                 self.tops[t].map(voff, psize, true, &mut cols);
+                let draid = self.tops[t].draid.clone();
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     let ch = c.child as usize;
                     for l in self.child_leaves(t, ch) {
                         if self.leaf_misses(l, birth) {
                             writes.push((l, c.offset, c.size));
+                        }
+                        // A distributed spare standing in whose share of this offset lies
+                        // on a disk that failed in turn: the disk replacing that one is
+                        // owed the column too (`vdev_draid_missing` recurses through it).
+                        let Some((_, sp)) = self.leaves[l as usize].draid_spare else { continue };
+                        let p = draid.as_ref().unwrap().spare_child(sp as u64, c.offset) as usize;
+                        if let Some(r) = self.replacing[t][p] {
+                            if self.leaf_misses(r, birth) {
+                                writes.push((r, c.offset, c.size));
+                            }
                         }
                     }
                 }

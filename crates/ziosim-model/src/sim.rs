@@ -44,7 +44,7 @@ use crate::config::{RunConfig, WorkloadKind};
 use crate::device::link::Link;
 use crate::device::{AnyDevice, Cmd, Device};
 use crate::layout::{FileClass, Layout, LayoutParams};
-use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NUM_CLASSES};
+use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NO_LEAF, NUM_CLASSES};
 use crate::pool::{Column, MirrorPenalty, TopVdev, VdevType};
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
 use crate::series::{self, SeriesStore};
@@ -293,6 +293,24 @@ pub(crate) struct LeafCounters {
 }
 
 impl LeafCounters {
+    /// A zio a distributed spare passed on to a disk (`vdev_stat_update` on the spare, a
+    /// leaf vdev): its operation and bytes. It never waits in the spare's own queue (the
+    /// spare bypasses `vdev_queue_io`), so it adds no latency to the spare's histograms.
+    #[cold]
+    fn count_via(&mut self, io: &LeafIo) {
+        match io.op {
+            Op::Read => {
+                self.read_ops += 1;
+                self.read_bytes += io.size as u64;
+            }
+            Op::Write => {
+                self.write_ops += 1;
+                self.write_bytes += io.size as u64;
+            }
+            Op::Flush => {}
+        }
+    }
+
     /// Bytes of read commands completed (`zpool iostat` read bandwidth's sum).
     pub(crate) fn read_bytes(&self) -> u64 {
         self.read_bytes
@@ -854,6 +872,8 @@ pub struct Model_ {
     pub(crate) cols: Vec<Column>,
     /// Scratch list of (leaf, offset, size) writes, reused by the repair paths.
     pub(crate) writes: Vec<(u16, u64, u64)>,
+    /// Scratch for `col_write_leaves`: (leaf, the distributed spare it went through).
+    col_writes: Vec<(u16, u16)>,
     pub(crate) done: Vec<u32>,
     pub(crate) sample_t: Vec<u64>,
     pub(crate) leaf_ios_done: u64,
@@ -1255,6 +1275,7 @@ impl Model_ {
             recordsize: rs,
             cols: Vec::with_capacity(32),
             writes: Vec::with_capacity(32),
+            col_writes: Vec::new(),
             done: Vec::with_capacity(64),
             sample_t: Vec::new(),
             leaf_ios_done: 0,
@@ -2401,7 +2422,7 @@ impl Model_ {
                 } else {
                     // dRAID: a column missing makes the read whole stripes, padding too
                     // (`vdev_draid_map_alloc_empty`), for the reconstruction.
-                    if self.tops[t].draid.is_some() && cols.iter().any(|c| self.child_read_leaf(t, c.child as usize).is_none()) {
+                    if self.tops[t].draid.is_some() && cols.iter().any(|c| self.col_read_leaf(t, c.child as usize, c.offset, 0).is_none()) {
                         self.tops[t].map(voff, psize, true, &mut cols);
                     }
                     self.read_degraded(t, voff, k.nparity(), &cols, class, fl, owner, ctx)
@@ -2431,7 +2452,7 @@ impl Model_ {
         // Columns no child can read, per row (dRAID: a block across a group end has two,
         // each with its own parity): any data one means reconstruction from parity.
         let (mut gone, mut missing_data) = ([0usize; 2], [false; 2]);
-        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && self.child_read_leaf(t, c.child as usize).is_none()) {
+        for c in cols.iter().filter(|c| !c.skip && c.size > 0 && self.col_read_leaf(t, c.child as usize, c.offset, 0).is_none()) {
             gone[c.row as usize] += 1;
             missing_data[c.row as usize] |= !c.parity;
         }
@@ -2442,7 +2463,7 @@ impl Model_ {
         }
         let mut n = 0;
         for c in cols.iter().filter(|c| !c.skip && c.size > 0 && (!c.parity || missing_data[c.row as usize])) {
-            if let Some(leaf) = self.child_read_leaf(t, c.child as usize) {
+            if let Some(leaf) = self.col_read_leaf(t, c.child as usize, c.offset, 0) {
                 self.submit_leaf(leaf, Op::Read, class, fl, c.offset, c.size as u32, owner, ctx);
                 n += 1;
             }
@@ -2571,8 +2592,21 @@ impl Model_ {
             _ => {
                 let mut cols = std::mem::take(&mut self.cols);
                 self.tops[t].map(voff, rs, true, &mut cols);
+                let spared = self.tops[t].draid.is_some() && self.replacing[t].iter().any(|r| r.is_some());
                 for c in cols.iter().filter(|c| c.size > 0) {
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
+                    if spared {
+                        // A distributed spare's share may lie on a disk that failed too.
+                        let mut w = std::mem::take(&mut self.col_writes);
+                        self.col_write_leaves(t, c.child as usize, c.offset, &mut w);
+                        for &(leaf, via) in &w {
+                            self.txg.flush_owed[leaf as usize] = true;
+                            self.submit_leaf_via(leaf, via, Op::Write, class, fl, c.offset, c.size as u32, owner, ctx);
+                            n += 1;
+                        }
+                        self.col_writes = w;
+                        continue;
+                    }
                     for leaf in self.child_write_leaves(t, c.child as usize).into_iter().flatten() {
                         self.txg.flush_owed[leaf as usize] = true;
                         self.submit_leaf(leaf, Op::Write, class, fl, c.offset, c.size as u32, owner, ctx);
@@ -2804,7 +2838,8 @@ impl Model_ {
                     let t = (c0 + k) % ntops;
                     for c in 0..self.tops[t].leaves.len() {
                         for l in self.child_write_leaves(t, c).into_iter().flatten() {
-                            if self.leaves[l as usize].writeable() {
+                            // vdev_uberblock_sync skips distributed spares: they have no labels.
+                            if self.leaves[l as usize].writeable() && self.leaves[l as usize].draid_spare.is_none() {
                                 leaves.push(l);
                             }
                         }
@@ -2854,7 +2889,9 @@ impl Model_ {
             .copied()
             .filter(|&l| {
                 let leaf = &self.leaves[l as usize];
-                !leaf.failed && !leaf.detached && leaf.role != LeafRole::Cache
+                // A distributed spare has no children of its own to flush
+                // (`vdev_draid_spare_ioctl`); the disks it wrote are flushed as written.
+                !leaf.failed && !leaf.detached && leaf.role != LeafRole::Cache && leaf.draid_spare.is_none()
             })
             .collect();
         self.txg.sync_pending_ios += live.len() as u64;
@@ -2883,10 +2920,18 @@ impl Model_ {
 
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn submit_leaf(&mut self, leaf: u16, op: Op, class: IoClass, fl: u8, offset: u64, size: u32, owner: u32, ctx: &mut Ctx<Ev>) {
-        let leaf = if self.leaves[leaf as usize].draid_spare.is_some() { self.draid_spare_child(leaf, offset) } else { leaf };
+        let (leaf, via) = if self.leaves[leaf as usize].draid_spare.is_some() { (self.draid_spare_child(leaf, offset, op), leaf) } else { (leaf, NO_LEAF) };
+        self.submit_leaf_via(leaf, via, op, class, fl, offset, size, owner, ctx);
+    }
+
+    /// `submit_leaf` of an I/O already resolved to a physical leaf; `via` is the dRAID
+    /// distributed spare it was addressed to (`NO_LEAF`: none), which counts it too.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn submit_leaf_via(&mut self, leaf: u16, via: u16, op: Op, class: IoClass, fl: u8, offset: u64, size: u32, owner: u32, ctx: &mut Ctx<Ev>) {
         let mut io = LeafIo::new(leaf, op, class, offset, size);
         io.flags = fl;
         io.owner = owner;
+        io.via = via;
         io.enqueue_ns = ctx.now();
         let id = self.ios.alloc(io);
         let l = &mut self.leaves[leaf as usize];
@@ -2894,17 +2939,98 @@ impl Model_ {
         self.pump(leaf, ctx);
     }
 
-    /// The child a distributed spare's sectors at `offset` live on — itself possibly a
-    /// spare standing in for a failed disk (`vdev_draid_spare_get_child` recurses): a
-    /// different spare column each time, so at most one hop per spare.
+    /// The physical leaf a distributed spare's sectors at `offset` are read from or written
+    /// to (`vdev_draid_spare_io_start`): the child holding that spare's share of the
+    /// offset's slice (`vdev_draid_spare_get_child`); if that child has failed and stands
+    /// under a `spare-N`/`replacing-N` itself, the I/O goes down that vdev as a mirror's
+    /// would — a read to the side holding the data (a second distributed spare is followed
+    /// the same way, a different spare column of the slice each time, so at most one hop
+    /// per spare), a write to the original if it can take writes, else to its replacement.
+    /// Callers check readability first ([`Self::col_read_leaf`]) and fan writes out
+    /// ([`Self::col_write_leaves`]); when nothing can serve the I/O (callers avoid it) it
+    /// goes to the original child, as before a spare's share could be lost.
     #[cold]
-    fn draid_spare_child(&self, mut leaf: u16, offset: u64) -> u16 {
+    fn draid_spare_child(&self, leaf: u16, offset: u64, op: Op) -> u16 {
+        let (t, sp) = self.leaves[leaf as usize].draid_spare.expect("a distributed spare");
+        let (t, top) = (t as usize, &self.tops[t as usize]);
+        let d = top.draid.as_ref().unwrap();
+        let mut p = d.spare_child(sp as u64, offset) as usize;
+        let first = top.leaves[p];
         for _ in 0..=self.spares.len() {
-            let Some((t, sp)) = self.leaves[leaf as usize].draid_spare else { break };
-            let top = &self.tops[t as usize];
-            leaf = top.leaves[top.draid.as_ref().unwrap().spare_child(sp as u64, offset) as usize];
+            let orig = top.leaves[p];
+            let next = match op {
+                Op::Read => self.child_read_leaf(t, p),
+                _ if self.leaves[orig as usize].writeable() => Some(orig),
+                _ => self.replacing[t][p].filter(|&r| self.leaves[r as usize].writeable()),
+            };
+            let Some(l) = next else { return first };
+            match self.leaves[l as usize].draid_spare {
+                None => return l,
+                Some((_, sp2)) => p = d.spare_child(sp2 as u64, offset) as usize,
+            }
         }
-        leaf
+        first
+    }
+
+    /// dRAID, `vdev_draid_readable` and `vdev_draid_missing` of child `c`'s column at
+    /// physical offset `off` for a block born in `birth` (0: any): the leaf to submit the
+    /// read to (the child, or the spare or new disk standing in for it; `submit_leaf`
+    /// takes a distributed spare on to its share's disk), or None when the data is not
+    /// there — the child is gone, or a distributed spare's share at `off` lies on a disk
+    /// that failed and whose own replacement does not hold it yet. Other vdev types:
+    /// `child_read_leaf`, with the DTL test.
+    pub(crate) fn col_read_leaf(&self, t: usize, c: usize, off: u64, birth: u64) -> Option<u16> {
+        let usable = |l: u16| !(birth > 0 && self.leaf_misses(l, birth));
+        let first = self.child_read_leaf(t, c).filter(|&l| usable(l))?;
+        if self.leaves[first as usize].draid_spare.is_none() {
+            return Some(first);
+        }
+        let d = self.tops[t].draid.as_ref().unwrap();
+        let mut l = first;
+        for _ in 0..=self.spares.len() {
+            let Some((_, sp)) = self.leaves[l as usize].draid_spare else { return Some(first) };
+            let p = d.spare_child(sp as u64, off) as usize;
+            l = self.child_read_leaf(t, p).filter(|&l| usable(l))?;
+        }
+        None
+    }
+
+    /// The writes to child `c`'s column at physical offset `off`, as (physical leaf, the
+    /// distributed spare it went through or `NO_LEAF`): the child if it can take writes,
+    /// and the disk replacing it or the spare standing in; a distributed spare's write goes
+    /// to its share's disk, and on down a `spare-N`/`replacing-N` there to every side that
+    /// takes writes (`vdev_draid_spare_io_start`, then the mirror ops of that vdev). Only
+    /// dRAID has shares; other types give `child_write_leaves`.
+    pub(crate) fn col_write_leaves(&self, t: usize, c: usize, off: u64, out: &mut Vec<(u16, u16)>) {
+        out.clear();
+        let [old, new] = self.child_write_leaves(t, c);
+        out.extend(old.map(|l| (l, NO_LEAF)));
+        let Some(n) = new else { return };
+        let Some((_, sp)) = self.leaves[n as usize].draid_spare else {
+            out.push((n, NO_LEAF));
+            return;
+        };
+        if !self.leaves[n as usize].writeable() {
+            return;
+        }
+        let d = self.tops[t].draid.as_ref().unwrap();
+        // Positions still to write at, each with the spare that led there.
+        let mut todo = vec![(d.spare_child(sp as u64, off) as usize, n)];
+        let mut hops = 0;
+        while let Some((p, via)) = todo.pop() {
+            hops += 1;
+            if hops > 2 * (self.spares.len() + 1) {
+                break;
+            }
+            let [old, new] = self.child_write_leaves(t, p);
+            out.extend(old.map(|l| (l, via)));
+            if let Some(r) = new.filter(|&r| self.leaves[r as usize].writeable()) {
+                match self.leaves[r as usize].draid_spare {
+                    None => out.push((r, via)),
+                    Some((_, sp2)) => todo.push((d.spare_child(sp2 as u64, off) as usize, via)),
+                }
+            }
+        }
     }
 
     fn env(&self) -> QueueEnv {
@@ -3081,6 +3207,9 @@ impl Model_ {
             let total = now - io.enqueue_ns;
             let queue = io.issue_ns - io.enqueue_ns;
             self.leaves[li].count_member(&io, total, queue);
+            if io.via != NO_LEAF {
+                self.leaves[io.via as usize].cnt.count_via(&io);
+            }
             run.add(&io);
             self.ios.free(m);
             if self.aux.tracking() && self.leaves[li].role != LeafRole::Data {

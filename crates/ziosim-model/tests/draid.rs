@@ -136,8 +136,9 @@ fn a_failed_disk_gets_a_distributed_spare_rebuilt_sequentially_then_a_scrub() {
     // Then the automatic scrub (zfs_rebuild_scrub_enabled), which finds nothing to repair.
     assert_eq!(res["scan"]["func"], "scrub");
     assert_eq!(res["scan"]["state"], "finished");
-    // The spare's sectors live on the surviving children: the virtual spare does no I/O of
-    // its own, and every survivor both read and took rebuild writes.
+    // The spare's sectors live on the surviving children: the virtual spare queues no I/O
+    // of its own (its iostat row counts what it passed on), and every survivor both read
+    // and took rebuild writes.
     let spare = leaf(&res, "draid2-0-0");
     assert!(spare["classes"].as_object().unwrap().is_empty(), "{spare}");
     let per: Vec<u64> = (0..11).filter(|&i| i != 3).map(|i| class_bytes(&leaf(&res, &format!("d{i}")), "rebuild")).collect();
@@ -225,4 +226,84 @@ fn a_degraded_read_reads_whole_stripes_and_parity() {
     assert!((healthy / 131072.0 - 1.0).abs() < 0.02, "healthy {healthy}");
     let ratio = degraded / healthy;
     assert!((ratio - 1.0 - 1.0 / 11.0).abs() < 0.03, "degraded {degraded} vs healthy {healthy}: {ratio}");
+}
+
+/// Sum of a leaf's iostat series `key` (`write_ops`, `read_bytes`, …) over the run.
+fn series_sum(res: &Value, name: &str, key: &str) -> u64 {
+    let i = res["leaves"].as_array().unwrap().iter().position(|l| l["name"] == name).unwrap();
+    res["series"]["leaves"][i][key].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum()
+}
+
+/// The child on which the first distributed spare of the 22-wide test pool keeps its share
+/// of the slice at child offset 64 MiB — inside the allocated part of every disk — chosen
+/// where d5 holds data (neither spare's column is d5's there).
+fn under_first_spare() -> String {
+    let d = ziosim_model::draid::Draid::new(2, 4, 22, 2, 12).unwrap();
+    let off = 64 << 20;
+    assert!(d.spare_child(0, off) != 5 && d.spare_child(1, off) != 5);
+    format!("d{}", d.spare_child(0, off))
+}
+
+/// The 22-wide pool with two spares: `first` fails at 0 s (zed rebuilds it onto
+/// draid2-0-0), then `second`, if any, at 30 min (onto draid2-0-1); no scrub after a
+/// rebuild; `more` actions after those.
+fn failures(first: &str, second: Option<&str>, more: Value) -> Value {
+    let mut actions = vec![json!({"at_ns": 0, "do": "fail", "disk": first})];
+    actions.extend(second.map(|d| json!({"at_ns": 1800_000_000_000u64, "do": "fail", "disk": d})));
+    actions.extend(more.as_array().unwrap().iter().cloned());
+    let mut cfg = spare_pool(22, 2, Value::Array(actions));
+    cfg["tunables"]["zfs_rebuild_scrub_enabled"] = json!(0);
+    cfg["stop_on_scan_done"] = json!(false);
+    cfg["stop_ns"] = json!(3600_000_000_000u64);
+    cfg
+}
+
+fn rebuilt(rb: &Value) -> f64 {
+    assert!(rb["state"] == "complete" && rb["errors"] == 0, "{rb}");
+    rb["rebuilt_bytes"].as_f64().unwrap()
+}
+
+#[test]
+fn a_disk_holding_part_of_a_spare_in_use_fails_and_that_part_is_rebuilt_too() {
+    // d5 is rebuilt onto draid2-0-0, whose share of each slice lies on another child. When
+    // that child fails, the second rebuild (onto draid2-0-1) copies its own columns and
+    // also the part of draid2-0-0 that lay on it: `vdev_draid_missing` follows the spare
+    // down to the failed disk, and `rc_force_repair` writes the column to the disk's spare.
+    let x = under_first_spare();
+    let res = run(&failures("d5", Some(&x), json!([])));
+    let rbs = res["rebuilds"].as_array().unwrap().clone();
+    assert_eq!(rbs.len(), 2, "{rbs:?}");
+    let (first, second) = (rebuilt(&rbs[0]), rebuilt(&rbs[1]));
+    // The same child failing alone: only its own columns.
+    let alone = rebuilt(&rebuild_of(&run(&failures(&x, None, json!([])))));
+    let extra = second - alone;
+    assert!(extra > 0.0 && extra < first, "{x} after d5: {second}, alone: {alone}, d5: {first}");
+    // Both spares are written through the survivors, and their own iostat rows count the
+    // zios they passed on (`vdev_stat_update` on the spare, a leaf vdev), though they queue
+    // nothing themselves.
+    for sp in ["draid2-0-0", "draid2-0-1"] {
+        let w = series_sum(&res, sp, "write_bytes");
+        assert!(w as f64 > first / 2.0, "{sp} wrote {w}");
+        assert!(leaf(&res, sp)["classes"].as_object().unwrap().is_empty(), "{sp} queued I/O of its own");
+    }
+    // A failed disk takes no I/O once it has failed.
+    assert_eq!(series_sum(&res, "d5", "read_ops") + series_sum(&res, "d5", "write_ops"), 0);
+}
+
+#[test]
+fn after_both_rebuilds_a_scrub_finds_every_block_whole() {
+    // Reads of d5's data whose spare share lay on the second failed disk come from the
+    // second spare once its rebuild is done; a scrub then reads every column once.
+    let x = under_first_spare();
+    let mut cfg = failures("d5", Some(&x), json!([{"at_ns": 3000_000_000_000u64, "do": "scrub"}]));
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["stop_ns"] = json!(7200_000_000_000u64);
+    let res = run(&cfg);
+    assert_eq!(res["scan"]["func"], "scrub");
+    assert_eq!(res["scan"]["state"], "finished", "{}", res["scan"]);
+    assert_eq!(scan_errors(&res), 0);
+    let scrub: u64 = (0..22).map(|i| class_bytes(&leaf(&res, &format!("d{i}")), "scrub")).sum();
+    let alloc = res["pool"]["alloc_bytes"].as_u64().unwrap();
+    assert!(scrub >= alloc && scrub <= alloc + alloc / 500, "scrub read {scrub} of {alloc}");
+    assert_eq!(class_bytes(&leaf(&res, &x), "scrub") + class_bytes(&leaf(&res, "d5"), "scrub"), 0);
 }
