@@ -77,8 +77,8 @@ WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync
                   "trace")
 WORKLOAD_KINDS_LATER: tuple[str, ...] = ()
 TRACE_KEYS = ("trace", "trace_format", "speed", "repeat", "arc_size", "volume")
-# Most records a trace's LRU ARC may hold (config.rs ARC_LRU_RECORDS_MAX).
-ARC_LRU_RECORDS_MAX = 1 << 22
+# Most records a trace's modelled ARC may hold (config.rs ARC_RECORDS_MAX).
+ARC_RECORDS_MAX = 1 << 22
 NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs", "source")
 DB_KEYS = ("reads", "wal", "dirty_pages", "checkpoint", "checkpoint_spread")
 DB_PAGE = 8192  # PostgreSQL BLCKSZ: the default page size of a database workload
@@ -1558,13 +1558,13 @@ class _Normaliser:
             if "arc_size" in w:
                 if "arc_hit" in w:
                     raise ScenarioError(f"{path}.arc_hit: {show(w['arc_hit'])} — give arc_hit (a share of hits) or "
-                                        "arc_size (an LRU cache of the trace's records), not both")
+                                        "arc_size (the ARC modelled over the trace's records), not both")
                 arc_b = parse_size(w["arc_size"], f"{path}.arc_size")
                 recs = arc_b // pool["recordsize_bytes"]
-                if not 1 <= recs <= ARC_LRU_RECORDS_MAX:
+                if not 1 <= recs <= ARC_RECORDS_MAX:
                     raise ScenarioError(
                         f"{path}.arc_size: {show(w['arc_size'])} — {recs} records of pool.recordsize; allowed: "
-                        f"1 to {ARC_LRU_RECORDS_MAX} records")
+                        f"1 to {ARC_RECORDS_MAX} records")
                 extra["arc_bytes"] = arc_b
         for k in ("fua", "flush_every"):
             if k in w and kind != "zvol":

@@ -339,8 +339,8 @@ pub struct WorkloadConfig {
     /// trace: the records to replay (Python parses the trace file into these columns).
     #[serde(default)]
     pub trace: Option<TraceConfig>,
-    /// trace: an LRU cache of this many bytes of records decides ARC hits, instead of the
-    /// `arc_hit_ratio` draw; 0 = off.
+    /// trace: a model of the ARC (`trace::ArcCache`) of this many bytes of records decides
+    /// ARC hits, instead of the `arc_hit_ratio` draw; 0 = off.
     #[serde(default)]
     pub arc_bytes: u64,
     /// trace: the trace is a block device's (a VM disk, an iSCSI LU) and replays on a
@@ -365,8 +365,9 @@ pub struct WorkloadConfig {
     pub checkpoint_spread: f64,
 }
 
-/// Most records a trace workload's LRU ARC may hold (about 50 bytes of memory each).
-pub const ARC_LRU_RECORDS_MAX: u64 = 1 << 22;
+/// Most records a trace workload's modelled ARC may hold (about 100 bytes of memory each,
+/// with the ghost lists' headers).
+pub const ARC_RECORDS_MAX: u64 = 1 << 22;
 
 /// A trace workload's records as columns, one entry per record, in issue order.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -645,9 +646,9 @@ impl RunConfig {
                     return Err(field_err(&f("arc_size"), w.arc_bytes, &format!("applies to trace only; remove it for {}", w.kind.key())));
                 }
                 let recs = w.arc_bytes / self.pool.recordsize_bytes.max(1);
-                if recs > ARC_LRU_RECORDS_MAX {
+                if recs > ARC_RECORDS_MAX {
                     return Err(field_err(&f("arc_size"), w.arc_bytes, &format!(
-                        "{recs} records of pool.recordsize; allowed: at most {ARC_LRU_RECORDS_MAX} records")));
+                        "{recs} records of pool.recordsize; allowed: at most {ARC_RECORDS_MAX} records")));
                 }
             }
             if !trace && (w.sizes.is_empty() || w.sizes.iter().any(|(s, wt)| *s == 0 || !(*wt > 0.0))) {

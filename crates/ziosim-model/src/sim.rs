@@ -50,7 +50,7 @@ use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
 use crate::series::{self, SeriesStore};
 use crate::stats::{log2_bucket, FineHist, Log2Hist};
 use crate::tunables::{Tunables, T};
-use crate::trace::{Lru, TraceOp, TraceState};
+use crate::trace::{ArcCache, ArcEra, TraceOp, TraceState};
 use crate::txg::TxgAction;
 use crate::zil::ZilAction;
 use serde_json::{json, Value};
@@ -755,7 +755,7 @@ pub(crate) struct Workload {
     pub(crate) db: Option<Db>,
     pub(crate) trace: Option<TraceState>,
     /// trace with `arc_size`: which records the ARC holds (instead of the `arc_hit` draw).
-    pub(crate) lru: Option<Lru>,
+    pub(crate) arc: Option<ArcCache>,
 }
 
 impl Workload {
@@ -1081,6 +1081,12 @@ impl Model_ {
         // A trace's records move into its replay state (they can be tens of MB; the kept
         // config needs none of them).
         let mut traces: Vec<Option<crate::config::TraceConfig>> = cfg.workloads.iter_mut().map(|w| w.trace.take()).collect();
+        // The ARC a trace's `arc_size` models: 2.2 rebalanced it (ARC@zfs-2.2.0 `arc_evict`);
+        // before, `arc_p` with the ghost-ratio dampener of onnv 6951024 (2010).
+        let arc_era = match cfg.release {
+            r if r >= crate::release::Release::Zfs22 => ArcEra::Balance,
+            r => ArcEra::Adapt { dampened: r > crate::release::Release::Solaris2009 },
+        };
         for (i, w) in cfg.workloads.iter().enumerate() {
             let total: f64 = w.sizes.iter().map(|(_, wt)| wt).sum();
             let mut acc = 0.0;
@@ -1203,7 +1209,7 @@ impl Model_ {
                 }),
                 // RunConfig::check made sure only a trace workload has records, and has them.
                 trace: traces[i].take().map(|tc| TraceState::new(tc, region_len, w.threads.is_none())),
-                lru: (w.arc_bytes > 0).then(|| Lru::new(w.arc_bytes / rs)),
+                arc: (w.arc_bytes > 0).then(|| ArcCache::new(w.arc_bytes / rs, rs, arc_era, cfg.hz)),
             });
         }
         let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
@@ -1485,8 +1491,8 @@ impl Model_ {
         let mut n = 0;
         for b in [partial_first.then_some(first), partial_last.then_some(last)].into_iter().flatten() {
             let w = &mut self.wls[wl];
-            let cached = match w.lru.as_mut() {
-                Some(lru) => lru.touch(b),
+            let cached = match w.arc.as_mut() {
+                Some(arc) => arc.touch(b, ctx.now()),
                 None => w.rng.chance(w.arc_hit),
             };
             if b == prev || cached {
@@ -1505,8 +1511,8 @@ impl Model_ {
     /// Read op `id` (`size` bytes at `off` of workload `wl`'s region): an ARC hit, an
     /// L2ARC hit, or demand reads of every record it covers (plus prefetch).
     fn start_read(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
-        if self.wls[wl].lru.is_some() {
-            self.start_read_lru(wl, id, off, size, ctx);
+        if self.wls[wl].arc.is_some() {
+            self.start_read_arc(wl, id, off, size, ctx);
             return;
         }
         let rs = self.recordsize;
@@ -1535,14 +1541,15 @@ impl Model_ {
         }
     }
 
-    /// Read op `id` of a workload with an LRU ARC (`arc_size`): the records it covers that
-    /// the cache does not hold are read — from the L2ARC (its hit share of the misses) or
-    /// from the pool; none missing is an ARC hit.
-    fn start_read_lru(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+    /// Read op `id` of a workload with a modelled ARC (`arc_size`): the records it covers
+    /// that the cache does not hold are read — from the L2ARC (its hit share of the misses)
+    /// or from the pool; none missing is an ARC hit.
+    fn start_read_arc(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
         let rs = self.recordsize;
+        let now = ctx.now();
         let w = &mut self.wls[wl];
-        let lru = w.lru.as_mut().unwrap();
-        let missing: Vec<u64> = (off / rs..=(off + size - 1) / rs).filter(|&b| !lru.touch(b)).collect();
+        let arc = w.arc.as_mut().unwrap();
+        let missing: Vec<u64> = (off / rs..=(off + size - 1) / rs).filter(|&b| !arc.touch(b, now)).collect();
         if missing.is_empty() {
             w.arc_hits += 1;
             let t = w.arc_hit_ns;
@@ -1630,10 +1637,10 @@ impl Model_ {
             TraceOp::Write | TraceOp::SyncWrite => {
                 let id = self.alloc_op(LogicalOp { dirty: dirty_bytes(off, rec.size, rs), ..op });
                 let reads = self.rmw_reads(wl, id, off, rec.size, ctx);
-                if let Some(lru) = self.wls[wl].lru.as_mut() {
+                if let Some(arc) = self.wls[wl].arc.as_mut() {
                     // The written records are dirty buffers in the ARC from now on.
                     for b in off / rs..=(off + rec.size - 1) / rs {
-                        lru.insert(b);
+                        arc.insert(b, now);
                     }
                 }
                 if reads == 0 {
@@ -3498,8 +3505,14 @@ impl Model_ {
                 if let Some(t) = &w.trace {
                     let scanned = self.scan.is_some() || self.rebuild_ran();
                     v["trace"] = t.results(scanned.then_some(&ScanPhase::KEYS));
-                    if let Some(l) = &w.lru {
-                        v["trace"]["arc_lru"] = json!({"records": l.capacity(), "hits": l.hits, "misses": l.misses});
+                    if let Some(a) = &w.arc {
+                        let (mru, mfu, mru_target) = a.sizes();
+                        v["trace"]["arc"] = json!({
+                            "records": a.capacity(), "hits": a.hits, "misses": a.misses,
+                            "mru_hits": a.list_hits[0], "mfu_hits": a.list_hits[1],
+                            "mru_ghost_hits": a.list_hits[2], "mfu_ghost_hits": a.list_hits[3],
+                            "mru_records": mru, "mfu_records": mfu, "mru_target_records": mru_target,
+                        });
                     }
                 }
                 self.aux_workload_results(i, &mut v);

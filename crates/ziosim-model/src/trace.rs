@@ -35,84 +35,320 @@ use std::collections::HashMap;
 
 const NIL: u32 = u32::MAX;
 
-/// A least-recently-used cache of records (`workload.arc_size`): which of a trace's
-/// records the ARC still holds when the trace asks for them again. ZFS's ARC balances a
-/// recency list against a frequency list (`arc.c`: MRU/MFU with ghost lists); this is its
-/// recency half alone, so a trace that rereads a working set larger than the cache but
-/// with a hot core hits somewhat less here than on ZFS. Lookups only: no iteration, so the
-/// map's order never reaches a result.
-pub(crate) struct Lru {
-    cap: usize,
-    map: HashMap<u64, u32>,
-    /// (record, previous, next) — most recent at `head`.
-    nodes: Vec<(u64, u32, u32)>,
-    head: u32,
-    tail: u32,
-    pub(crate) hits: u64,
-    pub(crate) misses: u64,
+/// The ARC's four lists (`arc.c`): cached once, cached more than once, and the two
+/// ghost lists of records evicted from each (headers without data).
+const MRU: usize = 0;
+const MFU: usize = 1;
+const MRU_GHOST: usize = 2;
+const MFU_GHOST: usize = 3;
+
+/// How a release's ARC balances its MRU against its MFU list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ArcEra {
+    /// `arc_p`, moved by `arc_adapt` at every ghost hit by the ghost lists' size ratio;
+    /// `dampened` caps that ratio at 10 (onnv 6951024, June 2010: every release here but
+    /// solaris-2009). `arc_evict` (`arc_adjust` before 2.0) trims the MRU to `arc_p`, the
+    /// MFU to the rest, MRU + its ghost to `arc_c` and both ghosts to `arc_c`.
+    Adapt { dampened: bool },
+    /// zfs-2.2's rework (ARC@zfs-2.2.0 `arc_evict`, `arc_evict_adj`): the MRU's share of the
+    /// data, `arc_pd` (a 32-bit fraction, ½ at start), moves at each eviction by the ghost
+    /// hits since the previous one; each ghost list is kept to half of the other lists.
+    Balance,
 }
 
-impl Lru {
-    pub(crate) fn new(records: u64) -> Lru {
-        let cap = records.max(1) as usize;
-        Lru { cap, map: HashMap::new(), nodes: Vec::new(), head: NIL, tail: NIL, hits: 0, misses: 0 }
+/// One cached record and where it sits.
+#[derive(Clone, Copy)]
+struct Node {
+    rec: u64,
+    prev: u32,
+    next: u32,
+    list: u8,
+    /// `b_arc_access`, in clock ticks.
+    access: u64,
+}
+
+/// ZFS's adaptive replacement cache over a trace's records (`workload.arc_size`): which of
+/// them the ARC still holds when the trace asks for them again, as `arc_access` and
+/// `arc_evict` decide it for data buffers (ARC@zfs-2.1.0, ARC@zfs-2.2.0; the 2009 code of
+/// onnv for solaris-2009, which lacks the dampener). A first access puts a record at the
+/// head of the MRU list; an access more than `ARC_MINTIME` (hz>>4 ticks, ~62 ms) after it
+/// moves it to the MFU list, and a quicker one leaves it in the MRU (a record read twice
+/// in a row by one sequential pass is not "frequent"); every access brings it to its
+/// list's head (the hold and release of the buffer take it off its list and put it back).
+/// Eviction takes list tails into their ghost lists; a ghost hit is still a miss (the data
+/// must be read) but teaches the balance and enters the MFU. A written record enters
+/// the MRU as a new buffer (the sync that writes it gives it a new header).
+///
+/// Simplifications: the cache size `arc_c` is fixed (`arc_size`; ZFS grows and shrinks it
+/// with memory pressure); all records are data of one size (no metadata share, so 2.2's
+/// `arc_meta` and the 2.1 metadata limits do not apply); eviction runs at once when an
+/// insert goes over `arc_c` (ZFS's eviction thread runs when the ARC overflows, in batches).
+/// Lookups only: the map's order never reaches a result.
+pub(crate) struct ArcCache {
+    era: ArcEra,
+    /// `arc_c`, in records.
+    c: u64,
+    /// ≤ 2.1: `arc_p`, the MRU target, in records.
+    p: u64,
+    /// 2.2: `arc_pd`, the MRU's share of the data (2^32 = all), the ghost targets of the
+    /// last eviction and the ghost hits since it, in bytes as ZFS counts them.
+    pd: u64,
+    gs: [u64; 2],
+    ghost_hits: [u64; 2],
+    rec_bytes: u64,
+    /// `ARC_MINTIME` and the clock tick, ns.
+    mintime_ticks: u64,
+    tick_ns: u64,
+    map: HashMap<u64, u32>,
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    /// Per list: head (most recent), tail, length.
+    head: [u32; 4],
+    tail: [u32; 4],
+    len: [u64; 4],
+    pub(crate) hits: u64,
+    pub(crate) misses: u64,
+    /// Hits per list they were found in (`arcstat_mru_hits`, …; the ghost ones are misses).
+    pub(crate) list_hits: [u64; 4],
+}
+
+impl ArcCache {
+    /// A cache of `records` records of `rec_bytes` each, for a platform with `hz` ticks a second.
+    pub(crate) fn new(records: u64, rec_bytes: u64, era: ArcEra, hz: u32) -> ArcCache {
+        let c = records.max(1);
+        let hz = hz.max(1) as u64;
+        ArcCache {
+            era,
+            c,
+            p: c >> 1,
+            pd: 1 << 31,
+            gs: [0; 2],
+            ghost_hits: [0; 2],
+            rec_bytes: rec_bytes.max(1),
+            mintime_ticks: hz >> 4,
+            tick_ns: 1_000_000_000 / hz,
+            map: HashMap::new(),
+            nodes: Vec::new(),
+            free: Vec::new(),
+            head: [NIL; 4],
+            tail: [NIL; 4],
+            len: [0; 4],
+            hits: 0,
+            misses: 0,
+            list_hits: [0; 4],
+        }
     }
 
     pub(crate) fn capacity(&self) -> u64 {
-        self.cap as u64
+        self.c
+    }
+
+    /// Records now in the MRU and MFU lists, and the MRU's target (`arc_p`, or `arc_pd`'s
+    /// share of `arc_c`).
+    pub(crate) fn sizes(&self) -> (u64, u64, u64) {
+        let target = match self.era {
+            ArcEra::Adapt { .. } => self.p,
+            ArcEra::Balance => ((self.c as u128 * self.pd as u128) >> 32) as u64,
+        };
+        (self.len[MRU], self.len[MFU], target)
     }
 
     fn unlink(&mut self, i: u32) {
-        let (_, p, n) = self.nodes[i as usize];
-        if p == NIL { self.head = n } else { self.nodes[p as usize].2 = n }
-        if n == NIL { self.tail = p } else { self.nodes[n as usize].1 = p }
+        let Node { prev, next, list, .. } = self.nodes[i as usize];
+        let l = list as usize;
+        if prev == NIL { self.head[l] = next } else { self.nodes[prev as usize].next = next }
+        if next == NIL { self.tail[l] = prev } else { self.nodes[next as usize].prev = prev }
+        self.len[l] -= 1;
     }
 
-    fn push_front(&mut self, i: u32) {
-        self.nodes[i as usize].1 = NIL;
-        self.nodes[i as usize].2 = self.head;
-        if self.head != NIL {
-            self.nodes[self.head as usize].1 = i;
+    fn push_head(&mut self, i: u32, l: usize) {
+        let h = self.head[l];
+        let n = &mut self.nodes[i as usize];
+        (n.prev, n.next, n.list) = (NIL, h, l as u8);
+        if h != NIL {
+            self.nodes[h as usize].prev = i;
         }
-        self.head = i;
-        if self.tail == NIL {
-            self.tail = i;
+        self.head[l] = i;
+        if self.tail[l] == NIL {
+            self.tail[l] = i;
         }
+        self.len[l] += 1;
     }
 
-    /// Was `rec` cached? Either way it is the most recent now (a miss brings it in, as the
-    /// read that follows does; the least recent record leaves when the cache is full).
-    pub(crate) fn touch(&mut self, rec: u64) -> bool {
-        if let Some(&i) = self.map.get(&rec) {
-            self.hits += 1;
-            if self.head != i {
-                self.unlink(i);
-                self.push_front(i);
+    fn move_to(&mut self, i: u32, l: usize) {
+        self.unlink(i);
+        self.push_head(i, l);
+    }
+
+    /// The ARC's answer for a read of `rec` at `now_ns`: was the record cached? Either way
+    /// it is cached now (a miss is read into the ARC by the read that follows).
+    pub(crate) fn touch(&mut self, rec: u64, now_ns: u64) -> bool {
+        let now = now_ns / self.tick_ns;
+        let Some(&i) = self.map.get(&rec) else {
+            self.misses += 1;
+            self.add_new(rec, now);
+            return false;
+        };
+        let list = self.nodes[i as usize].list as usize;
+        self.list_hits[list] += 1;
+        match list {
+            MRU => {
+                self.hits += 1;
+                // `ddi_time_after(now, b_arc_access + ARC_MINTIME)`: promote, else stay.
+                if now > self.nodes[i as usize].access + self.mintime_ticks {
+                    self.nodes[i as usize].access = now;
+                    self.move_to(i, MFU);
+                } else {
+                    self.move_to(i, MRU);
+                }
+                true
             }
-            return true;
+            MFU => {
+                self.hits += 1;
+                self.nodes[i as usize].access = now;
+                self.move_to(i, MFU);
+                true
+            }
+            g => {
+                // A ghost hit: the data is gone and is read again (a miss); the header
+                // says which list was too small (`arc_adapt` / the 2.2 ghost-hit sums),
+                // and the record enters the MFU.
+                self.misses += 1;
+                match self.era {
+                    ArcEra::Adapt { dampened } => self.adapt(g, dampened),
+                    ArcEra::Balance => self.ghost_hits[g - MRU_GHOST] += self.rec_bytes,
+                }
+                self.nodes[i as usize].access = now;
+                self.move_to(i, MFU);
+                self.evict();
+                false
+            }
         }
-        self.misses += 1;
-        let i = if self.nodes.len() < self.cap {
-            self.nodes.push((rec, NIL, NIL));
-            (self.nodes.len() - 1) as u32
+    }
+
+    /// A written record: a new buffer at the MRU's head, whatever the old one was.
+    pub(crate) fn insert(&mut self, rec: u64, now_ns: u64) {
+        let now = now_ns / self.tick_ns;
+        if let Some(&i) = self.map.get(&rec) {
+            self.nodes[i as usize].access = now;
+            self.move_to(i, MRU);
+            self.evict();
         } else {
-            let i = self.tail;
-            self.unlink(i);
-            self.map.remove(&self.nodes[i as usize].0);
-            self.nodes[i as usize].0 = rec;
-            i
+            self.add_new(rec, now);
+        }
+    }
+
+    fn add_new(&mut self, rec: u64, now: u64) {
+        let node = Node { rec, prev: NIL, next: NIL, list: MRU as u8, access: now };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = node;
+                i
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
         };
         self.map.insert(rec, i);
-        self.push_front(i);
-        false
+        self.push_head(i, MRU);
+        self.evict();
     }
 
-    /// Put `rec` in without counting a lookup (a written record's dirty buffer).
-    pub(crate) fn insert(&mut self, rec: u64) {
-        let (h, m) = (self.hits, self.misses);
-        self.touch(rec);
-        (self.hits, self.misses) = (h, m);
+    /// `arc_adapt` for a hit in ghost list `g`, one record's worth (≤ 2.1).
+    fn adapt(&mut self, g: usize, dampened: bool) {
+        let p_min = self.c >> 4; // arc_p_min_shift
+        let (mrug, mfug) = (self.len[MRU_GHOST], self.len[MFU_GHOST]);
+        let cap = |m: u64| if dampened { m.min(10) } else { m };
+        if g == MRU_GHOST {
+            let mult = cap(if mrug >= mfug { 1 } else { mfug / mrug });
+            self.p = (self.c - p_min).min(self.p + mult);
+        } else {
+            let mult = cap(if mfug >= mrug { 1 } else { mrug / mfug });
+            let delta = mult.min(self.p);
+            self.p = p_min.max(self.p - delta);
+        }
     }
+
+    /// Take up to `n` records from the tail of list `l`: into its ghost list, or (a ghost
+    /// list) out of the cache.
+    fn evict_from(&mut self, l: usize, n: i64) {
+        for _ in 0..n.max(0) {
+            let i = self.tail[l];
+            if i == NIL {
+                break;
+            }
+            if l >= MRU_GHOST {
+                self.unlink(i);
+                self.map.remove(&self.nodes[i as usize].rec);
+                self.free.push(i);
+            } else {
+                self.move_to(i, l + 2);
+            }
+        }
+    }
+
+    /// `arc_evict` for data buffers, when the cached records exceed `arc_c`.
+    fn evict(&mut self) {
+        let c = self.c as i64;
+        let size = (self.len[MRU] + self.len[MFU]) as i64;
+        match self.era {
+            ArcEra::Adapt { .. } => {
+                if size > c {
+                    self.evict_from(MRU, (size - c).min(self.len[MRU] as i64 - self.p as i64));
+                    let size = (self.len[MRU] + self.len[MFU]) as i64;
+                    self.evict_from(MFU, size - c);
+                }
+                self.evict_from(MRU_GHOST, (self.len[MRU] + self.len[MRU_GHOST]) as i64 - c);
+                self.evict_from(MFU_GHOST, (self.len[MRU_GHOST] + self.len[MFU_GHOST]) as i64 - c);
+            }
+            ArcEra::Balance => {
+                if size <= c {
+                    return;
+                }
+                let b = self.rec_bytes as i64;
+                let (gr, gf) = (std::mem::take(&mut self.ghost_hits[0]), std::mem::take(&mut self.ghost_hits[1]));
+                self.pd = evict_adj(self.pd, self.gs[0] + self.gs[1], gr, gf, 100);
+                // wt = t - (asize - arc_c): the data the lists should keep, here arc_c.
+                let wt = c * b;
+                let w = wt * (self.pd >> 16) as i64 >> 16;
+                let e = (size - c) * b;
+                let e = e.min(self.len[MRU] as i64 * b - w);
+                self.evict_from(MRU, e.max(0).div_euclid(b) + i64::from(e.max(0) % b != 0));
+                self.evict_from(MFU, (self.len[MRU] + self.len[MFU]) as i64 - c);
+                // Each ghost list at most half the other lists (data only here).
+                self.gs = [self.len[MFU] * self.rec_bytes / 2, self.len[MRU] * self.rec_bytes / 2];
+                self.evict_from(MRU_GHOST, self.len[MRU_GHOST] as i64 - (self.gs[0] / self.rec_bytes) as i64);
+                self.evict_from(MFU_GHOST, self.len[MFU_GHOST] as i64 - (self.gs[1] / self.rec_bytes) as i64);
+            }
+        }
+    }
+}
+
+/// `arc_evict_adj` (ARC@zfs-2.2.0): move the fraction `frac` (of 2^32) by the ghost hits
+/// `up` and `down` relative to the ghost lists' `total` size, each direction damped as the
+/// fraction nears its end.
+fn evict_adj(frac: u64, total: u64, mut up: u64, mut down: u64, balance: u64) -> u64 {
+    if total < 8 || up + down == 0 {
+        return frac;
+    }
+    if up + down >= total / 4 {
+        let scale = (up + down) / (total / 8);
+        up /= scale;
+        down /= scale;
+    }
+    let s = total.leading_zeros().min(32); // MIN(64 - highbit64(total), 32)
+    let ofrac = (1u64 << 32) - frac;
+    if frac >= 4 * ofrac {
+        up /= frac / (2 * ofrac + 1);
+    }
+    up = (up << s) / (total >> (32 - s));
+    if ofrac >= 4 * frac {
+        down /= ofrac / (2 * frac + 1);
+    }
+    down = (down << s) / (total >> (32 - s));
+    down = down * 100 / balance;
+    frac.wrapping_add(up).wrapping_sub(down)
 }
 
 /// What a record does (index into the per-kind statistics).
@@ -365,21 +601,125 @@ mod tests {
         assert_eq!(r["by_op"]["write"]["by_scan_phase"]["before"]["ops"], 1);
     }
 
+    const MS: u64 = 1_000_000;
+
+    fn arc(records: u64, era: ArcEra) -> ArcCache {
+        ArcCache::new(records, 128 << 10, era, 1000)
+    }
+
+    const ERAS: [ArcEra; 3] = [ArcEra::Adapt { dampened: false }, ArcEra::Adapt { dampened: true }, ArcEra::Balance];
+
     #[test]
-    fn the_lru_keeps_the_most_recent_records() {
-        let mut l = Lru::new(3);
-        assert!(!l.touch(1) && !l.touch(2) && !l.touch(3));
-        assert!(l.touch(1)); // 1 is now the most recent: 2 is the least
-        assert!(!l.touch(4)); // evicts 2
-        assert!(!l.touch(2)); // evicts 3
-        assert!(l.touch(1) && l.touch(4) && l.touch(2));
-        assert!(!l.touch(3));
-        assert_eq!((l.hits, l.misses), (4, 6));
-        l.insert(9);
-        assert_eq!((l.hits, l.misses), (4, 6));
-        assert!(l.touch(9));
-        let mut one = Lru::new(0);
-        assert!(!one.touch(5) && one.touch(5) && !one.touch(6) && !one.touch(5));
+    fn a_second_read_within_arc_mintime_leaves_a_record_in_the_mru() {
+        for era in ERAS {
+            let mut a = arc(8, era);
+            assert!(!a.touch(1, 0));
+            assert!(a.touch(1, 10 * MS)); // 10 ms later: still "once"
+            assert_eq!(a.sizes().0, 1);
+            assert!(a.touch(1, 63 * MS)); // 63 ticks after the first access (ARC_MINTIME = 62)
+            assert_eq!((a.sizes().0, a.sizes().1), (0, 1));
+            assert_eq!((a.hits, a.misses, a.list_hits[0], a.list_hits[1]), (2, 1, 2, 0));
+        }
+    }
+
+    #[test]
+    fn a_hot_set_survives_a_scan_that_would_flush_an_lru() {
+        // 16 records read every second (MFU after their second read), then a one-pass scan
+        // of 1 000 records in 100 ms, then the hot set again: an LRU of 32 records would
+        // have lost all 16; the ARC evicts the scan's records from its MRU and keeps them.
+        for era in ERAS {
+            let mut a = arc(32, era);
+            for lap in 0..3 {
+                for r in 0..16 {
+                    a.touch(r, lap * 1000 * MS + r);
+                }
+            }
+            for k in 0..1000 {
+                a.touch(1_000 + k, 3000 * MS + k * 100_000);
+            }
+            let hot = (0..16).filter(|&r| a.touch(r, 3200 * MS + r)).count();
+            assert_eq!(hot, 16, "{era:?}: {hot} of 16 hot records left");
+            let (mru, mfu, _) = a.sizes();
+            assert!(mru + mfu <= 32, "{era:?}: {mru} + {mfu} cached in 32");
+            assert!(a.len[MRU_GHOST] + a.len[MFU_GHOST] <= 32, "{era:?}: ghosts {:?}", a.len);
+        }
+    }
+
+    #[test]
+    fn ghost_hits_move_the_mru_target_their_way() {
+        for era in ERAS {
+            // 16 hot records (read twice, 100 ms apart: MFU), then laps over 24 cold ones:
+            // the MRU, held to its target, sends cold records to its ghost list, and the
+            // next lap finds them there — recency was short, the MRU target grows.
+            let mut a = arc(32, era);
+            let mut t = 0;
+            let mut read = |a: &mut ArcCache, r: u64| {
+                a.touch(r, t);
+                t += 100 * MS;
+            };
+            for _ in 0..2 {
+                (0..16).for_each(|r| read(&mut a, r));
+            }
+            let before = a.sizes().2;
+            for _ in 0..3 {
+                (100..124).for_each(|r| read(&mut a, r));
+            }
+            assert!(a.list_hits[MRU_GHOST] > 0, "{era:?}: {:?}", a.list_hits);
+            assert!(a.sizes().2 > before, "{era:?}: MRU target {before} → {}", a.sizes().2);
+            // Then a burst of 40 new records pushes records out of the MFU (the cold ones
+            // the last laps promoted, and hot ones) into its ghost list; rereading those
+            // hits there — frequency was short, the target falls.
+            (200..240).for_each(|r| read(&mut a, r));
+            let before = a.sizes().2;
+            (0..16).chain(100..124).for_each(|r| read(&mut a, r));
+            assert!(a.list_hits[MFU_GHOST] > 0, "{era:?}: {:?}", a.list_hits);
+            assert!(a.sizes().2 < before, "{era:?}: MRU target {before} → {}", a.sizes().2);
+        }
+    }
+
+    #[test]
+    fn arc_adapt_steps_by_the_ghost_ratio_within_bounds() {
+        let mut a = arc(32, ArcEra::Adapt { dampened: true });
+        a.len[MRU_GHOST] = 1;
+        a.len[MFU_GHOST] = 50;
+        a.adapt(MRU_GHOST, true);
+        assert_eq!(a.p, 16 + 10, "the ratio 50 is capped at 10");
+        a.adapt(MRU_GHOST, false);
+        assert_eq!(a.p, 30, "undampened: +50, capped at arc_c - arc_p_min");
+        a.len = [0, 0, 50, 1];
+        for _ in 0..10 {
+            a.adapt(MFU_GHOST, true);
+        }
+        assert_eq!(a.p, 2, "arc_p_min = 32 >> 4");
+    }
+
+    #[test]
+    fn arc_evict_adj_moves_the_fraction_as_zfs_computes_it() {
+        let half = 1u64 << 31;
+        // 10 MRU ghost hits against ghost lists of 1 000: up = 10·2^32 / 1000.
+        assert_eq!(evict_adj(half, 1000, 10, 0, 100), half + 42_949_672);
+        assert_eq!(evict_adj(half, 1000, 0, 10, 100), half - 42_949_672);
+        // Nothing to learn from: unchanged.
+        assert_eq!(evict_adj(half, 7, 5, 0, 100), half);
+        assert_eq!(evict_adj(half, 1000, 0, 0, 100), half);
+        // Near the top the MRU's gains are damped (frac ≥ 4·(1 − frac)).
+        let high = (1u64 << 32) - (1 << 28);
+        assert!(evict_adj(high, 1000, 10, 0, 100) - high < 42_949_672 / 2);
+    }
+
+    #[test]
+    fn a_written_record_is_a_new_mru_buffer() {
+        let mut a = arc(4, ArcEra::Balance);
+        a.touch(7, 0);
+        a.touch(7, 100 * MS); // MFU
+        a.insert(7, 200 * MS);
+        assert_eq!((a.sizes().0, a.sizes().1), (1, 0));
+        assert_eq!((a.hits, a.misses), (1, 1), "an insert counts no lookup");
+        for r in 10..20 {
+            a.insert(r, 300 * MS);
+        }
+        assert!(a.sizes().0 + a.sizes().1 <= 4);
+        assert!(!a.touch(7, 400 * MS), "pushed out by newer writes");
     }
 
     #[test]

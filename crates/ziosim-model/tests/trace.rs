@@ -174,7 +174,7 @@ fn a_replay_is_deterministic_and_bad_records_are_named() {
 }
 
 #[test]
-fn an_lru_arc_serves_rereads_of_a_working_set_that_fits() {
+fn the_arc_serves_rereads_of_a_working_set_that_fits() {
     // 50 distinct 128 KiB records read round-robin, 20 times over: 1000 reads.
     let n = 1000;
     let offsets: Vec<u64> = (0..n).map(|i| (i % 50) * 131072 * 7).collect();
@@ -186,13 +186,14 @@ fn an_lru_arc_serves_rereads_of_a_working_set_that_fits() {
     };
     // 64 records of room: only the first pass misses.
     let fits = with(64 * 131072);
-    let l = &tr(&fits)["arc_lru"];
+    let l = &tr(&fits)["arc"];
     assert_eq!((l["records"].as_u64(), l["hits"].as_u64(), l["misses"].as_u64()), (Some(64), Some(950), Some(50)));
     assert_eq!(fits["workloads"][0]["arc_hits"], 950);
     // 40 records: round-robin over 50 always finds the record just evicted — every read misses,
-    // as an LRU does on a loop larger than itself.
+    // as the ARC does on a loop larger than itself when nothing is read twice between laps
+    // (the MRU and its ghost list together hold at most arc_c, so no ghost is left to hit).
     let small = with(40 * 131072);
-    assert_eq!(tr(&small)["arc_lru"]["hits"], 0);
+    assert_eq!(tr(&small)["arc"]["hits"], 0);
     let f_fits = fits["workloads"][0]["finished_ns"].as_u64().unwrap();
     let f_small = small["workloads"][0]["finished_ns"].as_u64().unwrap();
     assert!(f_small > 3 * f_fits, "fits {f_fits} small {f_small}");
@@ -211,6 +212,34 @@ fn an_lru_arc_serves_rereads_of_a_working_set_that_fits() {
     bad["workloads"][0]["arc_bytes"] = json!(1u64 << 20);
     let e = ziosim_model::config::RunConfig::from_json(&bad.to_string()).err().unwrap();
     assert!(e.starts_with("workload[0].arc_size: 1048576 — applies to trace only"), "{e}");
+}
+
+#[test]
+fn the_arc_keeps_a_reread_hot_set_through_a_scan_larger_than_itself() {
+    // 20 records read twice (the second pass more than ARC_MINTIME after the first: MFU),
+    // then a one-pass scan of 200 other records, then the 20 again, through a 64-record ARC.
+    // An LRU would have lost them to the scan; the ARC evicts the scan from its MRU.
+    // Timed: the passes at 0, 1 and 20 s, 40 ms apart within a pass; the scan from 2 s.
+    let rec = |r: u64| r * 131072 * 7;
+    let offs: Vec<u64> = (0..20).chain(0..20).chain(100..300).chain(0..20).map(rec).collect();
+    let ms = 1_000_000u64;
+    let times: Vec<u64> = (0..20).map(|i| i * 40 * ms)
+        .chain((0..20).map(|i| 1000 * ms + i * 40 * ms))
+        .chain((0..200).map(|i| 2000 * ms + i * 40 * ms))
+        .chain((0..20).map(|i| 20_000 * ms + i * 40 * ms))
+        .collect();
+    let n = offs.len();
+    let t = json!({"t_ns": times, "ops": "R".repeat(n), "offset": offs, "size": vec![131072; n]});
+    for release in ["zfs-2.1", "zfs-2.2", "solaris-2009"] {
+        let mut cfg = one_disk(t.clone(), None, 600);
+        cfg["release"] = json!(release);
+        cfg["workloads"][0]["arc_bytes"] = json!(64 * 131072);
+        let res = run(&cfg);
+        let a = &tr(&res)["arc"];
+        assert_eq!(a["hits"], 40, "{release}: {a}");
+        assert_eq!(a["mfu_hits"], 20, "{release}: the last pass found them in the MFU: {a}");
+        assert!(a["mru_records"].as_u64().unwrap() + a["mfu_records"].as_u64().unwrap() <= 64, "{a}");
+    }
 }
 
 #[test]

@@ -135,7 +135,7 @@ def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
                 "completed": tr.get("completed", 0),
                 "laps": tr.get("laps", 0),
                 "open_loop": bool(tr.get("open_loop")),
-                "arc_lru": dict(tr["arc_lru"]) if tr.get("arc_lru") else None,
+                "arc": dict(tr["arc"]) if tr.get("arc") else None,
                 "by_op": {k: {"ops": v.get("ops", 0), "bytes": v.get("bytes", 0),
                               "latency_ns": _stats(v.get("latency_ns")) if v.get("ops") else None,
                               # Per scan window (before, during, after) when a scan ran.
@@ -635,9 +635,13 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
                                    f"{src['data_reads']} file data, {zfs_nicebytes(src['bytes'])})",
                                    src["latency_ns"]))
         if "trace" in w:
-            lru = w["trace"].get("arc_lru")
-            if lru:
-                lines.append(f"  arc (LRU of {lru['records']} records): hits={lru['hits']}, misses={lru['misses']}")
+            arc = w["trace"].get("arc")
+            if arc:
+                # As arc_summary splits them: hits by list, misses that were ghost hits.
+                lines.append(f"  arc ({arc['records']} records): hits={arc['hits']} (mru={arc['mru_hits']}, "
+                             f"mfu={arc['mfu_hits']}), misses={arc['misses']} (ghost: mru={arc['mru_ghost_hits']}, "
+                             f"mfu={arc['mfu_ghost_hits']}); at the end mru={arc['mru_records']}, "
+                             f"mfu={arc['mfu_records']}, mru target={arc['mru_target_records']}")
             by_op = w["trace"]["by_op"]
             for k, label in TRACE_OPS:
                 v = by_op.get(k)
