@@ -502,7 +502,7 @@ impl Model_ {
                 // No healthy copy: the read fails (vrp_errors) and nothing is written.
                 // Released here, not through rebuild_io_done: that re-enters this pump,
                 // one stack frame per failed chunk.
-                self.admin.rebuilds[t].as_mut().unwrap().errors += 1;
+                self.rebuild_chunk_lost(t, off, size);
                 self.rb_release(slot);
                 continue;
             };
@@ -559,6 +559,22 @@ impl Model_ {
         self.rebuild_io_done(slot, ctx);
     }
 
+    /// A chunk the rebuild could not read or reconstruct (`vrp_errors`): nothing is written
+    /// for it, and the new disk or spare is still taken as whole when the rebuild ends, so
+    /// the blocks in it are lost — the scrub that follows, and any read, finds them so —
+    /// unless a disk that was only offline may still hold them (then the scrub's repair
+    /// can find a copy once it is back, as ZFS's would).
+    fn rebuild_chunk_lost(&mut self, t: usize, off: u64, size: u64) {
+        self.admin.rebuilds[t].as_mut().unwrap().errors += 1;
+        if self.top_leaves_iter(t).any(|l| self.leaves[l as usize].offline) {
+            return;
+        }
+        match self.lost_ranges.last_mut() {
+            Some((lt, _, end)) if *lt as usize == t && *end == off => *end = off + size,
+            _ => self.lost_ranges.push((t as u16, off, off + size)),
+        }
+    }
+
     /// The psize of a chunk of `size` bytes of vdev space — on dRAID the data columns' share
     /// of its stripes. It is what the chunk counts against the in-flight limit
     /// (`vr_bytes_inflight += psize`).
@@ -612,7 +628,7 @@ impl Model_ {
         self.cols = cols;
         if missing > self.tops[t].kind.nparity() as usize {
             self.writes = reads;
-            self.admin.rebuilds[t].as_mut().unwrap().errors += 1;
+            self.rebuild_chunk_lost(t, io.offset, io.size);
             self.rb_release(slot);
             return;
         }

@@ -894,6 +894,10 @@ pub struct Model_ {
     /// Blocks a read found with no readable copy, as (top-level vdev, offset): the pool's
     /// persistent error log, which `zpool status` counts as "N data errors".
     pub(crate) lost_blocks: std::collections::BTreeSet<(u16, u64)>,
+    /// Vdev ranges, as (top-level vdev, start, end), that a sequential rebuild could not
+    /// reconstruct (`vrp_errors`) because disks had failed: the blocks there have no copy
+    /// left, so reads and scans find them lost and put them in the error log.
+    pub(crate) lost_ranges: Vec<(u16, u64, u64)>,
     /// Each top-level vdev's redundancy over time (`redundancy.rs`).
     pub(crate) red: Vec<crate::redundancy::RedTrack>,
     /// Scenario actions carried out so far (they run in index order).
@@ -1300,6 +1304,7 @@ impl Model_ {
             spare_links: Vec::new(),
             last_user_io_ns: 0,
             lost_blocks: Default::default(),
+            lost_ranges: Vec::new(),
             red: Vec::new(),
             actions_done: 0,
             sample_limit: false,
@@ -2397,10 +2402,17 @@ impl Model_ {
     }
 
     /// Is the block at `voff` of top-level vdev `t` in the pool's error log (no copy of it
-    /// survived)? Its copies are garbage from then on, whatever disks come back.
+    /// survived), or in a range a sequential rebuild could not reconstruct? Its copies are
+    /// garbage from then on, whatever disks come back.
     #[inline]
     pub(crate) fn block_lost(&self, t: usize, voff: u64) -> bool {
-        !self.lost_blocks.is_empty() && self.lost_blocks.contains(&(t as u16, voff))
+        (!self.lost_blocks.is_empty() && self.lost_blocks.contains(&(t as u16, voff)))
+            || (!self.lost_ranges.is_empty() && self.in_lost_range(t, voff))
+    }
+
+    #[cold]
+    fn in_lost_range(&self, t: usize, voff: u64) -> bool {
+        self.lost_ranges.iter().any(|&(lt, a, b)| lt as usize == t && a <= voff && voff < b)
     }
 
     #[allow(clippy::too_many_arguments)]

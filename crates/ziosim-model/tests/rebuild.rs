@@ -680,3 +680,38 @@ fn zfs_2_0_rebuild_waits_three_txg_syncs_at_every_metaslab() {
     let waited = f(&r20w, "metaslab_wait_ns") - f(&r20, "metaslab_wait_ns");
     assert!(slower > 0.7 * waited && slower < 1.3 * waited, "slower by {slower}, waited {waited} more");
 }
+
+#[test]
+fn chunks_a_rebuild_could_not_read_are_lost_and_the_scrub_after_it_finds_them() {
+    // The mirror's other disk dies while the rebuild onto sdc runs: the chunks not yet
+    // copied have no copy left (vrp_errors). sdc is still taken as whole when the rebuild
+    // ends, but its copies there are garbage, so the scrub the rebuild starts reads them,
+    // fails their checksums and lists them in the error log; a disk only offline would
+    // still hold them.
+    let mut actions = replace_failed(true);
+    actions.as_array_mut().unwrap().push(json!({"at_ns": 20 * S, "do": "fail", "disk": "sda"}));
+    let mut cfg = pool("zfs-2.2", mirror("sda", "sdb"), 8, actions);
+    cfg["pool"]["layout"] = json!({"fragmentation": 0.0});
+    let res = run(&cfg);
+    let rb = &res["rebuilds"].as_array().unwrap()[0];
+    assert_eq!(rb["state"], "complete");
+    let (errors, chunks) = (rb["errors"].as_u64().unwrap(), rb["chunks"].as_u64().unwrap());
+    assert!(errors > 0 && errors < chunks, "{errors} of {chunks} chunks unreadable");
+    let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["scan"]["func"], "scrub");
+    let scrub_errors = last["scan"]["errors"].as_u64().unwrap();
+    // About 8 records of 128 KiB per failed 1 MiB chunk.
+    assert!(scrub_errors >= 6 * errors && scrub_errors <= 9 * errors, "scrub: {scrub_errors} blocks for {errors} chunks");
+    // The error log lists each lost block once; the scrub's count is per block it met.
+    let logged = last["errors"].as_u64().unwrap();
+    assert!(logged <= scrub_errors && logged * 100 >= scrub_errors * 99, "{logged} logged, {scrub_errors} scrub errors");
+    // The same with sda taken offline instead: nothing is lost.
+    let mut actions = replace_failed(true);
+    actions.as_array_mut().unwrap().push(json!({"at_ns": 20 * S, "do": "offline", "disk": "sda"}));
+    actions.as_array_mut().unwrap().push(json!({"at_ns": 40 * S, "do": "online", "disk": "sda"}));
+    let mut cfg = pool("zfs-2.2", mirror("sda", "sdb"), 8, actions);
+    cfg["pool"]["layout"] = json!({"fragmentation": 0.0});
+    let res = run(&cfg);
+    let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["errors"].as_u64().unwrap_or(0), 0, "{}", last["errors"]);
+}
