@@ -1307,11 +1307,27 @@ impl Model_ {
                 }
                 let mut cols = std::mem::take(&mut self.cols);
                 self.tops[t].map(voff, psize, true, &mut cols);
-                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && self.child_misses(t, c.child as usize, birth));
+                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && self.col_misses(t, c.child as usize, c.offset, birth));
                 self.cols = cols;
                 hit
             }
         }
+    }
+
+    /// `child_misses` of child `c`'s column at physical offset `off`, following a
+    /// distributed spare standing in for it to the child holding its share there, which
+    /// may miss the block in turn (`vdev_draid_missing` recursing through the spare, as
+    /// `vdev_draid_group_missing` asks it for each column of the block's group).
+    fn col_misses(&self, t: usize, c: usize, off: u64, birth: u64) -> bool {
+        let mut c = c;
+        for _ in 0..=self.spares.len() {
+            if self.child_misses(t, c, birth) {
+                return true;
+            }
+            let Some((_, sp)) = self.replacing[t][c].and_then(|n| self.leaves[n as usize].draid_spare) else { return false };
+            c = self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, off) as usize;
+        }
+        false
     }
 
     fn alloc_zio(&mut self, z: ScanZio) -> u32 {

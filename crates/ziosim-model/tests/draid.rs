@@ -331,3 +331,32 @@ fn a_second_failure_during_a_draid1_rebuild_loses_blocks_the_scrub_then_finds() 
     let snap = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
     assert!(snap["errors"].as_u64().unwrap() > 0, "{}", snap["errors"]);
 }
+
+#[test]
+fn a_healing_resilver_also_restores_a_spare_share_that_lay_on_the_replaced_disk() {
+    // One distributed spare: d5 is rebuilt onto it. Then the child holding part of that
+    // spare fails, no spare is left, and a new disk replaces it with a healing resilver.
+    // The resilver finds the blocks of d5 whose spare share lay there missing too
+    // (`vdev_draid_group_missing` through the spare) and writes them to the new disk,
+    // besides the failed child's own columns.
+    let x = {
+        let d = ziosim_model::draid::Draid::new(2, 4, 22, 1, 12).unwrap();
+        assert_ne!(d.spare_child(0, 64 << 20), 5);
+        format!("d{}", d.spare_child(0, 64 << 20))
+    };
+    let replaced = |first: Option<&str>| {
+        let mut actions: Vec<Value> = first.map(|d| json!({"at_ns": 0, "do": "fail", "disk": d})).into_iter().collect();
+        actions.push(json!({"at_ns": 1800_000_000_000u64, "do": "fail", "disk": x}));
+        actions.push(json!({"at_ns": 1801_000_000_000u64, "do": "replace", "old": x, "new": "d22"}));
+        let mut cfg = spare_pool(22, 1, Value::Array(actions));
+        cfg["tunables"]["zfs_rebuild_scrub_enabled"] = json!(0);
+        let res = run(&cfg);
+        assert_eq!(res["scan"]["func"], "resilver");
+        assert_eq!(res["scan"]["state"], "finished", "{}", res["scan"]);
+        assert_eq!(scan_errors(&res), 0);
+        series_sum(&res, "d22", "write_bytes")
+    };
+    let alone = replaced(None);
+    let after = replaced(Some("d5"));
+    assert!(after > alone + alone / 20, "new disk wrote {after} after d5's rebuild, {alone} alone");
+}
