@@ -107,3 +107,29 @@ def test_zed_can_be_told_to_leave_the_distributed_spares_alone():
         scenario.loads(_text(vdev='type = "draid2", disks = 8', actions=acts.split("[[action]]\nat = \"10s\"")[0]
                              + '[[action]]\nat = "10s"\ndo = "scrub"\n', extra="spares = { auto = false }\n"))
     assert str(e.value).startswith("pool.spares.device: missing")
+
+
+@pytest.mark.parametrize("kind, lost", [("draid1", True), ("draid2", False)])
+def test_a_second_failure_during_the_rebuild_loses_data_on_draid1_only(kind, lost):
+    # scenarios/draid/draid1-second-failure.toml at 1 % fill: 24 disks, one distributed
+    # spare; a disk dies, and another while the rebuild runs. draid1's groups holding both
+    # have no parity left: the rebuild cannot rebuild those chunks, and the scrub after it
+    # finds their blocks gone; draid2 rebuilds them from its second parity.
+    from conftest import ROOT
+    text = (ROOT / "scenarios/draid/draid1-second-failure.toml").read_text()
+    text = text.replace('type = "draid1"', f'type = "{kind}"').replace("fill = 0.05", "fill = 0.01")
+    res = runner.run(scenario.loads(text))
+    errors = res["rebuilds"][0]["errors"]
+    scrub = res["scans"][-1]
+    assert res["rebuilds"][0]["state"] == "complete" and scrub["func"] == "scrub" and scrub["state"] == "finished"
+    assert (errors > 0, scrub["errors"] > 0) == (lost, lost), (errors, scrub["errors"])
+    text = _status(res, res["status"]["snapshots"][-1])
+    assert ("data errors, use '-v' for a list" in text) == lost
+
+
+def test_the_summary_line_of_a_scan_with_errors_says_how_many():
+    from ziosim.report.summary import scan_summary_lines
+    scrub = {"func": "scrub", "state": "finished", "start_ns": 0, "duration_ns": 60 * 10**9,
+             "examined_bytes": 1 << 30, "examined_bytes_per_s": (1 << 30) / 60, "processed_bytes": 0}
+    assert scan_summary_lines({"scans": [scrub]})[0].endswith("0B repaired")
+    assert scan_summary_lines({"scans": [{**scrub, "errors": 7}]})[0].endswith("0B repaired, 7 errors")

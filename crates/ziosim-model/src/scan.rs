@@ -1615,7 +1615,7 @@ impl Model_ {
             "start_ns": sc.start_ns, "end_ns": end, "duration_ns": dur, "paused_ns": paused,
             "min_txg": sc.min_txg, "max_txg": sc.max_txg,
             "to_examine_bytes": sc.to_examine, "examined_bytes": sc.examined, "issued_bytes": sc.issued,
-            "skipped_bytes": sc.skipped, "processed_bytes": sc.processed, "txgs": sc.txgs,
+            "skipped_bytes": sc.skipped, "processed_bytes": sc.processed, "errors": sc.errors, "txgs": sc.txgs,
             "examined_bytes_per_s": rate_per_s(sc.examined, active_ns),
             "issued_bytes_per_s": rate_per_s(sc.issued, active_ns),
             "processed_bytes_per_s": rate_per_s(sc.processed, active_ns),

@@ -339,7 +339,7 @@ def _log_devices(z: Mapping[str, Any]) -> dict:
 
 _SCAN_KEYS = (
     "func", "state", "engine", "start_ns", "end_ns", "duration_ns", "paused_ns", "txgs",
-    "to_examine_bytes", "examined_bytes", "issued_bytes", "skipped_bytes", "processed_bytes",
+    "to_examine_bytes", "examined_bytes", "issued_bytes", "skipped_bytes", "processed_bytes", "errors",
     "leaf_read_bytes", "examined_bytes_per_s", "issued_bytes_per_s", "processed_bytes_per_s",
     "leaf_read_bytes_per_s", "sort_mem_peak_bytes", "sort_mem_hard_bytes", "issue_phases",
     "meta_reads", "prefetch_reads", "prefetch_hits", "walk_ns", "walk_examined_bytes_per_s",
@@ -575,6 +575,9 @@ def scan_summary_lines(summary: dict, release: str = "zfs-2.2") -> list[str]:
             what = (str(r.get("func")), f"{zfs_nicebytes(r.get('examined_bytes', 0))} examined, "
                                         f"{zfs_nicebytes(r.get('processed_bytes', 0))} resilvered"
                                         f"{at(r.get('processed_bytes_per_s'))}")
+        if kind != "rebuild" and r.get("errors"):
+            # Blocks the scan could not read or reconstruct ("with N errors").
+            what = (what[0], f"{what[1]}, {r['errors']} errors")
         lines.append(f"scan: {what[0]} {when}: {what[1]}")
     return lines
 
