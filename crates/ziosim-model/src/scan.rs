@@ -1552,7 +1552,6 @@ impl Model_ {
             _ => {
                 let mut cols = std::mem::take(&mut self.cols);
                 self.tops[t].map(voff, psize, true, &mut cols);
-                let draid = self.tops[t].draid.clone();
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     let ch = c.child as usize;
                     for l in self.child_leaves(t, ch) {
@@ -1563,7 +1562,7 @@ impl Model_ {
                         // on a disk that failed in turn: the disk replacing that one is
                         // owed the column too (`vdev_draid_missing` recurses through it).
                         let Some((_, sp)) = self.leaves[l as usize].draid_spare else { continue };
-                        let p = draid.as_ref().unwrap().spare_child(sp as u64, c.offset) as usize;
+                        let p = self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, c.offset) as usize;
                         if let Some(r) = self.replacing[t][p] {
                             if self.leaf_misses(r, birth) {
                                 writes.push((r, c.offset, c.size));
