@@ -569,10 +569,7 @@ impl Model_ {
         if self.top_leaves_iter(t).any(|l| self.leaves[l as usize].offline) {
             return;
         }
-        match self.lost_ranges.last_mut() {
-            Some((lt, _, end)) if *lt as usize == t && *end == off => *end = off + size,
-            _ => self.lost_ranges.push((t as u16, off, off + size)),
-        }
+        self.add_lost_range(t as u16, off, off + size);
     }
 
     /// The psize of a chunk of `size` bytes of vdev space — on dRAID the data columns' share
@@ -657,8 +654,7 @@ impl Model_ {
             // `rc_force_repair`: a distributed spare already in place whose share of this
             // offset lies on a child now being rebuilt itself — the column goes to that
             // child's new disk or spare (`vdev_draid_io_start_read`).
-            let Some((_, sp)) = self.leaves[n as usize].draid_spare else { continue };
-            let p = self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, c.offset) as usize;
+            let Some(p) = self.spare_pos(t, n, c.offset) else { continue };
             if let Some(r) = self.replacing[t][p].filter(|&r| self.rebuild_empty(r)) {
                 targets.push((r, c.offset, c.size));
             }

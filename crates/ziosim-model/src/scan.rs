@@ -1324,8 +1324,8 @@ impl Model_ {
             if self.child_misses(t, c, birth) {
                 return true;
             }
-            let Some((_, sp)) = self.replacing[t][c].and_then(|n| self.leaves[n as usize].draid_spare) else { return false };
-            c = self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, off) as usize;
+            let Some(p) = self.replacing[t][c].and_then(|n| self.spare_pos(t, n, off)) else { return false };
+            c = p;
         }
         false
     }
@@ -1561,8 +1561,7 @@ impl Model_ {
                         // A distributed spare standing in whose share of this offset lies
                         // on a disk that failed in turn: the disk replacing that one is
                         // owed the column too (`vdev_draid_missing` recurses through it).
-                        let Some((_, sp)) = self.leaves[l as usize].draid_spare else { continue };
-                        let p = self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, c.offset) as usize;
+                        let Some(p) = self.spare_pos(t, l, c.offset) else { continue };
                         if let Some(r) = self.replacing[t][p] {
                             if self.leaf_misses(r, birth) {
                                 writes.push((r, c.offset, c.size));

@@ -894,10 +894,11 @@ pub struct Model_ {
     /// Blocks a read found with no readable copy, as (top-level vdev, offset): the pool's
     /// persistent error log, which `zpool status` counts as "N data errors".
     pub(crate) lost_blocks: std::collections::BTreeSet<(u16, u64)>,
-    /// Vdev ranges, as (top-level vdev, start, end), that a sequential rebuild could not
-    /// reconstruct (`vrp_errors`) because disks had failed: the blocks there have no copy
-    /// left, so reads and scans find them lost and put them in the error log.
-    pub(crate) lost_ranges: Vec<(u16, u64, u64)>,
+    /// Vdev ranges, as (top-level vdev, start) → end, disjoint and not touching, that a
+    /// sequential rebuild could not reconstruct (`vrp_errors`) because disks had failed: the
+    /// blocks there have no copy left, so reads and scans find them lost and put them in the
+    /// error log.
+    pub(crate) lost_ranges: std::collections::BTreeMap<(u16, u64), u64>,
     /// Each top-level vdev's redundancy over time (`redundancy.rs`).
     pub(crate) red: Vec<crate::redundancy::RedTrack>,
     /// Scenario actions carried out so far (they run in index order).
@@ -1304,7 +1305,7 @@ impl Model_ {
             spare_links: Vec::new(),
             last_user_io_ns: 0,
             lost_blocks: Default::default(),
-            lost_ranges: Vec::new(),
+            lost_ranges: Default::default(),
             red: Vec::new(),
             actions_done: 0,
             sample_limit: false,
@@ -2412,7 +2413,28 @@ impl Model_ {
 
     #[cold]
     fn in_lost_range(&self, t: usize, voff: u64) -> bool {
-        self.lost_ranges.iter().any(|&(lt, a, b)| lt as usize == t && a <= voff && voff < b)
+        let t = t as u16;
+        self.lost_ranges.range(..=(t, voff)).next_back().is_some_and(|(&(lt, _), &end)| lt == t && voff < end)
+    }
+
+    /// Add [`start`, `end`) of top-level vdev `t` to `lost_ranges`, merged with the ranges it
+    /// overlaps or touches.
+    pub(crate) fn add_lost_range(&mut self, t: u16, start: u64, end: u64) {
+        let (mut a, mut b) = (start, end);
+        if let Some((&(lt, s), &e)) = self.lost_ranges.range(..=(t, a)).next_back() {
+            if lt == t && e >= a {
+                (a, b) = (s, b.max(e));
+                self.lost_ranges.remove(&(t, s));
+            }
+        }
+        while let Some((&(lt, s), &e)) = self.lost_ranges.range((t, a)..).next() {
+            if lt != t || s > b {
+                break;
+            }
+            b = b.max(e);
+            self.lost_ranges.remove(&(t, s));
+        }
+        self.lost_ranges.insert((t, a), b);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2611,10 +2633,10 @@ impl Model_ {
             _ => {
                 let mut cols = std::mem::take(&mut self.cols);
                 self.tops[t].map(voff, rs, true, &mut cols);
-                let spared = self.tops[t].draid.is_some() && self.replacing[t].iter().any(|r| r.is_some());
+                let draid = self.tops[t].draid.is_some();
                 for c in cols.iter().filter(|c| c.size > 0) {
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
-                    if spared {
+                    if draid {
                         // A distributed spare's share may lie on a disk that failed too.
                         let mut w = std::mem::take(&mut self.col_writes);
                         self.col_write_leaves(t, c.child as usize, c.offset, &mut w);
@@ -2958,60 +2980,72 @@ impl Model_ {
         self.pump(leaf, ctx);
     }
 
+    /// The child (index in top-level vdev `t`) holding distributed spare `l`'s share of
+    /// physical offset `off` (`vdev_draid_spare_get_child`); None when `l` is not a
+    /// distributed spare.
+    #[inline]
+    pub(crate) fn spare_pos(&self, t: usize, l: u16, off: u64) -> Option<usize> {
+        let (_, sp) = self.leaves[l as usize].draid_spare?;
+        Some(self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, off) as usize)
+    }
+
     /// The physical leaf a distributed spare's sectors at `offset` are read from or written
     /// to (`vdev_draid_spare_io_start`): the child holding that spare's share of the
-    /// offset's slice (`vdev_draid_spare_get_child`); if that child has failed and stands
-    /// under a `spare-N`/`replacing-N` itself, the I/O goes down that vdev as a mirror's
-    /// would — a read to the side holding the data (a second distributed spare is followed
-    /// the same way, a different spare column of the slice each time, so at most one hop
-    /// per spare), a write to the original if it can take writes, else to its replacement.
-    /// Callers check readability first ([`Self::col_read_leaf`]) and fan writes out
-    /// ([`Self::col_write_leaves`]); when nothing can serve the I/O (callers avoid it) it
-    /// goes to the original child, as before a spare's share could be lost.
+    /// offset's slice (`spare_pos`); if that child has failed and stands under a
+    /// `spare-N`/`replacing-N` itself, the I/O goes down that vdev as a mirror's would — a
+    /// read to the side holding the data (`col_read_path`), a write to the original if it
+    /// can take writes, else to its replacement (a second distributed spare is followed the
+    /// same way, a different spare column of the slice each time, so at most one hop per
+    /// spare). Callers check readability first ([`Self::col_read_leaf`]) and fan writes
+    /// out ([`Self::col_write_leaves`]); when nothing can serve the I/O (callers avoid it)
+    /// it goes to the original child, as before a spare's share could be lost.
     #[cold]
     fn draid_spare_child(&self, leaf: u16, offset: u64, op: Op) -> u16 {
-        let (t, sp) = self.leaves[leaf as usize].draid_spare.expect("a distributed spare");
-        let (t, top) = (t as usize, &self.tops[t as usize]);
-        let d = top.draid.as_ref().unwrap();
-        let mut p = d.spare_child(sp as u64, offset) as usize;
-        let first = top.leaves[p];
+        let t = self.leaves[leaf as usize].draid_spare.expect("a distributed spare").0 as usize;
+        let p0 = self.spare_pos(t, leaf, offset).unwrap();
+        let first = self.tops[t].leaves[p0];
+        if op == Op::Read {
+            return self.col_read_path(t, p0, offset, 0).map_or(first, |(_, l)| l);
+        }
+        let mut p = p0;
         for _ in 0..=self.spares.len() {
-            let orig = top.leaves[p];
-            let next = match op {
-                Op::Read => self.child_read_leaf(t, p),
-                _ if self.leaves[orig as usize].writeable() => Some(orig),
-                _ => self.replacing[t][p].filter(|&r| self.leaves[r as usize].writeable()),
-            };
-            let Some(l) = next else { return first };
-            match self.leaves[l as usize].draid_spare {
-                None => return l,
-                Some((_, sp2)) => p = d.spare_child(sp2 as u64, offset) as usize,
+            let orig = self.tops[t].leaves[p];
+            if self.leaves[orig as usize].writeable() {
+                return orig;
+            }
+            let Some(r) = self.replacing[t][p].filter(|&r| self.leaves[r as usize].writeable()) else { break };
+            match self.spare_pos(t, r, offset) {
+                None => return r,
+                Some(q) => p = q,
             }
         }
         first
     }
 
-    /// dRAID, `vdev_draid_readable` and `vdev_draid_missing` of child `c`'s column at
-    /// physical offset `off` for a block born in `birth` (0: any): the leaf to submit the
-    /// read to (the child, or the spare or new disk standing in for it; `submit_leaf`
-    /// takes a distributed spare on to its share's disk), or None when the data is not
-    /// there — the child is gone, or a distributed spare's share at `off` lies on a disk
-    /// that failed and whose own replacement does not hold it yet. Other vdev types:
-    /// `child_read_leaf`, with the DTL test.
-    pub(crate) fn col_read_leaf(&self, t: usize, c: usize, off: u64, birth: u64) -> Option<u16> {
-        let usable = |l: u16| !(birth > 0 && self.leaf_misses(l, birth));
-        let first = self.child_read_leaf(t, c).filter(|&l| usable(l))?;
-        if self.leaves[first as usize].draid_spare.is_none() {
-            return Some(first);
-        }
-        let d = self.tops[t].draid.as_ref().unwrap();
+    /// Reads of child `c`'s column at physical offset `off` for a block born in `birth`
+    /// (0: any): (the leaf to submit to — the child, or the spare or new disk standing in
+    /// for it — and the physical leaf that holds the data), following a distributed spare
+    /// to the child holding its share, which may stand under its own spare; None when the
+    /// data is not there (`vdev_draid_readable`, `vdev_draid_missing`).
+    fn col_read_path(&self, t: usize, c: usize, off: u64, birth: u64) -> Option<(u16, u16)> {
+        let usable = |l: &u16| !(birth > 0 && self.leaf_misses(*l, birth));
+        let first = self.child_read_leaf(t, c).filter(usable)?;
         let mut l = first;
         for _ in 0..=self.spares.len() {
-            let Some((_, sp)) = self.leaves[l as usize].draid_spare else { return Some(first) };
-            let p = d.spare_child(sp as u64, off) as usize;
-            l = self.child_read_leaf(t, p).filter(|&l| usable(l))?;
+            let Some(p) = self.spare_pos(t, l, off) else { return Some((first, l)) };
+            l = self.child_read_leaf(t, p).filter(usable)?;
         }
         None
+    }
+
+    /// dRAID, `vdev_draid_readable` and `vdev_draid_missing` of child `c`'s column at
+    /// physical offset `off` for a block born in `birth` (0: any): the leaf to submit the
+    /// read to (`submit_leaf` takes a distributed spare on to its share's disk), or None
+    /// when the data is not there — the child is gone, or a distributed spare's share at
+    /// `off` lies on a disk that failed and whose own replacement does not hold it yet.
+    /// Other vdev types: `child_read_leaf`, with the DTL test.
+    pub(crate) fn col_read_leaf(&self, t: usize, c: usize, off: u64, birth: u64) -> Option<u16> {
+        self.col_read_path(t, c, off, birth).map(|(first, _)| first)
     }
 
     /// The writes to child `c`'s column at physical offset `off`, as (physical leaf, the
@@ -3025,29 +3059,21 @@ impl Model_ {
         let [old, new] = self.child_write_leaves(t, c);
         out.extend(old.map(|l| (l, NO_LEAF)));
         let Some(n) = new else { return };
-        let Some((_, sp)) = self.leaves[n as usize].draid_spare else {
+        let Some(mut p) = self.spare_pos(t, n, off) else {
             out.push((n, NO_LEAF));
             return;
         };
         if !self.leaves[n as usize].writeable() {
             return;
         }
-        let d = self.tops[t].draid.as_ref().unwrap();
-        // Positions still to write at, each with the spare that led there.
-        let mut todo = vec![(d.spare_child(sp as u64, off) as usize, n)];
-        let mut hops = 0;
-        while let Some((p, via)) = todo.pop() {
-            hops += 1;
-            if hops > 2 * (self.spares.len() + 1) {
-                break;
-            }
+        // Each position has one replacement at most: a chain, one spare column per hop.
+        for _ in 0..=self.spares.len() {
             let [old, new] = self.child_write_leaves(t, p);
-            out.extend(old.map(|l| (l, via)));
-            if let Some(r) = new.filter(|&r| self.leaves[r as usize].writeable()) {
-                match self.leaves[r as usize].draid_spare {
-                    None => out.push((r, via)),
-                    Some((_, sp2)) => todo.push((d.spare_child(sp2 as u64, off) as usize, via)),
-                }
+            out.extend(old.map(|l| (l, n)));
+            let Some(r) = new.filter(|&r| self.leaves[r as usize].writeable()) else { return };
+            match self.spare_pos(t, r, off) {
+                None => return out.push((r, n)),
+                Some(q) => p = q,
             }
         }
     }
