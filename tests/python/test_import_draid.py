@@ -273,7 +273,7 @@ def _error(presets, name: str, text: str) -> str:
 
 def test_a_child_count_other_than_the_names_is_refused(presets):
     text = (FIX / REBUILD_21).read_text()
-    cut = text.replace("\t    wwn-0x5000c500269e0d37    ONLINE       0     0     0\n", "")
+    cut = text.replace("\t    wwn-0x5000c500269e0d37    ONLINE       0     0     0  (resilvering)\n", "")
     assert _error(presets, "s.txt", cut) == (
         "s.txt:39: expected 24 rows under draid2:8d:24c:2s-0 (line 13), as its name's 24c says; found 23 — is the "
         "paste cut off or edited? (zpool status -e leaves healthy disks out: paste it without -e)")

@@ -76,7 +76,7 @@
 //! distributed spare. The in-flight limit counts a chunk's psize (its data columns).
 
 use crate::admin::TXG_INITIAL;
-use crate::io::{flags, IoClass, Op};
+use crate::io::{flags, IoClass, Op, NO_LEAF};
 use crate::layout::RangesPos;
 use crate::release::Release;
 use crate::scan::{ScanFunc, ScanState};
@@ -580,7 +580,10 @@ impl Model_ {
     }
 
     /// A leaf a rebuild writes: writeable, its DTL holding the synthetic block's birth.
-    fn rebuild_empty(&self, l: u16) -> bool {
+    /// While a rebuild runs no healing resilver can (`spa_vdev_attach` refuses either
+    /// while the other is active), so such a leaf is one a rebuild is filling
+    /// (`vdev_rebuild_txg` set).
+    pub(crate) fn rebuild_empty(&self, l: u16) -> bool {
         let leaf = &self.leaves[l as usize];
         leaf.writeable() && leaf.dtl.is_some_and(|(lo, _)| lo <= TXG_INITIAL)
     }
@@ -647,26 +650,39 @@ impl Model_ {
         targets.clear();
         for c in &cols {
             let Some(n) = self.replacing[t][c.child as usize] else { continue };
-            if self.rebuild_empty(n) {
+            // The column's new disk or spare being rebuilt; or `rc_force_repair`: a
+            // distributed spare already in place whose share of this offset lies on a child
+            // now being rebuilt itself (`vdev_draid_io_start_read`) — the write goes through
+            // the spare and on to that child's new disk or spare (`share_write_leaves`).
+            let force = || self.spare_pos(t, n, c.offset).and_then(|p| self.replacing[t][p]).is_some_and(|r| self.rebuild_empty(r));
+            if self.rebuild_empty(n) || force() {
                 targets.push((n, c.offset, c.size));
-                continue;
-            }
-            // `rc_force_repair`: a distributed spare already in place whose share of this
-            // offset lies on a child now being rebuilt itself — the column goes to that
-            // child's new disk or spare (`vdev_draid_io_start_read`).
-            let Some(p) = self.spare_pos(t, n, c.offset) else { continue };
-            if let Some(r) = self.replacing[t][p].filter(|&r| self.rebuild_empty(r)) {
-                targets.push((r, c.offset, c.size));
             }
         }
         self.cols = cols;
+        // Every physical leaf written counts its bytes (`vs_rebuild_processed`, so each shows
+        // "(resilvering)"), and the rebuild's total counts them (`vrp_bytes_rebuilt`); a
+        // distributed spare counts its own `vs_rebuild_processed` but stays out of the total,
+        // "to avoid double counting" (`vdev_stat_update`, MS@zfs-2.2.0).
         let mut bytes = 0;
+        let mut n = 0;
+        let mut fan = std::mem::take(&mut self.col_writes);
         for &(l, off, size) in &targets {
-            self.submit_leaf(l, Op::Write, IoClass::Rebuild, flags::REPAIR, off, size as u32, OWNER_REBUILD | slot, ctx);
-            self.leaves[l as usize].rebuild_processed += size;
-            bytes += size;
+            fan.clear();
+            if self.leaves[l as usize].draid_spare.is_some() {
+                self.share_write_leaves(t, l, off, true, &mut fan);
+                self.leaves[l as usize].rebuild_processed += size;
+            } else {
+                fan.push((l, NO_LEAF));
+            }
+            for &(p, via) in &fan {
+                self.submit_leaf_via(p, via, Op::Write, IoClass::Rebuild, flags::REPAIR, off, size as u32, OWNER_REBUILD | slot, ctx);
+                self.leaves[p as usize].rebuild_processed += size;
+                bytes += size;
+                n += 1;
+            }
         }
-        let n = targets.len() as u32;
+        self.col_writes = fan;
         self.writes = targets;
         if n == 0 {
             return false;

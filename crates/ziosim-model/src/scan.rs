@@ -83,7 +83,7 @@
 //! (`dsl_pool_scrub_setup_sync`, il:379c004d1f) cancels the running scrub or resilver and
 //! starts over: the ≤0.7 restart, in the same txg.
 
-use crate::io::{flags, IoClass, Op};
+use crate::io::{flags, IoClass, Op, NO_LEAF};
 use crate::layout::{Block, BlockKind, Cursor, Dva};
 use crate::pool::VdevType;
 use crate::release::Release;
@@ -1549,23 +1549,51 @@ impl Model_ {
                     }
                 }
             }
+            _ if self.tops[t].draid.is_some() => {
+                // dRAID: a column is repaired when it misses the block (`vdev_draid_missing`,
+                // through a distributed spare to its share's disk: `col_misses`) or when a
+                // distributed spare in it keeps this offset's share on a disk standing under
+                // a `spare-N`/`replacing-N` (`rc_force_repair`, `vdev_draid_io_start_read`).
+                // The write reaches every side of the column's vdev that takes writes, on
+                // through a spare to its share (`col_write_leaves`): a leaf under a dRAID
+                // does not drop a repair write its DTL does not need (`zio_vdev_io_start`
+                // skips that bypass for dRAID). Each leaf zio counts its bytes
+                // (`vs_scan_processed`, so each shows "(resilvering)"), the distributed
+                // spare's own as well, and so does the scan's total (`scn_processed`,
+                // `vdev_stat_update` counts every leaf, the spare included: MS@zfs-2.2.0).
+                let mut cols = std::mem::take(&mut self.cols);
+                let mut fan = std::mem::take(&mut self.col_writes);
+                self.tops[t].map(voff, psize, true, &mut cols);
+                for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
+                    let ch = c.child as usize;
+                    let force = self.replacing[t][ch].and_then(|n| self.spare_pos(t, n, c.offset)).is_some_and(|p| self.replacing[t][p].is_some());
+                    if !(force || self.col_misses(t, ch, c.offset, birth)) {
+                        continue;
+                    }
+                    self.col_write_leaves(t, ch, c.offset, &mut fan);
+                    let mut via_counted = NO_LEAF;
+                    for &(l, via) in &fan {
+                        if via != NO_LEAF && via != via_counted {
+                            via_counted = via;
+                            self.leaves[via as usize].scan_processed += c.size;
+                            bytes += c.size;
+                        }
+                        self.submit_leaf_via(l, via, Op::Write, IoClass::AsyncWrite, fl, c.offset, c.size as u32, owner, ctx);
+                        self.leaves[l as usize].scan_processed += c.size;
+                        n += 1;
+                        bytes += c.size;
+                    }
+                }
+                self.cols = cols;
+                self.col_writes = fan;
+            }
             _ => {
                 let mut cols = std::mem::take(&mut self.cols);
                 self.tops[t].map(voff, psize, true, &mut cols);
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
-                    let ch = c.child as usize;
-                    for l in self.child_leaves(t, ch) {
+                    for l in self.child_leaves(t, c.child as usize) {
                         if self.leaf_misses(l, birth) {
                             writes.push((l, c.offset, c.size));
-                        }
-                        // A distributed spare standing in whose share of this offset lies
-                        // on a disk that failed in turn: the disk replacing that one is
-                        // owed the column too (`vdev_draid_missing` recurses through it).
-                        let Some(p) = self.spare_pos(t, l, c.offset) else { continue };
-                        if let Some(r) = self.replacing[t][p] {
-                            if self.leaf_misses(r, birth) {
-                                writes.push((r, c.offset, c.size));
-                            }
                         }
                     }
                 }

@@ -873,7 +873,7 @@ pub struct Model_ {
     /// Scratch list of (leaf, offset, size) writes, reused by the repair paths.
     pub(crate) writes: Vec<(u16, u64, u64)>,
     /// Scratch for `col_write_leaves`: (leaf, the distributed spare it went through).
-    col_writes: Vec<(u16, u16)>,
+    pub(crate) col_writes: Vec<(u16, u16)>,
     pub(crate) done: Vec<u32>,
     pub(crate) sample_t: Vec<u64>,
     pub(crate) leaf_ios_done: u64,
@@ -2989,37 +2989,19 @@ impl Model_ {
         Some(self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, off) as usize)
     }
 
-    /// The physical leaf a distributed spare's sectors at `offset` are read from or written
-    /// to (`vdev_draid_spare_io_start`): the child holding that spare's share of the
-    /// offset's slice (`spare_pos`); if that child has failed and stands under a
-    /// `spare-N`/`replacing-N` itself, the I/O goes down that vdev as a mirror's would — a
-    /// read to the side holding the data (`col_read_path`), a write to the original if it
-    /// can take writes, else to its replacement (a second distributed spare is followed the
-    /// same way, a different spare column of the slice each time, so at most one hop per
-    /// spare). Callers check readability first ([`Self::col_read_leaf`]) and fan writes
-    /// out ([`Self::col_write_leaves`]); when nothing can serve the I/O (callers avoid it)
-    /// it goes to the original child, as before a spare's share could be lost.
+    /// The physical leaf a distributed spare's sectors at `offset` are read from
+    /// (`vdev_draid_spare_io_start`): the child holding that spare's share of the offset's
+    /// slice (`spare_pos`), or, if that child has failed and stands under a
+    /// `spare-N`/`replacing-N` itself, the side of that vdev holding the data
+    /// (`col_read_path`). Callers check readability first ([`Self::col_read_leaf`]); when
+    /// nothing can serve the read it goes to the original child. Writes to a spare fan out
+    /// ([`Self::share_write_leaves`]) and never come here.
     #[cold]
     fn draid_spare_child(&self, leaf: u16, offset: u64, op: Op) -> u16 {
+        debug_assert_eq!(op, Op::Read, "a write to a distributed spare must fan out (share_write_leaves)");
         let t = self.leaves[leaf as usize].draid_spare.expect("a distributed spare").0 as usize;
         let p0 = self.spare_pos(t, leaf, offset).unwrap();
-        let first = self.tops[t].leaves[p0];
-        if op == Op::Read {
-            return self.col_read_path(t, p0, offset, 0).map_or(first, |(_, l)| l);
-        }
-        let mut p = p0;
-        for _ in 0..=self.spares.len() {
-            let orig = self.tops[t].leaves[p];
-            if self.leaves[orig as usize].writeable() {
-                return orig;
-            }
-            let Some(r) = self.replacing[t][p].filter(|&r| self.leaves[r as usize].writeable()) else { break };
-            match self.spare_pos(t, r, offset) {
-                None => return r,
-                Some(q) => p = q,
-            }
-        }
-        first
+        self.col_read_path(t, p0, offset, 0).map_or(self.tops[t].leaves[p0], |(_, l)| l)
     }
 
     /// Reads of child `c`'s column at physical offset `off` for a block born in `birth`
@@ -3051,26 +3033,40 @@ impl Model_ {
     /// The writes to child `c`'s column at physical offset `off`, as (physical leaf, the
     /// distributed spare it went through or `NO_LEAF`): the child if it can take writes,
     /// and the disk replacing it or the spare standing in; a distributed spare's write goes
-    /// to its share's disk, and on down a `spare-N`/`replacing-N` there to every side that
-    /// takes writes (`vdev_draid_spare_io_start`, then the mirror ops of that vdev). Only
-    /// dRAID has shares; other types give `child_write_leaves`.
+    /// on as [`Self::share_write_leaves`] says. Only dRAID has shares; other types give
+    /// `child_write_leaves`.
     pub(crate) fn col_write_leaves(&self, t: usize, c: usize, off: u64, out: &mut Vec<(u16, u16)>) {
         out.clear();
         let [old, new] = self.child_write_leaves(t, c);
         out.extend(old.map(|l| (l, NO_LEAF)));
         let Some(n) = new else { return };
-        let Some(mut p) = self.spare_pos(t, n, off) else {
+        if self.spare_pos(t, n, off).is_none() {
             out.push((n, NO_LEAF));
-            return;
-        };
-        if !self.leaves[n as usize].writeable() {
-            return;
+        } else if self.leaves[n as usize].writeable() {
+            self.share_write_leaves(t, n, off, false, out);
         }
+    }
+
+    /// The physical leaves a write addressed to distributed spare `n` at physical offset
+    /// `off` reaches, appended as (leaf, `n`): the child holding `n`'s share of the
+    /// offset's slice (`vdev_draid_spare_io_start` → `vdev_draid_spare_get_child`), and
+    /// when that child stands under a `spare-N`/`replacing-N`, what the mirror ops of that
+    /// vdev write: every side that takes writes, a second distributed spare followed the
+    /// same way (a different spare column of the slice each hop). A sequential rebuild's
+    /// repair write (`rebuild`: REBUILD priority, IO_REPAIR) goes only to the side being
+    /// rebuilt when there is one (`vdev_mirror_io_start`, `mm_rebuilding`: "only issue write
+    /// repair IOs to the vdev which is being rebuilt"; MS@zfs-2.2.0). Nothing when the
+    /// share's disk is gone with nothing standing in.
+    pub(crate) fn share_write_leaves(&self, t: usize, n: u16, off: u64, rebuild: bool, out: &mut Vec<(u16, u16)>) {
+        let Some(mut p) = self.spare_pos(t, n, off) else { return };
         // Each position has one replacement at most: a chain, one spare column per hop.
         for _ in 0..=self.spares.len() {
             let [old, new] = self.child_write_leaves(t, p);
-            out.extend(old.map(|l| (l, n)));
-            let Some(r) = new.filter(|&r| self.leaves[r as usize].writeable()) else { return };
+            let new = new.filter(|&r| self.leaves[r as usize].writeable());
+            if !(rebuild && new.is_some_and(|r| self.rebuild_empty(r))) {
+                out.extend(old.map(|l| (l, n)));
+            }
+            let Some(r) = new else { return };
             match self.spare_pos(t, r, off) {
                 None => return out.push((r, n)),
                 Some(q) => p = q,

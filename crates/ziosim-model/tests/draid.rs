@@ -360,3 +360,108 @@ fn a_healing_resilver_also_restores_a_spare_share_that_lay_on_the_replaced_disk(
     let after = replaced(Some("d5"));
     assert!(after > alone + alone / 20, "new disk wrote {after} after d5's rebuild, {alone} alone");
 }
+
+/// The rows of the status snapshot `snap`: name → (note, `vs_scan_processed`).
+fn rows(snap: &Value) -> std::collections::BTreeMap<String, (String, u64)> {
+    snap["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap().to_string(), (r["note"].as_str().unwrap().to_string(), r["scan_processed"].as_u64().unwrap_or(0))))
+        .collect()
+}
+
+#[test]
+fn a_rebuild_onto_a_distributed_spare_shows_every_disk_it_writes_as_resilvering() {
+    // The spare's share of each slice lies on a surviving child, which takes the rebuild's
+    // write and counts it (`vs_rebuild_processed` of a leaf): `zpool status` marks every
+    // survivor "(resilvering)" while the rebuild runs, the spare too — as a 2.1.5 pool
+    // rebuilding onto draid3-0-0 printed it (rouben/zfswatcher#24). The rebuilt total
+    // counts the physical writes only: the spare is left out of it (`vdev_stat_update`).
+    let mut cfg = spare_pool(11, 1, json!([{"at_ns": 0, "do": "fail", "disk": "d3"}]));
+    cfg["report_interval_ns"] = json!(200_000_000u64);
+    let res = run(&cfg);
+    let snaps = res["status"]["snapshots"].as_array().unwrap();
+    // The last snapshot before it ends: the share moves from child to child with the slice.
+    let during = snaps.iter().rfind(|s| s["rebuild"][0]["state"] == "active").expect("a snapshot during the rebuild");
+    let r = rows(during);
+    for i in (0..11).filter(|&i| i != 3) {
+        assert_eq!(r[&format!("d{i}")].0, "(resilvering)", "d{i}: {r:?}");
+    }
+    assert_eq!(r["draid2-0-0"].0, "(resilvering)", "{r:?}");
+    assert_eq!(r["d3"].0, "cannot open", "{r:?}");
+    let rb = rebuild_of(&res);
+    assert_eq!(rb["rebuilt_bytes"].as_u64().unwrap(), series_sum(&res, "draid2-0-0", "write_bytes"), "{rb}");
+}
+
+#[test]
+fn a_healing_resilver_through_a_distributed_spare_counts_the_spare_and_the_disk() {
+    // `zpool replace tank d3 draid2-0-0` without -s: a healing resilver. Each repair write
+    // to the spare is a leaf zio, and so is the one it passes to the disk holding the
+    // share: `vdev_stat_update` adds both to `scn_processed` ("resilvered") and to each
+    // vdev's `vs_scan_processed`, so every survivor shows "(resilvering)" too.
+    let mut cfg = spare_pool(11, 1, json!([
+        {"at_ns": 0, "do": "fail", "disk": "d3"},
+        {"at_ns": 1, "do": "replace", "old": "d3", "new": "draid2-0-0"}
+    ]));
+    cfg["pool"]["spares_auto"] = json!(false);
+    let res = run(&cfg);
+    assert_eq!(res["scan"]["func"], "resilver", "{}", res["scan"]);
+    assert_eq!(res["scan"]["state"], "finished", "{}", res["scan"]);
+    let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    let r = rows(&last);
+    let spare = r["draid2-0-0"].1;
+    let disks: u64 = (0..11).filter(|&i| i != 3).map(|i| r[&format!("d{i}")].1).sum();
+    assert!(spare > 0 && (0..11).filter(|&i| i != 3).all(|i| r[&format!("d{i}")].1 > 0), "{r:?}");
+    assert_eq!(disks, spare, "{r:?}");
+    assert_eq!(res["scan"]["processed_bytes"].as_u64().unwrap(), 2 * spare, "{}", res["scan"]);
+    assert_eq!(series_sum(&res, "draid2-0-0", "write_bytes"), spare);
+}
+
+#[test]
+fn a_column_owed_through_a_spare_and_by_a_new_disk_is_written_once() {
+    // d5 and the child holding the spare's share at 64 MiB fail together; d5 is replaced
+    // by the distributed spare and that child by a new disk, both healing, in one
+    // resilver. A column of d5 whose spare share lies on the failed child is owed by both
+    // the spare and the new disk, and both lead to the new disk: one write, not two.
+    let x = {
+        let d = ziosim_model::draid::Draid::new(2, 4, 22, 1, 12).unwrap();
+        assert_ne!(d.spare_child(0, 64 << 20), 5);
+        format!("d{}", d.spare_child(0, 64 << 20))
+    };
+    let mut cfg = spare_pool(22, 1, json!([
+        {"at_ns": 0, "do": "fail", "disk": "d5"},
+        {"at_ns": 0, "do": "fail", "disk": x},
+        {"at_ns": 1, "do": "replace", "old": "d5", "new": "draid2-0-0"},
+        {"at_ns": 1, "do": "replace", "old": x, "new": "d22"}
+    ]));
+    cfg["pool"]["spares_auto"] = json!(false);
+    let res = run(&cfg);
+    assert_eq!(res["scan"]["func"], "resilver", "{}", res["scan"]);
+    assert_eq!(res["scan"]["state"], "finished", "{}", res["scan"]);
+    assert_eq!(scan_errors(&res), 0);
+    let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    let counted = rows(&last)["d22"].1;
+    let written = class_bytes(&leaf(&res, "d22"), "async_write");
+    assert!(counted > 0 && written == counted, "d22 wrote {written}, counted {counted}");
+}
+
+#[test]
+fn a_rebuild_through_a_spare_writes_only_the_side_being_rebuilt() {
+    // d5 fails and zed rebuilds it onto draid2-0-0 while the child holding that spare's
+    // share at 64 MiB is being replaced (`zpool replace -s`, still live). The rebuild's
+    // writes of the spare's columns there go through that child's `replacing` vdev, and
+    // at REBUILD priority a mirror writes only the side being rebuilt
+    // (`vdev_mirror_io_start`, `mm_rebuilding`): the new disk, not the old one.
+    let x = under_first_spare();
+    let mut cfg = failures("d5", None, json!([{"at_ns": 1, "do": "replace", "old": x, "new": "d22", "sequential": true}]));
+    cfg["stop_on_scan_done"] = json!(true);
+    let res = run(&cfg);
+    let rbs = res["rebuilds"].as_array().unwrap();
+    assert!(rbs.iter().all(|r| r["state"] == "complete" && r["errors"] == 0), "{rbs:?}");
+    let old = series_sum(&res, &x, "write_bytes");
+    let spare = series_sum(&res, "draid2-0-0", "write_bytes");
+    assert!(spare > 0, "{rbs:?}");
+    // The old disk takes only the pool's own small writes (labels, uberblocks).
+    assert!(old < spare / 50, "{x} wrote {old} while the spare passed on {spare}");
+}

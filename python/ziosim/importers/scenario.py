@@ -396,6 +396,7 @@ class _Builder:
         self.spares_auto: bool | None = None  # None: the release's default
         self.devices: list[tuple[str, int | None, str]] = []
         self.dev_names: list[str] = []
+        self.share_top: str | None = None  # the dRAID whose spare's share is being written (pool_vdevs)
         self.allocated: int | None = None
         self.alloc_how = ""
         self.layout = "fresh"
@@ -488,7 +489,7 @@ class _Builder:
         """The disk that stands in the pool for ``v``; records what happens to it."""
         if v.kind == "disk":
             self.leaf_state(v, in_pool)
-            if _resilvering(self.st, v) and in_pool:
+            if _resilvering(self.st, v) and in_pool and top != self.share_top:
                 new = v.name + "-new"
                 while new in self.names_used:
                     new += "-new"
@@ -575,7 +576,16 @@ class _Builder:
         self.draid_spare_names()
         for v in self.st.vdevs:
             members = [v] if v.kind in ("disk", "replacing", "spare") else list(v.children)
+            # A dRAID whose distributed spare is being resilvered or rebuilt: every disk holding
+            # part of the spare takes its writes and counts them (`vs_scan_processed` /
+            # `vs_rebuild_processed`), so zpool status marks it "(resilvering)" too.
+            inuse = [leaf.name for leaf in v.leaves() if leaf.dspare and leaf.resilvering]
+            self.share_top = v.name if v.draid is not None and inuse else None
+            if self.share_top is not None and any(leaf.resilvering and not leaf.dspare for leaf in v.leaves()):
+                self.plan.inferred.append(f"{v.name}: its disks marked (resilvering) hold the share of "
+                                          f"{inuse[0]} being written, not disks back from an outage")
             names = [self.member(c, v.name) for c in members]
+            self.share_top = None
             entry = {"type": _vdev_type(v), "names": names, "source": v}
             dn = v.draid
             if dn is not None:
