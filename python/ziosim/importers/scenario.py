@@ -326,6 +326,30 @@ def _data_disks(v: dict) -> float:
     return 1 if v["type"] in ("disk", "mirror") else _width(v) - VDEV_PARITY[v["type"]]
 
 
+# The record size an imported scenario assumes (`recordsize = "128K"`, ZFS's default).
+RECORD_ASSUMED = 128 * 1024
+
+
+def _alloc_share(v: dict, ashift: int) -> float:
+    """Data bytes per byte of a vdev's ``vs_alloc`` (``zpool list`` ALLOC, a scan's total)
+    for the assumed 128K records, as ziosim's layout allocates them: a mirror's counts one
+    copy; raid-z adds parity and pads each block to a multiple of parity + 1 sectors
+    (``vdev_raidz_asize``: 7/8 of an 8-wide raidz3's nominal 5/8 at ashift 12); a dRAID
+    rounds each block up to whole rows of its groups (``vdev_draid_asize``). So an imported
+    pool scans the bytes the real one did."""
+    t = v["type"]
+    if t in ("disk", "mirror"):
+        return 1.0
+    p = VDEV_PARITY[t]
+    s = -(-RECORD_ASSUMED // (1 << ashift))
+    if t.startswith("draid"):
+        d = v["data"]
+        return s / (-(-s // d) * (d + p))
+    d = _width(v) - p
+    tot = s + p * -(-s // d)
+    return s / (-(-tot // (p + 1)) * (p + 1))
+
+
 def _parity_words(vdevs: list[dict]) -> str:
     return "parity" if any(v["type"].startswith("draid") for v in vdevs) else "raid-z parity"
 
@@ -742,7 +766,7 @@ class _Builder:
         caps, cap_how = _vdev_disk_bytes(plan.vdevs, self.imp.listing, plan)
         known = [c for c in caps if c is not None]
         caps_eff = [c if c is not None else (min(known) if known else preset_cap) for c in caps]
-        share = _data_share(plan.vdevs, caps_eff)
+        share = _data_share(plan.vdevs, caps_eff, self.ashift)
         self.allocation(share, caps_eff)
         usable = sum(_data_disks(v) * c for v, c in zip(plan.vdevs, caps_eff))
         how = cap_how
@@ -780,18 +804,18 @@ class _Builder:
         if lst is not None and lst.pool.alloc_bytes is not None:
             tops = [r for r in lst.section_rows(None) if r.depth == 1]
             if lst.verbose and len(tops) == len(vdevs) and all(r.alloc_bytes is not None for r in tops):
-                self.allocated = int(sum(r.alloc_bytes * _data_disks(v) / _raw_disks(v)  # type: ignore[operator]
+                self.allocated = int(sum(r.alloc_bytes * _alloc_share(v, self.ashift)  # type: ignore[operator]
                                          for r, v in zip(tops, vdevs)))
-                self.alloc_how = ("zpool list -v: each vdev's ALLOC × data disks ÷ disks (ALLOC counts "
-                                  f"{_parity_words(vdevs)})")
+                self.alloc_how = (f"zpool list -v: each vdev's ALLOC × its data share ({_parity_words(vdevs)} "
+                                  "and padding out)")
             else:
                 self.allocated = int(lst.pool.alloc_bytes * share)
                 self.alloc_how = (f"zpool list: ALLOC {zfs_nicenum(lst.pool.alloc_bytes)}"
-                                  + (f" × {share:.3f} ({_parity_words(vdevs)} out)" if share < 1 else ""))
+                                  + (f" × {share:.3f} ({_parity_words(vdevs)} and padding out)" if share < 1 else ""))
         elif vdevs and all(v["source"].alloc_bytes is not None for v in vdevs):
-            self.allocated = int(sum(v["source"].alloc_bytes * _data_disks(v) / _raw_disks(v) for v in vdevs))
-            self.alloc_how = ("zpool status -j: each vdev's alloc_space × data disks ÷ disks "
-                              f"(alloc_space counts {_parity_words(vdevs)})")
+            self.allocated = int(sum(v["source"].alloc_bytes * _alloc_share(v, self.ashift) for v in vdevs))
+            self.alloc_how = (f"zpool status -j: each vdev's alloc_space × its data share ({_parity_words(vdevs)} "
+                              "and padding out)")
         else:
             scan = next((s for s in st.scans if s.total_bytes and not s.sequential), None)
             rebuild = next((s for s in st.scans if s.total_bytes and s.sequential), None)
@@ -799,16 +823,17 @@ class _Builder:
             if scan is not None:
                 self.allocated = int(scan.total_bytes * share)  # type: ignore[operator]
                 self.alloc_how = (f"the scan's total {zfs_nicenum(scan.total_bytes)}"  # type: ignore[arg-type]
-                                  + (f" × {share:.3f} ({_parity_words(vdevs)} out)" if share < 1 else ""))
+                                  + (f" × {share:.3f} ({_parity_words(vdevs)} and padding out)" if share < 1 else ""))
             elif rebuild is not None and idx is not None and vdevs[idx]["type"].startswith("draid"):
                 # A dRAID rebuild's total counts parity (vrs_bytes_est: its allocated ranges).
                 v = vdevs[idx]
                 usable = [_data_disks(u) * c for u, c in zip(vdevs, caps)]
-                self.allocated = int(rebuild.total_bytes * _data_disks(v) / _raw_disks(v)  # type: ignore[operator]
+                vshare = _alloc_share(v, self.ashift)
+                self.allocated = int(rebuild.total_bytes * vshare  # type: ignore[operator]
                                      * sum(usable) / usable[idx])
                 self.alloc_how = (f"the rebuild's total {zfs_nicenum(rebuild.total_bytes)} for "  # type: ignore
-                                  f"{rebuild.rebuild_vdev} × {v['data']}/{v['data'] + VDEV_PARITY[v['type']]} "
-                                  "(parity out), as if every vdev were as full")
+                                  f"{rebuild.rebuild_vdev} × {vshare:.3f} (parity and padding out), as if every "
+                                  "vdev were as full")
             elif rebuild is not None and idx is not None:
                 self.allocated = int(rebuild.total_bytes * sum(caps) / caps[idx])  # type: ignore[operator]
                 self.alloc_how = (f"the rebuild's total {zfs_nicenum(rebuild.total_bytes)} for "  # type: ignore
@@ -829,7 +854,7 @@ class _Builder:
             plan.inferred.append(f'layout "{self.layout}": FRAG {lst_frag:g} % is '
                                  f'{"≥" if self.layout == "aged" else "<"} {FRAG_AGED_PERCENT} %')
 
-    def settings(self) -> None:
+    def sector_size(self) -> None:
         plan = self.plan
         for leaf in self.st.all_leaves():
             m = re.search(r"block size: (\d+)B configured", leaf.note)
@@ -839,6 +864,9 @@ class _Builder:
                 break
         else:
             plan.assumed.append("ashift 12: not in zpool status (`zdb -C POOL | grep ashift` shows it)")
+
+    def settings(self) -> None:
+        plan = self.plan
         plan.assumed.append("recordsize 128K: ZFS's default (`zfs get recordsize POOL`); it sets the block sizes a "
                             "scan reads")
         plan.assumed.append("ram 16G: ziosim's default; set zfs.ram to the host's RAM (it sizes "
@@ -1240,11 +1268,11 @@ def _vdev_disk_bytes(vdevs: list[dict], listing: PoolList | None, plan: _Plan) -
                                         f"disk{'s' if raw > 1 else ''} of raw space")
 
 
-def _data_share(vdevs: list[dict], caps: list[int]) -> float:
-    """Data bytes per raw allocated byte over the pool (raid-z parity out; a mirror's
-    vs_alloc counts one copy already), each vdev weighted by its raw size."""
+def _data_share(vdevs: list[dict], caps: list[int], ashift: int) -> float:
+    """Data bytes per raw allocated byte over the pool (`_alloc_share` of each vdev),
+    each vdev weighted by its raw size."""
     raw = sum(_raw_disks(v) * c for v, c in zip(vdevs, caps))
-    data = sum(_data_disks(v) * c for v, c in zip(vdevs, caps))
+    data = sum(_alloc_share(v, ashift) * _raw_disks(v) * c for v, c in zip(vdevs, caps))
     return data / raw if raw else 1.0
 
 
@@ -1607,6 +1635,7 @@ def build(imp: Imported, opts: Options, presets: dict) -> str:
     b.choose_release()
     b.pool_vdevs()
     b.classes()
+    b.sector_size()
     b.disks()
     b.draid_spares_check()
     b.spare_devices()
