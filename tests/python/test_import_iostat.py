@@ -378,20 +378,23 @@ def default_run():
 
 
 # per flavour: the decimals printed for (ops, KiB/s, ms, %busy)
-DECIMALS = {"linux": (2, 2, 2, 2), "freebsd": (0, 1, 0, 0), "illumos": (1, 1, 1, 0)}
+DECIMALS = {"linux": (2, 2, 2, 2), "freebsd": (0, 1, 0, 0), "freebsd-old": (1, 1, 1, 0), "illumos": (1, 1, 1, 0)}
 
 
 @pytest.mark.needs_core
-@pytest.mark.parametrize("platform", ["linux", "freebsd", "illumos"])
+@pytest.mark.parametrize("platform", ["linux", "freebsd", "freebsd-old", "illumos"])
 def test_round_trip_ziosim_iostat_x_reads_back(platform, default_run):
+    # freebsd-old: the `qlen svc_t %b` columns FreeBSD printed before 12 (freebsd-9's).
     from ziosim.report import iostat
 
     n = len(default_run["series"]["t_ns"])
     text = iostat.os_iostat_x(default_run, platform, samples=[n - 1, n - 1])  # two reports: the last is used
     x = parse_text(text)
-    assert x.flavour == platform and x.used == 2
+    assert x.flavour == platform.removesuffix("-old") and x.used == 2
+    if platform == "freebsd-old":
+        assert x.service_column == "svc_t"
     truth = iostat._disk_samples(default_run, n - 1)
-    assert [d.name for d in x.disks] == [t.name[:8] if platform == "freebsd" else t.name for t in truth]
+    assert [d.name for d in x.disks] == [t.name[:8] if platform.startswith("freebsd") else t.name for t in truth]
     ops_d, kib_d, ms_d, busy_d = DECIMALS[platform]
 
     def near(parsed, true, decimals):
@@ -403,7 +406,7 @@ def test_round_trip_ziosim_iostat_x_reads_back(platform, default_run):
         near(d.read_bytes_per_s / KIB, t.rkb_s, kib_d)
         near(d.write_bytes_per_s / KIB, t.wkb_s, kib_d)
         near(d.busy_percent, t.util_pct, busy_d)
-        if platform == "illumos":
+        if platform in ("illumos", "freebsd-old"):
             ops = t.r_s + t.w_s
             near(d.service_ms, (t.r_await_ms * t.r_s + t.w_await_ms * t.w_s) / ops if ops else 0.0, ms_d)
         else:

@@ -634,3 +634,12 @@ def test_rebuild_scenario_summary_holds_what_its_header_promises(tmp_path):
     check_doc_blocks(ROOT / "docs" / "output.md", "scans-example", {
         "rebuild": ("$ ziosim run scenarios/rebuild-mirror-zfs-2.1.toml --set pool.allocated=20G --views summary "
                     "| grep '^scan:'\n" + "\n".join(shown) + "\n")}, UPDATE)
+
+
+def test_freebsd_9_iostat_x_has_the_columns_before_12(results, meta):
+    # FreeBSD split svc_t into ms/r, ms/w, ms/o and ms/t in 12; freebsd-9 prints the old row.
+    old = render_text(results, dict(meta, release="freebsd-9", platform="freebsd"), views=("iostat-x",))
+    assert "device     r/s   w/s    kr/s    kw/s qlen svc_t  %b  " in old.splitlines()
+    assert "ms/r" not in old
+    new = render_text(results, dict(meta, release="zfs-2.2", platform="freebsd"), views=("iostat-x",))
+    assert "ms/r" in new and "svc_t" not in new

@@ -206,8 +206,10 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
                 body = zpool_iostat(results, release, flags=(flag,))
             out.append(_section(command, body))
         elif view == "iostat-x":
+            # freebsd-9 is the one FreeBSD release ziosim has before 12's new columns.
+            layout = "freebsd-old" if release == "freebsd-9" else platform
             out.append(_section(f"{_IOSTAT_X_COMMAND.get(platform, 'iostat -x')} {interval}",
-                                os_iostat_x(results, platform)))
+                                os_iostat_x(results, layout)))
         elif view == "latency":
             for w in results.get("workloads", []):
                 out.append(_section(f"dtrace: @[\"{w['name']}\"] = quantize(latency_ns)",

@@ -596,6 +596,13 @@ def _disk_samples(results: dict, k: int) -> list[DiskSample]:
     return out
 
 
+def _all_ms(d: DiskSample) -> float:
+    """The mean time of the interval's commands, reads and writes together (FreeBSD ms/t
+    and svc_t, illumos asvc_t)."""
+    ops = d.r_s + d.w_s
+    return (d.r_await_ms * d.r_s + d.w_await_ms * d.w_s) / ops if ops else 0.0
+
+
 def _linux_block(disks: list[DiskSample]) -> list[str]:
     # sysstat >= 12 `iostat -dx`; ZFS aggregates before the block layer, so the
     # block-layer merge columns are 0.
@@ -620,11 +627,22 @@ def _freebsd_block(disks: list[DiskSample]) -> list[str]:
              f"{'device':<8} {'r/s':>7} {'w/s':>7} {'kr/s':>8} {'kw/s':>8} {'ms/r':>5} "
              f"{'ms/w':>5} {'ms/o':>5} {'ms/t':>5} {'qlen':>4} {'%b':>3} "]
     for d in disks:
-        ops = d.r_s + d.w_s
-        ms_t = (d.r_await_ms * d.r_s + d.w_await_ms * d.w_s) / ops if ops else 0.0
         lines.append(f"{d.name[:8]:<8} {d.r_s:7.0f} {d.w_s:7.0f} {d.rkb_s:8.1f} {d.wkb_s:8.1f} "
-                     f"{d.r_await_ms:5.0f} {d.w_await_ms:5.0f} {0.0:5.0f} {ms_t:5.0f} "
+                     f"{d.r_await_ms:5.0f} {d.w_await_ms:5.0f} {0.0:5.0f} {_all_ms(d):5.0f} "
                      f"{d.queue_len:4.0f} {d.util_pct:3.0f} ")
+    return lines
+
+
+def _freebsd_old_block(disks: list[DiskSample]) -> list[str]:
+    # FreeBSD before 12 (`iostat -x` of 9–11): one service time, svc_t, the mean duration of
+    # the interval's transactions (devstat DSM_MS_PER_TRANSACTION); 12 split it into ms/r,
+    # ms/w, ms/o and ms/t. Each field is a space then its width ("%-8.8s %5.1f %5.1f %7.1f
+    # %7.1f %4d %5.1f %3.0f "), so a wide value shifts the row but stays its own field.
+    lines = ["                        extended device statistics  ",
+             "device     r/s   w/s    kr/s    kw/s qlen svc_t  %b  "]
+    for d in disks:
+        lines.append(f"{d.name[:8]:<8} {d.r_s:5.1f} {d.w_s:5.1f} {d.rkb_s:7.1f} {d.wkb_s:7.1f} "
+                     f"{round(d.queue_len):4d} {_all_ms(d):5.1f} {d.util_pct:3.0f} ")
     return lines
 
 
@@ -632,8 +650,7 @@ def _illumos_block(disks: list[DiskSample]) -> list[str]:
     lines = ["                    extended device statistics              ",
              "    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device"]
     for d in disks:
-        ops = d.r_s + d.w_s
-        asvc = (d.r_await_ms * d.r_s + d.w_await_ms * d.w_s) / ops if ops else 0.0
+        asvc = _all_ms(d)
         # ZFS holds its queue above sd(4D), so the driver wait queue is empty. Each field is
         # a space then its width (" %6.1f"), so a value wider than its column (kw/s of
         # 10000.0 and up) shifts the row but stays a separate field, as iostat's does.
@@ -646,15 +663,16 @@ def _illumos_block(disks: list[DiskSample]) -> list[str]:
 def os_iostat_x(results: dict, platform: str = "linux", samples: list[int] | None = None) -> str:
     """Per-disk ``iostat -x`` for ``platform`` in linux|freebsd|illumos, one block per interval.
 
-    linux: sysstat ``iostat -dx``; freebsd: ``iostat -x``; illumos: ``iostat -xn``.
+    linux: sysstat ``iostat -dx``; freebsd: ``iostat -x`` of FreeBSD 12 and later;
+    freebsd-old: ``iostat -x`` before 12 (``qlen svc_t %b``); illumos: ``iostat -xn``.
     Service times are the device (disk_wait) times; queue length is the mean number of
     commands outstanding at the device.
     """
-    block = {"linux": _linux_block, "freebsd": _freebsd_block, "illumos": _illumos_block}.get(
-        platform)
+    block = {"linux": _linux_block, "freebsd": _freebsd_block, "freebsd-old": _freebsd_old_block,
+             "illumos": _illumos_block}.get(platform)
     if block is None:
-        raise ValueError(f"platform: unknown platform {platform!r}; expected linux, freebsd "
-                         "or illumos")
+        raise ValueError(f"platform: unknown platform {platform!r}; expected linux, freebsd, "
+                         "freebsd-old or illumos")
     if samples is None:
         samples = list(range(len(results["series"]["t_ns"])))
     lines: list[str] = []
