@@ -187,6 +187,18 @@ def test_a_comment_after_modprobe_options_reaches_the_module():
     assert "start of a line" in rows[1].why
 
 
+@pytest.mark.parametrize("line", ["options zfs zfs_txg_timeout = 10", "options zfs zfs_txg_timeout =10",
+                                  "options zfs zfs_txg_timeout= 10"])
+def test_spaces_around_a_modprobe_equals_are_one_row_saying_so(line):
+    # kmod splits words at spaces: the module gets zfs_txg_timeout with no value, which
+    # the kernel refuses for an integer parameter. One row names the tunable, the value
+    # and the line to write instead.
+    rows = rows_of("zfs-2.2", ("z", line + " zfs_scrub_min_time_ms=2000\n"))
+    assert [(r.name, r.value, r.verdict) for r in rows] == [
+        ("zfs_txg_timeout", "10", "OUT OF RANGE"), ("zfs_scrub_min_time_ms", "2000", "OK")]
+    assert rows[0].why.startswith("spaces around =") and rows[0].why.endswith("write options zfs zfs_txg_timeout=10")
+
+
 @pytest.mark.parametrize("text", [
     "options zfs\n",  # no parameter
     "vfs.zfs.txg.timeout = 5 6\n",  # two values

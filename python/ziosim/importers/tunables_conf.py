@@ -254,12 +254,27 @@ def _options(module: str, rest: str, mk: Callable[..., Setting]) -> list[Setting
     starts with ``#`` as a comment, so a ``#`` later on is handed to the module as a word."""
     out = []
     tokens = _TOKEN.findall(rest)
-    for j, tok in enumerate(tokens):
+    j = 0
+    while j < len(tokens):
+        tok = tokens[j]
         if tok.startswith("#"):
             out.append(mk("modprobe", "linux", " ".join(tokens[j:]), "", module=module, other="comment"))
             break
+        # `NAME = VALUE`, `NAME =VALUE`, `NAME= VALUE`: spaces around the `=` (one row, not
+        # a row per word: the mistake is the spacing).
+        nxt = tokens[j + 1] if j + 1 < len(tokens) else ""
+        if "=" not in tok and nxt.startswith("=") and not nxt.startswith("#"):
+            value = nxt[1:] or (tokens[j + 2] if j + 2 < len(tokens) and "=" not in tokens[j + 2] else "")
+            out.append(mk("modprobe", "linux", tok, value.strip('"'), module=module, other="spaced"))
+            j += 2 if nxt[1:] or not value else 3
+            continue
+        if tok.endswith("=") and tok.count("=") == 1 and nxt and "=" not in nxt and not nxt.startswith("#"):
+            out.append(mk("modprobe", "linux", tok[:-1], nxt.strip('"'), module=module, other="spaced"))
+            j += 2
+            continue
         name, _, value = tok.partition("=")
         out.append(mk("modprobe", "linux", name, value.strip('"'), module=module))
+        j += 1
     return out
 
 
@@ -447,6 +462,11 @@ def _judge(s: Setting, platform: str, release: str, names: _Names, so_far: dict[
     def row(verdict: str, why: str, tunable: str | None = None, number: int | None = None) -> Row:
         return Row(s.file, s.line, s.name, s.value, verdict, why, tunable, number)
 
+    if s.other == "spaced":
+        return row("OUT OF RANGE", f"spaces around =: kmod hands the module {s.name} with no value and the rest as "
+                                   "words of their own; the kernel refuses an integer parameter without a value, so "
+                                   "the module does not load (Invalid parameters); write options "
+                                   f"{s.module or 'zfs'} {s.name}={s.value}")
     if s.other == "comment":
         return row("UNKNOWN", "kmod reads a comment only at the start of a line: these words reach the module as "
                               "parameters, which it ignores as unknown")
