@@ -271,6 +271,12 @@ def _no_commits(config: Mapping[str, Any]) -> str | None:
 def _unmeasurable(meas: Measure, workload: str | None, config: Mapping[str, Any]) -> tuple[str, str] | None:
     """(why, what is allowed) when a run of ``config`` can never give ``meas``; None when it can."""
     if meas.name in ("scan-time", "scan-rate") and not scan_kinds(config):
+        if scan_kinds(config, past_stop=True):
+            from .report.summary import human_ns
+
+            at = min(a.get("at_ns", 0) for a in config.get("actions", []) if a.get("at_ns", 0) >= config["stop_ns"])
+            return (f"the runs stop at {human_ns(config['stop_ns'])}, before the actions that would start a scan "
+                    f"(the first at {human_ns(at)})", "a --stop after them, or a workload measure such as p99")
         return ("the scenario starts no scrub, resilver or rebuild",
                 "a scenario with a scrub, replace, attach or online action, or a workload measure such as p99")
     if meas.name == "elapsed":
@@ -312,10 +318,12 @@ def _decls() -> dict[str, dict[str, Any]]:
     return {t["name"]: t for t in _native.tunables()}
 
 
-def scan_kinds(config: Mapping[str, Any]) -> list[str]:
+def scan_kinds(config: Mapping[str, Any], *, past_stop: bool = False) -> list[str]:
     """The scans a scenario's actions start: scrub, resilver (replace/attach/online), rebuild;
     and a ``fail`` when a retire agent puts a spare in — a hot spare is resilvered, a dRAID's
-    distributed spare rebuilt (zed tries the hot spares first, ``admin.rs``)."""
+    distributed spare rebuilt (zed tries the hot spares first, ``admin.rs``). Actions at or
+    after the run's stop (a ``--stop`` cut short) never happen and count only with
+    ``past_stop``."""
     from .scenario import draid_spare_names, retire_agent_on
 
     pool = config.get("pool") or {}
@@ -324,7 +332,10 @@ def scan_kinds(config: Mapping[str, Any]) -> list[str]:
     owners = {d["name"]: t for t, v in enumerate(pool.get("vdevs") or []) for d in v["disks"]}
     dspare_vdevs = set(draid_spare_names(pool).values()) if pool.get("vdevs") else set()
     kinds: list[str] = []
+    stop = config.get("stop_ns")
     for a in config.get("actions", []):
+        if not past_stop and stop is not None and a.get("at_ns", 0) >= stop:
+            continue
         do = a.get("do")
         k = None
         if do == "scrub":
@@ -725,9 +736,9 @@ def _goal_header(a: Advice) -> str:
     what = {"elapsed": "time to finish", "ops/s": "operations per second", "mean": "mean latency",
             "max": "largest latency", "at-risk": "data at risk", "commit-p99": "zil_commit p99 latency"}
     phrase = what.get(m.name, f"{m.name} latency")
-    who = f"{a.goal.workload}'s " if a.goal.workload else ""
+    who = f" of {a.goal.workload}" if a.goal.workload else ""
     win = " during the scan" if (a.scan_window and m.scope == "workload") else ""
-    return f"{verb} {who}{phrase}{win}"
+    return f"{verb} the {phrase}{who}{win}"
 
 
 def _label(fld: str, value: Any, label: str) -> str:

@@ -707,6 +707,11 @@ def _with_baseline(opt: str, baseline: dict) -> str:
 
     if any(same(v) for v in values):
         return opt
+    # Spelt as the other values are: a duration tunable tried as "2s","10s" gets "5s", not 5.
+    name = fld[len("zfs.tunables."):]
+    unit = next((t.get("unit") for t in _native.tunables() if t["name"] == name), None)
+    if unit in ("s", "ms", "ns") and any(isinstance(v, str) for v in values):
+        cur = f"{cur}{unit}"
     return f"{fld}=" + ",".join(str(v) for v in [cur, *values])
 
 
@@ -777,9 +782,17 @@ def advise(
         names = [w["name"] for w in config.get("workloads", [])]
         g = advise_mod.with_workload(g, names, "--goal")
         lims = [advise_mod.with_workload(lim, names, f"--limit {lim.text}") for lim in lims]
+        for lim in lims:
+            wrong = {"min": ">=", "max": "<="}[lim.measure.better]
+            if lim.op == wrong:
+                right = "<=" if wrong == ">=" else ">="
+                _say(f"note: --limit {lim.text}: a {'floor' if wrong == '>=' else 'ceiling'} on {lim.measure.name}, "
+                     f"which is better {'lower' if wrong == '>=' else 'higher'}; {right} is the usual limit")
         if sets:
             set_opts = list(sets)
         else:
+            # Before the default knobs, which follow the scan the runs will make.
+            advise_mod.check_measurable(g, lims, [config])
             knobs = advise_mod.default_knobs(config, count=knob_count)
             if not knobs:
                 raise ScenarioError("--set: missing — the scenario runs no scan ziosim has default knobs for; allowed: "
@@ -944,6 +957,8 @@ def import_(
         if stop is not None and not predict:
             raise ScenarioError(f"--stop: {json.dumps(stop)} — allowed: only with --predict (the scenario's own stop "
                                 "is scan-done; `ziosim run FILE --stop` runs it for a set time)")
+        if stop is not None:
+            scenario_mod.parse_stop(stop, "--stop")  # before anything is read or written
         opts = import_mod.Options(release=release, device=device, log_device=log_device, cache_device=cache_device,
                                   workload_from_iostat=workload_from_iostat,
                                   straggler_model=not no_straggler_model)

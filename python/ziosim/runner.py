@@ -9,13 +9,15 @@ interrupted simply has no results.
 from __future__ import annotations
 
 import json
+import math
+import re
 import shlex
 from typing import Any, Callable
 
 from . import _native
 from . import results as results_mod
 from .errors import InternalError, ScenarioError
-from .scenario import EVENTS_MAX, Scenario
+from .scenario import EVENTS_MAX, Scenario, show
 
 __all__ = ["CHUNK_EVENTS", "run", "meta", "platform", "reproduce_command"]
 
@@ -105,7 +107,7 @@ def run(
     try:
         sim = core.Simulation(sc.config_json())
     except ValueError as e:
-        raise ScenarioError((str(e).splitlines() or ["rejected by the core"])[0]) from None
+        raise ScenarioError(_user_field((str(e).splitlines() or ["rejected by the core"])[0], sc)) from None
     except Exception as e:
         raise InternalError(f"{type(e).__name__}: {e}", seed=sc.seed, reproduce=repro) from e
     try:
@@ -131,3 +133,24 @@ def run(
         raise
     except BaseException as e:  # a Rust panic arrives as pyo3's PanicException (a BaseException)
         raise InternalError(f"{type(e).__name__}: {e}", seed=sc.seed, reproduce=repro) from e
+
+
+_NO_FIT = re.compile(r"^pool\.layout: layout\.allocated_bytes: (\d+) — does not fit: vdev (\S+) would need (\d+) of "
+                     r"its (\d+) bytes$")
+
+
+def _user_field(msg: str, sc: Scenario) -> str:
+    """The core's "does not fit" names its own config key; say it of the field the user
+    wrote (``pool.fill`` or ``pool.allocated``), with what would fit. Parity, raid-z padding
+    and metadata come on top of the data, and the room they take grows with it, so the
+    largest value that fits is about the given one scaled by room ÷ need."""
+    m = _NO_FIT.match(msg)
+    if m is None or sc.allocation is None:
+        return msg
+    field, given = sc.allocation
+    alloc, vdev, need, room = int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4))
+    why = f"does not fit: vdev {vdev} would need {need} of its {room} bytes with parity, padding and metadata"
+    if field == "pool.fill":
+        most = math.floor(float(given) * room / need * 1000) / 1000
+        return f"{field}: {show(given)} — {why}; allowed: at most about {most:g}"
+    return f"{field}: {show(given)} — {why}; allowed: at most about {alloc * room // need} bytes"

@@ -189,6 +189,9 @@ class Scenario:
     path: str | None = None
     # What the user should know that is no error (a trace's records left out).
     notes: tuple[str, ...] = ()
+    # How the pool's allocation was given: ("pool.fill", 0.9) or ("pool.allocated", "2.8T"),
+    # so that the core's "does not fit" can name the field the user wrote.
+    allocation: tuple[str, Any] | None = None
 
     @property
     def name(self) -> str:
@@ -218,6 +221,44 @@ def canonical_json(obj: Any) -> str:
 
 def scenario_hash(config: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_json(config).encode("ascii")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """A parsed ``scenario.stop``: the hard bound and what else ends the run."""
+
+    stop_ns: int
+    scan_done: bool = False
+    after_scan_ns: int = 0
+    workloads_done: bool = False
+    # "scan-done" or "workloads-done" with no "or D": no end known before the run.
+    open_ended: bool = False
+
+
+def parse_stop(stop: Any, field: str) -> Stop:
+    """``scenario.stop`` (or the ``--stop`` that overrides it, named ``field`` in errors): a
+    duration, ``scan-done [+ D] [or D]`` or ``workloads-done [or D]``."""
+    scan = (re.fullmatch(r"\s*scan-done(?:\s*\+\s*(\S+))?(?:\s+or\s+(.*?))?\s*", stop)
+            if isinstance(stop, str) else None)
+    wdone = (re.fullmatch(r"\s*workloads-done(?:\s+or\s+(.*?))?\s*", stop) if isinstance(stop, str) else None)
+    after = 0
+    open_ended = False
+    if wdone:
+        open_ended = wdone.group(1) is None
+        stop_ns = parse_duration(wdone.group(1), field) if wdone.group(1) is not None else TIME_NS_MAX
+    elif scan:
+        open_ended = scan.group(2) is None
+        # "scan-done + 20m": keep running 20 minutes after the scan (an "after" window).
+        if scan.group(1) is not None:
+            after = parse_duration(scan.group(1), field)
+        # "scan-done" alone still has a hard bound: 400 days of simulated time.
+        stop_ns = parse_duration(scan.group(2), field) if scan.group(2) is not None else TIME_NS_MAX
+    else:
+        stop_ns = parse_duration(stop, field)
+    if not 0 < stop_ns <= TIME_NS_MAX:
+        raise ScenarioError(f"{field}: {show(stop)} — out of range; allowed: more than 0, at most 400d")
+    return Stop(stop_ns, scan_done=bool(scan) and not wdone, after_scan_ns=after, workloads_done=bool(wdone),
+                open_ended=open_ended)
 
 
 # --------------------------------------------------------------------------- entry points
@@ -285,7 +326,8 @@ def from_dict(
     base = Path(path).parent if path else None
     norm = _Normaliser(doc, default_name, stop_overridden=stop is not None, base_dir=base)
     config = norm.run()
-    return Scenario(config=config, hash=scenario_hash(config), path=path, notes=tuple(norm.notes))
+    return Scenario(config=config, hash=scenario_hash(config), path=path, notes=tuple(norm.notes),
+                    allocation=norm.allocation)
 
 
 def json_schema() -> dict[str, Any]:
@@ -706,6 +748,7 @@ class _Normaliser:
                  base_dir: Path | None = None) -> None:
         self.doc = doc
         self.notes: list[str] = []
+        self.allocation: tuple[str, Any] | None = None
         # Files a scenario names (a trace) are found relative to the scenario's own file.
         self.base_dir = base_dir if base_dir is not None else Path.cwd()
         self.default_name = default_name
@@ -880,27 +923,14 @@ class _Normaliser:
         seed = t.get("seed", DEFAULTS["seed"])
         c["seed"] = _int(seed, "scenario.seed", 0, SEED_MAX)
         stop = t.get("stop", DEFAULTS["stop"])
-        scan = (re.fullmatch(r"\s*scan-done(?:\s*\+\s*(\S+))?(?:\s+or\s+(.*?))?\s*", stop)
-                if isinstance(stop, str) else None)
-        wdone = (re.fullmatch(r"\s*workloads-done(?:\s+or\s+(.*?))?\s*", stop) if isinstance(stop, str) else None)
-        c["stop_on_scan_done"] = bool(scan)
-        c["stop_after_scan_done_ns"] = 0
+        st = parse_stop(stop, "--stop" if self.stop_overridden else "scenario.stop")
+        c["stop_on_scan_done"] = st.scan_done
+        c["stop_after_scan_done_ns"] = st.after_scan_ns
         # Written only when set, so scenarios without it keep their hash.
-        self.stop_workloads = bool(wdone)
-        if wdone:
+        self.stop_workloads = st.workloads_done
+        if st.workloads_done:
             c["stop_on_workloads_done"] = True
-            stop_ns = parse_duration(wdone.group(1), "scenario.stop") if wdone.group(1) is not None else TIME_NS_MAX
-            scan = None
-        elif scan:
-            # "scan-done + 20m": keep running 20 minutes after the scan (an "after" window).
-            if scan.group(1) is not None:
-                c["stop_after_scan_done_ns"] = parse_duration(scan.group(1), "scenario.stop")
-            # "scan-done" alone still has a hard bound: 400 days of simulated time.
-            stop_ns = parse_duration(scan.group(2), "scenario.stop") if scan.group(2) is not None else TIME_NS_MAX
-        else:
-            stop_ns = parse_duration(stop, "scenario.stop")
-        if not 0 < stop_ns <= TIME_NS_MAX:
-            raise ScenarioError(f"scenario.stop: {show(stop)} — out of range; allowed: more than 0, at most 400d")
+        stop_ns = st.stop_ns
         c["stop_ns"] = stop_ns
         ri = t.get("report_interval", DEFAULTS["report_interval"])
         ri_ns = parse_duration(ri, "scenario.report_interval")
@@ -909,8 +939,7 @@ class _Normaliser:
         # Every report interval keeps a sample of every series (and a zpool status
         # snapshot): bound their number so memory stays bounded too. "scan-done" alone has
         # no end known here; the core stops such a run at the same count ("limit: …").
-        open_ended = (scan and scan.group(2) is None) or (wdone and wdone.group(1) is None)
-        if not open_ended:
+        if not st.open_ended:
             n = -(-stop_ns // ri_ns)
             if n > REPORT_SAMPLES_MAX:
                 least = -(-stop_ns // REPORT_SAMPLES_MAX)
@@ -1306,6 +1335,7 @@ class _Normaliser:
         if "allocated" in t and "fill" in t:
             raise ScenarioError(f"pool.fill: {show(t['fill'])} — give allocated or fill, not both")
         if "allocated" in t:
+            self.allocation = ("pool.allocated", t["allocated"])
             a = parse_size(t["allocated"], "pool.allocated")
             sector = 1 << ashift
             if a < sector or a > usable:
@@ -1316,6 +1346,7 @@ class _Normaliser:
             return a // sector * sector  # ZFS allocates whole sectors
         if "fill" in t:
             f = _ratio(t["fill"], "pool.fill", zero_ok=False)
+            self.allocation = ("pool.fill", t["fill"])
             sector = 1 << ashift
             return max(sector, int(usable * f) // sector * sector)
         raise ScenarioError(

@@ -247,9 +247,13 @@ def test_missing_file_exits_2(tmp_path):
 
 
 def test_bad_stop_option_names_the_field(tmp_path):
+    # The option, not the scenario field it overrides (scenario.md, "Errors").
     r = invoke("run", SCENARIOS / "default.toml", "--stop", "soon", "--out", tmp_path / "o")
     assert r.exit_code == 2
-    assert r.stderr.startswith('error: scenario.stop: "soon" — allowed: a duration')
+    assert r.stderr.startswith('error: --stop: "soon" — allowed: a duration')
+    r = invoke("run", SCENARIOS / "default.toml", "--stop", "0s", "--out", tmp_path / "o")
+    assert r.stderr == 'error: --stop: "0s" — out of range; allowed: more than 0, at most 400d\n'
+
 
 
 def test_unknown_view_is_a_usage_error(tmp_path):

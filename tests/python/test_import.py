@@ -794,6 +794,16 @@ def test_cli_prints_toml_and_logs_one_line():
 
 
 @pytest.mark.needs_core
+def test_cli_predict_checks_stop_before_writing(tmp_path):
+    # A bad --stop is refused, naming the option, before the scenario is written.
+    out = tmp_path / "x.toml"
+    r = _invoke(FIX / "zol-0.6.5-scrub.txt", "--predict", "--stop", "0s", "--out", out)
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr == 'error: --stop: "0s" — out of range; allowed: more than 0, at most 400d\n'
+    assert not out.exists()
+
+
+@pytest.mark.needs_core
 def test_cli_out_writes_the_file(tmp_path):
     out = tmp_path / "s.toml"
     r = _invoke(FIX / "zfs-2.2-classes.txt", FIX / "zfs-2.2-list-v.txt", "--out", out, "--release", "zfs-2.3")
