@@ -102,7 +102,7 @@ def remaining(
             unrounded = f", {_dur_text(total - ran)} before it drops the seconds"
         warnings.append(
             f"the simulation stopped before its {kind} ended: its end is the release's ETA at the "
-            f"last snapshot ({last['eta']}{unrounded}), a straight line like the real one"
+            f"last snapshot ({last['eta']} to go{unrounded}), a straight line like the real one"
         )
     else:
         raise PredictError(f"the simulated {kind} neither ended nor has an estimate at its last snapshot")

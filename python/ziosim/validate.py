@@ -18,7 +18,8 @@ from .errors import ScenarioError
 
 tomllib = scenario_mod.tomllib
 
-UNITS = {"ratio": 1.0, "MiB/s": 1048576.0, "MB/s": 1e6, "GB/s": 1e9, "s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0, "min": 60e9, "IOPS": 1.0, "count": 1.0}
+UNITS = {"ratio": 1.0, "MiB/s": 1048576.0, "MB/s": 1e6, "GB/s": 1e9, "s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0, "min": 60e9, "IOPS": 1.0, "count": 1.0, "bytes": 1.0,
+         "MB": 1e6}
 METRIC_UNITS = {"MB/s": "bytes_per_s", "GB/s": "bytes_per_s", "s": "ns", "ms": "ns", "us": "ns", "ns": "ns", "min": "ns"}
 
 
