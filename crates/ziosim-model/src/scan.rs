@@ -1572,6 +1572,8 @@ impl Model_ {
                     }
                     self.col_write_leaves(t, ch, c.offset, &mut fan);
                     let mut via_counted = NO_LEAF;
+                    // A new disk that failed in turn takes no write (`leaf_misses` asks the same).
+                    fan.retain(|&(l, _)| self.leaves[l as usize].writeable());
                     for &(l, via) in &fan {
                         if via != NO_LEAF && via != via_counted {
                             via_counted = via;
