@@ -1274,9 +1274,33 @@ def presets(
     _print_table(table)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, systemd, a batch scheduler, CI): handled as Ctrl-C is — a run's
+    partial outputs removed, a sweep's workers stopped — then exit 143 (128 + SIGTERM)."""
+
+
+_terminated = False
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    global _terminated
+    _terminated = True
+    raise Terminated()
+
+
 def main() -> None:
     """Console-script entry point (`ziosim`)."""
-    app(prog_name="ziosim")
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        app(prog_name="ziosim")
+    except SystemExit as e:
+        if e.code == EXIT_INTERRUPTED and _terminated:
+            raise SystemExit(128 + signal.SIGTERM) from None
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

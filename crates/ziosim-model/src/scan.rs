@@ -939,6 +939,10 @@ impl Model_ {
         let now = ctx.now();
         let rel = self.cfg.release;
         loop {
+            // The walk of a large pool can take seconds inside this one event.
+            if self.poll_interrupt() {
+                return;
+            }
             let s = self.scan.as_mut().unwrap();
             if s.wait != Wait::Running {
                 return;
@@ -1231,6 +1235,9 @@ impl Model_ {
     fn scan_issue_run(&mut self, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         loop {
+            if self.poll_interrupt() {
+                return;
+            }
             let s = self.scan.as_ref().unwrap();
             if s.wait != Wait::Running {
                 return;

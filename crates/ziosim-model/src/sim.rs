@@ -878,6 +878,13 @@ pub struct Model_ {
     pub(crate) sample_t: Vec<u64>,
     pub(crate) leaf_ios_done: u64,
     pub(crate) stopped: bool,
+    /// The host's "stop now?" ([`Run::set_interrupt_poll`]): asked every few thousand steps
+    /// of a loop that can run long inside one event (the scan's metadata walk) and between
+    /// events. True abandons the run where it is — its state is then no simulation result —
+    /// so it never changes a run that goes on.
+    interrupt_poll: Option<fn() -> bool>,
+    interrupt_count: u32,
+    pub(crate) interrupted: bool,
     /// When `scenario.stop = "scan-done"` scheduled its stop (the run's `end` then says so).
     pub(crate) scan_done_stop_ns: Option<u64>,
     /// When `stop = "workloads-done"` found every finite workload finished.
@@ -1291,6 +1298,9 @@ impl Model_ {
             sample_t: Vec::new(),
             leaf_ios_done: 0,
             stopped: false,
+            interrupt_poll: None,
+            interrupt_count: 0,
+            interrupted: false,
             scan_done_stop_ns: None,
             workloads_done_ns: None,
             stop_reason: "stop-time",
@@ -3074,6 +3084,19 @@ impl Model_ {
         }
     }
 
+    /// Ask the host's poll every 4096th call (it is a syscall-free flag check, but not free):
+    /// true once it said stop (`interrupted`).
+    #[inline]
+    pub(crate) fn poll_interrupt(&mut self) -> bool {
+        if let Some(f) = self.interrupt_poll {
+            self.interrupt_count = self.interrupt_count.wrapping_add(1);
+            if self.interrupt_count % 4096 == 0 && !self.interrupted && f() {
+                self.interrupted = true;
+            }
+        }
+        self.interrupted
+    }
+
     fn env(&self) -> QueueEnv {
         QueueEnv { dirty_bytes: self.txg.dirty, pending_synctask: false }
     }
@@ -3825,20 +3848,43 @@ impl Run {
         Ok(Run { sim, stop_ns, end: None })
     }
 
-    /// Handle up to `n` events; true once the run has ended.
+    /// A function the run asks, now and then, whether to stop at once (a pending Ctrl-C in
+    /// the host): `step_events` then returns early with [`Run::interrupted`] set. The run
+    /// is abandoned there; a poll that says no changes nothing.
+    pub fn set_interrupt_poll(&mut self, f: fn() -> bool) {
+        self.sim.model_mut().interrupt_poll = Some(f);
+    }
+
+    /// The interrupt poll said stop: the run's state is no result.
+    pub fn interrupted(&self) -> bool {
+        self.sim.model().interrupted
+    }
+
+    /// Handle up to `n` events; true once the run has ended. Returns early (false) when the
+    /// interrupt poll says stop.
     pub fn step_events(&mut self, n: u64) -> bool {
         if self.end.is_some() {
             return true;
         }
         let target = self.sim.events_handled() + n;
+        let polled = self.sim.model().interrupt_poll.is_some();
         while self.sim.events_handled() < target {
+            if self.sim.model().interrupted {
+                return false;
+            }
             match self.sim.peek_time() {
                 None => {
                     self.end = Some("drained".into());
                     return true;
                 }
                 Some(_) => {
-                    let e = self.sim.run_until_events(target);
+                    // With a poll, a slice of events at a time, asking it between slices.
+                    let upto = if polled { target.min(self.sim.events_handled() + 4096) } else { target };
+                    if polled && self.sim.model().interrupt_poll.is_some_and(|f| f()) {
+                        self.sim.model_mut().interrupted = true;
+                        return false;
+                    }
+                    let e = self.sim.run_until_events(upto);
                     match e {
                         End::Stopped => {
                             self.end = Some(self.sim.model().stop_reason.into());

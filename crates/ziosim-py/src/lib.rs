@@ -151,6 +151,14 @@ fn validate_device(spec_json: &str) -> PyResult<()> {
     spec.validate().map_err(PyValueError::new_err)
 }
 
+/// The run's interrupt poll: Python's pending signals handled now (`PyErr_CheckSignals`);
+/// true when a handler raised (KeyboardInterrupt, the CLI's SIGTERM), which `step_events`
+/// then returns. A handler that raises nothing leaves the run alone.
+fn python_signal_raised() -> bool {
+    // SAFETY: the poll runs only inside `Simulation::step_events`, which holds the GIL.
+    unsafe { pyo3::ffi::PyErr_CheckSignals() != 0 }
+}
+
 /// One simulation run, stepped from Python in chunks of events.
 #[pyclass(unsendable)]
 struct Simulation {
@@ -164,13 +172,20 @@ impl Simulation {
     #[new]
     fn new(config_json: &str) -> PyResult<Self> {
         let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
-        let run = catch_unwind(AssertUnwindSafe(|| Run::new(cfg))).map_err(internal)?.map_err(PyValueError::new_err)?;
+        let mut run = catch_unwind(AssertUnwindSafe(|| Run::new(cfg))).map_err(internal)?.map_err(PyValueError::new_err)?;
+        run.set_interrupt_poll(python_signal_raised);
         Ok(Simulation { run, taken: false })
     }
 
-    /// Handle up to `n` events; True once the run has ended.
-    fn step_events(&mut self, n: u64) -> PyResult<bool> {
-        catch_unwind(AssertUnwindSafe(|| self.run.step_events(n))).map_err(internal)
+    /// Handle up to `n` events; True once the run has ended. A Ctrl-C (or a SIGTERM the CLI
+    /// handles) during the call raises its exception here, within a few thousand events or
+    /// walk steps, not after the whole chunk; the run is then abandoned.
+    fn step_events(&mut self, py: Python<'_>, n: u64) -> PyResult<bool> {
+        let done = catch_unwind(AssertUnwindSafe(|| self.run.step_events(n))).map_err(internal)?;
+        if self.run.interrupted() {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(done)
     }
 
     #[getter]
