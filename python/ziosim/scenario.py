@@ -1576,6 +1576,13 @@ class _Normaliser:
             repeat = w.get("repeat", False)
             if not isinstance(repeat, bool):
                 raise ScenarioError(f"{path}.repeat: {show(repeat)} — allowed: true or false")
+            if repeat and trace.t_ns is not None and "threads" not in w and len(trace) and trace.t_ns[-1] == 0:
+                # Open loop, the next lap one mean gap after the last record: a trace whose times
+                # do not differ has laps of no length, and would replay without end in no time.
+                what = "its one record has" if len(trace) == 1 else f"its {len(trace)} records all have"
+                raise ScenarioError(
+                    f"{path}.repeat: true — {what} one time, so a lap has no length; allowed: false, threads "
+                    "(a closed loop, which ignores the times), or a trace whose times differ")
             if biggest > (length or alloc - off):
                 raise ScenarioError(
                     f"{path}.trace: a record of {biggest} bytes — larger than the workload's region; allowed: "

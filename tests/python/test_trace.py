@@ -212,6 +212,20 @@ def test_trace_field_errors_name_the_field(tmp_path, fake_core, workload, stop, 
     assert str(e.value).startswith(message), str(e.value)
 
 
+@pytest.mark.parametrize("trace, what", [("time,op,offset,size\n3,R,0,4096\n3,W,8192,4096\n", "its 2 records all have"),
+                                         ("time,op,offset,size\n0.5,R,0,4096\n", "its one record has")])
+def test_a_timed_trace_of_one_instant_cannot_repeat_open_loop(tmp_path, fake_core, trace, what):
+    # Its lap (the span plus one mean gap) would be 0: the replay looped every nanosecond
+    # and never reached the stop (QA pass 2), and a single record got a made-up 1 ms lap.
+    from ziosim import scenario
+
+    with pytest.raises(ScenarioError) as e:
+        scenario.load(_scenario(tmp_path, "repeat = true", trace=trace))
+    assert str(e.value).startswith(f"workload[0].repeat: true — {what} one time, so a lap has no length; allowed: ")
+    assert scenario.load(_scenario(tmp_path, "repeat = true\nthreads = 1", trace=trace))  # a closed loop may
+    assert scenario.load(_scenario(tmp_path, "", trace=trace))  # and so may a single pass
+
+
 def test_trace_keys_on_another_kind_and_untimed_traces_without_threads(tmp_path, fake_core):
     from ziosim import scenario
 
