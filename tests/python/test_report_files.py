@@ -211,6 +211,10 @@ def test_series_parquet(tmp_path, results, meta):
     users = [r for r in rows if r["workload"] == "users"]
     assert [r["ops"] for r in users] == results["series"]["workloads"][0]["ops"]
     assert all(r["leaf"] is None for r in users)
+    # The midpoint sums zpool iostat -l averages are there too, and the latency histogram
+    # column is, whatever the run (QA pass 2: both were missing in some files).
+    assert [r["read_total_wait_mid_ns_sum"] for r in sda] == results["series"]["leaves"][0]["read_total_wait_mid_ns_sum"]
+    assert "latency_log2" in table.schema.names
     md = table.schema.metadata
     assert md[b"ziosim.release"] == b"zfs-2.2"
     assert md[b"ziosim.scenario_hash"] == meta["scenario_hash"].encode()

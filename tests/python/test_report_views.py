@@ -594,6 +594,12 @@ def test_summary_text_has_a_line_per_scan_in_start_order(results, meta):
     r["rebuilds"] = []
     running = [ln for ln in summary_text(r, meta).splitlines() if ln.startswith("scan: ")]
     assert running[-1].startswith("scan: resilver still running after 5m28s (from 40m00s): ")
+    # A sorted scan under way: scanned (walked) and issued (read), as zpool status says,
+    # not the walk as "examined" (QA pass 2: 559G "examined at 3.11G/s" 7 % into a scrub).
+    r["scans"][-1] = dict(r["scans"][-1], engine="sorted", examined_bytes=100 << 30, issued_bytes=5 << 30,
+                          issued_bytes_per_s=50 << 20, processed_bytes=1 << 30)
+    running = [ln for ln in summary_text(r, meta).splitlines() if ln.startswith("scan: ")]
+    assert running[-1] == "scan: resilver still running after 5m28s (from 40m00s): 100G scanned, 5G issued at 50M/s, 1G resilvered"
     assert not [ln for ln in summary_text(results, meta).splitlines() if ln.startswith("scan: ")]
 
 
@@ -643,3 +649,17 @@ def test_freebsd_9_iostat_x_has_the_columns_before_12(results, meta):
     assert "ms/r" not in old
     new = render_text(results, dict(meta, release="zfs-2.2", platform="freebsd"), views=("iostat-x",))
     assert "ms/r" in new and "svc_t" not in new
+
+
+def test_a_workload_that_completed_nothing_prints_no_quantize(results, meta):
+    # DTrace prints nothing for an aggregation key that never fired; the -1/0/1 rows of an
+    # empty quantize() belong to a key emptied by clear() (QA pass 2).
+    import copy
+
+    r = copy.deepcopy(results)
+    w = r["workloads"][0]
+    w["latency_log2"] = [0] * len(w["latency_log2"])
+    w["by_scan_phase"] = {}
+    text = render_text(r, meta, views=("latency",))
+    assert f'@["{w["name"]}"]' not in text and "      -1 |" not in text
+    assert f'@["{w["name"]}"]' in render_text(results, meta, views=("latency",))

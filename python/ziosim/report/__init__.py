@@ -212,6 +212,10 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
                                 os_iostat_x(results, layout)))
         elif view == "latency":
             for w in results.get("workloads", []):
+                if not any(w.get("latency_log2") or []):
+                    # DTrace prints no aggregation for a key that never fired (a workload that
+                    # completed nothing); the -1/0/1 rows are for one emptied by clear().
+                    continue
                 out.append(_section(f"dtrace: @[\"{w['name']}\"] = quantize(latency_ns)",
                                     "\n" + quantize(w.get("latency_log2", []))))
                 out.extend(_phase_quantize(w))

@@ -65,6 +65,13 @@ LEAF_METRICS = (
     "syncq_read_wait_ns_sum", "syncq_write_wait_ns_sum",
     "asyncq_read_wait_ns_sum", "asyncq_write_wait_ns_sum",
     "scrub_wait_ns_sum", "trim_wait_ns_sum", "rebuild_wait_ns_sum",
+    # The same waits summed at their log2 buckets' midpoints, which is how `zpool iostat -l`
+    # averages (docs/internals.md): with them the -l view can be rebuilt from the file.
+    "read_total_wait_mid_ns_sum", "write_total_wait_mid_ns_sum",
+    "read_disk_wait_mid_ns_sum", "write_disk_wait_mid_ns_sum",
+    "syncq_read_wait_mid_ns_sum", "syncq_write_wait_mid_ns_sum",
+    "asyncq_read_wait_mid_ns_sum", "asyncq_write_wait_mid_ns_sum",
+    "scrub_wait_mid_ns_sum", "trim_wait_mid_ns_sum", "rebuild_wait_mid_ns_sum",
     "inflight_ns_integral",
 )
 CLASS_GROUPS = ("class_ops", "queued", "active")
@@ -155,12 +162,13 @@ def series_table(results: dict, meta: dict):
         per_wl = [s.get(name) or None for s in wl_series]
         arrays.append(typed(by_row(none, lambda j, k: per_wl[j][k] if per_wl[j] else None)))
         fields.append(pa.field(name, arrays[-1].type))
-    if has_hist:
-        def hist(j: int, k: int):
-            h = wl_series[j].get("latency_log2")
-            return [int(c) for c in h[k]] if h else None
-        arrays.append(pa.array(by_row(none, hist), pa.list_(pa.int64())))
-        fields.append(pa.field("latency_log2", pa.list_(pa.int64())))
+    # Always the column, null where no histogram was kept (no workload at all, say), so that
+    # every run's file has one schema and runs can be read together.
+    def hist(j: int, k: int):
+        h = wl_series[j].get("latency_log2") if has_hist else None
+        return [int(c) for c in h[k]] if h else None
+    arrays.append(pa.array(by_row(none, hist), pa.list_(pa.int64())))
+    fields.append(pa.field("latency_log2", pa.list_(pa.int64())))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_parquet_metadata(meta)))
 
 

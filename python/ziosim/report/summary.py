@@ -567,6 +567,14 @@ def scan_summary_lines(summary: dict, release: str = "zfs-2.2") -> list[str]:
             what = (f"rebuild {r.get('vdev')}",
                     f"{zfs_nicebytes(r.get('rebuilt_bytes', 0))} rebuilt{at(r.get('rebuilt_bytes_per_s'))}, "
                     f"{r.get('errors', 0)} errors")
+        elif r.get("engine") == "sorted" and r.get("state") == "scanning":
+            # A sorted scan under way has walked ("scanned") far more than it has read and
+            # verified ("issued"), as zpool status's two figures say: both, the rate the issue's.
+            done = "repaired" if r.get("func") == "scrub" else "resilvered"
+            what = (str(r.get("func")), f"{zfs_nicebytes(r.get('examined_bytes', 0))} scanned, "
+                                        f"{zfs_nicebytes(r.get('issued_bytes', 0))} issued"
+                                        f"{at(r.get('issued_bytes_per_s'))}, "
+                                        f"{zfs_nicebytes(r.get('processed_bytes', 0))} {done}")
         elif r.get("func") == "scrub":
             what = ("scrub", f"{zfs_nicebytes(r.get('examined_bytes', 0))} examined"
                              f"{at(r.get('examined_bytes_per_s'))}, "
