@@ -533,3 +533,27 @@ def test_interrupt_anywhere_exits_130(monkeypatch):
     monkeypatch.setattr(cli.scenario_mod, "load", interrupted)
     r = invoke("check-determinism", SCENARIOS / "default.toml")
     assert (r.exit_code, r.stderr) == (130, "interrupted\n")
+
+
+def test_sigterm_is_handled_as_ctrl_c_then_exits_143(tmp_path, fake_core, monkeypatch):
+    # timeout, systemd and batch schedulers send SIGTERM: main() raises it as an interrupt,
+    # so a run's clean-up runs (here: nothing written), and exits 128 + 15.
+    import signal
+
+    import ziosim.cli as cli
+
+    real_load = cli.scenario_mod.load
+
+    def load_then_sigterm(*a, **k):
+        sc = real_load(*a, **k)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return sc
+
+    monkeypatch.setattr(cli.scenario_mod, "load", load_then_sigterm)
+    monkeypatch.setattr(sys, "argv", ["ziosim", "run", str(SCENARIOS / "default.toml"), "--out", str(tmp_path / "o"), "-q"])
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as e:
+        cli.main()
+    assert e.value.code == 143
+    assert not (tmp_path / "o").exists() and not list(tmp_path.iterdir())
+    assert signal.getsignal(signal.SIGTERM) is before  # put back
