@@ -314,7 +314,7 @@ def check_measurable(goal: Goal, limits: Sequence[Limit], configs: Sequence[Mapp
 # ----------------------------------------------------------------------------- candidates
 
 
-def _decls() -> dict[str, dict[str, Any]]:
+def tunable_decls() -> dict[str, dict[str, Any]]:
     return {t["name"]: t for t in _native.tunables()}
 
 
@@ -355,7 +355,7 @@ def setting_value(fld: str, v: Any, decls: Mapping[str, Mapping[str, Any]] | Non
     stay as written. The sweep validated every value before it ran, so this cannot fail."""
     if not fld.startswith("zfs.tunables.") or (isinstance(v, int) and not isinstance(v, bool)):
         return v
-    d = (decls if decls is not None else _decls()).get(fld[len("zfs.tunables."):])
+    d = (decls if decls is not None else tunable_decls()).get(fld[len("zfs.tunables."):])
     if d is None:
         return v
     from .scenario import _Normaliser
@@ -397,7 +397,7 @@ def ladder(name: str, current: int, decl: Mapping[str, Any]) -> list[int]:
 def default_knobs(config: Mapping[str, Any], count: int = 2) -> list[tuple[str, list[int]]]:
     """(tunable, values) for the scan the scenario runs: the first ``count`` preferred knobs
     its release has. Empty when the scenario runs no scan."""
-    decls = _decls()
+    decls = tunable_decls()
     release = config["release"]
     out: list[tuple[str, list[int]]] = []
     for kind in scan_kinds(config):
@@ -744,7 +744,7 @@ def _goal_header(a: Advice) -> str:
 def _label(fld: str, value: Any, label: str) -> str:
     """How the view prints an axis value: sizes of byte tunables as ZFS prints them."""
     if fld.startswith("zfs.tunables.") and isinstance(value, int) and not isinstance(value, bool):
-        d = _decls().get(fld[len("zfs.tunables."):])
+        d = tunable_decls().get(fld[len("zfs.tunables."):])
         if d is not None and d["unit"] == "bytes":
             return zfs_nicebytes(value)
     return label

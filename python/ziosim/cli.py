@@ -691,7 +691,7 @@ def compare(
 def _with_baseline(opt: str, baseline: dict) -> str:
     """A --set axis on a tunable gains the scenario's own value, so the baseline is a point —
     unless a value already is it, however spelt (``16M`` is 16777216)."""
-    from .advise import setting_value
+    from .advise import setting_value, tunable_decls
     from .fields import parse_set_option
 
     fld, values = parse_set_option(opt)
@@ -708,8 +708,7 @@ def _with_baseline(opt: str, baseline: dict) -> str:
     if any(same(v) for v in values):
         return opt
     # Spelt as the other values are: a duration tunable tried as "2s","10s" gets "5s", not 5.
-    name = fld[len("zfs.tunables."):]
-    unit = next((t.get("unit") for t in _native.tunables() if t["name"] == name), None)
+    unit = (tunable_decls().get(fld[len("zfs.tunables."):]) or {}).get("unit")
     if unit in ("s", "ms", "ns") and any(isinstance(v, str) for v in values):
         cur = f"{cur}{unit}"
     return f"{fld}=" + ",".join(str(v) for v in [cur, *values])

@@ -654,7 +654,7 @@ impl Model_ {
             // distributed spare already in place whose share of this offset lies on a child
             // now being rebuilt itself (`vdev_draid_io_start_read`) — the write goes through
             // the spare and on to that child's new disk or spare (`share_write_leaves`).
-            let force = || self.spare_pos(t, n, c.offset).and_then(|p| self.replacing[t][p]).is_some_and(|r| self.rebuild_empty(r));
+            let force = || self.share_replacement(t, n, c.offset).is_some_and(|r| self.rebuild_empty(r));
             if self.rebuild_empty(n) || force() {
                 targets.push((n, c.offset, c.size));
             }

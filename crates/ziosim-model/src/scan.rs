@@ -1573,7 +1573,7 @@ impl Model_ {
                 self.tops[t].map(voff, psize, true, &mut cols);
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     let ch = c.child as usize;
-                    let force = self.replacing[t][ch].and_then(|n| self.spare_pos(t, n, c.offset)).is_some_and(|p| self.replacing[t][p].is_some());
+                    let force = self.replacing[t][ch].and_then(|n| self.share_replacement(t, n, c.offset)).is_some();
                     if !(force || self.col_misses(t, ch, c.offset, birth)) {
                         continue;
                     }

@@ -2999,6 +2999,14 @@ impl Model_ {
         Some(self.tops[t].draid.as_ref().unwrap().spare_child(sp as u64, off) as usize)
     }
 
+    /// The new disk or spare standing in for the child that holds distributed spare `n`'s
+    /// share of offset `off` (None: `n` is no distributed spare, or that child stands
+    /// alone) — the case of `rc_force_repair`.
+    #[inline]
+    pub(crate) fn share_replacement(&self, t: usize, n: u16, off: u64) -> Option<u16> {
+        self.spare_pos(t, n, off).and_then(|p| self.replacing[t][p])
+    }
+
     /// The physical leaf a distributed spare's sectors at `offset` are read from
     /// (`vdev_draid_spare_io_start`): the child holding that spare's share of the offset's
     /// slice (`spare_pos`), or, if that child has failed and stands under a
@@ -3867,7 +3875,7 @@ impl Run {
             return true;
         }
         let target = self.sim.events_handled() + n;
-        let polled = self.sim.model().interrupt_poll.is_some();
+        let poll = self.sim.model().interrupt_poll;
         while self.sim.events_handled() < target {
             if self.sim.model().interrupted {
                 return false;
@@ -3879,11 +3887,14 @@ impl Run {
                 }
                 Some(_) => {
                     // With a poll, a slice of events at a time, asking it between slices.
-                    let upto = if polled { target.min(self.sim.events_handled() + 4096) } else { target };
-                    if polled && self.sim.model().interrupt_poll.is_some_and(|f| f()) {
-                        self.sim.model_mut().interrupted = true;
-                        return false;
-                    }
+                    let upto = match poll {
+                        Some(f) if f() => {
+                            self.sim.model_mut().interrupted = true;
+                            return false;
+                        }
+                        Some(_) => target.min(self.sim.events_handled() + 4096),
+                        None => target,
+                    };
                     let e = self.sim.run_until_events(upto);
                     match e {
                         End::Stopped => {
