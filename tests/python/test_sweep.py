@@ -425,8 +425,11 @@ def test_vm_sync_sweep_trades_commit_cost_for_data_at_risk(tmp_path, monkeypatch
     assert always["ops_per_s"] * 4 < std["ops_per_s"] < off["ops_per_s"]
     assert always["zil_commits"] > std["zil_commits"] > 0 == off["zil_commits"]
     assert std["at_risk_bytes_max"] == always["at_risk_bytes_max"] == 0 < off["at_risk_bytes_max"]
+    # A PLP SLOG brings sync=always within 2x of sync=disabled (issue 4), with nothing at
+    # risk: the txg syncs' writes (data and indirect blocks) then bound both.
     slog = rows[("always", "s3700")]
-    assert slog["ops_per_s"] > 10 * always["ops_per_s"] and slog["at_risk_bytes_max"] == 0
+    assert slog["ops_per_s"] > 4 * always["ops_per_s"] and slog["at_risk_bytes_max"] == 0
+    assert slog["ops_per_s"] > 0.5 * off["ops_per_s"]
     assert slog["zil_commit_latency_ns_mean"] * 20 < always["zil_commit_latency_ns_mean"]
 
 

@@ -97,7 +97,7 @@ pub const DNODE_BLOCK_LSIZE: u64 = 16 << 10;
 /// Indirect blocks are 128 KiB of 128-byte block pointers.
 pub const INDIRECT_LSIZE: u64 = 128 << 10;
 pub const BLKPTR_BYTES: u64 = 128;
-const FANOUT_SHIFT: u32 = 10;
+pub const FANOUT_SHIFT: u32 = 10;
 const FANOUT: u64 = 1 << FANOUT_SHIFT;
 /// objset_phys_t with user/group used accounting.
 pub const OBJSET_LSIZE: u64 = 4 << 10;
@@ -271,6 +271,21 @@ impl Block {
     pub fn asize_total(&self) -> u64 {
         self.dvas().iter().map(|d| d.asize).sum()
     }
+}
+
+/// A file data block's place in the object tree (`Layout::data_place`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataPlace {
+    /// File-size class of its file.
+    pub class: u32,
+    /// Its file, numbered within the class.
+    pub file: u64,
+    /// Block id inside the file.
+    pub block: u64,
+    /// The dnode block (level-0 block of the meta-dnode) holding its file's dnode.
+    pub unit: u64,
+    /// Indirect levels of its file (0: the file's one block pointer is in the dnode).
+    pub levels: u32,
 }
 
 /// Counts by kind over the whole layout.
@@ -1092,6 +1107,67 @@ impl Layout {
         self.make(index, BlockKind::Data, 0, c.data_lane, rank, self.data_birth(index, c.data_lane, rank))
     }
 
+    /// Where the `i`-th file data block sits in the object tree (`i < data_blocks()`): its
+    /// file, its block id in the file and the file's dnode block — what `dbuf_dirty` and
+    /// `dnode_setdirty` dirty above it when it is written.
+    pub fn data_place(&self, i: u64) -> DataPlace {
+        let mut r = i % self.period_data;
+        let mut u = i / self.period_data * self.period_units;
+        let mut ci = 0;
+        for (k, c) in self.classes.iter().enumerate() {
+            let n = c.units * DNODES_PER_BLOCK * c.k;
+            if r < n {
+                ci = k;
+                break;
+            }
+            r -= n;
+        }
+        let c = &self.classes[ci];
+        let per_unit = DNODES_PER_BLOCK * c.k;
+        u += c.start + r / per_unit;
+        let rr = r % per_unit;
+        let (f, j) = (rr / c.k, rr % c.k);
+        let files_before = self.units_before(ci, u) * DNODES_PER_BLOCK + f;
+        DataPlace { class: ci as u32, file: files_before, block: j, unit: u, levels: c.levels }
+    }
+
+    /// (psize, copies) of the level-`level` indirect block number `idx` of a file of class
+    /// `class` (the last one of its level holds fewer pointers).
+    pub fn indirect_write(&self, class: u32, level: u32, idx: u64) -> (u64, u8) {
+        let c = &self.classes[class as usize];
+        let last = idx + 1 >= c.n[level as usize];
+        let lane = &self.lanes[c.ind_lane as usize + 2 * (level as usize - 1) + usize::from(last)];
+        (lane.psize, lane.ndvas)
+    }
+
+    /// (psize, copies) of a dnode block.
+    pub fn dnode_write(&self) -> (u64, u8) {
+        let lane = &self.lanes[self.dnode_lane as usize];
+        (lane.psize, lane.ndvas)
+    }
+
+    /// (psize, copies) of a full indirect block (1024 pointers).
+    pub fn full_indirect_write(&self) -> (u64, u8) {
+        let lane = &self.lanes[self.meta_lane as usize];
+        (lane.psize, lane.ndvas)
+    }
+
+    /// (psize, copies) of the blocks every txg that changed the dataset rewrites above its
+    /// dnodes: the dataset's objset, the MOS dnode block holding its `dsl_dataset`, the MOS
+    /// objset (`dmu_objset_sync`, `dsl_dataset_sync`, `spa_sync`'s MOS pass).
+    pub fn objset_writes(&self) -> impl Iterator<Item = (u64, u8)> + '_ {
+        self.prefix.iter().map(|pb| {
+            let lane = &self.lanes[pb.lane as usize];
+            (lane.psize, lane.ndvas)
+        })
+    }
+
+    /// Dnode blocks of the layout (level 0 of the meta-dnode) and the meta-dnode's indirect
+    /// levels above them.
+    pub fn dnode_blocks(&self) -> (u64, u32) {
+        (self.n_units, self.meta_levels)
+    }
+
     /// Bytes allocated on top-level vdev `top` (Σ asize of the DVAs it holds).
     pub fn alloc_bytes(&self, top: usize) -> u64 {
         self.alloc[top]
@@ -1529,6 +1605,26 @@ mod tests {
             assert!(e.1 + e.2 <= tops[e.0 as usize].size_bytes, "past the end of vdev {}", e.0);
         }
         ext.len()
+    }
+
+    #[test]
+    fn data_place_numbers_files_and_blocks_in_traversal_order() {
+        let tops = vec![top("d", VdevType::Disk, 1, 1 << 40)];
+        let lo = Layout::new(&mixed(20 << 30, 0.0, 1), &tops).unwrap();
+        let mut files = std::collections::HashSet::new();
+        let mut prev: Option<DataPlace> = None;
+        for i in 0..lo.data_blocks() {
+            let p = lo.data_place(i);
+            files.insert((p.class, p.file));
+            if let Some(q) = prev.filter(|q| (q.class, q.file) == (p.class, p.file)) {
+                // Inside a file the block ids run on and the dnode block stays.
+                assert_eq!((p.block, p.unit), (q.block + 1, q.unit), "block {i}");
+            } else {
+                assert_eq!(p.block, 0, "block {i} starts a file");
+            }
+            prev = Some(p);
+        }
+        assert_eq!(files.len() as u64, lo.summary().files);
     }
 
     #[test]

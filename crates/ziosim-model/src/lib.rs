@@ -9,6 +9,7 @@ pub mod admin;
 mod aux_fail;
 pub mod config;
 pub mod device;
+mod dirty;
 pub mod draid;
 pub mod io;
 pub mod layout;

@@ -834,6 +834,11 @@ pub(crate) struct Txg {
     pub(crate) delayed_writes: u64,
     pub(crate) blocked_writes: u64,
     pub(crate) throttle_ns_sum: u64,
+    /// What the syncs wrote: data records' bytes; indirect, dnode and objset blocks
+    /// (every copy) and their bytes.
+    pub(crate) data_bytes: u64,
+    pub(crate) meta_blocks: u64,
+    pub(crate) meta_bytes: u64,
 }
 
 /// Most report intervals a run keeps (each holds a sample of every series and a `zpool
@@ -855,6 +860,8 @@ pub struct Model_ {
     pub(crate) top_alloc_bytes: Vec<u64>,
     /// Where every pre-existing block lives and the order a traversal meets it.
     pub(crate) layout: Layout,
+    /// Blocks dirty in each unsynced txg (what its sync writes).
+    dirty_recs: crate::dirty::DirtyRecords,
     pub(crate) cache_leaves: Vec<u16>,
     pub(crate) links: Vec<Link>,
     pub(crate) link_ports: Vec<Vec<u16>>,
@@ -1255,6 +1262,7 @@ impl Model_ {
             tops,
             top_alloc_bytes,
             layout,
+            dirty_recs: Default::default(),
             cache_leaves,
             links,
             link_ports,
@@ -1281,6 +1289,9 @@ impl Model_ {
                 flush_owed: vec![false; nleaves],
                 ub_leaves: Vec::new(),
                 sync_flushes: 0,
+                data_bytes: 0,
+                meta_blocks: 0,
+                meta_bytes: 0,
                 sync_flush_ns_sum: 0,
                 flush_phase_start_ns: 0,
                 ub_rng: Rng::stream(seed, "txg/uberblock"),
@@ -1892,15 +1903,40 @@ impl Model_ {
         w.arc_hit_ns + w.nfs.as_ref().map_or(0, |n| n.rtt_ns / 2)
     }
 
+    /// The blocks write op `id` covers: records of the workloads' address space, or of a
+    /// file the run creates (an `nfs-copy` file, a database's WAL).
+    fn write_target(&self, id: u32) -> crate::dirty::Target {
+        use crate::dirty::Target;
+        let rs = self.recordsize;
+        let op = &self.ops[id as usize];
+        let (first, last) = (op.offset / rs, (op.offset + op.bytes.max(1) - 1) / rs);
+        if op.rpc == NfsStep::Write {
+            let size = self.wls[op.wl as usize].nfs.as_ref().unwrap().threads[op.thread as usize].size;
+            let blocks = size.div_ceil(rs).max(1);
+            let block_bytes = if blocks == 1 { size.next_multiple_of(4096).min(rs) } else { rs };
+            return Target::Object { foid: op.foid, first, last, blocks, block_bytes };
+        }
+        if op.db == DbOp::Wal {
+            return Target::Object { foid: op.foid, first, last, blocks: 0, block_bytes: rs };
+        }
+        Target::Records { first, last }
+    }
+
     /// `dmu_tx_assign` of write op `id` (`delayed`: the retry after a throttle sleep).
+    /// It charges dirty data for the blocks it dirties first in the open txg.
     fn assign_write(&mut self, id: u32, delayed: bool, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         let op = &self.ops[id as usize];
-        let (dirty, start_ns) = (op.dirty, op.start_ns);
+        let (bytes, start_ns) = (op.dirty, op.start_ns);
+        let target = self.write_target(id);
+        let open = self.txg.eng.open_txg();
+        let charge = self.dirty_recs.scan(&self.layout, self.nblocks, self.recordsize, open, target);
         let mut out = Vec::new();
-        let d = self.txg.eng.assign(now, id, dirty, start_ns, delayed, &mut out);
+        let d = self.txg.eng.assign_charged(now, id, bytes, charge, start_ns, delayed, &mut out);
         match d {
             crate::txg::TxDecision::Admit { txg } => {
+                debug_assert_eq!(txg, open);
+                self.dirty_recs.mark(txg);
                 if delayed {
                     self.txg.throttle_ns_sum += now - start_ns;
                 }
@@ -2810,7 +2846,9 @@ impl Model_ {
         self.txg.sync_reported_bytes = 0;
         self.txg.sync_data_done = 0;
         self.txg.last_sync_start_ns = ctx.now();
-        let nrec = (bytes - overridden.min(bytes)).div_ceil(rs);
+        let w = self.dirty_recs.take(&self.layout, txg);
+        debug_assert!(w.data_bytes + w.meta.iter().map(|m| m.2).sum::<u64>() > 0 || bytes == 0);
+        let nrec = (w.data_bytes - overridden.min(w.data_bytes)).div_ceil(rs);
         let ntops = self.tops.len();
         self.dtl_note_sync(txg);
         let mut pending = 0;
@@ -2824,6 +2862,26 @@ impl Model_ {
             let off = self.alloc_free(t, asize, txg);
             self.admin.note_write(t, off, asize, rs, self.layout.last_txg() + txg);
             pending += self.write_block(t, off, rs, IoClass::AsyncWrite, OWNER_TXG, ctx);
+        }
+        self.txg.data_bytes += nrec * rs;
+        // The dirty indirect and dnode blocks, then the objsets above them; each copy of a
+        // block on the next top-level vdev (ditto blocks, `metaslab_alloc`), the rotor going
+        // on from the data.
+        let mut k = nrec;
+        for &(psize, ndvas, n) in &w.meta {
+            for _ in 0..n {
+                let t0 = ((k / self.blocks_per_run) % ntops as u64) as usize;
+                k += 1;
+                for d in 0..ndvas as usize {
+                    let t = (t0 + d) % ntops;
+                    let asize = self.tops[t].asize(psize);
+                    let off = self.alloc_free(t, asize, txg);
+                    self.admin.note_write(t, off, asize, psize, self.layout.last_txg() + txg);
+                    pending += self.write_block(t, off, psize, IoClass::AsyncWrite, OWNER_TXG, ctx);
+                    self.txg.meta_blocks += 1;
+                    self.txg.meta_bytes += psize;
+                }
+            }
         }
         self.txg.sync_data_ios = pending;
         self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
@@ -3621,7 +3679,9 @@ impl Model_ {
             "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.eng.dirty_max_bytes(),
                     "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
                     "throttle_ns_sum": self.txg.throttle_ns_sum,
-                    "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum},
+                    "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum,
+                    "data_bytes": self.txg.data_bytes, "metadata_blocks": self.txg.meta_blocks,
+                    "metadata_bytes": self.txg.meta_bytes},
             "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
                        "tops": series_tops, "workloads": series_wls},

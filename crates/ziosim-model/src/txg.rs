@@ -288,6 +288,24 @@ impl Txg {
         delayed: bool,
         out: &mut Vec<TxgAction>,
     ) -> TxDecision {
+        self.assign_charged(now_ns, tx_id, bytes, bytes, start_ns, delayed, out)
+    }
+
+    /// `assign` of a write of `bytes` (what the writer had acknowledged at risk, and what
+    /// the pre-2013 throttle reserved for it) that charges `dirty` bytes of dirty data:
+    /// the buffers it dirties first in the open txg (`dbuf_dirty`), none for a buffer
+    /// already dirty there.
+    #[allow(clippy::too_many_arguments)]
+    pub fn assign_charged(
+        &mut self,
+        now_ns: u64,
+        tx_id: TxId,
+        bytes: u64,
+        dirty: u64,
+        start_ns: u64,
+        delayed: bool,
+        out: &mut Vec<TxgAction>,
+    ) -> TxDecision {
         match self.throttle {
             Throttle::DelayCurve => {
                 if !delayed {
@@ -322,12 +340,12 @@ impl Txg {
                 }
             }
         }
-        self.admit(now_ns, bytes, out)
+        self.admit(now_ns, bytes, dirty, out)
     }
 
-    fn admit(&mut self, now_ns: u64, bytes: u64, out: &mut Vec<TxgAction>) -> TxDecision {
+    fn admit(&mut self, now_ns: u64, bytes: u64, dirty: u64, out: &mut Vec<TxgAction>) -> TxDecision {
         self.account(now_ns);
-        self.open.dirty += bytes;
+        self.open.dirty += dirty;
         self.open.admitted += bytes;
         self.risk.unsynced_bytes += bytes;
         self.risk.unsynced_bytes_max = self.risk.unsynced_bytes_max.max(self.risk.unsynced_bytes);

@@ -92,8 +92,9 @@ fn mirrored_slog_losing_one_child_keeps_commits_fast() {
 
 #[test]
 fn lwbs_in_flight_on_a_dying_slog_fall_back_or_go_unlogged_per_release() {
-    // Eight writers keep the SLOG busy (an SSD pool with 4K records, so that the write
-    // throttle does not hold them back instead); whether an lwb write rather than a flush
+    // Eight writers keep the SLOG busy (an SSD pool with 4K records in a 64 MiB region,
+    // whose few indirect blocks stay dirty, so that the write throttle does not hold them
+    // back instead); whether an lwb write rather than a flush
     // is in flight at the instant the SLOG dies depends on timing, so the failure comes
     // at several instants and the counts are summed.
     let dying = |release: &str| {
@@ -102,6 +103,7 @@ fn lwbs_in_flight_on_a_dying_slog_fall_back_or_go_unlogged_per_release() {
             let mut cfg = fsync_pool(release, 8, 1, false);
             cfg["devices"]["d"] = preset("intel-s3700");
             cfg["pool"]["recordsize_bytes"] = json!(4096);
+            cfg["workloads"][0]["region_length_bytes"] = json!(64u64 << 20);
             cfg["stop_ns"] = json!(12 * S);
             cfg["actions"] = json!([{"at_ns": 10 * S + k * 23_000, "do": "fail", "disk": "log0"}]);
             let res = run(&cfg);

@@ -235,6 +235,11 @@ def _txg(results: dict) -> dict:
         # spa_sync's own cache flushes (zil.leaf_flushes has only the ZIL's) and its wait on them.
         "leaf_flushes": t.get("leaf_flushes", 0),
         "flush_ns_sum": t.get("flush_ns_sum", 0),
+        # What the syncs wrote: data records, and the indirect, dnode and objset blocks
+        # above them (every copy).
+        "data_bytes": t.get("data_bytes", 0),
+        "metadata_blocks": t.get("metadata_blocks", 0),
+        "metadata_bytes": t.get("metadata_bytes", 0),
     }
 
 
@@ -686,6 +691,9 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
     if syncy or writes or t["delayed_writes"] or t["blocked_writes"]:
         lines.append(f"txg: syncs={t['syncs']}, delayed_writes={t['delayed_writes']}, blocked_writes={t['blocked_writes']}")
         lines.append(_lat_line("sync", t["sync_ns"]))
+        if t["data_bytes"] or t["metadata_blocks"]:
+            lines.append(f"  wrote: data={zfs_nicebytes(t['data_bytes'])}, "
+                         f"metadata={zfs_nicebytes(t['metadata_bytes'])} in {t['metadata_blocks']} blocks")
     if syncy:
         lines.append(
             f"zil: commits={z['commits']}, lwb_writes={z['lwb_writes']}, flushes={z['leaf_flushes']}, "

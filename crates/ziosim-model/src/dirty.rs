@@ -1,0 +1,330 @@
+//! Dirty records per txg: which blocks a write dirties, how many bytes of dirty data that
+//! adds, and what the txg's sync then writes.
+//!
+//! ZFS dirties a buffer once per txg. `dbuf_dirty` of a buffer that already has a dirty
+//! record for the tx's txg returns that record ("If this buffer is already dirty, we're
+//! done") without charging dirty data again; otherwise it charges the buffer's size
+//! (`dmu_objset_willuse_space` → `dsl_pool_dirty_space`) and, below the object's top level,
+//! dirties the parent indirect block the same way, recursively. `dnode_setdirty` dirties
+//! the dnode's own buffer, a 16 KiB block of the meta-dnode, and through it the
+//! meta-dnode's indirect blocks (DBUF@zfs-2.2.0 `dbuf_dirty`, DN@zfs-2.2.0
+//! `dnode_setdirty`; the same in 0.6.5). At sync every dirty record is written once:
+//! data blocks, then each dirty indirect and dnode block with its metadata copies
+//! (`redundant_metadata=all`), then the dataset's objset and the MOS blocks above it.
+//!
+//! The model keys a record by what identifies a `dbuf_impl_t`: (object, level, block id).
+//! A workload's record `b` is the layout's file data block `b` (`Layout::data_place`), so
+//! its file's indirect blocks and its dnode block come from the layout's tree; a file the
+//! run creates (an `nfs-copy` file, a database's WAL) is a new object with its own tree.
+//! Indirect blocks hold 1024 pointers (128 KiB, `indblkshift` 17, the 0.7+ default) in
+//! every release, as in the layout (docs/validation.md says what that simplifies).
+//!
+//! Not modelled: the free of the overwritten block (space-map appends of the metaslabs it
+//! frees from), the MOS's space maps, `dsl_dir` and deadlist updates, and a directory's
+//! ZAP blocks for a created file.
+
+use std::collections::BTreeMap;
+// clippy.toml fences HashSet for its random per-process seed; this one has a fixed hasher
+// (`KeyHasher`), so even its order would repeat, and it is only asked for membership.
+#[allow(clippy::disallowed_types)]
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::layout::{Layout, DNODE_BLOCK_LSIZE, DNODES_PER_BLOCK, FANOUT_SHIFT, INDIRECT_LSIZE};
+
+/// A multiplicative hash of a (u64, u64) key (deterministic; membership only, never
+/// iterated, so no order depends on it).
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7C_C1_B7_27_22_0A_95);
+    }
+}
+
+#[allow(clippy::disallowed_types)]
+type KeySet = HashSet<(u64, u64), BuildHasherDefault<KeyHasher>>;
+
+// Key tags (top byte of the key's first word).
+const TAG_DATA: u64 = 1 << 56;
+const TAG_IND: u64 = 2 << 56;
+const TAG_DNODE: u64 = 3 << 56;
+const TAG_META: u64 = 4 << 56;
+const TAG_OBJ_DATA: u64 = 5 << 56;
+const TAG_OBJ_IND: u64 = 6 << 56;
+const LOW56: u64 = (1 << 56) - 1;
+const LOW48: u64 = (1 << 48) - 1;
+
+/// What a write covers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Target {
+    /// Records `first..=last` of the workloads' address space (layout data blocks, wrapped).
+    Records { first: u64, last: u64 },
+    /// Blocks `first..=last` of an object the run created: `foid`, `blocks` long when its
+    /// size is known (0: it grows, as an append-only log does), of `block_bytes` each (a
+    /// file of one block has a block of its own size).
+    Object { foid: u64, first: u64, last: u64, blocks: u64, block_bytes: u64 },
+}
+
+/// One block a write dirties for the first time in its txg.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NewRecord {
+    key: (u64, u64),
+    /// Bytes of dirty data it charges (`db_size`).
+    charge: u64,
+    /// Its write at sync: psize and copies; a data block has psize 0 (the sync writes the
+    /// txg's data bytes as records).
+    psize: u64,
+    ndvas: u8,
+}
+
+#[derive(Default)]
+struct Slot {
+    txg: u64,
+    keys: KeySet,
+    data_bytes: u64,
+    /// Metadata writes of the txg: (psize, copies) → blocks.
+    meta: BTreeMap<(u64, u8), u64>,
+}
+
+/// The dirty records of the (at most four) txgs not yet synced: open, quiescing, syncing.
+#[derive(Default)]
+pub(crate) struct DirtyRecords {
+    slots: [Slot; 4],
+    /// The records the last `scan` found new (kept for `mark`).
+    scratch: Vec<NewRecord>,
+}
+
+/// What a txg's sync writes (`DirtyRecords::take`).
+#[derive(Debug, Default)]
+pub(crate) struct SyncWrites {
+    pub data_bytes: u64,
+    /// (psize, copies, blocks), in a fixed order.
+    pub meta: Vec<(u64, u8, u64)>,
+}
+
+impl DirtyRecords {
+    fn slot(&self, txg: u64) -> Option<&Slot> {
+        let s = &self.slots[(txg & 3) as usize];
+        (s.txg == txg).then_some(s)
+    }
+
+    /// The blocks a write of `target` dirties that are not yet dirty in `txg`, and the
+    /// dirty data they charge (record size `rs` for a data block). Kept for `mark`.
+    pub(crate) fn scan(&mut self, lo: &Layout, nblocks: u64, rs: u64, txg: u64, target: Target) -> u64 {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        let slot = self.slot(txg);
+        let mut add = |r: NewRecord| {
+            if slot.is_some_and(|s| s.keys.contains(&r.key)) || out.iter().any(|o| o.key == r.key) {
+                return false;
+            }
+            out.push(r);
+            true
+        };
+        match target {
+            Target::Records { first, last } => {
+                for b in first..=last {
+                    let b = b % nblocks.max(1);
+                    if !add(NewRecord { key: (TAG_DATA, b), charge: rs, psize: 0, ndvas: 1 }) {
+                        continue;
+                    }
+                    let p = lo.data_place(b);
+                    let file = (p.file << 4 | p.class as u64) & LOW48;
+                    for l in 1..=p.levels {
+                        let idx = p.block >> (FANOUT_SHIFT * l);
+                        let (psize, ndvas) = lo.indirect_write(p.class, l, idx);
+                        let r = NewRecord { key: (TAG_IND | (l as u64) << 48 | file, idx), charge: INDIRECT_LSIZE, psize, ndvas };
+                        if !add(r) {
+                            break; // its parents are dirty already
+                        }
+                    }
+                    dirty_dnode(lo, p.unit, &mut add);
+                }
+            }
+            Target::Object { foid, first, last, blocks, block_bytes } => {
+                let obj = foid & LOW48;
+                for blk in first..=last {
+                    if !add(NewRecord { key: (TAG_OBJ_DATA | (foid & LOW56), blk), charge: block_bytes, psize: 0, ndvas: 1 }) {
+                        continue;
+                    }
+                    // Indirect levels: enough that the top one is a single block (a file of
+                    // one block keeps its pointer in the dnode); a growing object has the
+                    // levels its current size needs.
+                    let n = if blocks > 0 { blocks } else { blk + 1 };
+                    let mut l = 0;
+                    while (n - 1) >> (FANOUT_SHIFT * l) > 0 {
+                        l += 1;
+                        let idx = blk >> (FANOUT_SHIFT * l);
+                        let (psize, ndvas) = lo.full_indirect_write();
+                        let r = NewRecord { key: (TAG_OBJ_IND | (l as u64) << 48 | obj, idx), charge: INDIRECT_LSIZE, psize, ndvas };
+                        if !add(r) {
+                            break;
+                        }
+                    }
+                    // New objects' dnodes follow the layout's, 32 to a block, numbered as
+                    // each workload creates them (two creating workloads share blocks).
+                    let (units, _) = lo.dnode_blocks();
+                    let unit = units + (foid & ((1 << 40) - 1)) / DNODES_PER_BLOCK;
+                    dirty_dnode(lo, unit, &mut add);
+                }
+            }
+        }
+        let charge = out.iter().map(|r| r.charge).sum();
+        self.scratch = out;
+        charge
+    }
+
+    /// The write `scan` looked at was admitted to `txg`: its new records are dirty now.
+    pub(crate) fn mark(&mut self, txg: u64) {
+        let s = &mut self.slots[(txg & 3) as usize];
+        if s.txg != txg {
+            debug_assert!(s.keys.is_empty(), "txg {} still dirty when {txg} opened", s.txg);
+            *s = Slot { txg, ..Slot::default() };
+        }
+        for r in self.scratch.drain(..) {
+            s.keys.insert(r.key);
+            if r.psize == 0 {
+                s.data_bytes += r.charge;
+            } else {
+                *s.meta.entry((r.psize, r.ndvas)).or_default() += 1;
+            }
+        }
+    }
+
+    /// What the sync of `txg` writes; its records are clean from then on. A txg that
+    /// dirtied anything also rewrites the objsets above the dataset.
+    pub(crate) fn take(&mut self, lo: &Layout, txg: u64) -> SyncWrites {
+        let s = &mut self.slots[(txg & 3) as usize];
+        if s.txg != txg || s.keys.is_empty() {
+            return SyncWrites::default();
+        }
+        let s = std::mem::take(s);
+        let mut meta: BTreeMap<(u64, u8), u64> = s.meta;
+        for w in lo.objset_writes() {
+            *meta.entry(w).or_default() += 1;
+        }
+        SyncWrites { data_bytes: s.data_bytes, meta: meta.into_iter().map(|((p, d), n)| (p, d, n)).collect() }
+    }
+}
+
+/// `dnode_setdirty`: the dnode block `unit` and the meta-dnode indirects above it.
+fn dirty_dnode(lo: &Layout, unit: u64, add: &mut impl FnMut(NewRecord) -> bool) {
+    let (psize, ndvas) = lo.dnode_write();
+    if !add(NewRecord { key: (TAG_DNODE, unit), charge: DNODE_BLOCK_LSIZE, psize, ndvas }) {
+        return;
+    }
+    // The meta-dnode has the levels its largest dnode block needs (the layout's, or one
+    // the run created beyond them); the top one is a single block.
+    let (units, _) = lo.dnode_blocks();
+    let n = units.max(unit + 1);
+    let (psize, ndvas) = lo.full_indirect_write();
+    let mut l = 1;
+    loop {
+        let idx = unit >> (FANOUT_SHIFT * l);
+        if !add(NewRecord { key: (TAG_META | (l as u64) << 48, idx), charge: INDIRECT_LSIZE, psize, ndvas }) {
+            return;
+        }
+        if (n - 1) >> (FANOUT_SHIFT * l) == 0 {
+            return;
+        }
+        l += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{FileClass, LayoutParams, DNODE_BLOCK_LSIZE as DN, INDIRECT_LSIZE as IND};
+    use crate::pool::{TopVdev, VdevType};
+
+    fn layout(rs: u64, files: &[(u64, f64)]) -> Layout {
+        let mut p = LayoutParams::fresh(8 << 30, rs, 12);
+        p.files = files.iter().map(|&(size_bytes, weight)| FileClass { size_bytes, weight }).collect();
+        let tops = vec![TopVdev { name: "d".into(), kind: VdevType::Disk, leaves: vec![0], ashift: 12, size_bytes: 64 << 30, draid: None }];
+        Layout::new(&p, &tops).unwrap()
+    }
+
+    fn write(d: &mut DirtyRecords, lo: &Layout, txg: u64, t: Target) -> u64 {
+        let c = d.scan(lo, lo.data_blocks(), 4096, txg, t);
+        d.mark(txg);
+        c
+    }
+
+    #[test]
+    fn a_record_is_charged_once_per_txg_with_its_parents() {
+        // 1 GiB files of 4K records: an L1 covers 1024 records (4 MiB), an L2 the file.
+        let lo = layout(4096, &[(1 << 30, 1.0)]);
+        let mut d = DirtyRecords::default();
+        let rec = |b| Target::Records { first: b, last: b };
+        // First write of txg 5: the record, its L1 and L2, its file's dnode block and the
+        // meta-dnode's one indirect.
+        assert_eq!(write(&mut d, &lo, 5, rec(0)), 4096 + 2 * IND + DN + IND);
+        // The same record again: nothing new (dbuf_dirty finds its dirty record).
+        assert_eq!(write(&mut d, &lo, 5, rec(0)), 0);
+        // Its neighbour under the same L1: only the record.
+        assert_eq!(write(&mut d, &lo, 5, rec(1)), 4096);
+        // A record under the next L1 of the same file: the record and that L1.
+        assert_eq!(write(&mut d, &lo, 5, rec(1024)), 4096 + IND);
+        // A write covering two records charges each once.
+        assert_eq!(write(&mut d, &lo, 5, Target::Records { first: 2, last: 3 }), 2 * 4096);
+        // The next txg dirties everything afresh.
+        assert_eq!(write(&mut d, &lo, 6, rec(0)), 4096 + 3 * IND + DN);
+        // txg 5's sync: 5 records; L1 ×2, L2, meta L1 (two copies each) and one dnode block,
+        // then the objsets.
+        let w = d.take(&lo, 5);
+        assert_eq!(w.data_bytes, 5 * 4096);
+        let (ind, _) = lo.full_indirect_write();
+        let n = |psize: u64| w.meta.iter().filter(|m| m.0 == psize).map(|m| m.2).sum::<u64>();
+        assert!(n(ind) >= 3, "{w:?}");
+        let blocks: u64 = w.meta.iter().map(|m| m.2).sum();
+        assert_eq!(blocks, 5 + lo.objset_writes().count() as u64, "{w:?}");
+        // Taken: txg 5 has nothing left; txg 6 is untouched.
+        assert_eq!(d.take(&lo, 5).data_bytes, 0);
+        assert_eq!(d.take(&lo, 6).data_bytes, 4096);
+    }
+
+    #[test]
+    fn a_one_block_file_dirties_its_dnode_block_not_an_indirect() {
+        // 4 KiB files: one block each, its pointer in the dnode; 32 dnodes to a block.
+        let lo = layout(128 << 10, &[(4 << 10, 1.0)]);
+        let mut d = DirtyRecords::default();
+        // 2 M files in 64 Ki dnode blocks: two meta-dnode levels.
+        let (units, levels) = lo.dnode_blocks();
+        assert_eq!((units, levels), (65536, 2));
+        let first = write(&mut d, &lo, 1, Target::Records { first: 0, last: 0 });
+        assert_eq!(first, 4096 + DN + 2 * IND);
+        // File 1 shares file 0's dnode block; file 32 has the next one.
+        assert_eq!(write(&mut d, &lo, 1, Target::Records { first: 1, last: 1 }), 4096);
+        assert_eq!(write(&mut d, &lo, 1, Target::Records { first: 32, last: 32 }), 4096 + DN);
+    }
+
+    #[test]
+    fn created_files_have_trees_of_their_own() {
+        let lo = layout(128 << 10, &[(1 << 30, 1.0)]);
+        let mut d = DirtyRecords::default();
+        let one = |foid| Target::Object { foid, first: 0, last: 0, blocks: 1, block_bytes: 8192 };
+        // A one-block file: its block (its own size) and a new dnode block after the
+        // layout's, whose meta-dnode indirect is dirty already from the first file.
+        assert_eq!(write(&mut d, &lo, 1, one(7)), 8192 + DN + IND);
+        assert_eq!(write(&mut d, &lo, 1, one(8)), 8192);
+        assert_eq!(write(&mut d, &lo, 1, one(40)), 8192 + DN);
+        // A growing log: its second block brings an L1.
+        let log = |blk| Target::Object { foid: 1 << 40, first: blk, last: blk, blocks: 0, block_bytes: 4096 };
+        assert_eq!(write(&mut d, &lo, 1, log(0)), 4096);
+        assert_eq!(write(&mut d, &lo, 1, log(1)), 4096 + IND);
+        assert_eq!(write(&mut d, &lo, 1, log(1)), 0);
+    }
+}
