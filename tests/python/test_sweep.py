@@ -493,3 +493,41 @@ def test_docs_example_is_current(tmp_path, monkeypatch, real_core):
     r = invoke("sweep", "scenarios/sweeps/nfs-sync.toml", "--metrics", metrics, "--out", tmp_path / "o", "-q")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == shown
+
+
+@needs_core
+def test_recordsize_sweep_shows_what_the_indirect_blocks_cost(tmp_path, real_core):
+    """Random 4K writes over a large file: with 4K records each dirties its own 128 KiB
+    indirect block, so the syncs write far more metadata than data; with 128K records an
+    indirect block covers 128 MiB and the metadata share collapses. The TXG DATA / TXG META
+    columns show it."""
+    (tmp_path / "rw.toml").write_text("""[scenario]
+name = "rw"
+stop = "20s"
+[zfs]
+release = "zfs-2.2"
+[pool]
+allocated = "50G"
+vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }]
+[[workload]]
+name = "w"
+kind = "random-write"
+size = "4K"
+threads = 8
+arc_hit = 1
+""")
+    (tmp_path / "sw.toml").write_text("""[sweep]
+name = "rs"
+scenario = "rw.toml"
+[[sweep.axis]]
+field = "pool.recordsize"
+values = ["4K", "128K"]
+""")
+    r = invoke("sweep", tmp_path / "sw.toml", "--out", tmp_path / "o", "--metrics", "ops_per_s,txg_data,txg_meta", "-q")
+    assert r.exit_code == 0, r.stderr
+    assert "TXG DATA" in r.stdout and "TXG META" in r.stdout
+    rows = {x["pool.recordsize"]: x for x in pq.read_table(tmp_path / "o" / "sweep.parquet").to_pylist()}
+    small, large = rows["4K"], rows["128K"]
+    share = {k: v["txg_metadata_bytes"] / v["txg_data_bytes"] for k, v in (("4K", small), ("128K", large))}
+    assert share["4K"] > 5, share
+    assert share["4K"] > 20 * share["128K"], share

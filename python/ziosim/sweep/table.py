@@ -35,8 +35,8 @@ __all__ = [
 #: Bump when point_metrics changes shape: finished points of another schema are re-run.
 #: 2: the workload's figures while a scan was issuing (``scan_window_*``), ``scan_eta_ns``,
 #: the sequential rebuild's ``rebuild_*``. 3: ``zil_log_space_bytes_max``. 4: ``txg_sync_ns_*``
-#: null when no txg sync finished (they were 0).
-METRICS_SCHEMA = 4
+#: null when no txg sync finished (they were 0). 5: ``txg_data_bytes``, ``txg_metadata_bytes``.
+METRICS_SCHEMA = 5
 
 LAT = ("mean", "p50", "p90", "p99", "p999", "max")
 
@@ -74,7 +74,7 @@ POINT_COLUMNS = (
     ("rebuild_state", "string"), ("rebuild_duration_ns", "int64"), ("rebuild_bytes", "int64"),
     ("rebuild_eta_ns", "int64"),
     ("txg_syncs", "int64"), ("txg_sync_ns_mean", "float64"), ("txg_sync_ns_p99", "int64"),
-    ("txg_sync_ns_max", "int64"),
+    ("txg_sync_ns_max", "int64"), ("txg_data_bytes", "int64"), ("txg_metadata_bytes", "int64"),
     ("zil_commits", "int64"), ("zil_slog", "bool"),
     ("zil_commit_latency_ns_mean", "float64"), ("zil_commit_latency_ns_p99", "int64"),
     ("zil_commit_latency_ns_max", "int64"), ("zil_log_space_bytes_max", "int64"),
@@ -183,6 +183,7 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
         point.update({
             "txg_syncs": txg.get("syncs"), "txg_sync_ns_mean": _stat(done, "mean"),
             "txg_sync_ns_p99": _stat(done, "p99"), "txg_sync_ns_max": _stat(done, "max"),
+            "txg_data_bytes": txg.get("data_bytes", 0), "txg_metadata_bytes": txg.get("metadata_bytes", 0),
         })
     zil = results.get("zil")
     if zil:
