@@ -64,6 +64,7 @@ const TAG_DNODE: u64 = 3 << 56;
 const TAG_META: u64 = 4 << 56;
 const TAG_OBJ_DATA: u64 = 5 << 56;
 const TAG_OBJ_IND: u64 = 6 << 56;
+const TAG_ZAP: u64 = 7 << 56;
 const LOW56: u64 = (1 << 56) - 1;
 const LOW48: u64 = (1 << 48) - 1;
 
@@ -76,6 +77,10 @@ pub(crate) enum Target {
     /// size is known (0: it grows, as an append-only log does), of `block_bytes` each (a
     /// file of one block has a block of its own size).
     Object { foid: u64, first: u64, last: u64, blocks: u64, block_bytes: u64 },
+    /// A metadata operation on object `foid` of the run's (a create, setattr, mkdir): its
+    /// dnode, and the first `nzaps` of `zaps` — directory ZAP blocks (an id unique per
+    /// directory, the block's size) it adds an entry to.
+    Meta { foid: u64, zaps: [(u64, u64); 2], nzaps: u8 },
 }
 
 /// One block a write dirties for the first time in its txg.
@@ -174,12 +179,15 @@ impl DirtyRecords {
                             break;
                         }
                     }
-                    // New objects' dnodes follow the layout's, 32 to a block, numbered as
-                    // each workload creates them (two creating workloads share blocks).
-                    let (units, _) = lo.dnode_blocks();
-                    let unit = units + (foid & ((1 << 40) - 1)) / DNODES_PER_BLOCK;
-                    dirty_dnode(lo, unit, &mut add);
+                    dirty_dnode(lo, new_object_unit(lo, foid), &mut add);
                 }
+            }
+            Target::Meta { foid, zaps, nzaps } => {
+                for &(zap, bytes) in &zaps[..nzaps as usize] {
+                    let (psize, ndvas) = lo.metadata_write(bytes);
+                    add(NewRecord { key: (TAG_ZAP | (zap & LOW56), 0), charge: bytes, psize, ndvas });
+                }
+                dirty_dnode(lo, new_object_unit(lo, foid), &mut add);
             }
         }
         let charge = out.iter().map(|r| r.charge).sum();
@@ -218,6 +226,21 @@ impl DirtyRecords {
         }
         SyncWrites { data_bytes: s.data_bytes, meta: meta.into_iter().map(|((p, d), n)| (p, d, n)).collect() }
     }
+}
+
+/// The dnode block of object `foid` the run created: new objects' dnodes follow the
+/// layout's, 32 to a block, numbered as each workload creates them (two creating
+/// workloads share blocks).
+fn new_object_unit(lo: &Layout, foid: u64) -> u64 {
+    let (units, _) = lo.dnode_blocks();
+    units + (foid & ((1 << 40) - 1)) / DNODES_PER_BLOCK
+}
+
+/// A micro-ZAP's block size holding `entries` names: 64-byte chunks, one of them the
+/// header; it starts at 512 bytes and grows by 512 whenever it is full (`zap_lockdir`,
+/// ZM@zfs-0.6.5), up to 128 KiB (then it becomes a fat ZAP, not modelled).
+pub(crate) fn mzap_bytes(entries: u64) -> u64 {
+    ((entries + 1) * 64).div_ceil(512).clamp(1, 256) * 512
 }
 
 /// `dnode_setdirty`: the dnode block `unit` and the meta-dnode indirects above it.
@@ -309,6 +332,26 @@ mod tests {
         // File 1 shares file 0's dnode block; file 32 has the next one.
         assert_eq!(write(&mut d, &lo, 1, Target::Records { first: 1, last: 1 }), 4096);
         assert_eq!(write(&mut d, &lo, 1, Target::Records { first: 32, last: 32 }), 4096 + DN);
+    }
+
+    #[test]
+    fn a_create_dirties_its_dnode_block_and_its_directory_zap() {
+        let lo = layout(128 << 10, &[(1 << 30, 1.0)]);
+        let mut d = DirtyRecords::default();
+        // A micro-ZAP: 512 bytes for up to 7 names, then 512 more per 8.
+        assert_eq!([mzap_bytes(0), mzap_bytes(7), mzap_bytes(8), mzap_bytes(10)], [512, 512, 1024, 1024]);
+        assert_eq!(mzap_bytes(1 << 20), 128 << 10);
+        let create = |foid, entries| Target::Meta { foid, zaps: [(9, mzap_bytes(entries)), (0, 0)], nzaps: 1 };
+        assert_eq!(write(&mut d, &lo, 1, create(1, 1)), 512 + DN + IND);
+        // The next file of that directory: the ZAP and the dnode block are dirty already.
+        assert_eq!(write(&mut d, &lo, 1, create(2, 2)), 0);
+        // Its SETATTR dirties nothing new either; a file in the next dnode block does.
+        assert_eq!(write(&mut d, &lo, 1, Target::Meta { foid: 2, zaps: [(0, 0); 2], nzaps: 0 }), 0);
+        assert_eq!(write(&mut d, &lo, 1, Target::Meta { foid: 40, zaps: [(0, 0); 2], nzaps: 0 }), DN);
+        let w = d.take(&lo, 1);
+        assert_eq!(w.data_bytes, 0);
+        // The ZAP block and the two dnode blocks and the meta L1, then the objsets.
+        assert_eq!(w.meta.iter().map(|m| m.2).sum::<u64>(), 4 + lo.objset_writes().count() as u64, "{w:?}");
     }
 
     #[test]

@@ -377,6 +377,9 @@ struct PrefixBlock {
 #[derive(Clone, Debug)]
 pub struct Layout {
     frag: f64,
+    /// lsize / psize of metadata blocks, and the sector shift psize rounds to.
+    md_ratio: f64,
+    ashift: u32,
     seed: u64,
     classes: Vec<Class>,
     period_units: u64,
@@ -657,6 +660,8 @@ impl Layout {
 
         let mut lo = Layout {
             frag: p.fragmentation,
+            md_ratio: p.metadata_compression_ratio,
+            ashift: p.ashift,
             seed: p.seed,
             classes,
             period_units,
@@ -1144,6 +1149,12 @@ impl Layout {
     pub fn dnode_write(&self) -> (u64, u8) {
         let lane = &self.lanes[self.dnode_lane as usize];
         (lane.psize, lane.ndvas)
+    }
+
+    /// (psize, copies) of a metadata block of `lsize` bytes (a ZAP block, say): compressed
+    /// like the layout's metadata, two copies.
+    pub fn metadata_write(&self, lsize: u64) -> (u64, u8) {
+        (compressed(lsize, self.md_ratio, self.ashift), 2)
     }
 
     /// (psize, copies) of a full indirect block (1024 pointers).

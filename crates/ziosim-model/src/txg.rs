@@ -152,9 +152,11 @@ enum Throttle {
 #[derive(Clone, Copy, Debug, Default)]
 struct TxgState {
     txg: u64,
-    /// Bytes not yet written out (dirty), and bytes admitted (unsynced until synced).
+    /// Bytes not yet written out (dirty); bytes the txg's writes dirtied (`dp_space_towrite`,
+    /// what the pre-2013 write limit counts); bytes acknowledged (unsynced until synced).
     dirty: u64,
     admitted: u64,
+    acked: u64,
     wrlog: u64,
     /// Dirty bytes `dmu_sync` wrote in place (`DR_OVERRIDDEN`): the sync does not write them.
     overridden: u64,
@@ -288,20 +290,21 @@ impl Txg {
         delayed: bool,
         out: &mut Vec<TxgAction>,
     ) -> TxDecision {
-        self.assign_charged(now_ns, tx_id, bytes, bytes, start_ns, delayed, out)
+        self.assign_charged(now_ns, tx_id, bytes, |_| bytes, start_ns, delayed, out)
     }
 
-    /// `assign` of a write of `bytes` (what the writer had acknowledged at risk, and what
-    /// the pre-2013 throttle reserved for it) that charges `dirty` bytes of dirty data:
-    /// the buffers it dirties first in the open txg (`dbuf_dirty`), none for a buffer
-    /// already dirty there.
+    /// `assign` of a write of `bytes` (what the writer has acknowledged once admitted:
+    /// data at risk until its txg syncs) that charges `dirty(txg)` bytes of dirty data when
+    /// admitted to `txg`: the buffers it dirties first there (`dbuf_dirty`), none for a
+    /// buffer already dirty in it. The charge is asked for only on admission, after any
+    /// kick the assignment made has opened a new txg.
     #[allow(clippy::too_many_arguments)]
     pub fn assign_charged(
         &mut self,
         now_ns: u64,
         tx_id: TxId,
         bytes: u64,
-        dirty: u64,
+        dirty: impl FnOnce(u64) -> u64,
         start_ns: u64,
         delayed: bool,
         out: &mut Vec<TxgAction>,
@@ -340,13 +343,17 @@ impl Txg {
                 }
             }
         }
-        self.admit(now_ns, bytes, dirty, out)
+        let charge = dirty(self.open.txg);
+        self.admit(now_ns, bytes, charge, out)
     }
 
     fn admit(&mut self, now_ns: u64, bytes: u64, dirty: u64, out: &mut Vec<TxgAction>) -> TxDecision {
         self.account(now_ns);
         self.open.dirty += dirty;
-        self.open.admitted += bytes;
+        // dbuf_dirty → dnode_willuse_space → dsl_pool_willuse_space: the pre-2013 limit's
+        // dp_space_towrite[txg] counts what the write dirtied, not its size (DBUF@zfs-0.6.2).
+        self.open.admitted += dirty;
+        self.open.acked += bytes;
         self.risk.unsynced_bytes += bytes;
         self.risk.unsynced_bytes_max = self.risk.unsynced_bytes_max.max(self.risk.unsynced_bytes);
         let txg = self.open.txg;
@@ -503,7 +510,7 @@ impl Txg {
         let s = self.syncing.take().expect("on_sync_done without a sync");
         assert_eq!(s.txg, txg, "sync done for a txg that is not syncing");
         self.account(now_ns);
-        self.risk.unsynced_bytes -= s.admitted;
+        self.risk.unsynced_bytes -= s.acked;
         while let Some(&(t, b, first)) = self.at_risk.front() {
             if t > txg {
                 break;
@@ -550,7 +557,7 @@ impl Txg {
     /// raises `tx_quiesce_txg_waiting`, not `tx_sync_txg_waiting` (TXG@zfs-2.1.0 txg_kick),
     /// so the kicked txg's sync does not count as waited for in [`Txg::sync_waiting`].
     fn kick_idle(&mut self, now_ns: u64, out: &mut Vec<TxgAction>) {
-        if self.syncing.is_none() && self.quiesced.is_none() && self.open.admitted > 0 {
+        if self.syncing.is_none() && self.quiesced.is_none() && !self.open_empty() {
             self.quiesce();
             self.poll(now_ns, out);
         }
@@ -590,7 +597,7 @@ impl Txg {
             }
             Throttle::WriteLimit => {
                 // Woken when a new txg opens (the limit is per txg).
-                if self.open.admitted == 0 {
+                if self.open_empty() {
                     while let Some((tx_id, _)) = self.blocked.pop_front() {
                         out.push(TxgAction::Resume { tx_id, at_ns: now_ns });
                     }
@@ -613,7 +620,7 @@ impl Txg {
             self.arm(due_ns, out);
             return;
         }
-        if !forced && self.open.admitted == 0 {
+        if !forced && self.open_empty() {
             // Timeout with nothing to write: elided (see module doc).
             self.last_sync_start_ns = now_ns;
             self.arm(now_ns + self.timeout_ns, out);
@@ -685,6 +692,11 @@ impl Txg {
     /// Dirty bytes of all txgs (`dp_dirty_total`): drives async-write concurrency.
     pub fn dirty_bytes(&self) -> u64 {
         self.dirty_total()
+    }
+
+    /// Nothing was admitted to the open txg yet.
+    fn open_empty(&self) -> bool {
+        self.open.admitted == 0 && self.open.acked == 0
     }
 
     fn dirty_total(&self) -> u64 {

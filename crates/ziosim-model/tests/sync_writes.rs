@@ -543,3 +543,22 @@ fn random_small_writes_write_their_indirect_blocks() {
     assert!((200.0..5000.0).contains(&ops_w), "{ops_w} ops/s");
     assert!(ops_n > 10.0 * ops_w, "narrow {ops_n} vs wide {ops_w}");
 }
+
+/// A CREATE dirties its directory's ZAP block and the file's dnode block (`zfs_create`
+/// assigns a tx; so do MKDIR and SETATTR): copying the same 300 files into 30 directories
+/// rather than one has the syncs write 29 more ZAP blocks, two copies each.
+#[test]
+fn creates_dirty_their_directory_blocks() {
+    let copy = |dirs: u64| {
+        let mut cfg = nfs_copy(true);
+        cfg["workloads"][0]["dirs"] = json!(dirs);
+        let res = run(&cfg);
+        assert_eq!(res["workloads"][0]["files_done"], json!(300));
+        eprintln!("{dirs} dirs: {}", res["txg"]);
+        (res["txg"]["metadata_blocks"].as_u64().unwrap(), res["txg"]["syncs"].as_u64().unwrap())
+    };
+    let (one, s1) = copy(1);
+    let (many, s30) = copy(30);
+    assert_eq!(s1, s30);
+    assert!(many >= one + 2 * 29, "30 directories: {many} metadata blocks; one: {one}");
+}
