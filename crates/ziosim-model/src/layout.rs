@@ -1087,6 +1087,20 @@ impl Layout {
     /// The `i`-th file data block in traversal order (`i < data_blocks()`).
     pub fn data_block(&self, i: u64) -> Block {
         assert!(i < self.summary.data_blocks, "data block {i} of {}", self.summary.data_blocks);
+        let (ci, u, f, j, files_before) = self.locate_data(i);
+        let c = &self.classes[ci];
+        let mut index = self.index_start(u) + 1 + f * c.file_blocks + c.pos(j);
+        for l in 1..=self.meta_levels {
+            index += u64::from(u & (FANOUT.pow(l) - 1) == 0);
+        }
+        let rank = files_before * c.k + j;
+        self.make(index, BlockKind::Data, 0, c.data_lane, rank, self.data_birth(index, c.data_lane, rank))
+    }
+
+    /// Data block `i`'s class, dnode block, file within that dnode block, block id in the
+    /// file, and the class's files before it.
+    #[inline]
+    fn locate_data(&self, i: u64) -> (usize, u64, u64, u64, u64) {
         let mut r = i % self.period_data;
         let mut u = i / self.period_data * self.period_units;
         let mut found = 0;
@@ -1103,37 +1117,15 @@ impl Layout {
         u += c.start + r / per_unit;
         let rr = r % per_unit;
         let (f, j) = (rr / c.k, rr % c.k);
-        let mut index = self.index_start(u) + 1 + f * c.file_blocks + c.pos(j);
-        for l in 1..=self.meta_levels {
-            index += u64::from(u & (FANOUT.pow(l) - 1) == 0);
-        }
-        let files_before = self.units_before(found, u) * DNODES_PER_BLOCK + f;
-        let rank = files_before * c.k + j;
-        self.make(index, BlockKind::Data, 0, c.data_lane, rank, self.data_birth(index, c.data_lane, rank))
+        (found, u, f, j, self.units_before(found, u) * DNODES_PER_BLOCK + f)
     }
 
     /// Where the `i`-th file data block sits in the object tree (`i < data_blocks()`): its
     /// file, its block id in the file and the file's dnode block — what `dbuf_dirty` and
     /// `dnode_setdirty` dirty above it when it is written.
     pub fn data_place(&self, i: u64) -> DataPlace {
-        let mut r = i % self.period_data;
-        let mut u = i / self.period_data * self.period_units;
-        let mut ci = 0;
-        for (k, c) in self.classes.iter().enumerate() {
-            let n = c.units * DNODES_PER_BLOCK * c.k;
-            if r < n {
-                ci = k;
-                break;
-            }
-            r -= n;
-        }
-        let c = &self.classes[ci];
-        let per_unit = DNODES_PER_BLOCK * c.k;
-        u += c.start + r / per_unit;
-        let rr = r % per_unit;
-        let (f, j) = (rr / c.k, rr % c.k);
-        let files_before = self.units_before(ci, u) * DNODES_PER_BLOCK + f;
-        DataPlace { class: ci as u32, file: files_before, block: j, unit: u, levels: c.levels }
+        let (ci, u, _, j, files_before) = self.locate_data(i);
+        DataPlace { class: ci as u32, file: files_before, block: j, unit: u, levels: self.classes[ci].levels }
     }
 
     /// (psize, copies) of the level-`level` indirect block number `idx` of a file of class
