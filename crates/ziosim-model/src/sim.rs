@@ -1962,7 +1962,7 @@ impl Model_ {
     }
 
     /// `dmu_tx_assign` of write op `id` (`delayed`: the retry after a throttle sleep).
-    /// It charges dirty data for the blocks it dirties first in the open txg.
+    /// It charges dirty data for the blocks it dirties first in the txg it is admitted to.
     fn assign_write(&mut self, id: u32, delayed: bool, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         let op = &self.ops[id as usize];

@@ -58,7 +58,8 @@
 //! spaced `delay` apart, so throughput is ~1/delay however many threads write.
 //!
 //! *Throttle, pre-2013* (`dsl_pool_tempreserve_space`): each txg admits at most
-//! `write_limit` bytes; a tx that finds the open txg over it waits for the next txg to
+//! `write_limit` bytes — the bytes its writes dirtied (`dp_space_towrite`), not their
+//! sizes; a tx that finds the open txg over it waits for the next txg to
 //! open (`txg_wait_open`, which quiesces the open txg as soon as the quiesced slot is
 //! free); over 7/8 of it a tx sleeps one clock tick while the previous txg still waits
 //! for the sync thread (`txg_delay`). After each sync, throughput = bytes / ms of the
@@ -66,7 +67,8 @@
 //! the txg nor the uberblock (EWMA ¼ new) — and `write_limit = clamp(throughput × zfs_txg_synctime_ms,
 //! zfs_write_limit_min, RAM >> zfs_write_limit_shift)`; it starts at the minimum.
 //!
-//! *Data at risk* (`spec` §4.3): every admitted byte is *unsynced* until its txg's sync
+//! *Data at risk* (`spec` §4.3): every admitted byte (a write's own size, whatever it
+//! dirtied) is *unsynced* until its txg's sync
 //! completes; bytes a caller was told were durable without the ZIL making them so
 //! (`sync=disabled`, `zil_disable`) are *at risk* from that moment until their txg
 //! syncs ([`Txg::add_at_risk`], fed by the ZIL's `AtRisk` action). Both are integrated
