@@ -161,6 +161,7 @@ impl DirtyRecords {
             }
             Target::Object { foid, first, last, blocks, block_bytes } => {
                 let obj = foid & LOW48;
+                let unit = new_object_unit(lo, foid);
                 for blk in first..=last {
                     if !add(NewRecord { key: (TAG_OBJ_DATA | (foid & LOW56), blk), charge: block_bytes, psize: 0, ndvas: 1 }) {
                         continue;
@@ -179,7 +180,7 @@ impl DirtyRecords {
                             break;
                         }
                     }
-                    dirty_dnode(lo, new_object_unit(lo, foid), &mut add);
+                    dirty_dnode(lo, unit, &mut add);
                 }
             }
             Target::Meta { foid, zaps, nzaps } => {

@@ -615,6 +615,14 @@ pub(crate) enum NfsStep {
     Commit,
 }
 
+impl NfsStep {
+    /// A metadata operation the server assigns a tx to, logs and commits (CREATE, MKDIR,
+    /// SETATTR).
+    fn is_meta(self) -> bool {
+        matches!(self, NfsStep::Create | NfsStep::Mkdir | NfsStep::Setattr)
+    }
+}
+
 #[derive(Clone, Copy)]
 pub(crate) struct NfsThread {
     foid: u64,
@@ -1936,7 +1944,7 @@ impl Model_ {
         let rs = self.recordsize;
         let op = &self.ops[id as usize];
         let (first, last) = (op.offset / rs, (op.offset + op.bytes.max(1) - 1) / rs);
-        if matches!(op.rpc, NfsStep::Create | NfsStep::Mkdir | NfsStep::Setattr) {
+        if op.rpc.is_meta() {
             // Its directory's micro-ZAP gains a name (a new directory's own starts empty,
             // its parent — the copy's top directory — gains one).
             let n = self.wls[op.wl as usize].nfs.as_ref().unwrap();
@@ -1994,7 +2002,7 @@ impl Model_ {
     fn admit_write(&mut self, id: u32, txg: u64, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
         let op = &self.ops[id as usize];
-        if matches!(op.rpc, NfsStep::Create | NfsStep::Mkdir | NfsStep::Setattr) {
+        if op.rpc.is_meta() {
             self.nfs_meta_admitted(id, txg, ctx);
             return;
         }
@@ -2900,10 +2908,7 @@ impl Model_ {
         self.txg.sync_data_ios = u64::MAX;
         for k in 0..nrec {
             let t = ((k / self.blocks_per_run) % ntops as u64) as usize;
-            let asize = self.tops[t].asize(rs);
-            let off = self.alloc_free(t, asize, txg);
-            self.admin.note_write(t, off, asize, rs, self.layout.last_txg() + txg);
-            pending += self.write_block(t, off, rs, IoClass::AsyncWrite, OWNER_TXG, ctx);
+            pending += self.sync_write(t, rs, txg, ctx);
         }
         self.txg.data_bytes += nrec * rs;
         // The dirty indirect and dnode blocks, then the objsets above them; each copy of a
@@ -2915,11 +2920,7 @@ impl Model_ {
                 let t0 = ((k / self.blocks_per_run) % ntops as u64) as usize;
                 k += 1;
                 for d in 0..ndvas as usize {
-                    let t = (t0 + d) % ntops;
-                    let asize = self.tops[t].asize(psize);
-                    let off = self.alloc_free(t, asize, txg);
-                    self.admin.note_write(t, off, asize, psize, self.layout.last_txg() + txg);
-                    pending += self.write_block(t, off, psize, IoClass::AsyncWrite, OWNER_TXG, ctx);
+                    pending += self.sync_write((t0 + d) % ntops, psize, txg, ctx);
                     self.txg.meta_blocks += 1;
                     self.txg.meta_bytes += psize;
                 }
@@ -2928,6 +2929,15 @@ impl Model_ {
         self.txg.sync_data_ios = pending;
         self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
         self.sync_advance(ctx);
+    }
+
+    /// One block (one copy) the sync of `txg` writes on top-level vdev `t`: allocated from
+    /// free space, noted as born in `txg`, written at ASYNC_WRITE. Returns its leaf writes.
+    fn sync_write(&mut self, t: usize, psize: u64, txg: u64, ctx: &mut Ctx<Ev>) -> u64 {
+        let asize = self.tops[t].asize(psize);
+        let off = self.alloc_free(t, asize, txg);
+        self.admin.note_write(t, off, asize, psize, self.layout.last_txg() + txg);
+        self.write_block(t, off, psize, IoClass::AsyncWrite, OWNER_TXG, ctx)
     }
 
     /// A data-phase write of the syncing txg landed: dirty data falls in proportion

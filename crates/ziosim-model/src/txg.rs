@@ -157,7 +157,7 @@ struct TxgState {
     /// Bytes not yet written out (dirty); bytes the txg's writes dirtied (`dp_space_towrite`,
     /// what the pre-2013 write limit counts); bytes acknowledged (unsynced until synced).
     dirty: u64,
-    admitted: u64,
+    towrite: u64,
     acked: u64,
     wrlog: u64,
     /// Dirty bytes `dmu_sync` wrote in place (`DR_OVERRIDDEN`): the sync does not write them.
@@ -332,7 +332,7 @@ impl Txg {
             }
             Throttle::WriteLimit => {
                 let limit = self.current_write_limit();
-                let reserved = self.open.admitted;
+                let reserved = self.open.towrite;
                 if !self.no_throttle && limit > 0 && reserved > 0 && reserved > limit {
                     // ERESTART → dmu_tx_wait → txg_wait_open(txg + 1).
                     self.blocked.push_back((tx_id, start_ns));
@@ -354,7 +354,7 @@ impl Txg {
         self.open.dirty += dirty;
         // dbuf_dirty → dnode_willuse_space → dsl_pool_willuse_space: the pre-2013 limit's
         // dp_space_towrite[txg] counts what the write dirtied, not its size (DBUF@zfs-0.6.2).
-        self.open.admitted += dirty;
+        self.open.towrite += dirty;
         self.open.acked += bytes;
         self.risk.unsynced_bytes += bytes;
         self.risk.unsynced_bytes_max = self.risk.unsynced_bytes_max.max(self.risk.unsynced_bytes);
@@ -526,7 +526,7 @@ impl Txg {
             // (dsl_scan_sync, after it in spa_sync; 2009: dsl_pool_scrub_sync between the timed
             // parts) and vdev_config_sync are outside (dsl_pool.c@il:4445fffbbb, @il:379c004d1f).
             let data_done_ns = self.sync_data_done_ns.unwrap_or(now_ns);
-            self.update_write_limit(s.admitted, data_done_ns - self.sync_start_ns);
+            self.update_write_limit(s.towrite, data_done_ns - self.sync_start_ns);
         }
         self.sync_data_done_ns = None;
         self.synced_txg = txg;
@@ -698,7 +698,7 @@ impl Txg {
 
     /// Nothing was admitted to the open txg yet.
     fn open_empty(&self) -> bool {
-        self.open.admitted == 0 && self.open.acked == 0
+        self.open.towrite == 0 && self.open.acked == 0
     }
 
     fn dirty_total(&self) -> u64 {
