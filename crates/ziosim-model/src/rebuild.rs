@@ -63,8 +63,9 @@
 //! hold it back: ZFS's pause at a metaslab is about the drain of those chunks (≤ 20 × 1 MiB
 //! on 2.0) longer. The model's allocator ignores `metaslab_disable` — it keeps writing
 //! where its cursor is — and gives out the tail past the last whole metaslab, which the
-//! walk then counts in the last metaslab; what is written in a metaslab after the walk
-//! left it is not copied (ZFS's writes go to the new disk as well). The per-chunk MOS
+//! walk then counts in the last metaslab; what is written in a metaslab after the thread
+//! loaded it is not copied (the walk's ranges are the space map as loaded; ZFS's writes go
+//! to the new disk as well). The per-chunk MOS
 //! `dmu_tx_assign` (which can be throttled by dirty data) is not modelled; the thread
 //! starts at the command rather than in the next txg's sync task.
 //!
@@ -158,6 +159,10 @@ pub struct Rebuild {
     lay: Option<(u64, u64)>,
     /// Next offset of the space written while running still to walk.
     extra_off: u64,
+    /// `written_end` when `ms` was loaded: the walk copies what its space map held then
+    /// (`vdev_rebuild_ranges` walks a tree `space_map_load` filled); later allocations in
+    /// it reach the new disk through the mirror's own writes.
+    ms_written_end: u64,
     cur: Option<(u64, u64)>,
     /// The metaslab being walked, and whether its ranges are being issued (past its wait).
     ms: u64,
@@ -174,6 +179,12 @@ pub struct Rebuild {
 impl Rebuild {
     pub fn active(&self) -> bool {
         self.state == RebuildState::Active
+    }
+
+    /// The thread loads metaslab `ms` (past its wait): its ranges are fixed from here on.
+    fn load_ms(&mut self, written_end: u64) {
+        self.ms_loaded = true;
+        self.ms_written_end = written_end;
     }
 }
 
@@ -255,6 +266,7 @@ impl Model_ {
             layout_done: false,
             lay: None,
             extra_off: self.top_alloc_bytes[t],
+            ms_written_end: 0,
             cur: None,
             ms: 0,
             ms_loaded: false,
@@ -320,7 +332,6 @@ impl Model_ {
         let max_segment = self.tun.get(T::zfs_rebuild_max_segment) as u64;
         let draid = self.tops[t].draid.clone();
         let (shift, ms_count) = self.rebuild_metaslabs(t);
-        let written_end = self.admin.written_end[t];
         let r = self.admin.rebuilds[t].as_mut().unwrap();
         loop {
             if let Some((off, len)) = r.cur {
@@ -362,9 +373,9 @@ impl Model_ {
                 continue;
             }
             if r.lay.is_none() && r.layout_done {
-                // The space written while running (above the layout's), up to now.
+                // The space written while running (above the layout's), up to the metaslab's load.
                 let ms_start = draid.as_ref().map_or(r.ms << shift, |d| d.astart(r.ms << shift));
-                let (lo, hi) = (r.extra_off.max(ms_start), written_end.min(ms_end));
+                let (lo, hi) = (r.extra_off.max(ms_start), r.ms_written_end.min(ms_end));
                 if lo < hi {
                     r.cur = Some((lo, hi - lo));
                     r.extra_off = hi;
@@ -388,9 +399,10 @@ impl Model_ {
         let (lo, hi) = (ms << shift, if ms + 1 < ms_count { (ms + 1) << shift } else { u64::MAX });
         let wait = self.cfg.release < Release::Zfs21
             || self.txg.ms_allocating[t].iter().any(|&(_, a, b)| a < hi && b > lo);
+        let written_end = self.admin.written_end[t];
         let r = self.admin.rebuilds[t].as_mut().unwrap();
         if !wait {
-            r.ms_loaded = true;
+            r.load_ms(written_end);
             return false;
         }
         let target = self.txg.eng.open_txg() + TXG_DEFER_SIZE;
@@ -400,7 +412,8 @@ impl Model_ {
         let mut out = Vec::new();
         if self.txg.eng.wait_synced(ctx.now(), Some(target), OWNER_REBUILD | t as u32, &mut out) {
             let r = self.admin.rebuilds[t].as_mut().unwrap();
-            (r.wait_txg, r.ms_loaded) = (None, true);
+            r.wait_txg = None;
+            r.load_ms(self.admin.written_end[t]);
             return false;
         }
         self.txg_actions(out, ctx);
@@ -415,12 +428,13 @@ impl Model_ {
         }
         let t = (waiter & OWNER_INDEX_BITS) as usize;
         let synced = self.txg.eng.synced_txg();
+        let Some(&written_end) = self.admin.written_end.get(t) else { return };
         let Some(r) = self.admin.rebuilds.get_mut(t).and_then(|r| r.as_mut()).filter(|r| r.active()) else { return };
         if r.wait_txg.is_none_or(|g| g > synced) {
             return;
         }
         r.wait_txg = None;
-        r.ms_loaded = true;
+        r.load_ms(written_end);
         r.ms_wait_ns += ctx.now() - r.wait_start_ns;
         self.rebuild_pump(t, ctx);
     }
@@ -921,6 +935,31 @@ mod tests {
             seen += pend.len();
         }
         assert!(seen > 0);
+    }
+
+    /// A metaslab is copied as its space map stood when the thread loaded it
+    /// (`vdev_rebuild_ranges` walks the tree `space_map_load` filled): space allocated in
+    /// it afterwards reaches the new disk through the mirror's own writes, and the walk
+    /// does not chase the allocator's cursor.
+    #[test]
+    fn space_allocated_after_a_metaslab_is_loaded_is_not_copied() {
+        let mut run = mirror_replace("zfs-2.1", json!([]));
+        loop {
+            assert!(!run.step_events(1), "the rebuild ended before loading metaslab 0");
+            let r = run.sim.model().admin.rebuilds[0].as_ref();
+            if r.is_some_and(|r| r.ms == 0 && r.ms_loaded) {
+                break;
+            }
+        }
+        let m = run.sim.model_mut();
+        let alloc = m.layout.alloc_bytes(0);
+        // The allocator gives out 64 MiB of metaslab 0 after the load.
+        assert!(m.admin.written_end[0] <= m.top_alloc_bytes[0]);
+        m.admin.written_end[0] = m.top_alloc_bytes[0] + (64 << 20);
+        while !run.step_events(1) {}
+        let r = run.sim.model().admin.rebuilds[0].as_ref().unwrap();
+        assert_eq!(r.state, RebuildState::Complete);
+        assert_eq!(r.rebuilt, alloc, "only what the space map held at the load");
     }
 
     /// `zpool replace -s` of a lone disk makes the top-level vdev `replacing-0`, whose two
