@@ -113,7 +113,10 @@ SPARES_MANUAL_RELEASES = ("freebsd-9", "zfs-0.6.5")
 # 2023-10-14 00:00:01 UTC, the date of the spec's zfs-2.2 zpool status example.
 DEFAULT_EPOCH_S = 1_697_241_601
 ZFS_KEYS = ("release", "hz", "ram", "tunables", "sync", "logbias")
-POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "log", "spares", "layout")
+POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "log", "spares", "layout",
+             "failmode")
+# The `failmode` pool property (zpoolprops(7)); "wait" is ZFS's default.
+FAILMODES = ("wait", "continue", "panic")
 LOG_KEYS = ("device", "count", "mirror", "link", "names")
 POOL_KEYS_LATER: tuple[str, ...] = ()
 LAYOUT_KEYS = ("fragmentation", "files", "compression", "seed")
@@ -1283,6 +1286,14 @@ class _Normaliser:
         if "layout" in t:
             p["layout"] = self.layout(t["layout"], "pool.layout")
             keys.append("layout")
+        failmode = t.get("failmode", "wait")
+        if failmode not in FAILMODES:
+            raise ScenarioError(f"pool.failmode: {show(failmode)} — allowed: " + ", ".join(f'"{m}"' for m in FAILMODES),
+                                hint=_hint(failmode, FAILMODES) if isinstance(failmode, str) else None)
+        if failmode != "wait":
+            # Only a non-default value enters the run config: scenarios without it keep their hash.
+            p["failmode"] = failmode
+            keys.append("failmode")
         # Key order as docs/internals.md shows it (canonical JSON sorts anyway).
         return {k: p[k] for k in keys}
 

@@ -144,7 +144,7 @@ def test_hash_is_of_the_canonical_config_and_follows_the_seed():
 
 BAD_EXPECTED = {
     "unknown-key.toml": (
-        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, log, spares, layout\n"
+        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, log, spares, layout, failmode\n"
         "hint: did you mean vdevs?"
     ),
     "negative-size.toml": (
@@ -1237,3 +1237,19 @@ def test_an_action_after_the_stop_is_an_error():
     assert ok(at("300d", "scan-done"))["actions"][0]["at_ns"] == 300 * 86_400 * 10**9  # no time bound
     # `--stop` shortening a scenario for a quick look leaves its later actions out.
     assert scenario.loads(at("1m", "1h"), stop="5s").config["actions"][0]["at_ns"] == 60 * 10**9
+
+
+# --- pool.failmode ------------------------------------------------------------------
+
+
+def test_failmode_is_wait_unless_set_and_only_a_set_value_reaches_the_run_config():
+    assert "failmode" not in ok(HEAD + POOL)["pool"]
+    assert ok(HEAD + POOL + 'failmode = "wait"\n')["pool"].get("failmode") is None
+    assert ok(HEAD + POOL + 'failmode = "continue"\n')["pool"]["failmode"] == "continue"
+    assert ok(HEAD + POOL + 'failmode = "panic"\n')["pool"]["failmode"] == "panic"
+
+
+def test_a_bad_failmode_names_the_field_and_the_choices():
+    msg = err(HEAD + POOL + 'failmode = "contine"\n')
+    assert msg.startswith('pool.failmode: "contine" — allowed: "wait", "continue", "panic"'), msg
+    assert "continue" in err(HEAD + POOL + "failmode = 1\n")

@@ -229,3 +229,65 @@ def test_the_last_copy_dies_during_a_resilver(release):
         doc = json.loads(render_text(res, runner.meta(sc), views=("status-json-int",)).splitlines()[-1])
         pool = doc["pools"]["tank"]
         assert (pool["msgid"], pool["error_count"]) == ("ZFS-8000-8A", last["errors"])
+
+
+# ---------------------------------------------------------------- a suspended pool
+
+SUSPENDED = [
+    "status: One or more devices are faulted in response to IO failures.",
+    "action: Make sure the affected devices are connected, then run 'zpool clear'.",
+]
+TREE_DEAD_DISK = [row(0, "tank", "UNAVAIL", "insufficient replicas"), row(1, "sda", "UNAVAIL", "cannot open")]
+
+
+def state_word(s: dict, release: str) -> str:
+    return zpool_status(s, release, "tank", E).splitlines()[1]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize(("failmode", "msgid"), [("wait", "ZFS-8000-HC"), ("continue", "ZFS-8000-JQ")])
+def test_a_suspended_pool_gives_the_io_failure_reason(release, failmode, msgid):
+    """IO_FAILURE_WAIT / _CONTINUE (ZPOOL_CONFIG_SUSPENDED holds the failmode) is checked
+    just before the NR device problems and data errors in every release (check_status at
+    zfs-fuse 8f1b8655 — onnv's libzfs of 2008–9 — and ZM@zfs-0.6.2 … @zfs-2.3.0); the words
+    are status_callback's."""
+    s = dict(snap(TREE_DEAD_DISK, 3, state="UNAVAIL"), suspended=failmode)
+    assert reason(s, release) == SUSPENDED + [f"   see: {SEE[release]}{msgid}"]
+    # The same pool not suspended: the dead device is the reason.
+    del s["suspended"]
+    assert reason(s, release)[-1] == f"   see: {SEE[release]}ZFS-8000-3C"
+
+
+@pytest.mark.parametrize(("release", "wait", "cont"), [
+    # Before zfs-0.8 `state:` is the root vdev's state (zpool_state_to_name) ...
+    ("solaris-2009", "UNAVAIL", "UNAVAIL"), ("illumos-2014", "UNAVAIL", "UNAVAIL"),
+    ("zfs-0.7", "UNAVAIL", "UNAVAIL"),
+    # ... zpool_get_state_str from 0.8.0 says SUSPENDED for IO_FAILURE_WAIT only ...
+    ("zfs-0.8", "SUSPENDED", "UNAVAIL"), ("zfs-2.1", "SUSPENDED", "UNAVAIL"),
+    # ... and for IO_FAILURE_CONTINUE too from 2.2.0.
+    ("zfs-2.2", "SUSPENDED", "SUSPENDED"), ("zfs-2.3", "SUSPENDED", "SUSPENDED"),
+])
+def test_the_state_word_of_a_suspended_pool(release, wait, cont):
+    s = snap(TREE_DEAD_DISK, 0, state="UNAVAIL")
+    assert state_word(dict(s, suspended="wait"), release) == f" state: {wait}"
+    assert state_word(dict(s, suspended="continue"), release) == f" state: {cont}"
+    assert state_word(s, release) == " state: UNAVAIL"
+
+
+def test_a_resilvering_suspended_pool_shows_its_root_state():
+    """RESILVERING comes first (after 2009), so zpool_get_state_str falls back to the root."""
+    tree = [row(0, "tank", "UNAVAIL", "insufficient replicas"), row(1, "raidz1-0", "UNAVAIL", "insufficient replicas"),
+            row(2, "sda", "UNAVAIL", "cannot open"), row(2, "sdb", "UNAVAIL", "cannot open"),
+            row(2, "sdc", note="(resilvering)")]
+    s = dict(snap(tree, 0, scan(state="scanning"), state="UNAVAIL"), suspended="wait")
+    assert state_word(s, "zfs-2.2") == " state: UNAVAIL"
+    assert reason(s, "zfs-2.2")[0] == RESILVERING
+    # solaris-2009 checks the suspension before the resilver (resilvering comes last).
+    assert reason(s, "solaris-2009")[0] == SUSPENDED[0]
+
+
+def test_the_json_view_says_suspended_too():
+    s = dict(snap(TREE_DEAD_DISK, 0, state="UNAVAIL"), suspended="continue")
+    doc = json.loads(zpool_status_json(s, "zfs-2.3", "tank", E))
+    pool = doc["pools"]["tank"]
+    assert (pool["state"], pool["msgid"]) == ("SUSPENDED", "ZFS-8000-JQ")

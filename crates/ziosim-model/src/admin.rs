@@ -1031,6 +1031,8 @@ impl Model_ {
             errors: self.lost_blocks.len(),
             rebuild: if rebuild.is_empty() { Value::Null } else { Value::Array(rebuild) },
             aux: self.aux.tracking().then_some((logs, cache)),
+            // After a panic no zpool runs: the last snapshot shows the pool as it was.
+            suspended: self.suspension.as_ref().filter(|s| s.failmode != crate::config::Failmode::Panic).map(|s| s.failmode.name()),
         }
     }
 

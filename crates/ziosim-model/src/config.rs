@@ -153,6 +153,36 @@ pub struct PoolConfig {
     /// What the pool holds and how aged it is (default: a fresh fill of recordsize records).
     #[serde(default)]
     pub layout: Option<LayoutConfig>,
+    /// The `failmode` pool property: what the pool does when I/O it cannot do without
+    /// fails (`sim.rs` `suspend`).
+    #[serde(default, skip_serializing_if = "Failmode::is_default")]
+    pub failmode: Failmode,
+}
+
+/// `zpool set failmode=`: `wait` (the default) suspends the pool and blocks I/O until
+/// `zpool clear`; `continue` suspends it too but returns EIO to reads of what is lost;
+/// `panic` panics the host (`zio_suspend`, `spa_get_failmode`; zpoolprops(7)).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Failmode {
+    #[default]
+    Wait,
+    Continue,
+    Panic,
+}
+
+impl Failmode {
+    fn is_default(&self) -> bool {
+        *self == Failmode::Wait
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Failmode::Wait => "wait",
+            Failmode::Continue => "continue",
+            Failmode::Panic => "panic",
+        }
+    }
 }
 
 /// The scenario's `pool.layout`, normalised: it becomes `layout::LayoutParams` with the

@@ -25,6 +25,7 @@ pub mod series;
 pub mod sim;
 pub mod stats;
 pub(crate) mod status_log;
+pub mod suspend;
 pub mod trace;
 pub mod tunables;
 pub mod txg;

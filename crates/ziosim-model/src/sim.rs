@@ -930,6 +930,12 @@ pub struct Model_ {
     /// Blocks a read found with no readable copy, as (top-level vdev, offset): the pool's
     /// persistent error log, which `zpool status` counts as "N data errors".
     pub(crate) lost_blocks: std::collections::BTreeSet<(u16, u64)>,
+    /// The pool's suspension (`suspend.rs`), once it happened.
+    pub(crate) suspension: Option<crate::suspend::Suspension>,
+    /// When the suspension ended the run (failmode=panic, or a scan-done stop).
+    pub(crate) suspend_stop_ns: Option<u64>,
+    /// Log blocks that found no vdev before the pool suspended.
+    pub(crate) log_blocks_stalled: u64,
     /// Vdev ranges, as (top-level vdev, start) → end, disjoint and not touching, that a
     /// sequential rebuild could not reconstruct (`vrp_errors`) because disks had failed: the
     /// blocks there have no copy left, so reads and scans find them lost and put them in the
@@ -1348,6 +1354,9 @@ impl Model_ {
             spare_links: Vec::new(),
             last_user_io_ns: 0,
             lost_blocks: Default::default(),
+            suspension: None,
+            suspend_stop_ns: None,
+            log_blocks_stalled: 0,
             lost_ranges: Default::default(),
             red: Vec::new(),
             actions_done: 0,
@@ -1552,6 +1561,11 @@ impl Model_ {
             self.ops[id as usize].pending += k;
             n += k;
             self.wls[wl].rmw_reads += 1;
+            // No copy: under failmode wait the read (and the write) waits on the suspended
+            // pool; under continue the write goes on over what the block held.
+            if k == 0 && self.demand_read_suspends(b, id, ctx) {
+                n += 1;
+            }
         }
         self.ops[id as usize].rmw = n > 0;
         n
@@ -1972,6 +1986,11 @@ impl Model_ {
     /// `dmu_tx_assign` of write op `id` (`delayed`: the retry after a throttle sleep).
     /// It charges dirty data for the blocks it dirties first in the txg it is admitted to.
     fn assign_write(&mut self, id: u32, delayed: bool, ctx: &mut Ctx<Ev>) {
+        if self.suspended() {
+            // dmu_tx_try_assign: ERESTART while the pool is suspended (`suspend.rs`).
+            self.park_write();
+            return;
+        }
         let now = ctx.now();
         let op = &self.ops[id as usize];
         let (bytes, start_ns) = (op.dirty, op.start_ns);
@@ -2152,7 +2171,14 @@ impl Model_ {
         // (zil.c:zil_lwb_write_init), a `dmu_sync` block in an unsynced
         // txg (dmu.c:dmu_sync, dmu_sync_late_arrival). lwbs on a SLOG do not count (`vdev_islog`).
         self.last_user_io_ns = ctx.now();
-        let t = self.zil_pool_rotor % self.tops.len();
+        let tops = self.writeable_tops();
+        if tops.is_empty() {
+            // zio_alloc_zil fails: the commit falls back to txg_wait_synced, which the
+            // pool's suspension holds (the txg's own sync suspends it if it has not yet).
+            self.park_commit();
+            return;
+        }
+        let t = tops[self.zil_pool_rotor % tops.len()];
         self.zil_pool_rotor += 1;
         let psize = (bytes as u64).next_multiple_of(1 << self.tops[t].ashift);
         let open = self.txg.eng.open_txg();
@@ -2640,7 +2666,9 @@ impl Model_ {
             if let Some(slot) = pf.lookup(b) {
                 let rec = &mut self.pf_recs[slot as usize];
                 if rec.lost {
-                    self.ops[id as usize].eio = true;
+                    if !self.demand_read_suspends(b, id, ctx) {
+                        self.ops[id as usize].eio = true;
+                    }
                 } else if rec.pending > 0 {
                     rec.waiters.push(id);
                     self.ops[id as usize].pending += 1;
@@ -2655,10 +2683,17 @@ impl Model_ {
         let n = self.read_block(b, IoClass::SyncRead, id, ctx);
         self.ops[id as usize].pending -= 1;
         self.ops[id as usize].pending += n;
-        if n == 0 {
+        if n == 0 && !self.demand_read_suspends(b, id, ctx) {
             // No copy could be read: the op will return EIO.
             self.ops[id as usize].eio = true;
         }
+    }
+
+    /// A demand read of record `b` found no copy: true if the op now waits on the
+    /// suspended pool (its vdev is dead and failmode is not `continue`).
+    fn demand_read_suspends(&mut self, b: u64, id: u32, ctx: &mut Ctx<Ev>) -> bool {
+        let d = self.layout.data_block(b % self.nblocks.max(1)).dvas[0];
+        self.read_suspends(d.vdev as usize, d.offset, id, ctx)
     }
 
     /// Advance the stream's prefetcher after an access to records first..=last
@@ -2899,15 +2934,24 @@ impl Model_ {
         let w = self.dirty_recs.take(&self.layout, txg);
         debug_assert!(w.data_bytes + w.meta.iter().map(|m| m.2).sum::<u64>() > 0 || bytes == 0);
         let nrec = (w.data_bytes - overridden.min(w.data_bytes)).div_ceil(rs);
-        let ntops = self.tops.len();
+        // metaslab_alloc skips top-level vdevs that cannot be written (`suspend.rs`).
+        let tops = self.writeable_tops();
+        let ntops = tops.len();
         self.dtl_note_sync(txg);
         let mut pending = 0;
         // Raidz skip-sector writes the policy drops complete inside `write_block`, before
         // their count is known: hold the counters up until every write is submitted.
         self.txg.sync_pending_ios += SUBMIT_GUARD;
         self.txg.sync_data_ios = u64::MAX;
+        // A scan's sync writes its state to the MOS too (dsl_scan_sync_state).
+        if ntops == 0 && (nrec > 0 || !w.meta.is_empty() || self.scan_active()) {
+            // No vdev for the txg's blocks: the allocation fails, the pool suspends, and
+            // this sync waits in zio_wait for a resume that never comes (the guard stays).
+            self.suspend(crate::suspend::SuspendCause::Write, ctx);
+            return;
+        }
         for k in 0..nrec {
-            let t = ((k / self.blocks_per_run) % ntops as u64) as usize;
+            let t = tops[((k / self.blocks_per_run) % ntops as u64) as usize];
             pending += self.sync_write(t, rs, txg, ctx);
         }
         self.txg.data_bytes += nrec * rs;
@@ -2920,7 +2964,7 @@ impl Model_ {
                 let t0 = ((k / self.blocks_per_run) % ntops as u64) as usize;
                 k += 1;
                 for d in 0..ndvas as usize {
-                    pending += self.sync_write((t0 + d) % ntops, psize, txg, ctx);
+                    pending += self.sync_write(tops[(t0 + d) % ntops], psize, txg, ctx);
                     self.txg.meta_blocks += 1;
                     self.txg.meta_bytes += psize;
                 }
@@ -3722,6 +3766,7 @@ impl Model_ {
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
             "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
+                     "failmode": self.cfg.pool.failmode.name(), "suspended": self.suspension_json(),
                      "vdevs": vdevs, "cache": self.cache_leaves, "redundancy": self.redundancy_json(sim_time_ns),
                      "spares": self.spares.iter().map(|sp| &sp.name).collect::<Vec<_>>(),
                      "log": self.log_names.iter().zip(&self.log_tops)
@@ -3911,6 +3956,8 @@ impl Model for Model_ {
                     "scan-done"
                 } else if self.workloads_done_ns == Some(ctx.now()) {
                     "workloads-done"
+                } else if self.suspend_stop_ns == Some(ctx.now()) {
+                    if self.cfg.pool.failmode == crate::config::Failmode::Panic { "panic" } else { "suspended" }
                 } else {
                     "stop-time"
                 };

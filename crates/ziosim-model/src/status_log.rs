@@ -62,6 +62,8 @@ pub(crate) struct Snapshot {
     /// The `logs` and `cache` rows, when an action may change a log or cache device
     /// (otherwise the printers show those devices ONLINE from the pool layout).
     pub(crate) aux: Option<(Vec<StatusRow>, Vec<StatusRow>)>,
+    /// The pool is suspended: its `failmode` (`ZPOOL_CONFIG_SUSPENDED`).
+    pub(crate) suspended: Option<&'static str>,
 }
 
 /// A stored snapshot: the tree as indices into `StatusLog::rows`.
@@ -74,6 +76,7 @@ struct Stored {
     errors: usize,
     rebuild: Value,
     aux: Option<(Vec<StatusRow>, Vec<StatusRow>)>,
+    suspended: Option<&'static str>,
 }
 
 #[derive(Default)]
@@ -99,6 +102,7 @@ impl StatusLog {
             errors: snap.errors,
             rebuild: snap.rebuild,
             aux: snap.aux,
+            suspended: snap.suspended,
         });
     }
 
@@ -160,6 +164,9 @@ impl Serialize for SnapJson<'_> {
         m.serialize_entry("scan", &sn.scan)?;
         m.serialize_entry("spares", &sn.spares)?;
         m.serialize_entry("state", sn.state)?;
+        if let Some(mode) = sn.suspended {
+            m.serialize_entry("suspended", mode)?;
+        }
         m.serialize_entry("t_ns", &sn.t_ns)?;
         if self.compact {
             m.serialize_entry("tree", &sn.tree)?;

@@ -441,10 +441,12 @@ fn rebuilding_a_failed_single_disk_counts_every_chunk_as_an_error_without_deep_r
 }
 
 /// Random readers on `vdevs` whose disks `dead` fail at 1 s, 4 s run: 4 threads (closed
-/// loop) and 100 reads/s (open loop).
+/// loop) and 100 reads/s (open loop). `failmode=continue`: a read of a dead vdev returns
+/// EIO (under the default `wait` it suspends the pool: `tests/suspend.rs`).
 fn reads_after_failing(kind: &str, names: &[&str], dead: &[&str]) -> Value {
     let disks: Vec<Value> = names.iter().map(|n| disk(n)).collect();
     let mut cfg = pool("zfs-2.2", json!([{"type": kind, "disks": disks}]), 2, json!([]));
+    cfg["pool"]["failmode"] = json!("continue");
     cfg["stop_on_scan_done"] = json!(false);
     cfg["stop_ns"] = json!(4 * S);
     cfg["workloads"] = json!([{"name": "r", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 4},

@@ -602,6 +602,19 @@ _REASONS = {
         "\tdegraded state.\n"
         "action: Online the device using 'zpool online' or replace the device with\n"
         "\t'zpool replace'.\n", None),
+    # ZPOOL_STATUS_IO_FAILURE_WAIT / _CONTINUE: the pool is suspended
+    # (ZPOOL_CONFIG_SUSPENDED holds its failmode; in the 2009 code POOL_STATE_IO_FAILURE
+    # and the failmode property). The same words in every release read (the OpenSolaris
+    # status_callback of the zfs-fuse import, ZM@zfs-0.6.2, @zfs-0.6.5, @zfs-2.2.0);
+    # msgids ZFS-8000-HC and ZFS-8000-JQ (zfs_msgid_table, libzfs_status.c).
+    "io-failure-wait": (
+        "status: One or more devices are faulted in response to IO failures.\n"
+        "action: Make sure the affected devices are connected, then run 'zpool clear'.\n",
+        "ZFS-8000-HC"),
+    "io-failure-continue": (
+        "status: One or more devices are faulted in response to IO failures.\n"
+        "action: Make sure the affected devices are connected, then run 'zpool clear'.\n",
+        "ZFS-8000-JQ"),
     # ZPOOL_STATUS_MISSING_DEV_NR: a dead top-level vdev (the root CANT_OPEN); same text
     # in every release read (il:0a586cea3c, ZM@zfs-0.6.5 … @zfs-2.3.0).
     "missing-dev-nr": (
@@ -678,7 +691,12 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
     missing = any(r.get("state") == "UNAVAIL" for r in leaves)
     # The root vdev CANT_OPEN (a dead top-level vdev) is what makes a missing device "NR".
     no_replicas = missing and snapshot.get("state") == "UNAVAIL"
-    devices = [("missing-dev-nr", no_replicas),
+    # A suspended pool: checked just before the NR device problems in every release
+    # (check_status at zfs-fuse 8f1b8655, an onnv libzfs of 2008–9, and ZM@zfs-0.6.2 …
+    # @zfs-2.3.0).
+    suspended = snapshot.get("suspended")
+    devices = [(f"io-failure-{suspended}", suspended is not None),
+               ("missing-dev-nr", no_replicas),
                ("corrupt-data", int(snapshot.get("errors") or 0) > 0),
                ("missing-dev-r", missing),
                ("offline", any(r.get("state") == "OFFLINE" for r in leaves))]
@@ -701,6 +719,18 @@ def _status_reason(snapshot: dict, release: str) -> str | None:
 # ----------------------------------------------------------------------------- the whole
 
 
+def _state_word(snapshot: dict, release: str, reason: str | None) -> str:
+    """The ``state:`` word: the root vdev's state, except that from zfs-0.8
+    ``zpool_get_state_str`` says ``SUSPENDED`` when the status reason is the suspension —
+    ``IO_FAILURE_WAIT`` only through 2.1, ``IO_FAILURE_CONTINUE`` too from 2.2.0
+    (libzfs_pool.c, ZM@zfs-0.8.0, @zfs-2.1.0, @zfs-2.2.0). A pool resilvering or rebuilding
+    has that reason instead, and shows its root's state."""
+    if (reason == "io-failure-wait" and at_least(release, "zfs-0.8")) or (
+            reason == "io-failure-continue" and at_least(release, "zfs-2.2")):
+        return "SUSPENDED"
+    return str(snapshot.get("state", "ONLINE"))
+
+
 def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int,
                  layout: dict | None = None) -> str:
     """``zpool status <pool>`` as ``release`` prints it for one status snapshot.
@@ -713,8 +743,8 @@ def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int,
     """
     index(release)
     now_s = int(epoch_s) + int(snapshot.get("t_ns", 0)) // 1_000_000_000
-    out = f"  pool: {pool_name}\n state: {snapshot.get('state', 'ONLINE')}\n"
     reason = _status_reason(snapshot, release)
+    out = f"  pool: {pool_name}\n state: {_state_word(snapshot, release, reason)}\n"
     if reason is not None:
         text, msgid = _REASONS[reason]
         out += text

@@ -65,7 +65,7 @@ import re
 
 from .nicenum import zfs_nicebytes, zfs_nicenum, zfs_nicetime
 from .releases import has_json_status
-from .status import _REASONS, _status_reason, _strftime_utc
+from .status import _REASONS, _state_word, _status_reason, _strftime_utc
 
 __all__ = ["zpool_status_json", "status_json", "json_command"]
 
@@ -337,7 +337,9 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
             d["vdevs"] = {rows[c]["name"]: build(c) for c in kids[i]}
         return d
 
-    item: dict = {"name": pool_name, "state": snapshot.get("state", "ONLINE"),
+    # fill_pool_info: zpool_get_state_str, as the text view's `state:` word.
+    state = _state_word(snapshot, release, _status_reason(snapshot, release))
+    item: dict = {"name": pool_name, "state": state,
                   "spa_version": nice.literal(5000), "zpl_version": nice.literal(5)}
     item.update(_reason(snapshot, release))
     scan = _scan_stats(snapshot, nice, tops)

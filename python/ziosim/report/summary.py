@@ -432,6 +432,8 @@ def build_summary(results: dict, meta: dict) -> dict:
             "redundancy": _redundancy(results),
             "data_vdevs": len((results.get("pool") or {}).get("redundancy") or []),
             "non_redundant_vdevs": _non_redundant(results),
+            "failmode": pool.get("failmode", "wait"),
+            "suspended": pool.get("suspended"),
         },
         "workloads": _workloads(results, meta),
         "classes": {name: _class_summary(c) for name, c in results.get("classes", {}).items()},
@@ -498,6 +500,25 @@ def _chance(p: float) -> str:
     if p < 0.01:
         return f"1 in {1 / p:,.0f}" if p > 1e-9 else "< 1 in 1,000,000,000"
     return f"{p * 100:.1f} %"
+
+
+def suspension_lines(summary: dict) -> list[str]:
+    """What a suspended pool did to the run (empty when it never suspended): when and why,
+    and what was left waiting — or the panic message (`zio_suspend`)."""
+    pool = summary.get("pool") or {}
+    sp = pool.get("suspended")
+    if not sp:
+        return []
+    if sp["failmode"] == "panic":
+        return [f"panic at {span(sp['at_ns'])}: Pool '{pool.get('name')}' has encountered an uncorrectable I/O "
+                "failure and the failure mode property for this pool is set to panic."]
+    why = ("a txg sync had blocks to write and no top-level vdev could take them" if sp["cause"] == "write"
+           else f"a read of {sp['vdev']}, which has no copy left")
+    waits = [f"{sp['blocked_writes']} write{'s' if sp['blocked_writes'] != 1 else ''}",
+             f"{sp['blocked_reads']} read{'s' if sp['blocked_reads'] != 1 else ''}",
+             f"{sp['stalled_log_blocks']} log block{'s' if sp['stalled_log_blocks'] != 1 else ''} no vdev could take"]
+    return [f"pool: suspended at {span(sp['at_ns'])} (failmode={sp['failmode']}): {why}",
+            f"  waiting at the end, until a 'zpool clear' that never comes: {', '.join(waits)}"]
 
 
 def redundancy_lines(summary: dict) -> list[str]:
@@ -715,5 +736,6 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         if caches:
             lines.append(_cache_warning(caches))
     lines.extend(scan_summary_lines(summary, release))
+    lines.extend(suspension_lines(summary))
     lines.extend(redundancy_lines(summary))
     return "\n".join(lines) + "\n"

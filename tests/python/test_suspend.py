@@ -1,0 +1,77 @@
+"""A pool that loses every copy it writes to suspends, as its `failmode` says
+(crates/ziosim-model/src/suspend.rs; docs/scenario.md "A pool that suspends"): what the
+text report, `zpool status` and summary.json show of it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ziosim import runner, scenario
+from ziosim.report import render_text
+from ziosim.report.summary import build_summary
+
+pytestmark = pytest.mark.needs_core
+
+BASE = """[scenario]
+name = "t"
+stop = "{stop}"
+report_interval = "5s"
+[zfs]
+release = "{release}"
+[devices.hdd]
+like = "hdd-7200-sata-2014"
+capacity = "20G"
+[pool]
+allocated = "4G"
+vdevs = [{{ type = "disk", disks = 1, device = "hdd" }}]
+{failmode}
+[[workload]]
+name = "db"
+kind = "fsync-write"
+size = "128K"
+threads = 2
+[[action]]
+at = "3s"
+do = "fail"
+disk = "sda"
+"""
+
+
+def _run(release="zfs-2.2", failmode="", stop="20s"):
+    sc = scenario.loads(BASE.format(release=release, failmode=failmode, stop=stop), path="t.toml")
+    res = runner.run(sc)
+    return res, render_text(res, runner.meta(sc)), build_summary(res, runner.meta(sc))
+
+
+@pytest.mark.parametrize(("release", "word"), [("zfs-0.7", "UNAVAIL"), ("zfs-2.2", "SUSPENDED")])
+def test_the_default_failmode_suspends_and_the_report_says_so(release, word):
+    res, text, summ = _run(release)
+    sp = summ["pool"]["suspended"]
+    assert summ["pool"]["failmode"] == "wait" and sp["failmode"] == "wait"
+    assert 3e9 < sp["at_ns"] < 10e9
+    last = text.split("$ zpool status tank\n")[-1].splitlines()
+    assert last[1] == f" state: {word}"
+    assert last[2] == "status: One or more devices are faulted in response to IO failures."
+    assert last[4].endswith("ZFS-8000-HC")
+    assert f"pool: suspended at {sp['at_ns'] / 1e9:.2f}s (failmode=wait)" in text
+    assert "waiting at the end, until a 'zpool clear' that never comes" in text
+    # Nothing completes after the suspension: the fsync writer's last op ended before it.
+    assert res["end"] == "stop-time"
+    json.dumps(summ)
+
+
+def test_failmode_panic_ends_the_run_with_the_panic_message():
+    res, text, summ = _run(failmode='failmode = "panic"', stop="1h")
+    assert summ["end"] == "panic" and res["sim_time_ns"] == summ["pool"]["suspended"]["at_ns"]
+    assert ("Pool 'tank' has encountered an uncorrectable I/O failure and the failure mode property for "
+            "this pool is set to panic.") in text
+
+
+def test_a_healthy_run_prints_no_suspension():
+    sc = scenario.loads(BASE.format(release="zfs-2.2", failmode="", stop="6s").split("[[action]]")[0], path="t.toml")
+    res = runner.run(sc)
+    summ = build_summary(res, runner.meta(sc))
+    assert summ["pool"]["suspended"] is None
+    assert "suspended" not in render_text(res, runner.meta(sc))
