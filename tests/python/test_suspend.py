@@ -75,3 +75,15 @@ def test_a_healthy_run_prints_no_suspension():
     summ = build_summary(res, runner.meta(sc))
     assert summ["pool"]["suspended"] is None
     assert "suspended" not in render_text(res, runner.meta(sc))
+
+
+def test_the_bundled_stripe_scenario_suspends_at_the_first_read_of_the_dead_disk():
+    from conftest import ROOT
+    sc = scenario.load(ROOT / "scenarios/faults/stripe-disk-dies.toml")
+    res = runner.run(sc)
+    sp = res["pool"]["suspended"]
+    assert (sp["cause"], sp["vdev"], sp["failmode"]) == ("read", "sdb", "wait")
+    assert 30e9 <= sp["at_ns"] < 31e9
+    # Both workloads stopped there: the writers and the readers wait on the pool.
+    assert sp["blocked_writes"] >= 1 and sp["blocked_reads"] >= 1
+    assert res["status"]["snapshots"][-1]["suspended"] == "wait"
