@@ -87,3 +87,39 @@ def test_the_bundled_stripe_scenario_suspends_at_the_first_read_of_the_dead_disk
     # Both workloads stopped there: the writers and the readers wait on the pool.
     assert sp["blocked_writes"] >= 1 and sp["blocked_reads"] >= 1
     assert res["status"]["snapshots"][-1]["suspended"] == "wait"
+
+
+SUSPENDED_TEXT = """  pool: tank
+ state: SUSPENDED
+status: One or more devices are faulted in response to IO failures.
+action: Make sure the affected devices are connected, then run 'zpool clear'.
+   see: https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-{msgid}
+config:
+
+\tNAME        STATE     READ WRITE CKSUM
+\ttank        UNAVAIL      0     0     0  insufficient replicas
+\t  sda       ONLINE       0     0     0
+\t  sdb       UNAVAIL      0     0     0  cannot open
+
+errors: 12 data errors, use '-v' for a list
+"""
+
+
+@pytest.mark.parametrize(("msgid", "failmode"), [("JQ", "continue"), ("HC", "wait")])
+def test_import_of_a_suspended_pool_keeps_its_failmode(msgid, failmode):
+    """ZPOOL_STATUS_IO_FAILURE_CONTINUE's msgid is ZFS-8000-JQ, _WAIT's ZFS-8000-HC."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    from ziosim import _native
+    from ziosim.importers import scenario as isc
+
+    text = isc.build(isc.read_inputs([("status.txt", SUSPENDED_TEXT.format(msgid=msgid))]), isc.Options(),
+                     _native.presets())
+    assert tomllib.loads(text)["pool"]["failmode"] == failmode
+    assert f"failmode {failmode}: the pool was suspended" in text
+    # And the scenario replays the failure: sdb dies, a read of it suspends the pool again
+    # (wait) or fails (continue).
+    assert scenario.loads(text, path="t.toml").config["pool"].get("failmode") == (None if failmode == "wait"
+                                                                                    else failmode)

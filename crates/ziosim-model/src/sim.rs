@@ -1562,9 +1562,15 @@ impl Model_ {
             n += k;
             self.wls[wl].rmw_reads += 1;
             // No copy: under failmode wait the read (and the write) waits on the suspended
-            // pool; under continue the write goes on over what the block held.
-            if k == 0 && self.demand_read_suspends(b, id, ctx) {
-                n += 1;
+            // pool; otherwise (continue, or a live vdev lacking the block) the read fails,
+            // and so does the write: dmu_tx_hold_write reads a partly covered block with
+            // DB_RF_CANFAIL (dmu_tx_check_ioerr) and its EIO fails the tx (`assign_write`).
+            if k == 0 {
+                if self.demand_read_suspends(b, id, ctx) {
+                    n += 1;
+                } else {
+                    self.ops[id as usize].eio = true;
+                }
             }
         }
         self.ops[id as usize].rmw = n > 0;
@@ -1986,6 +1992,12 @@ impl Model_ {
     /// `dmu_tx_assign` of write op `id` (`delayed`: the retry after a throttle sleep).
     /// It charges dirty data for the blocks it dirties first in the txg it is admitted to.
     fn assign_write(&mut self, id: u32, delayed: bool, ctx: &mut Ctx<Ev>) {
+        if self.ops[id as usize].eio {
+            // A record it covers in part could not be read: write(2) returns EIO.
+            let t = self.wls[self.ops[id as usize].wl as usize].arc_hit_ns;
+            ctx.schedule_in(t, Ev::OpDone { op: id });
+            return;
+        }
         if self.suspended() {
             // dmu_tx_try_assign: ERESTART while the pool is suspended (`suspend.rs`).
             self.park_write();

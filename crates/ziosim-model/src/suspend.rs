@@ -88,15 +88,19 @@ impl Model_ {
     }
 
     /// `zio_suspend`: the pool stops; with `failmode=panic` the host panics and the run
-    /// ends here. A run that was to stop when the scans (or the finite workloads) are done
-    /// ends too: nothing that needs a txg sync can finish.
+    /// ends here. A run that was to stop when the finite workloads are done ends too (the
+    /// one that suspended it waits for ever), and one that was to stop when the scans are
+    /// done ends once a sync is stuck. Called again for a later stuck sync.
     pub(crate) fn suspend(&mut self, cause: SuspendCause, ctx: &mut Ctx<Ev>) {
-        if self.suspension.is_some() {
-            return;
-        }
         let failmode = self.cfg.pool.failmode;
-        self.suspension = Some(Suspension { at_ns: ctx.now(), cause, failmode, writes: 0, reads: 0, log_blocks: 0 });
-        if failmode == Failmode::Panic || self.cfg.stop_on_scan_done || self.cfg.stop_on_workloads_done {
+        if self.suspension.is_none() {
+            self.suspension = Some(Suspension { at_ns: ctx.now(), cause, failmode, writes: 0, reads: 0, log_blocks: 0 });
+        }
+        // A stuck sync ends a scan-done run: no scan can finish. After a read's suspension
+        // syncs go on (dmu_tx_wait waits in txg_wait_synced, empty txgs sync) and so do
+        // the scans, until a sync finds nowhere to write.
+        let sync_stuck = cause == SuspendCause::Write && self.cfg.stop_on_scan_done;
+        if self.suspend_stop_ns.is_none() && (failmode == Failmode::Panic || sync_stuck || self.cfg.stop_on_workloads_done) {
             self.suspend_stop_ns = Some(ctx.now());
             ctx.schedule_in(0, Ev::Stop);
         }

@@ -137,17 +137,38 @@ fn a_healthy_pool_is_not_suspended() {
     assert!(ops(&res, 0) > 1000, "{}", ops(&res, 0));
 }
 
-/// A write covering part of a record not in memory reads it first (`dmu_buf_will_dirty`):
-/// on a dead vdev that read waits with the suspended pool and logs no error (under
-/// failmode=continue the write goes on and the block is in the error log).
+/// A write covering part of a record not in memory reads it first (`dmu_tx_check_ioerr`,
+/// `dmu_buf_will_dirty`): on a dead vdev that read waits with the suspended pool and logs
+/// no error; under failmode=continue it fails with EIO and so does the write — each
+/// closed-loop thread stops at its first one, and the block is in the error log.
 #[test]
-fn partial_writes_that_must_read_a_dead_record_wait_with_the_pool() {
+fn partial_writes_that_must_read_a_dead_record_wait_with_the_pool_or_fail() {
     let wl = json!([{"name": "w", "kind": "random-write", "sizes": [[8192, 1.0]], "threads": 4}]);
     let wait = run(&cfg("zfs-2.2", one_disk(), wl.clone(), "wait", &["sda"], 20));
     let sp = &wait["pool"]["suspended"];
     assert!(sp["blocked_reads"].as_u64().unwrap() >= 1, "{sp}");
     assert_eq!(last_snapshot(&wait)["errors"], 0);
-    let cont = run(&cfg("zfs-2.2", one_disk(), wl, "continue", &["sda"], 20));
-    assert_eq!(cont["pool"]["suspended"]["cause"], "write");
+    assert_eq!(wait["workloads"][0]["read_errors"], 0);
+    let cont = run(&cfg("zfs-2.2", two_mirrors_as_disks(), wl, "continue", &["sda"], 20));
+    assert_eq!(cont["workloads"][0]["read_errors"], 4, "every thread stops at its first EIO");
     assert!(last_snapshot(&cont)["errors"].as_u64().unwrap() > 0);
+}
+
+fn two_mirrors_as_disks() -> Value {
+    json!([{"type": "disk", "disks": [disk("sda")]}, {"type": "disk", "disks": [disk("sdb")]}])
+}
+
+/// A read's suspension leaves the syncs running on the live top-level vdevs, so a scrub
+/// still finishes and a `scan-done` run ends as one; a stuck sync ends it at once
+/// (`a_scan_done_run_ends_when_the_pool_suspends`).
+#[test]
+fn a_read_suspension_lets_a_scrub_finish() {
+    let wl = json!([{"name": "r", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 1, "think_ns": 20_000_000u64}]);
+    let mut c = cfg("zfs-2.2", two_mirrors(), wl, "wait", &["sda", "sdb"], 3600);
+    c["actions"].as_array_mut().unwrap().insert(0, json!({"at_ns": S, "do": "scrub"}));
+    c["stop_on_scan_done"] = json!(true);
+    let res = run(&c);
+    assert_eq!(res["pool"]["suspended"]["cause"], "read");
+    assert_eq!(res["end"], "scan-done");
+    assert_eq!(res["scans"][0]["state"], "finished");
 }

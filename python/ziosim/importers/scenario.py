@@ -424,6 +424,7 @@ class _Builder:
         self.allocated: int | None = None
         self.alloc_how = ""
         self.layout = "fresh"
+        self.failmode: str | None = None  # from a suspended pool's msgid (settings)
         self.ashift = 12
         self.workload: dict | None = None
         self.acts: list[tuple[dict, str]] = []
@@ -867,6 +868,14 @@ class _Builder:
 
     def settings(self) -> None:
         plan = self.plan
+        # A suspended pool's msgid says its failmode (ZPOOL_STATUS_IO_FAILURE_WAIT: ZFS-8000-HC,
+        # _CONTINUE: ZFS-8000-JQ; zfs_msgid_table in libzfs_status.c).
+        see = self.st.see or ""
+        self.failmode = "continue" if see.endswith("ZFS-8000-JQ") else "wait" if see.endswith("ZFS-8000-HC") else None
+        if self.failmode is not None:
+            plan.inferred.append(f"failmode {self.failmode}: the pool was suspended ({see}); the scenario starts "
+                                 "it healthy, and it suspends again only if the failures it replays leave a "
+                                 "top-level vdev with no copy")
         plan.assumed.append("recordsize 128K: ZFS's default (`zfs get recordsize POOL`); it sets the block sizes a "
                             "scan reads")
         plan.assumed.append("ram 16G: ziosim's default; set zfs.ram to the host's RAM (it sizes "
@@ -1166,6 +1175,8 @@ class _Builder:
         else:
             c(f"fill = {FILL_ASSUMED}   # assumed")
         c(f"layout = {q(self.layout)}")
+        if self.failmode is not None:
+            c(f"failmode = {q(self.failmode)}   # the pool was suspended: {st.see}")
         for i, (v, dev) in enumerate(zip(plan.vdevs, self.dev_names)):
             src: Vdev = v["source"]
             c("")
