@@ -123,3 +123,33 @@ def test_import_of_a_suspended_pool_keeps_its_failmode(msgid, failmode):
     # (wait) or fails (continue).
     assert scenario.loads(text, path="t.toml").config["pool"].get("failmode") == (None if failmode == "wait"
                                                                                     else failmode)
+
+
+def test_a_trace_whose_every_thread_stopped_at_an_error_is_done():
+    """A closed-loop single-pass trace ends when its last thread stops at an EIO (as fio's
+    job does): a `workloads-done` run ends there instead of running to its bound."""
+    from conftest import ROOT
+    text = """[scenario]
+name = "t"
+stop = "workloads-done"
+report_interval = "10s"
+[zfs]
+release = "zfs-2.2"
+[pool]
+fill = 0.05
+failmode = "continue"
+vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }, { type = "disk", device = "hdd-7200-sata-2014" }]
+[[workload]]
+name = "t"
+kind = "trace"
+trace = "fileserver.csv"
+threads = 4
+[[action]]
+at = "10s"
+do = "fail"
+disk = "sda"
+"""
+    res = runner.run(scenario.loads(text, path=str(ROOT / "scenarios/trace/t.toml")))
+    assert res["end"] == "workloads-done"
+    assert res["workloads"][0]["read_errors"] == 4
+    assert res["sim_time_ns"] < 11e9

@@ -2498,6 +2498,11 @@ impl Model_ {
             // flight leaves the in-flight integral too, so Little's law holds over the ops
             // that are counted.
             w.inflight_ns -= lat as u128;
+            // A single-pass trace whose every thread stopped so is over.
+            let threads = w.threads;
+            if w.trace.as_mut().is_some_and(|t| !t.open_loop() && t.stop_thread(threads, now)) {
+                self.stop_if_workloads_done(ctx);
+            }
             return;
         }
         w.count_op(lat, bytes, phase);

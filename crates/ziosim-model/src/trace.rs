@@ -425,6 +425,8 @@ pub(crate) struct TraceState {
     done: u64,
     stats: [KindStats; 4],
     pub(crate) finished_ns: Option<u64>,
+    /// Closed-loop threads stopped by an I/O error (as a fio job stops).
+    stopped_threads: u32,
 }
 
 impl TraceState {
@@ -437,7 +439,7 @@ impl TraceState {
         }
         .max(1);
         let open_loop = open_loop && cfg.timed();
-        TraceState { cfg, open_loop, region_len, next: 0, laps: 0, lap_ns, issued: 0, done: 0, stats: Default::default(), finished_ns: None }
+        TraceState { cfg, open_loop, region_len, next: 0, laps: 0, lap_ns, issued: 0, done: 0, stats: Default::default(), finished_ns: None, stopped_threads: 0 }
     }
 
     /// Records go out at their recorded times, not when a caller is free.
@@ -457,6 +459,17 @@ impl TraceState {
     /// Every record was issued (never, when repeating).
     pub(crate) fn exhausted(&self) -> bool {
         self.laps > 0 && !self.cfg.repeat
+    }
+
+    /// A closed-loop thread of `threads` stopped at an I/O error; returns true when that
+    /// ended a single pass (every thread stopped: the records left are never issued).
+    pub(crate) fn stop_thread(&mut self, threads: u32, now: u64) -> bool {
+        self.stopped_threads += 1;
+        if self.cfg.repeat || self.finished_ns.is_some() || self.stopped_threads < threads {
+            return false;
+        }
+        self.finished_ns = Some(now);
+        true
     }
 
     /// Every record of a single pass has completed.
