@@ -2588,7 +2588,7 @@ impl Model_ {
             VdevType::Disk | VdevType::Mirror => {
                 let leaf = if self.tops[t].kind == VdevType::Disk { self.child_read_leaf(t, 0) } else { self.try_pick_mirror_child(t, voff, 0, ctx.now()) };
                 let Some(leaf) = leaf else {
-                    self.lost_blocks.insert((t as u16, voff));
+                    self.log_lost_read(t, voff);
                     return 0;
                 };
                 self.submit_leaf(leaf, Op::Read, class, fl, voff, psize as u32, owner, ctx);
@@ -2638,7 +2638,7 @@ impl Model_ {
         }
         if gone.iter().any(|&g| g > nparity as usize) {
             // vdev_raidz_combrec: more columns lost than parity can rebuild.
-            self.lost_blocks.insert((t as u16, voff));
+            self.log_lost_read(t, voff);
             return 0;
         }
         let mut n = 0;
@@ -2709,8 +2709,8 @@ impl Model_ {
     /// A demand read of record `b` found no copy: true if the op now waits on the
     /// suspended pool (its vdev is dead and failmode is not `continue`).
     fn demand_read_suspends(&mut self, b: u64, id: u32, ctx: &mut Ctx<Ev>) -> bool {
-        let d = self.layout.data_block(b % self.nblocks.max(1)).dvas[0];
-        self.read_suspends(d.vdev as usize, d.offset, id, ctx)
+        let t = self.layout.data_block(b % self.nblocks.max(1)).dvas[0].vdev as usize;
+        self.read_suspends(t, id, ctx)
     }
 
     /// Advance the stream's prefetcher after an access to records first..=last

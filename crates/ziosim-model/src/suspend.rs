@@ -106,10 +106,10 @@ impl Model_ {
         }
     }
 
-    /// A read found no readable copy of a block on top-level vdev `t` at `voff`, whose
-    /// op is `id`. Returns true when the op now waits on the suspended pool (ENXIO under
+    /// A read found no readable copy of a block on top-level vdev `t`, for the op `id`.
+    /// Returns true when the op now waits on the suspended pool (ENXIO under
     /// failmode wait or panic) rather than failing with EIO.
-    pub(crate) fn read_suspends(&mut self, t: usize, voff: u64, id: u32, ctx: &mut Ctx<Ev>) -> bool {
+    pub(crate) fn read_suspends(&mut self, t: usize, id: u32, ctx: &mut Ctx<Ev>) -> bool {
         // Only a dead top-level vdev fails the read with ENXIO. A live one whose children
         // lack the block (a new disk's DTL, a range a rebuild could not reconstruct) fails
         // it with the skipped child's ESTALE or ECKSUM, which zio_worst_error ranks above
@@ -117,13 +117,21 @@ impl Model_ {
         if self.cfg.pool.failmode == Failmode::Continue || self.top_writeable(t) {
             return false;
         }
-        // Not an error the pool logs: the zio waits to be re-executed.
-        self.lost_blocks.remove(&(t as u16, voff));
         self.suspend(SuspendCause::Read { top: t as u16 }, ctx);
         self.suspension.as_mut().unwrap().reads += 1;
         // The op stays pending for ever (`zio_wait` on a suspended zio).
         self.ops[id as usize].pending += 1;
         true
+    }
+
+    /// A foreground read found no copy of the block at `voff` on `t`: the error log
+    /// (`spa_log_error`) keeps it — unless the read suspends the pool instead (ENXIO from
+    /// a dead top-level vdev under failmode wait or panic), whose zio waits to be
+    /// re-executed and logs nothing.
+    pub(crate) fn log_lost_read(&mut self, t: usize, voff: u64) {
+        if self.cfg.pool.failmode == Failmode::Continue || self.top_writeable(t) {
+            self.lost_blocks.insert((t as u16, voff));
+        }
     }
 
     /// A tx asked for while the pool is suspended: it waits for a sync that never comes.

@@ -172,3 +172,26 @@ fn a_read_suspension_lets_a_scrub_finish() {
     assert_eq!(res["end"], "scan-done");
     assert_eq!(res["scans"][0]["state"], "finished");
 }
+
+/// The error log keeps what a scrub found on the dead vdev when a later read suspends the
+/// pool: that read's own zio waits to be re-executed and logs nothing.
+#[test]
+fn a_suspending_read_leaves_the_scrubs_errors_in_the_log() {
+    let wl = json!([{"name": "r", "kind": "random-read", "sizes": [[131072, 1.0]], "threads": 1, "start_ns": 600 * S}]);
+    let mut c = cfg("zfs-2.2", two_mirrors(), wl, "wait", &["sda", "sdb"], 900);
+    c["actions"].as_array_mut().unwrap().push(json!({"at_ns": 6 * S, "do": "scrub"}));
+    let res = run(&c);
+    let scrub = &res["scans"][0];
+    assert_eq!(scrub["state"], "finished", "{scrub}");
+    assert!(scrub["errors"].as_u64().unwrap() > 0);
+    let sp = &res["pool"]["suspended"];
+    assert_eq!(sp["cause"], "read", "{sp}");
+    assert!(sp["at_ns"].as_u64().unwrap() >= 600 * S);
+    // The same run without the reader logs the same blocks.
+    c["workloads"] = json!([]);
+    let quiet = run(&c);
+    assert!(quiet["pool"]["suspended"].is_null());
+    let logged = last_snapshot(&quiet)["errors"].as_u64().unwrap();
+    assert!(logged > 0);
+    assert_eq!(last_snapshot(&res)["errors"].as_u64().unwrap(), logged, "the scrub's errors stay logged");
+}
