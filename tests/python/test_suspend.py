@@ -153,3 +153,44 @@ disk = "sda"
     assert res["end"] == "workloads-done"
     assert res["workloads"][0]["read_errors"] == 4
     assert res["sim_time_ns"] < 11e9
+
+
+def test_a_failmode_sweep_shows_the_suspension_and_the_errors(tmp_path):
+    """The sweep table has `suspended_ns` and per-workload `read_errors`; the comparison
+    view adds the EIO column and a line per suspended point (QA: a panicked point's rates
+    looked like a speed-up)."""
+    import pyarrow.parquet as pq
+    from typer.testing import CliRunner
+
+    from ziosim.cli import app
+
+    sc = tmp_path / "m2.toml"
+    sc.write_text("""[scenario]
+name = "m2"
+stop = "30s"
+report_interval = "10s"
+[zfs]
+release = "zfs-2.2"
+[pool]
+fill = 0.05
+vdevs = [{ type = "disk", device = "hdd-7200-sata-2014" }, { type = "disk", device = "hdd-7200-sata-2014" }]
+[[workload]]
+name = "r"
+kind = "random-read"
+size = "16K"
+threads = 2
+[[action]]
+at = "10s"
+do = "fail"
+disk = "sda"
+""")
+    r = CliRunner().invoke(app, ["sweep", str(sc), "--set", "pool.failmode=wait,continue,panic",
+                                 "--out", str(tmp_path / "o"), "-q"])
+    assert r.exit_code == 0, r.output
+    rows = {row["pool.failmode"]: row for row in pq.read_table(tmp_path / "o" / "sweep.parquet").to_pylist()}
+    assert rows["wait"]["suspended_ns"] is not None and rows["continue"]["suspended_ns"] is None
+    assert rows["continue"]["read_errors"] == 2 and rows["wait"]["read_errors"] == 0
+    assert rows["panic"]["end"] == "panic"
+    assert " EIO" in r.stdout
+    assert "point 3: the pool suspended at 10.0s; the host panicked and the run ended there" in r.stdout
+    assert "point 2: the pool suspended" not in r.stdout

@@ -89,6 +89,8 @@ METRICS: dict[str, Metric] = {
     "p99.9": Metric("P99.9", "latency_ns_p999", lambda v, r: human_ns(v), "workload", "99.9th percentile latency"),
     "max": Metric("MAX", "latency_ns_max", lambda v, r: human_ns(v), "workload", "maximum latency"),
     "elapsed": Metric("ELAPSED", "elapsed_ns", _done, "workload", "time a finite workload (nfs-copy, trace) took"),
+    "eio": Metric("EIO", "read_errors", lambda v, r: "-" if v is None else str(v), "workload",
+                  "operations that returned EIO (a record with no readable copy)"),
     "scan": Metric("SCAN", "scan_duration_ns", _done, "point", "scrub/resilver duration"),
     "rebuild": Metric("REBUILD", "rebuild_duration_ns", _done, "point",
                       "sequential rebuild duration (replace -s, a dRAID spare): redundancy back before its scrub"),
@@ -148,6 +150,8 @@ def default_metrics(rows: Sequence[Mapping[str, Any]], axes: Sequence[Any]) -> l
         if any(r.get("kind") == "nfs-copy" or (r.get("kind") == "trace" and r.get("elapsed_ns") is not None)
                for r in rows):
             out.append("elapsed")
+        if any((r.get("read_errors") or 0) > 0 for r in rows):
+            out.append("eio")
     if any(r.get("rebuild_state") for r in rows):
         out.append("rebuild")
     if any(r.get("scan_func") for r in rows):
@@ -335,4 +339,15 @@ def render(
             for i, row in enumerate(body):
                 row.append(f"{cells_v[i][j]:>{wv}} {cells_r[i][j]:>{wr}}")
         lines.extend("  " + ln for ln in _table(header, body, right))
+    # A suspended pool stops its workloads (or, failmode=panic, the run): say so, since the
+    # rates above would hide it.
+    notes = []
+    for p in points:
+        r = next(iter(by_point.get(p["index"], [])), None)
+        if r is not None and r.get("suspended_ns") is not None:
+            notes.append(f"point {p['index']}: the pool suspended at {human_ns(r['suspended_ns'])}"
+                         + ("; the host panicked and the run ended there" if r.get("end") == "panic" else
+                            "; what needed it waited from then on"))
+    if notes:
+        lines += [""] + notes
     return "\n".join(lines) + "\n"

@@ -36,7 +36,8 @@ __all__ = [
 #: 2: the workload's figures while a scan was issuing (``scan_window_*``), ``scan_eta_ns``,
 #: the sequential rebuild's ``rebuild_*``. 3: ``zil_log_space_bytes_max``. 4: ``txg_sync_ns_*``
 #: null when no txg sync finished (they were 0). 5: ``txg_data_bytes``, ``txg_metadata_bytes``.
-METRICS_SCHEMA = 5
+#: 6: ``read_errors`` per workload, ``suspended_ns``.
+METRICS_SCHEMA = 6
 
 LAT = ("mean", "p50", "p90", "p99", "p999", "max")
 
@@ -49,7 +50,7 @@ RUN_COLUMNS = (
     ("sim_time_ns", "int64"), ("events", "int64"),
 )
 WORKLOAD_COLUMNS = (
-    ("workload", "string"), ("kind", "string"), ("ops", "int64"), ("bytes", "int64"),
+    ("workload", "string"), ("kind", "string"), ("ops", "int64"), ("bytes", "int64"), ("read_errors", "int64"),
     ("ops_per_s", "float64"), ("bytes_per_s", "float64"),
     *((f"latency_ns_{k}", "float64" if k == "mean" else "int64") for k in LAT),
     ("active_ns", "int64"), ("elapsed_ns", "int64"),
@@ -79,6 +80,8 @@ POINT_COLUMNS = (
     ("zil_commit_latency_ns_mean", "float64"), ("zil_commit_latency_ns_p99", "int64"),
     ("zil_commit_latency_ns_max", "int64"), ("zil_log_space_bytes_max", "int64"),
     ("at_risk_bytes_max", "int64"), ("at_risk_bytes_mean", "float64"), ("at_risk_window_ns_max", "int64"),
+    # When the pool suspended (failmode; docs/scenario.md "A pool that suspends"), null if never.
+    ("suspended_ns", "int64"),
 )
 RESERVED_COLUMNS = frozenset(c for c, _ in ID_COLUMNS + RUN_COLUMNS + WORKLOAD_COLUMNS + POINT_COLUMNS)
 
@@ -176,6 +179,7 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
         point.update({c: sc.get(c[len("scan_"):]) for c, _ in POINT_COLUMNS if c.startswith("scan_")})
         point["scan_eta_ns"] = _scan_eta_ns(results, (config or {}).get("release") or "")
     point.update(_rebuild(results, (config or {}).get("release") or ""))
+    point["suspended_ns"] = ((results.get("pool") or {}).get("suspended") or {}).get("at_ns")
     txg = results.get("txg")
     if txg:
         # Durations of the syncs that finished: null when none had (not 0 ns).
@@ -207,6 +211,7 @@ def point_metrics(results: Mapping[str, Any], config: Mapping[str, Any] | None =
         ops, nbytes = int(w.get("ops", 0)), int(w.get("bytes", 0))
         row = {
             "workload": w.get("name"), "kind": w.get("kind"), "ops": ops, "bytes": nbytes,
+            "read_errors": int(w.get("read_errors", 0)),
             "ops_per_s": ops / secs if secs > 0 else None, "bytes_per_s": nbytes / secs if secs > 0 else None,
             "active_ns": active,
             # A workload with an end of its own (nfs-copy's last file): the time it took.
