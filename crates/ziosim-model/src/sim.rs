@@ -934,7 +934,7 @@ pub struct Model_ {
     pub(crate) suspension: Option<crate::suspend::Suspension>,
     /// When the suspension ended the run (failmode=panic, or a scan-done stop).
     pub(crate) suspend_stop_ns: Option<u64>,
-    /// Log blocks that found no vdev before the pool suspended.
+    /// Log blocks that found no vdev (their commits wait for a txg sync).
     pub(crate) log_blocks_stalled: u64,
     /// Vdev ranges, as (top-level vdev, start) → end, disjoint and not touching, that a
     /// sequential rebuild could not reconstruct (`vrp_errors`) because disks had failed: the

@@ -59,11 +59,10 @@ pub struct Suspension {
     pub at_ns: u64,
     pub cause: SuspendCause,
     pub failmode: Failmode,
-    /// Operations that blocked on it: writes (txs) and reads of the dead vdev; and log
-    /// blocks no vdev could take (their commits wait for a txg sync).
+    /// Operations that blocked on it: writes (txs) and reads of the dead vdev. (Log
+    /// blocks no vdev could take are `Model_::log_blocks_stalled`, before it or after.)
     pub writes: u64,
     pub reads: u64,
-    pub log_blocks: u64,
 }
 
 impl Model_ {
@@ -94,7 +93,7 @@ impl Model_ {
     pub(crate) fn suspend(&mut self, cause: SuspendCause, ctx: &mut Ctx<Ev>) {
         let failmode = self.cfg.pool.failmode;
         if self.suspension.is_none() {
-            self.suspension = Some(Suspension { at_ns: ctx.now(), cause, failmode, writes: 0, reads: 0, log_blocks: 0 });
+            self.suspension = Some(Suspension { at_ns: ctx.now(), cause, failmode, writes: 0, reads: 0 });
         }
         // A stuck sync ends a scan-done run: no scan can finish. After a read's suspension
         // syncs go on (dmu_tx_wait waits in txg_wait_synced, empty txgs sync) and so do
@@ -110,11 +109,7 @@ impl Model_ {
     /// Returns true when the op now waits on the suspended pool (ENXIO under
     /// failmode wait or panic) rather than failing with EIO.
     pub(crate) fn read_suspends(&mut self, t: usize, id: u32, ctx: &mut Ctx<Ev>) -> bool {
-        // Only a dead top-level vdev fails the read with ENXIO. A live one whose children
-        // lack the block (a new disk's DTL, a range a rebuild could not reconstruct) fails
-        // it with the skipped child's ESTALE or ECKSUM, which zio_worst_error ranks above
-        // ENXIO: EIO to the reader.
-        if self.cfg.pool.failmode == Failmode::Continue || self.top_writeable(t) {
+        if !self.enxio_suspends(t) {
             return false;
         }
         self.suspend(SuspendCause::Read { top: t as u16 }, ctx);
@@ -124,12 +119,21 @@ impl Model_ {
         true
     }
 
+    /// A foreground read that found no copy on `t` suspends the pool rather than failing:
+    /// only a dead top-level vdev fails it with ENXIO, and only failmode wait and panic
+    /// suspend on that. A live one whose children lack the block (a new disk's DTL, a
+    /// range a rebuild could not reconstruct) fails it with the skipped child's ESTALE or
+    /// ECKSUM, which zio_worst_error ranks above ENXIO: EIO to the reader.
+    fn enxio_suspends(&self, t: usize) -> bool {
+        self.cfg.pool.failmode != Failmode::Continue && !self.top_writeable(t)
+    }
+
     /// A foreground read found no copy of the block at `voff` on `t`: the error log
     /// (`spa_log_error`) keeps it — unless the read suspends the pool instead (ENXIO from
     /// a dead top-level vdev under failmode wait or panic), whose zio waits to be
     /// re-executed and logs nothing.
     pub(crate) fn log_lost_read(&mut self, t: usize, voff: u64) {
-        if self.cfg.pool.failmode == Failmode::Continue || self.top_writeable(t) {
+        if !self.enxio_suspends(t) {
             self.lost_blocks.insert((t as u16, voff));
         }
     }
@@ -141,11 +145,7 @@ impl Model_ {
 
     /// A log block that no vdev can take: its commit falls back to `txg_wait_synced`.
     pub(crate) fn park_commit(&mut self) {
-        if let Some(s) = self.suspension.as_mut() {
-            s.log_blocks += 1;
-        } else {
-            self.log_blocks_stalled += 1;
-        }
+        self.log_blocks_stalled += 1;
     }
 
     /// `pool.failmode` and `pool.suspended` of the results.
@@ -158,7 +158,7 @@ impl Model_ {
         json!({
             "at_ns": s.at_ns, "cause": cause, "vdev": vdev, "failmode": s.failmode.name(),
             "blocked_writes": s.writes, "blocked_reads": s.reads,
-            "stalled_log_blocks": s.log_blocks + self.log_blocks_stalled,
+            "stalled_log_blocks": self.log_blocks_stalled,
         })
     }
 }

@@ -586,6 +586,10 @@ def scan_lines(snapshot: dict, release: str, now_s: int) -> str:
 
 # ----------------------------------------------------------------------------- reasons
 
+# ZPOOL_STATUS_IO_FAILURE_WAIT and _CONTINUE share their words (status_callback).
+_IO_FAILURE = ("status: One or more devices are faulted in response to IO failures.\n"
+               "action: Make sure the affected devices are connected, then run 'zpool clear'.\n")
+
 _REASONS = {
     "resilvering": (
         "status: One or more devices is currently being resilvered.  The pool will\n"
@@ -607,14 +611,8 @@ _REASONS = {
     # and the failmode property). The same words in every release read (the OpenSolaris
     # status_callback of the zfs-fuse import, ZM@zfs-0.6.2, @zfs-0.6.5, @zfs-2.2.0);
     # msgids ZFS-8000-HC and ZFS-8000-JQ (zfs_msgid_table, libzfs_status.c).
-    "io-failure-wait": (
-        "status: One or more devices are faulted in response to IO failures.\n"
-        "action: Make sure the affected devices are connected, then run 'zpool clear'.\n",
-        "ZFS-8000-HC"),
-    "io-failure-continue": (
-        "status: One or more devices are faulted in response to IO failures.\n"
-        "action: Make sure the affected devices are connected, then run 'zpool clear'.\n",
-        "ZFS-8000-JQ"),
+    "io-failure-wait": (_IO_FAILURE, "ZFS-8000-HC"),
+    "io-failure-continue": (_IO_FAILURE, "ZFS-8000-JQ"),
     # ZPOOL_STATUS_MISSING_DEV_NR: a dead top-level vdev (the root CANT_OPEN); same text
     # in every release read (il:0a586cea3c, ZM@zfs-0.6.5 … @zfs-2.3.0).
     "missing-dev-nr": (
