@@ -10,7 +10,7 @@ import pytest
 
 from ziosim import runner, scenario
 from ziosim.report import render_text
-from ziosim.report.summary import build_summary
+from ziosim.report.summary import build_summary, redundancy_lines
 
 pytestmark = pytest.mark.needs_core
 
@@ -87,6 +87,11 @@ def test_the_bundled_stripe_scenario_suspends_at_the_first_read_of_the_dead_disk
     # Both workloads stopped there: the writers and the readers wait on the pool.
     assert sp["blocked_writes"] >= 1 and sp["blocked_reads"] >= 1
     assert res["status"]["snapshots"][-1]["suspended"] == "wait"
+    # The suspending read logged nothing, so the redundancy line does not send the reader
+    # to an error list that `zpool status` leaves empty.
+    lines = redundancy_lines(build_summary(res, runner.meta(sc)))
+    assert any(ln.endswith("its blocks could not be read: the pool suspended (see above)") for ln in lines), lines
+    assert not any("blocks were lost" in ln for ln in lines)
 
 
 SUSPENDED_TEXT = """  pool: tank

@@ -525,11 +525,19 @@ def redundancy_lines(summary: dict) -> list[str]:
     """What running short of redundancy exposed, per top-level vdev (empty when none did)."""
     lines = []
     pool = summary["pool"]
+    # Under failmode wait or panic a read with no copy left suspends the pool instead of
+    # failing, so nothing reaches the error log `zpool status -v` shows.
+    sp = pool.get("suspended")
+    if sp and sp["failmode"] != "continue":
+        stop = "the system panicked" if sp["failmode"] == "panic" else "the pool suspended"
+        lost = f"its blocks could not be read: {stop} (see above)"
+    else:
+        lost = "blocks were lost (see zpool status)"
     for r in pool.get("redundancy") or []:
         if r["tolerance"] == 0:
             # A lone disk has nothing to run short of: only its lost blocks are news.
             lines.append(f"redundancy: {r['vdev']} has no redundancy; no copy left for {span(r['lost_ns'])} "
-                         f"(from {span(r['first_short_ns'] or 0)}): blocks were lost (see zpool status)")
+                         f"(from {span(r['first_short_ns'] or 0)}): {lost}")
             continue
         tol, least = r["tolerance"], max(r["min_margin"], 0)
         when = f"from {span(r['first_short_ns'])}" if r["first_short_ns"] is not None else "from the start"
@@ -541,7 +549,7 @@ def redundancy_lines(summary: dict) -> list[str]:
         lines.append(f"redundancy: {r['vdev']} ran short for {span(r['short_ns'])} ({when}); "
                      f"at worst it could lose {worst}, not {tol}")
         if r["lost_ns"]:
-            lines.append(f"  no copy left for {span(r['lost_ns'])}: blocks were lost (see zpool status)")
+            lines.append(f"  no copy left for {span(r['lost_ns'])}: {lost}")
         elif r["exposed_ns"]:
             lines.append(f"  no margin for {span(r['exposed_ns'])}: one more failed disk loses data")
         risk = []
