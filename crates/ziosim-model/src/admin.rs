@@ -104,8 +104,6 @@ pub struct Admin {
     pub extents: Vec<Extent>,
     /// Per top-level vdev: index in `extents` of its last extent.
     last_ext: Vec<Option<usize>>,
-    /// Per top-level vdev: highest end of runtime writes (sequential rebuild walks to it).
-    pub written_end: Vec<u64>,
     /// What each action did: `{at_ns, do, command, error}`.
     pub log: Vec<Value>,
     /// Sequential rebuilds, one record per top-level vdev (the latest).
@@ -123,7 +121,6 @@ impl Admin {
         Admin {
             extents: Vec::new(),
             last_ext: vec![None; ntops],
-            written_end: vec![0; ntops],
             log: Vec::new(),
             rebuilds: (0..ntops).map(|_| None).collect(),
             rebuild_history: Vec::new(),
@@ -134,7 +131,6 @@ impl Admin {
 
     /// A txg wrote a `psize` record taking `asize` at `offset` of top-level vdev `t`.
     pub fn note_write(&mut self, t: usize, offset: u64, asize: u64, psize: u64, birth: u64) {
-        self.written_end[t] = self.written_end[t].max(offset + asize);
         if let Some(i) = self.last_ext[t] {
             let e = &mut self.extents[i];
             if e.birth == birth && e.psize == psize && e.offset + e.asize == offset {

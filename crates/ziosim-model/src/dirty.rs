@@ -19,9 +19,9 @@
 //! Indirect blocks hold 1024 pointers (128 KiB, `indblkshift` 17, the 0.7+ default) in
 //! every release, as in the layout (docs/validation.md says what that simplifies).
 //!
-//! Not modelled: the free of the overwritten block (space-map appends of the metaslabs it
-//! frees from), the MOS's space maps, `dsl_dir` and deadlist updates, and a directory's
-//! ZAP blocks for a created file.
+//! `take` hands the sync each record's key with its write, so `space.rs` can free the
+//! copy the record had before. Not modelled: the space-map appends of the metaslabs a
+//! txg allocates from and frees to, the MOS's `dsl_dir` and deadlist updates.
 
 use std::collections::BTreeMap;
 // clippy.toml fences HashSet for its random per-process seed; this one has a fixed hasher
@@ -65,6 +65,8 @@ const TAG_META: u64 = 4 << 56;
 const TAG_OBJ_DATA: u64 = 5 << 56;
 const TAG_OBJ_IND: u64 = 6 << 56;
 const TAG_ZAP: u64 = 7 << 56;
+/// The objsets above the dataset, rewritten by every txg that dirtied anything.
+const TAG_OBJSET: u64 = 8 << 56;
 const LOW56: u64 = (1 << 56) - 1;
 const LOW48: u64 = (1 << 48) - 1;
 
@@ -100,8 +102,10 @@ struct Slot {
     txg: u64,
     keys: KeySet,
     data_bytes: u64,
-    /// Metadata writes of the txg: (psize, copies) → blocks.
-    meta: BTreeMap<(u64, u8), u64>,
+    /// Data records in the order they were dirtied, with their bytes.
+    data: Vec<((u64, u64), u64)>,
+    /// Metadata writes of the txg: (psize, copies) → their records, in dirtying order.
+    meta: BTreeMap<(u64, u8), Vec<(u64, u64)>>,
 }
 
 /// The dirty records of the (at most four) txgs not yet synced: open, quiescing, syncing.
@@ -116,8 +120,12 @@ pub(crate) struct DirtyRecords {
 #[derive(Debug, Default)]
 pub(crate) struct SyncWrites {
     pub data_bytes: u64,
+    /// The data records (key, bytes) in the order the sync packs them into records.
+    pub data: Vec<((u64, u64), u64)>,
     /// (psize, copies, blocks), in a fixed order.
     pub meta: Vec<(u64, u8, u64)>,
+    /// The records of each `meta` entry, in its order.
+    pub meta_keys: Vec<Vec<(u64, u64)>>,
 }
 
 impl DirtyRecords {
@@ -207,8 +215,9 @@ impl DirtyRecords {
             s.keys.insert(r.key);
             if r.psize == 0 {
                 s.data_bytes += r.charge;
+                s.data.push((r.key, r.charge));
             } else {
-                *s.meta.entry((r.psize, r.ndvas)).or_default() += 1;
+                s.meta.entry((r.psize, r.ndvas)).or_default().push(r.key);
             }
         }
     }
@@ -221,11 +230,12 @@ impl DirtyRecords {
             return SyncWrites::default();
         }
         let s = std::mem::take(s);
-        let mut meta: BTreeMap<(u64, u8), u64> = s.meta;
-        for w in lo.objset_writes() {
-            *meta.entry(w).or_default() += 1;
+        let mut meta = s.meta;
+        for (i, w) in lo.objset_writes().enumerate() {
+            meta.entry(w).or_default().push((TAG_OBJSET, i as u64));
         }
-        SyncWrites { data_bytes: s.data_bytes, meta: meta.into_iter().map(|((p, d), n)| (p, d, n)).collect() }
+        let (meta, meta_keys) = meta.into_iter().map(|((p, d), keys)| ((p, d, keys.len() as u64), keys)).unzip();
+        SyncWrites { data_bytes: s.data_bytes, data: s.data, meta, meta_keys }
     }
 }
 

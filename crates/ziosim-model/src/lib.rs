@@ -23,6 +23,7 @@ pub mod scan_prefetch;
 pub mod scan_queue;
 pub mod series;
 pub mod sim;
+pub(crate) mod space;
 pub mod stats;
 pub(crate) mod status_log;
 pub mod suspend;

@@ -8,8 +8,8 @@
 //! One thread per top-level vdev (mirror, or a disk being replaced), outside syncing
 //! context, walks the vdev's allocated space in LBA order, metaslab by metaslab, without
 //! looking at blocks or checksums. A metaslab's ranges are its space map's; here the
-//! layout's allocated ranges and the space txgs wrote while the model ran, cut at the
-//! metaslab's ends:
+//! layout's allocated ranges and the space the run's blocks still hold (`space.rs`: what
+//! txgs wrote, less what later txgs freed), cut at the metaslab's ends:
 //!
 //! ```text
 //! for each metaslab m of the vdev (vdev_ms_count of 2^vdev_ms_shift bytes):
@@ -157,12 +157,11 @@ pub struct Rebuild {
     layout_done: bool,
     /// The rest (offset, end) of the layout range being walked; it may reach past `ms`.
     lay: Option<(u64, u64)>,
-    /// Next offset of the space written while running still to walk.
-    extra_off: u64,
-    /// `written_end` when `ms` was loaded: the walk copies what its space map held then
-    /// (`vdev_rebuild_ranges` walks a tree `space_map_load` filled); later allocations in
-    /// it reach the new disk through the mirror's own writes.
-    ms_written_end: u64,
+    /// The run's live ranges in `ms` when it was loaded, still to walk (reversed: the next
+    /// one last). The walk copies what its space map held then (`vdev_rebuild_ranges`
+    /// walks a tree `space_map_load` filled): later allocations in it reach the new disk
+    /// through the mirror's own writes, and later frees are copied anyway.
+    ms_extra: Vec<(u64, u64)>,
     cur: Option<(u64, u64)>,
     /// The metaslab being walked, and whether its ranges are being issued (past its wait).
     ms: u64,
@@ -182,9 +181,10 @@ impl Rebuild {
     }
 
     /// The thread loads metaslab `ms` (past its wait): its ranges are fixed from here on.
-    fn load_ms(&mut self, written_end: u64) {
+    fn load_ms(&mut self, mut extra: Vec<(u64, u64)>) {
         self.ms_loaded = true;
-        self.ms_written_end = written_end;
+        extra.reverse();
+        self.ms_extra = extra;
     }
 }
 
@@ -216,7 +216,7 @@ impl Model_ {
     }
 
     fn rebuild_est(&self, t: usize) -> u64 {
-        self.layout.alloc_bytes(t) + self.admin.written_end[t].saturating_sub(self.top_alloc_bytes[t])
+        self.layout.alloc_bytes(t) + self.space.live[t].bytes()
     }
 
     /// `vdev_rebuild`: start a rebuild of top-level vdev `t`, or reset a running one.
@@ -265,8 +265,7 @@ impl Model_ {
             pos: RangesPos::default(),
             layout_done: false,
             lay: None,
-            extra_off: self.top_alloc_bytes[t],
-            ms_written_end: 0,
+            ms_extra: Vec::new(),
             cur: None,
             ms: 0,
             ms_loaded: false,
@@ -324,6 +323,16 @@ impl Model_ {
         (shift, (asize >> shift).max(1))
     }
 
+    /// The run's live ranges in the metaslab the rebuild of `t` is at (`space.rs`); the
+    /// last metaslab takes in the tail past it, as `rebuild_next_chunk` does.
+    fn rebuild_ms_live(&self, t: usize) -> Vec<(u64, u64)> {
+        let (shift, ms_count) = self.rebuild_metaslabs(t);
+        let ms = self.admin.rebuilds[t].as_ref().unwrap().ms;
+        let start = |m: u64| self.tops[t].draid.as_ref().map_or(m << shift, |d| d.astart(m << shift));
+        let end = if ms + 1 < ms_count { start(ms + 1) } else { u64::MAX };
+        self.space.live[t].within(start(ms), end)
+    }
+
     /// The next chunk of top-level vdev `t` in LBA order, within the metaslab being walked.
     fn rebuild_next_chunk(&mut self, t: usize) -> Next {
         let ashift = self.tops[t].ashift;
@@ -373,12 +382,9 @@ impl Model_ {
                 continue;
             }
             if r.lay.is_none() && r.layout_done {
-                // The space written while running (above the layout's), up to the metaslab's load.
-                let ms_start = draid.as_ref().map_or(r.ms << shift, |d| d.astart(r.ms << shift));
-                let (lo, hi) = (r.extra_off.max(ms_start), r.ms_written_end.min(ms_end));
-                if lo < hi {
+                // The run's live space (above the layout's) as the metaslab was loaded.
+                if let Some((lo, hi)) = r.ms_extra.pop() {
                     r.cur = Some((lo, hi - lo));
-                    r.extra_off = hi;
                     continue;
                 }
             }
@@ -399,21 +405,22 @@ impl Model_ {
         let (lo, hi) = (ms << shift, if ms + 1 < ms_count { (ms + 1) << shift } else { u64::MAX });
         let wait = self.cfg.release < Release::Zfs21
             || self.txg.ms_allocating[t].iter().any(|&(_, a, b)| a < hi && b > lo);
-        let written_end = self.admin.written_end[t];
-        let r = self.admin.rebuilds[t].as_mut().unwrap();
         if !wait {
-            r.load_ms(written_end);
+            let extra = self.rebuild_ms_live(t);
+            self.admin.rebuilds[t].as_mut().unwrap().load_ms(extra);
             return false;
         }
+        let r = self.admin.rebuilds[t].as_mut().unwrap();
         let target = self.txg.eng.open_txg() + TXG_DEFER_SIZE;
         r.wait_txg = Some(target);
         r.wait_start_ns = ctx.now();
         r.ms_waits += 1;
         let mut out = Vec::new();
         if self.txg.eng.wait_synced(ctx.now(), Some(target), OWNER_REBUILD | t as u32, &mut out) {
+            let extra = self.rebuild_ms_live(t);
             let r = self.admin.rebuilds[t].as_mut().unwrap();
             r.wait_txg = None;
-            r.load_ms(self.admin.written_end[t]);
+            r.load_ms(extra);
             return false;
         }
         self.txg_actions(out, ctx);
@@ -428,13 +435,14 @@ impl Model_ {
         }
         let t = (waiter & OWNER_INDEX_BITS) as usize;
         let synced = self.txg.eng.synced_txg();
-        let Some(&written_end) = self.admin.written_end.get(t) else { return };
-        let Some(r) = self.admin.rebuilds.get_mut(t).and_then(|r| r.as_mut()).filter(|r| r.active()) else { return };
+        let Some(r) = self.admin.rebuilds.get(t).and_then(|r| r.as_ref()).filter(|r| r.active()) else { return };
         if r.wait_txg.is_none_or(|g| g > synced) {
             return;
         }
+        let extra = self.rebuild_ms_live(t);
+        let r = self.admin.rebuilds[t].as_mut().unwrap();
         r.wait_txg = None;
-        r.load_ms(written_end);
+        r.load_ms(extra);
         r.ms_wait_ns += ctx.now() - r.wait_start_ns;
         self.rebuild_pump(t, ctx);
     }
@@ -463,7 +471,7 @@ impl Model_ {
                 r.pos = RangesPos::default();
                 r.layout_done = false;
                 r.lay = None;
-                r.extra_off = self.top_alloc_bytes[t];
+                r.ms_extra.clear();
                 r.cur = None;
                 (r.ms, r.ms_loaded) = (0, false);
                 r.est = est;
@@ -954,8 +962,8 @@ mod tests {
         let m = run.sim.model_mut();
         let alloc = m.layout.alloc_bytes(0);
         // The allocator gives out 64 MiB of metaslab 0 after the load.
-        assert!(m.admin.written_end[0] <= m.top_alloc_bytes[0]);
-        m.admin.written_end[0] = m.top_alloc_bytes[0] + (64 << 20);
+        assert_eq!(m.space.live[0].bytes(), 0);
+        m.space.alloc(0, m.top_alloc_bytes[0], 64 << 20, 1);
         while !run.step_events(1) {}
         let r = run.sim.model().admin.rebuilds[0].as_ref().unwrap();
         assert_eq!(r.state, RebuildState::Complete);

@@ -967,6 +967,8 @@ pub struct Model_ {
     pub(crate) status_snaps: crate::status_log::StatusLog,
     /// Sequential rebuilds, vdev configuration changes, DTLs, blocks written while running.
     pub(crate) admin: crate::admin::Admin,
+    /// The space the run's blocks take and the frees that give it back (`space.rs`).
+    pub(crate) space: crate::space::RunSpace,
     /// Scans that ended (finished, or canceled by a restart or a newer scan).
     pub(crate) scan_history: Vec<serde_json::Value>,
     pub(crate) seed: u64,
@@ -1370,6 +1372,7 @@ impl Model_ {
             phase_ns: [0; 3],
             status_snaps: Default::default(),
             admin: crate::admin::Admin::new(ntops_all),
+            space: crate::space::RunSpace::new(ntops_all),
             scan_history: Vec::new(),
             seed,
             zil,
@@ -2082,12 +2085,12 @@ impl Model_ {
                     if on_slog && !self.log_tops.is_empty() {
                         self.zil_slog_write(token, bytes, class, ctx);
                     } else {
-                        self.zil_pool_write(token, bytes, class, ctx);
+                        self.zil_pool_write(token, bytes, class, None, ctx);
                     }
                 }
                 ZilAction::IndirectWrite { token, bytes, txg } => {
                     self.txg.eng.dmu_sync(txg, bytes as u64);
-                    self.zil_pool_write(token, bytes, IoClass::SyncWrite, ctx)
+                    self.zil_pool_write(token, bytes, IoClass::SyncWrite, Some(txg), ctx)
                 }
                 ZilAction::Flush { token, slog, pool } => self.zil_flush(token, slog, pool, ctx),
                 ZilAction::Timer { token, at_ns } => ctx.schedule_at(at_ns.max(now), Ev::ZilTimer { token }),
@@ -2126,7 +2129,7 @@ impl Model_ {
     /// child. With no usable log vdev the block goes to the main pool (`aux_fail.rs`).
     fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
         let Some(t) = self.slog_pick() else {
-            self.zil_pool_write(token, bytes, class, ctx);
+            self.zil_pool_write(token, bytes, class, None, ctx);
             return;
         };
         let cap = self.log_tops[t].iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap();
@@ -2153,17 +2156,24 @@ impl Model_ {
         }
     }
 
-    /// `asize` bytes of free space on top-level vdev `t` for a new block: the next piece after
-    /// the vdev's write cursor, wrapping inside the free space (COW never overwrites live data
-    /// in place; the pre-existing allocated region is modelled as fixed).
+    /// `asize` bytes of free space on top-level vdev `t` for a new block: the first free
+    /// piece from the vdev's write cursor, going round inside the free space above the
+    /// layout's (COW never overwrites live data in place; the layout's region is modelled as
+    /// fixed) past the run's live blocks and its deferred frees (`space.rs`).
     /// The block belongs to engine txg `txg` (`metaslab_alloc`'s txg: the syncing one for
     /// txg data, the open one for an lwb or a `dmu_sync` block).
     fn alloc_free(&mut self, t: usize, asize: u64, txg: u64) -> u64 {
-        let lo = self.top_alloc_bytes[t];
+        let (lo, end) = (self.top_alloc_bytes[t], self.tops[t].size_bytes);
         let mut off = self.txg.write_cursor[t];
-        if off + asize > self.tops[t].size_bytes || off < lo {
+        if off + asize > end || off < lo {
             off = lo;
+            self.space.wrap(t);
         }
+        // Past the run's live blocks and its frees still deferred (`space.rs`); from the
+        // start of the free space when nothing is left ahead. The model has no ENOSPC: a
+        // full vdev places the block at the cursor.
+        let off = self.space.next_free(t, off, asize, end).or_else(|| self.space.next_free(t, lo, asize, end)).unwrap_or(off);
+        self.space.alloc(t, off, asize, self.layout.last_txg() + txg);
         self.txg.write_cursor[t] = off + asize;
         // metaslab_alloc_dva → metaslab_group_alloc adds the range to ms_allocating[txg].
         let pend = &mut self.txg.ms_allocating[t];
@@ -2174,9 +2184,11 @@ impl Model_ {
         off
     }
 
-    /// An lwb in the main pool or a `dmu_sync` block: allocated from free space like txg
-    /// data (successive top-level vdevs), at `class`.
-    fn zil_pool_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
+    /// An lwb in the main pool or a `dmu_sync` block (`dmu_sync`: the txg whose dirty data
+    /// it writes): allocated from free space like txg data (successive top-level vdevs), at
+    /// `class`. An lwb is freed with the txg open now (`zil_sync`); a `dmu_sync` block
+    /// becomes its record's copy at that txg's sync (`space.rs`).
+    fn zil_pool_write(&mut self, token: u32, bytes: u32, class: IoClass, dmu_sync: Option<u64>, ctx: &mut Ctx<Ev>) {
         // User data reaching a non-log top-level vdev outside the syncing txg marks the pool
         // busy for the legacy scan (`spa_last_io`, zio.c:zio_vdev_io_start at il:44ecc5327a,
         // il:4445fffbbb, il:7adb730b58, zfs-0.6.5, zfs-0.7.0): an lwb is written with txg 0
@@ -2194,7 +2206,12 @@ impl Model_ {
         self.zil_pool_rotor += 1;
         let psize = (bytes as u64).next_multiple_of(1 << self.tops[t].ashift);
         let open = self.txg.eng.open_txg();
-        let off = self.alloc_free(t, self.tops[t].asize(psize), open);
+        let asize = self.tops[t].asize(psize);
+        let off = self.alloc_free(t, asize, open);
+        match dmu_sync {
+            Some(txg) => self.space.orphan(txg, (t as u16, off, asize)),
+            None => self.space.free_with(open, (t as u16, off, asize)),
+        }
         // Guarded like `begin_sync`: dropped skip-sector writes complete inside write_block.
         let slot = self.zil_slot(token, SUBMIT_GUARD as u32);
         let n = self.write_block(t, off, psize, class, OWNER_ZIL | slot, ctx);
@@ -2967,24 +2984,32 @@ impl Model_ {
             self.suspend(crate::suspend::SuspendCause::Write, ctx);
             return;
         }
+        let mut recs = Vec::with_capacity(nrec as usize);
         for k in 0..nrec {
             let t = tops[((k / self.blocks_per_run) % ntops as u64) as usize];
-            pending += self.sync_write(t, rs, txg, ctx);
+            let (n, piece) = self.sync_write(t, rs, txg, ctx);
+            pending += n;
+            recs.push(piece);
         }
+        self.space_note_data(&w.data, &recs, w.data_bytes - overridden.min(w.data_bytes), txg);
         self.txg.data_bytes += nrec * rs;
         // The dirty indirect and dnode blocks, then the objsets above them; each copy of a
         // block on the next top-level vdev (ditto blocks, `metaslab_alloc`), the rotor going
         // on from the data.
         let mut k = nrec;
-        for &(psize, ndvas, n) in &w.meta {
-            for _ in 0..n {
+        for (&(psize, ndvas, n), keys) in w.meta.iter().zip(&w.meta_keys) {
+            for &key in keys.iter().take(n as usize) {
                 let t0 = ((k / self.blocks_per_run) % ntops as u64) as usize;
                 k += 1;
+                let mut c = crate::space::Copies::default();
                 for d in 0..ndvas as usize {
-                    pending += self.sync_write(tops[(t0 + d) % ntops], psize, txg, ctx);
+                    let (m, piece) = self.sync_write(tops[(t0 + d) % ntops], psize, txg, ctx);
+                    pending += m;
+                    c.push(piece);
                     self.txg.meta_blocks += 1;
                     self.txg.meta_bytes += psize;
                 }
+                self.space.rewrite(key, c, txg);
             }
         }
         self.txg.sync_data_ios = pending;
@@ -2994,11 +3019,41 @@ impl Model_ {
 
     /// One block (one copy) the sync of `txg` writes on top-level vdev `t`: allocated from
     /// free space, noted as born in `txg`, written at ASYNC_WRITE. Returns its leaf writes.
-    fn sync_write(&mut self, t: usize, psize: u64, txg: u64, ctx: &mut Ctx<Ev>) -> u64 {
+    fn sync_write(&mut self, t: usize, psize: u64, txg: u64, ctx: &mut Ctx<Ev>) -> (u64, crate::space::Piece) {
         let asize = self.tops[t].asize(psize);
         let off = self.alloc_free(t, asize, txg);
         self.admin.note_write(t, off, asize, psize, self.layout.last_txg() + txg);
-        self.write_block(t, off, psize, IoClass::AsyncWrite, OWNER_TXG, ctx)
+        (self.write_block(t, off, psize, IoClass::AsyncWrite, OWNER_TXG, ctx), (t as u16, off, asize))
+    }
+
+    /// The sync of `txg` packed its data records' bytes into records of `rs` bytes
+    /// (`recs`, the first `written` bytes; the rest were overridden by `dmu_sync`): each
+    /// record's copy is its slice of them (the last one takes the last record's tail), or
+    /// its txg's next `dmu_sync` block. Its previous copy is freed with the txg.
+    fn space_note_data(&mut self, data: &[((u64, u64), u64)], recs: &[crate::space::Piece], written: u64, txg: u64) {
+        let rs = self.recordsize;
+        let packed = recs.len() as u64 * rs;
+        let mut pos = 0;
+        for &(key, charge) in data {
+            let mut c = crate::space::Copies::default();
+            if pos < written {
+                let b = if pos + charge >= written { packed } else { pos + charge };
+                let mut x = pos;
+                while x < b {
+                    let k = x / rs;
+                    let y = b.min((k + 1) * rs);
+                    let (t, off, asize) = recs[k as usize];
+                    let s = off + crate::layout::mul_div(asize, x - k * rs, rs);
+                    let e = off + crate::layout::mul_div(asize, y - k * rs, rs);
+                    c.push((t, s, e - s));
+                    x = y;
+                }
+            } else if let Some(p) = self.space.take_orphan(txg) {
+                c.push(p);
+            }
+            pos += charge;
+            self.space.rewrite(key, c, txg);
+        }
     }
 
     /// A data-phase write of the syncing txg landed: dirty data falls in proportion
@@ -3037,6 +3092,8 @@ impl Model_ {
                 // txg's allocations to the space maps and empties ms_allocating[txg].
                 let txg = self.txg.sync_txg;
                 self.txg.ms_allocating.iter_mut().for_each(|v| v.retain(|e| e.0 > txg));
+                // ... and the txg's frees; metaslab_sync_done returns those of txg − 2.
+                self.space.synced(txg);
                 // vdev_config_sync: flush every leaf written in this txg (data, ZIL blocks,
                 // repairs) so the blocks are stable before an uberblock points at them.
                 self.txg.phase = SyncPhase::FlushData;
@@ -3784,6 +3841,7 @@ impl Model_ {
             "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
                      "failmode": self.cfg.pool.failmode.name(), "suspended": self.suspension_json(),
+                     "written": self.space.json(),
                      "vdevs": vdevs, "cache": self.cache_leaves, "redundancy": self.redundancy_json(sim_time_ns),
                      "spares": self.spares.iter().map(|sp| &sp.name).collect::<Vec<_>>(),
                      "log": self.log_names.iter().zip(&self.log_tops)

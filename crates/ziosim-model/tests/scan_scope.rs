@@ -69,7 +69,9 @@ fn a_resilver_examines_only_the_blocks_born_in_its_range() {
 /// (`vdev_dtl_dirty(newvd, DTL_MISSING, TXG_INITIAL, dtl_max_txg - TXG_INITIAL)`,
 /// spa.c@zfs-0.7.0, @zfs-2.2.0), and the resilver is set up in `dtl_max_txg`. So its scope
 /// ends before its setup txg, like a scrub's, and it examines exactly what was allocated
-/// when it was set up: the writer's records of the setup txg are not in it.
+/// when it was set up: the writer's records of the setup txg are not in it. Less the
+/// blocks the writer's later txgs freed before the traversal reached them (the objsets and
+/// indirect blocks every txg rewrites: `space.rs`), which are in no tree by then.
 #[test]
 fn a_replace_resilver_under_a_writer_examines_its_total() {
     for rel in ["solaris-2009", "illumos-2012", "zfs-0.7", "zfs-2.1", "zfs-2.2"] {
@@ -79,6 +81,7 @@ fn a_replace_resilver_under_a_writer_examines_its_total() {
         let sc = &res["scan"];
         assert_eq!((sc["func"].as_str(), sc["state"].as_str()), (Some("resilver"), Some("finished")), "{rel}");
         let g = |k: &str| sc[k].as_u64().unwrap();
-        assert_eq!(g("examined_bytes"), g("to_examine_bytes"), "{rel}: {sc}");
+        let (ex, total) = (g("examined_bytes"), g("to_examine_bytes"));
+        assert!(ex <= total && total - ex < total / 1000, "{rel}: {sc}");
     }
 }

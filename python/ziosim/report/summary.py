@@ -434,6 +434,7 @@ def build_summary(results: dict, meta: dict) -> dict:
             "non_redundant_vdevs": _non_redundant(results),
             "failmode": pool.get("failmode", "wait"),
             "suspended": pool.get("suspended"),
+            "written": pool.get("written"),
         },
         "workloads": _workloads(results, meta),
         "classes": {name: _class_summary(c) for name, c in results.get("classes", {}).items()},

@@ -1,0 +1,550 @@
+//! The space the run's own writes take, and the frees that give it back.
+//!
+//! ZFS never overwrites a live block: a txg's sync writes every dirty record to new space
+//! and, once the new block pointer is in place, kills the old one (`dbuf_write_done` →
+//! `dsl_dataset_block_kill`, DBUF@zfs-0.6.5 and @zfs-2.2.0). With no snapshot holding it
+//! the old block is freed in that same syncing txg (`dsl_free` → `metaslab_free`). The
+//! metaslab writes the free to its space map in the txg's `metaslab_sync`, so the on-disk
+//! map — what `vdev_rebuild_ranges` loads and a scan's traversal reaches — no longer holds
+//! it after that sync; the allocator gets the space back only two syncs later:
+//! `metaslab_sync_done` of txg N moves N's frees into `ms_defer[N % TXG_DEFER_SIZE]` and
+//! returns the frees of N − 2 to `ms_allocatable` (MS@zfs-2.2.0 `metaslab_sync_done`,
+//! `TXG_DEFER_SIZE` 2). Log blocks in the main pool are freed by `zil_sync` of the first
+//! txg whose sync covers every record in them (`lwb_max_txg`, ZIL@zfs-2.2.0 `zil_sync`);
+//! the model frees an lwb with the txg that was open when it was allocated.
+//!
+//! The model keeps, per top-level vdev, two range sets over the space above the layout's
+//! (where `alloc_free` places the run's blocks):
+//! * `live` — what the space maps hold: allocated, and not freed in a synced txg. A
+//!   sequential rebuild copies it, metaslab by metaslab as loaded; a scan visits the run's
+//!   blocks only while they are in it.
+//! * `busy` — what the allocator must not give out: `live` plus the frees still deferred.
+//!   Until the allocator's cursor first reaches the end of a vdev everything past it is
+//!   free, so the set is built only then (from `live` and the deferred frees) and kept
+//!   from there on.
+//!
+//! and, per record (`dirty.rs`'s keys: object, level, block id), where its current copy is
+//! — up to three pieces: the DVAs of a metadata block (`copies`), or the one or two slices
+//! of the packed records a small data block was written into. Rewriting a record frees
+//! the pieces of its previous copy in the rewriting txg.
+//!
+//! Simplified: the layout's own blocks are never freed (the first rewrite of a layout
+//! block leaves its old copy allocated, so a rebuild or scan still reads it: at most the
+//! writers' footprint, once); a `dmu_sync` block is matched to its txg's overridden data
+//! records in order, not by file and block; a record past `MAX_TRACKED` distinct ones is
+//! not followed (its copies stay allocated — the behaviour before frees were modelled),
+//! so memory stays bounded by that many entries.
+
+use std::collections::BTreeMap;
+// clippy.toml fences HashMap for its random per-process seed; this one has a fixed hasher
+// (`dirty::KeyHasher`) and is only asked for single keys, never iterated.
+#[allow(clippy::disallowed_types)]
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+#[allow(clippy::disallowed_types)]
+type KeyMap = HashMap<(u64, u64), Copies, BuildHasherDefault<crate::dirty::KeyHasher>>;
+
+/// Records followed at most: ≈ 80 bytes each in the map, so ≈ 80 MiB at most, and a run
+/// rewriting fewer distinct records than this (any rewriter of a working set under
+/// 128 GiB of 128 KiB records) frees every copy it replaces.
+pub(crate) const MAX_TRACKED: usize = 1 << 20;
+/// `TXG_DEFER_SIZE`.
+const TXG_DEFER_SIZE: u64 = 2;
+
+/// Disjoint ranges [start, end), each with a tag (the birth txg of the blocks in it, or 0
+/// when it does not matter); touching ranges of one tag are one range.
+#[derive(Default, Debug, Clone)]
+pub(crate) struct RangeSet {
+    m: BTreeMap<u64, (u64, u64)>,
+    bytes: u64,
+}
+
+impl RangeSet {
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.m.len()
+    }
+
+    /// Add [a, b) with `tag`, replacing whatever it overlaps (only a full vdev overlaps).
+    pub(crate) fn add(&mut self, a: u64, b: u64, tag: u64) {
+        if a >= b {
+            return;
+        }
+        // The allocator's usual case before it wraps: past every range (the rightmost
+        // path of the tree, no key compared).
+        if let Some(mut last) = self.m.last_entry() {
+            let v = last.get_mut();
+            if v.0 <= a {
+                if v.0 == a && v.1 == tag {
+                    v.0 = b;
+                } else {
+                    self.m.insert(a, (b, tag));
+                }
+                self.bytes += b - a;
+                return;
+            }
+        }
+        // Its usual case after that, one lookup: the last range starting at or before `b`
+        // starts at or before `a` and reaches it, so nothing else is in the way.
+        if let Some((&s, v)) = self.m.range_mut(..=b).next_back() {
+            if s <= a && v.0 >= a && v.1 == tag {
+                if b > v.0 {
+                    self.bytes += b - v.0;
+                    v.0 = b;
+                }
+                return;
+            }
+            if v.0 <= a {
+                // It ends at or before `a` (touching with another tag) and no range starts
+                // in (a, b] — one starting at `b` would have been the one found.
+                self.m.insert(a, (b, tag));
+                self.bytes += b - a;
+                return;
+            }
+        }
+        self.remove(a, b);
+        let (mut lo, mut hi) = (a, b);
+        if let Some((&s, &(e, t))) = self.m.range(..a).next_back() {
+            if e == a && t == tag {
+                lo = s;
+                self.m.remove(&s);
+                self.bytes -= e - s;
+            }
+        }
+        if let Some(&(e, t)) = self.m.get(&b) {
+            if t == tag {
+                hi = e;
+                self.m.remove(&b);
+                self.bytes -= e - b;
+            }
+        }
+        self.m.insert(lo, (hi, tag));
+        self.bytes += hi - lo;
+    }
+
+    /// Remove [a, b) wherever it is held.
+    pub(crate) fn remove(&mut self, a: u64, b: u64) {
+        if a >= b {
+            return;
+        }
+        // The usual case, one lookup: [a, b) lies inside one range.
+        if let Some((&s, v)) = self.m.range_mut(..=a).next_back() {
+            let (e, tag) = *v;
+            if e >= b {
+                self.bytes -= b - a;
+                if s == a {
+                    self.m.remove(&s);
+                } else {
+                    v.0 = a;
+                }
+                if e > b {
+                    self.m.insert(b, (e, tag));
+                }
+                return;
+            }
+            if e > a {
+                // Cut the range that starts at or before `a`; it ends inside [a, b).
+                self.bytes -= e - a;
+                if s == a {
+                    self.m.remove(&s);
+                } else {
+                    v.0 = a;
+                }
+            }
+        }
+        while let Some((&s, &(e, tag))) = self.m.range(a..b).next() {
+            self.m.remove(&s);
+            self.bytes -= e - s;
+            if e > b {
+                self.m.insert(b, (e, tag));
+                self.bytes += e - b;
+            }
+        }
+    }
+
+    /// The end of a range overlapping [a, b) (the last one starting before `b`), if any.
+    #[cfg(test)]
+    pub(crate) fn overlap_end(&self, a: u64, b: u64) -> Option<u64> {
+        // Ranges are disjoint and sorted: if the last one starting before `b` ends at or
+        // before `a`, so do all the others.
+        self.m.range(..b).next_back().map(|(_, &(e, _))| e).filter(|&e| e > a)
+    }
+
+    /// The first offset ≥ `off` where `len` bytes are free, ending by `end` (one descent,
+    /// then the ranges in order: a first-fit walk).
+    pub(crate) fn first_gap(&self, off: u64, len: u64, end: u64) -> Option<u64> {
+        let mut pos = off;
+        if let Some((_, &(e, _))) = self.m.range(..=pos).next_back() {
+            pos = pos.max(e);
+        }
+        for (&s, &(e, _)) in self.m.range(pos..) {
+            if s >= pos + len || pos + len > end {
+                break;
+            }
+            pos = e;
+        }
+        (pos + len <= end).then_some(pos)
+    }
+
+    /// The ranges inside [a, b), cut at its ends, in offset order, with their tags.
+    pub(crate) fn within_tagged(&self, a: u64, b: u64) -> Vec<(u64, u64, u64)> {
+        let mut out = Vec::new();
+        if let Some((_, &(e, t))) = self.m.range(..a).next_back().filter(|(_, &(e, _))| e > a) {
+            out.push((a, e.min(b), t));
+        }
+        out.extend(self.m.range(a..b).map(|(&s, &(e, t))| (s, e.min(b), t)));
+        out
+    }
+
+    /// The ranges inside [a, b), cut at its ends, touching ones joined whatever their tags.
+    pub(crate) fn within(&self, a: u64, b: u64) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for (s, e, _) in self.within_tagged(a, b) {
+            match out.last_mut() {
+                Some(l) if l.1 == s => l.1 = e,
+                _ => out.push((s, e)),
+            }
+        }
+        out
+    }
+
+    /// Bytes of [a, b) held with tag `tag`.
+    pub(crate) fn bytes_tagged(&self, a: u64, b: u64, tag: u64) -> u64 {
+        let first = self.m.range(..a).next_back().filter(|(_, &(e, t))| e > a && t == tag).map_or(0, |(_, &(e, _))| e.min(b) - a);
+        first + self.m.range(a..b).filter(|(_, &(_, t))| t == tag).map(|(&s, &(e, _))| e.min(b) - s).sum::<u64>()
+    }
+}
+
+/// A piece of a record's copy: (top-level vdev, offset, length).
+pub(crate) type Piece = (u16, u64, u64);
+
+/// Up to three pieces (a block's DVAs, or the slices of packed records it was written in).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Copies {
+    p: [Piece; 3],
+    n: u8,
+}
+
+impl Copies {
+    pub(crate) fn push(&mut self, piece: Piece) {
+        if (self.n as usize) < self.p.len() && piece.2 > 0 {
+            self.p[self.n as usize] = piece;
+            self.n += 1;
+        }
+    }
+
+    pub(crate) fn pieces(&self) -> &[Piece] {
+        &self.p[..self.n as usize]
+    }
+}
+
+/// The run's space (see the module comment).
+#[derive(Default)]
+pub(crate) struct RunSpace {
+    pub(crate) live: Vec<RangeSet>,
+    pub(crate) busy: Vec<RangeSet>,
+    /// Per top-level vdev: the allocator went round, so `busy` is kept.
+    wrapped: Vec<bool>,
+    copies: KeyMap,
+    /// Frees by the txg that frees them: out of `live` at its sync, out of `busy` two later.
+    freeing: BTreeMap<u64, Vec<Piece>>,
+    /// `dmu_sync` blocks by the txg whose dirty records they override, in write order.
+    orphans: BTreeMap<u64, Vec<Piece>>,
+    /// Bytes freed (their txg synced) and bytes of copies of records not followed.
+    pub(crate) freed_bytes: u64,
+    pub(crate) untracked_bytes: u64,
+    /// Records followed at most (`MAX_TRACKED`).
+    limit: usize,
+}
+
+impl RunSpace {
+    pub(crate) fn new(ntops: usize) -> RunSpace {
+        RunSpace {
+            live: vec![RangeSet::default(); ntops],
+            busy: vec![RangeSet::default(); ntops],
+            wrapped: vec![false; ntops],
+            limit: MAX_TRACKED,
+            ..Default::default()
+        }
+    }
+
+    /// `alloc_free` gave out [off, off + len) of `t` (`ms_allocating`) for blocks born in
+    /// `birth` (the scan's txg numbering): in the space maps from the txg's sync on (the
+    /// model counts it at once, as the rebuild's load did).
+    pub(crate) fn alloc(&mut self, t: usize, off: u64, len: u64, birth: u64) {
+        self.live[t].add(off, off + len, birth);
+        if self.wrapped[t] {
+            self.busy[t].add(off, off + len, 0);
+        }
+    }
+
+    /// The allocator's cursor of `t` reached the end and goes back to the start of the
+    /// free space: from here on it must find its way past what is still held.
+    pub(crate) fn wrap(&mut self, t: usize) {
+        if self.wrapped[t] {
+            return;
+        }
+        self.wrapped[t] = true;
+        let busy = &mut self.busy[t];
+        for (a, b) in self.live[t].within(0, u64::MAX) {
+            busy.add(a, b, 0);
+        }
+        for &(u, off, len) in self.freeing.values().flatten() {
+            if u as usize == t {
+                busy.add(off, off + len, 0);
+            }
+        }
+    }
+
+    /// Bytes of [off, off + len) of `t` still held by blocks born in `birth`: an earlier
+    /// block there was freed and the space given to a later one.
+    pub(crate) fn live_born(&self, t: usize, off: u64, len: u64, birth: u64) -> u64 {
+        self.live[t].bytes_tagged(off, off + len, birth)
+    }
+
+    /// The next offset ≥ `off` where `len` bytes of `t` are free, searching up to `end`.
+    pub(crate) fn next_free(&self, t: usize, off: u64, len: u64, end: u64) -> Option<u64> {
+        if !self.wrapped[t] {
+            // Nothing was given out past the cursor yet.
+            return (off + len <= end).then_some(off);
+        }
+        self.busy[t].first_gap(off, len, end)
+    }
+
+    /// Record `key` now has `new` (written by the sync of `txg`): its previous copy is
+    /// freed in `txg`.
+    pub(crate) fn rewrite(&mut self, key: (u64, u64), new: Copies, txg: u64) {
+        if let Some(old) = self.copies.get_mut(&key) {
+            let freed = std::mem::replace(old, new);
+            self.freeing.entry(txg).or_default().extend_from_slice(freed.pieces());
+        } else if self.copies.len() < self.limit {
+            self.copies.insert(key, new);
+        } else {
+            self.untracked_bytes += new.pieces().iter().map(|p| p.2).sum::<u64>();
+        }
+    }
+
+    /// A block freed with txg `txg` whatever record it belonged to (an lwb).
+    pub(crate) fn free_with(&mut self, txg: u64, piece: Piece) {
+        self.freeing.entry(txg).or_default().push(piece);
+    }
+
+    /// A `dmu_sync` block written for txg `txg`'s dirty data.
+    pub(crate) fn orphan(&mut self, txg: u64, piece: Piece) {
+        self.orphans.entry(txg).or_default().push(piece);
+    }
+
+    /// The next `dmu_sync` block of `txg`, for one of its overridden records.
+    pub(crate) fn take_orphan(&mut self, txg: u64) -> Option<Piece> {
+        let v = self.orphans.get_mut(&txg)?;
+        let p = (!v.is_empty()).then(|| v.remove(0));
+        if v.is_empty() {
+            self.orphans.remove(&txg);
+        }
+        p
+    }
+
+    /// `metaslab_sync` of `txg`: its frees leave the space maps; `metaslab_sync_done`:
+    /// the frees of `txg − TXG_DEFER_SIZE` go back to the allocator. `dmu_sync` blocks
+    /// no record of a txg up to this one took (late arrivals, or more blocks than
+    /// overridden records) are freed with it.
+    pub(crate) fn synced(&mut self, txg: u64) {
+        let late: Vec<u64> = self.orphans.range(..=txg).map(|(&g, _)| g).collect();
+        for g in late {
+            let v = self.orphans.remove(&g).unwrap();
+            self.freeing.entry(txg).or_default().extend(v);
+        }
+        if let Some(v) = self.freeing.get(&txg) {
+            for &(t, off, len) in v.iter() {
+                self.live[t as usize].remove(off, off + len);
+                self.freed_bytes += len;
+            }
+        }
+        let done: Vec<u64> = self.freeing.range(..=txg.saturating_sub(TXG_DEFER_SIZE)).map(|(&g, _)| g).collect();
+        for g in done {
+            for (t, off, len) in self.freeing.remove(&g).unwrap() {
+                if self.wrapped[t as usize] {
+                    self.busy[t as usize].remove(off, off + len);
+                }
+            }
+        }
+    }
+
+    /// Records followed.
+    pub(crate) fn tracked(&self) -> usize {
+        self.copies.len()
+    }
+
+    /// For the results: what the run's blocks take at the end, what their rewrites freed.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "live_bytes": self.live.iter().map(|r| r.bytes()).sum::<u64>(),
+            "live_ranges": self.live.iter().map(|r| r.len()).sum::<usize>(),
+            "freed_bytes": self.freed_bytes,
+            "records_followed": self.tracked(),
+            "unfollowed_bytes": self.untracked_bytes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranges(s: &RangeSet) -> Vec<(u64, u64)> {
+        s.within(0, u64::MAX)
+    }
+
+    #[test]
+    fn ranges_coalesce_split_and_count() {
+        let mut s = RangeSet::default();
+        s.add(10, 20, 0);
+        s.add(30, 40, 0);
+        s.add(20, 30, 0); // touches both: one range
+        assert_eq!(ranges(&s), vec![(10, 40)]);
+        assert_eq!((s.bytes(), s.len()), (30, 1));
+        s.add(5, 50, 0); // covers it
+        assert_eq!((ranges(&s), s.bytes()), (vec![(5, 50)], 45));
+        s.remove(10, 20);
+        assert_eq!(ranges(&s), vec![(5, 10), (20, 50)]);
+        s.remove(0, 7);
+        s.remove(45, 60);
+        assert_eq!((ranges(&s), s.bytes()), (vec![(7, 10), (20, 45)], 28));
+        s.remove(8, 30); // the end of one and the start of the next
+        assert_eq!((ranges(&s), s.bytes()), (vec![(7, 8), (30, 45)], 16));
+        assert_eq!(s.overlap_end(0, 7), None);
+        assert_eq!(s.overlap_end(0, 8), Some(8));
+        assert_eq!(s.overlap_end(10, 31), Some(45));
+        assert!(s.overlap_end(44, 100).is_some() && s.overlap_end(45, 100).is_none());
+        assert_eq!(s.within(0, 40), vec![(7, 8), (30, 40)]);
+        assert_eq!(s.within(35, 40), vec![(35, 40)]);
+        assert_eq!(s.len(), 2);
+    }
+
+    #[test]
+    fn a_rewrite_frees_the_old_copy_at_its_sync_and_to_the_allocator_two_syncs_later() {
+        let mut sp = RunSpace::new(1);
+        let mut c = Copies::default();
+        c.push((0, 1000, 100));
+        sp.alloc(0, 1000, 100, 5);
+        sp.rewrite((1, 7), c, 5);
+        let mut c2 = Copies::default();
+        c2.push((0, 1100, 100));
+        sp.alloc(0, 1100, 100, 6);
+        sp.rewrite((1, 7), c2, 6);
+        assert_eq!(sp.live[0].bytes(), 200);
+        sp.synced(5); // the first copy's txg: nothing freed in it
+        assert_eq!(sp.live[0].bytes(), 200);
+        sp.wrap(0);
+        sp.synced(6); // the rewrite's txg: out of the space map, still deferred
+        assert_eq!((ranges(&sp.live[0]), sp.freed_bytes), (vec![(1100, 1200)], 100));
+        assert_eq!(sp.next_free(0, 1000, 100, 10_000), Some(1200));
+        sp.synced(7);
+        assert_eq!(sp.next_free(0, 1000, 100, 10_000), Some(1200));
+        sp.synced(8); // 6 + TXG_DEFER_SIZE: allocatable again
+        assert_eq!(sp.next_free(0, 1000, 100, 10_000), Some(1000));
+        assert_eq!(sp.next_free(0, 1000, 101, 10_000), Some(1200));
+        assert_eq!(sp.next_free(0, 1150, 100, 1250), None);
+        assert_eq!(sp.tracked(), 1);
+    }
+
+    #[test]
+    fn dmu_sync_blocks_go_to_their_records_or_are_freed_with_their_txg() {
+        let mut sp = RunSpace::new(1);
+        sp.alloc(0, 0, 10, 4);
+        sp.alloc(0, 10, 10, 4);
+        sp.orphan(4, (0, 0, 10));
+        sp.orphan(4, (0, 10, 10));
+        assert_eq!(sp.take_orphan(4), Some((0, 0, 10)));
+        assert_eq!(sp.take_orphan(3), None);
+        // The second one no record took: freed with txg 4.
+        sp.synced(4);
+        assert_eq!(ranges(&sp.live[0]), vec![(0, 10)]);
+        assert_eq!(sp.take_orphan(4), None);
+    }
+
+    #[test]
+    fn records_past_the_limit_keep_their_copies() {
+        let mut sp = RunSpace::new(1);
+        sp.limit = 2;
+        let c = |off| {
+            let mut c = Copies::default();
+            c.push((0, off, 4096));
+            c
+        };
+        sp.rewrite((0, 0), c(0), 1);
+        sp.rewrite((0, 1), c(4096), 1);
+        sp.rewrite((9, 9), c(8192), 1);
+        assert_eq!((sp.tracked(), sp.untracked_bytes), (2, 4096));
+        // A record already followed still is.
+        sp.rewrite((0, 0), c(12288), 2);
+        assert_eq!(sp.freeing[&2], vec![(0, 0, 4096)]);
+    }
+
+    #[test]
+    fn ranges_keep_their_tags_apart() {
+        let mut s = RangeSet::default();
+        s.add(0, 10, 1);
+        s.add(10, 20, 1); // the allocator's next block of the same txg: one range
+        s.add(20, 30, 2); // the next txg's touches it: a range of its own
+        assert_eq!(s.within_tagged(0, 100), vec![(0, 20, 1), (20, 30, 2)]);
+        assert_eq!(s.within(0, 100), vec![(0, 30)]);
+        // Freed, and given to a later txg: its bytes are that txg's.
+        s.remove(5, 15);
+        s.add(5, 15, 3);
+        assert_eq!(s.within_tagged(0, 100), vec![(0, 5, 1), (5, 15, 3), (15, 20, 1), (20, 30, 2)]);
+        assert_eq!((s.bytes_tagged(0, 20, 1), s.bytes_tagged(0, 20, 3), s.bytes()), (10, 10, 30));
+        // A range added at the start of a same-tag one joins it; an overlapping add (a full
+        // vdev) replaces what it covers.
+        s.add(30, 40, 4);
+        s.add(25, 35, 4);
+        assert_eq!(s.within_tagged(20, 100), vec![(20, 25, 2), (25, 40, 4)]);
+        s.add(50, 60, 5);
+        s.add(45, 50, 5);
+        assert_eq!(s.within_tagged(41, 100), vec![(45, 60, 5)]);
+        assert_eq!(s.bytes(), 40 + 15);
+    }
+
+    /// Random adds and removes against a plain array of units: the same content, tags,
+    /// total, and touching ranges of one tag always joined.
+    #[test]
+    fn ranges_match_a_plain_array() {
+        let mut rng = ziosim_engine::Rng::stream(3, "space/test");
+        const N: usize = 200;
+        let mut s = RangeSet::default();
+        let mut a = [None::<u64>; N];
+        for step in 0..20_000 {
+            let x = rng.below(N as u64);
+            let y = (x + 1 + rng.below(12)).min(N as u64);
+            if rng.below(3) == 0 {
+                s.remove(x, y);
+                a[x as usize..y as usize].fill(None);
+            } else {
+                let tag = rng.below(3);
+                s.add(x, y, tag);
+                a[x as usize..y as usize].fill(Some(tag));
+            }
+            let mut want: Vec<(u64, u64, u64)> = Vec::new();
+            for (i, v) in a.iter().enumerate() {
+                let Some(t) = *v else { continue };
+                match want.last_mut() {
+                    Some(l) if l.1 == i as u64 && l.2 == t => l.1 += 1,
+                    _ => want.push((i as u64, i as u64 + 1, t)),
+                }
+            }
+            assert_eq!(s.within_tagged(0, N as u64), want, "step {step}");
+            assert_eq!(s.bytes(), a.iter().flatten().count() as u64, "step {step}");
+            let (p, q) = (rng.below(N as u64), rng.below(N as u64));
+            let (p, q) = (p.min(q), p.max(q) + 1);
+            let hit = a[p as usize..q as usize].iter().any(|v| v.is_some());
+            assert_eq!(s.overlap_end(p, q).is_some(), hit, "step {step}");
+            let len = 1 + rng.below(8);
+            let gap = (p..=N as u64 - len).find(|&o| a[o as usize..(o + len) as usize].iter().all(|v| v.is_none()));
+            assert_eq!(s.first_gap(p, len, N as u64), gap, "step {step}");
+        }
+    }
+}
