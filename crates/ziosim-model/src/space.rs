@@ -35,7 +35,7 @@
 //! not followed (its copies stay allocated — the behaviour before frees were modelled),
 //! so memory stays bounded by that many entries.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 // clippy.toml fences HashMap for its random per-process seed; this one has a fixed hasher
 // (`dirty::KeyHasher`) and is only asked for single keys, never iterated.
 #[allow(clippy::disallowed_types)]
@@ -191,13 +191,9 @@ impl RangeSet {
     }
 
     /// The ranges inside [a, b), cut at its ends, in offset order, with their tags.
-    pub(crate) fn within_tagged(&self, a: u64, b: u64) -> Vec<(u64, u64, u64)> {
-        let mut out = Vec::new();
-        if let Some((_, &(e, t))) = self.m.range(..a).next_back().filter(|(_, &(e, _))| e > a) {
-            out.push((a, e.min(b), t));
-        }
-        out.extend(self.m.range(a..b).map(|(&s, &(e, t))| (s, e.min(b), t)));
-        out
+    pub(crate) fn within_tagged(&self, a: u64, b: u64) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        let first = self.m.range(..a).next_back().filter(|(_, &(e, _))| e > a).map(|(_, &(e, t))| (a, e.min(b), t));
+        first.into_iter().chain(self.m.range(a..b).map(move |(&s, &(e, t))| (s, e.min(b), t)))
     }
 
     /// The ranges inside [a, b), cut at its ends, touching ones joined whatever their tags.
@@ -214,8 +210,7 @@ impl RangeSet {
 
     /// Bytes of [a, b) held with tag `tag`.
     pub(crate) fn bytes_tagged(&self, a: u64, b: u64, tag: u64) -> u64 {
-        let first = self.m.range(..a).next_back().filter(|(_, &(e, t))| e > a && t == tag).map_or(0, |(_, &(e, _))| e.min(b) - a);
-        first + self.m.range(a..b).filter(|(_, &(_, t))| t == tag).map(|(&s, &(e, _))| e.min(b) - s).sum::<u64>()
+        self.within_tagged(a, b).filter(|r| r.2 == tag).map(|r| r.1 - r.0).sum()
     }
 }
 
@@ -246,14 +241,14 @@ impl Copies {
 #[derive(Default)]
 pub(crate) struct RunSpace {
     pub(crate) live: Vec<RangeSet>,
-    pub(crate) busy: Vec<RangeSet>,
+    busy: Vec<RangeSet>,
     /// Per top-level vdev: the allocator went round, so `busy` is kept.
     wrapped: Vec<bool>,
     copies: KeyMap,
     /// Frees by the txg that frees them: out of `live` at its sync, out of `busy` two later.
     freeing: BTreeMap<u64, Vec<Piece>>,
     /// `dmu_sync` blocks by the txg whose dirty records they override, in write order.
-    orphans: BTreeMap<u64, Vec<Piece>>,
+    orphans: BTreeMap<u64, VecDeque<Piece>>,
     /// Bytes freed (their txg synced) and bytes of copies of records not followed.
     pub(crate) freed_bytes: u64,
     pub(crate) untracked_bytes: u64,
@@ -335,13 +330,13 @@ impl RunSpace {
 
     /// A `dmu_sync` block written for txg `txg`'s dirty data.
     pub(crate) fn orphan(&mut self, txg: u64, piece: Piece) {
-        self.orphans.entry(txg).or_default().push(piece);
+        self.orphans.entry(txg).or_default().push_back(piece);
     }
 
     /// The next `dmu_sync` block of `txg`, for one of its overridden records.
     pub(crate) fn take_orphan(&mut self, txg: u64) -> Option<Piece> {
         let v = self.orphans.get_mut(&txg)?;
-        let p = (!v.is_empty()).then(|| v.remove(0));
+        let p = v.pop_front();
         if v.is_empty() {
             self.orphans.remove(&txg);
         }
@@ -353,9 +348,8 @@ impl RunSpace {
     /// no record of a txg up to this one took (late arrivals, or more blocks than
     /// overridden records) are freed with it.
     pub(crate) fn synced(&mut self, txg: u64) {
-        let late: Vec<u64> = self.orphans.range(..=txg).map(|(&g, _)| g).collect();
-        for g in late {
-            let v = self.orphans.remove(&g).unwrap();
+        while let Some(e) = self.orphans.first_entry().filter(|e| *e.key() <= txg) {
+            let v = e.remove();
             self.freeing.entry(txg).or_default().extend(v);
         }
         if let Some(v) = self.freeing.get(&txg) {
@@ -364,9 +358,9 @@ impl RunSpace {
                 self.freed_bytes += len;
             }
         }
-        let done: Vec<u64> = self.freeing.range(..=txg.saturating_sub(TXG_DEFER_SIZE)).map(|(&g, _)| g).collect();
-        for g in done {
-            for (t, off, len) in self.freeing.remove(&g).unwrap() {
+        let back = txg.saturating_sub(TXG_DEFER_SIZE);
+        while let Some(e) = self.freeing.first_entry().filter(|e| *e.key() <= back) {
+            for (t, off, len) in e.remove() {
                 if self.wrapped[t as usize] {
                     self.busy[t as usize].remove(off, off + len);
                 }
@@ -491,21 +485,21 @@ mod tests {
         s.add(0, 10, 1);
         s.add(10, 20, 1); // the allocator's next block of the same txg: one range
         s.add(20, 30, 2); // the next txg's touches it: a range of its own
-        assert_eq!(s.within_tagged(0, 100), vec![(0, 20, 1), (20, 30, 2)]);
+        assert_eq!(s.within_tagged(0, 100).collect::<Vec<_>>(), vec![(0, 20, 1), (20, 30, 2)]);
         assert_eq!(s.within(0, 100), vec![(0, 30)]);
         // Freed, and given to a later txg: its bytes are that txg's.
         s.remove(5, 15);
         s.add(5, 15, 3);
-        assert_eq!(s.within_tagged(0, 100), vec![(0, 5, 1), (5, 15, 3), (15, 20, 1), (20, 30, 2)]);
+        assert_eq!(s.within_tagged(0, 100).collect::<Vec<_>>(), vec![(0, 5, 1), (5, 15, 3), (15, 20, 1), (20, 30, 2)]);
         assert_eq!((s.bytes_tagged(0, 20, 1), s.bytes_tagged(0, 20, 3), s.bytes()), (10, 10, 30));
         // A range added at the start of a same-tag one joins it; an overlapping add (a full
         // vdev) replaces what it covers.
         s.add(30, 40, 4);
         s.add(25, 35, 4);
-        assert_eq!(s.within_tagged(20, 100), vec![(20, 25, 2), (25, 40, 4)]);
+        assert_eq!(s.within_tagged(20, 100).collect::<Vec<_>>(), vec![(20, 25, 2), (25, 40, 4)]);
         s.add(50, 60, 5);
         s.add(45, 50, 5);
-        assert_eq!(s.within_tagged(41, 100), vec![(45, 60, 5)]);
+        assert_eq!(s.within_tagged(41, 100).collect::<Vec<_>>(), vec![(45, 60, 5)]);
         assert_eq!(s.bytes(), 40 + 15);
     }
 
@@ -536,7 +530,7 @@ mod tests {
                     _ => want.push((i as u64, i as u64 + 1, t)),
                 }
             }
-            assert_eq!(s.within_tagged(0, N as u64), want, "step {step}");
+            assert_eq!(s.within_tagged(0, N as u64).collect::<Vec<_>>(), want, "step {step}");
             assert_eq!(s.bytes(), a.iter().flatten().count() as u64, "step {step}");
             let (p, q) = (rng.below(N as u64), rng.below(N as u64));
             let (p, q) = (p.min(q), p.max(q) + 1);
