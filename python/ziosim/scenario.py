@@ -119,7 +119,7 @@ POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cach
 FAILMODES = ("wait", "continue", "panic")
 LOG_KEYS = ("device", "count", "mirror", "link", "names")
 POOL_KEYS_LATER: tuple[str, ...] = ()
-LAYOUT_KEYS = ("fragmentation", "files", "compression", "seed")
+LAYOUT_KEYS = ("fragmentation", "files", "compression", "seed", "written_by")
 # Named layouts: a fresh sequential fill, or a pool aged by rewrites and deletes.
 LAYOUT_PRESETS = {"fresh": 0.0, "aged": 0.6}
 LAYOUT_FILE_CLASSES_MAX = 64
@@ -1297,8 +1297,7 @@ class _Normaliser:
         # Key order as docs/internals.md shows it (canonical JSON sorts anyway).
         return {k: p[k] for k in keys}
 
-    @staticmethod
-    def layout(v: Any, path: str) -> dict[str, Any]:
+    def layout(self, v: Any, path: str) -> dict[str, Any]:
         """`"fresh"`, `"aged"` (fragmentation 0.6) or a table; absent keys take the fresh values."""
         if isinstance(v, str):
             if v not in LAYOUT_PRESETS:
@@ -1321,6 +1320,8 @@ class _Normaliser:
         out["compression_ratio"] = float(c)
         if "seed" in v:
             out["seed"] = _int(v["seed"], f"{path}.seed", 0, SEED_MAX)
+        if "written_by" in v:
+            out["written_by"] = _choice(v["written_by"], f"{path}.written_by", self.releases)
         return out
 
     @staticmethod

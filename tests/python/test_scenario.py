@@ -468,7 +468,9 @@ def test_allocated_xor_fill_and_bounds():
         ("layout", '{ files = [["16K"]] }', 'pool.layout.files[0]: [array] — allowed: a [size, weight] pair such as ["16K", 0.2]'),
         ("layout", '{ files = [["16K", 0]] }', "pool.layout.files[0][1]: 0 — allowed: a weight greater than 0"),
         ("layout", "{ fragmentaton = 0.4 }", "pool.layout.fragmentaton: unknown key — allowed in pool.layout: "
-         "fragmentation, files, compression, seed\nhint: did you mean fragmentation?"),
+         "fragmentation, files, compression, seed, written_by\nhint: did you mean fragmentation?"),
+        ("layout", '{ written_by = "zfs-0.6.4" }', "pool.layout.written_by: \"zfs-0.6.4\" — allowed: solaris-2009, freebsd-9, "
+         "illumos-2012, illumos-2014, zfs-0.6.5, zfs-0.7, zfs-0.8, zfs-2.0, zfs-2.1, zfs-2.2, zfs-2.3\nhint: did you mean zfs-0.6.5?"),
     ],
 )
 def test_pool_fields(key, value, msg):
@@ -688,6 +690,11 @@ def test_layout_table_normalises_sizes_and_ratio():
         "compression_ratio": 1.5,
         "seed": 3,
     }
+
+
+def test_layout_written_by_names_a_release():
+    c = ok(HEAD + POOL + 'layout = { written_by = "zfs-0.6.5" }\n')
+    assert c["pool"]["layout"]["written_by"] == "zfs-0.6.5"
 
 
 SLOG_POOL = POOL.replace(

@@ -202,6 +202,10 @@ pub struct LayoutConfig {
     /// Placement seed; default: the run's seed.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The release that wrote the pool's files (its indirect block size and allocation
+    /// rotor); default: the run's release. An upgraded pool keeps what its old release wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<crate::release::Release>,
 }
 
 fn one() -> f64 {

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::layout::{Layout, DNODE_BLOCK_LSIZE, DNODES_PER_BLOCK, FANOUT_SHIFT, INDIRECT_LSIZE};
+use crate::layout::{Layout, DNODE_BLOCK_LSIZE, DNODES_PER_BLOCK};
 
 /// A multiplicative hash of a (u64, u64) key (deterministic; membership only, never
 /// iterated, so no order depends on it).
@@ -114,6 +114,9 @@ pub(crate) struct DirtyRecords {
     slots: [Slot; 4],
     /// The records the last `scan` found new (kept for `mark`).
     scratch: Vec<NewRecord>,
+    /// `indblkshift` of the objects the run creates (the running release's
+    /// `zfs_default_ibs`); None: the layout's.
+    obj_indblkshift: Option<u32>,
 }
 
 /// What a txg's sync writes (`DirtyRecords::take`).
@@ -129,6 +132,11 @@ pub(crate) struct SyncWrites {
 }
 
 impl DirtyRecords {
+    /// Objects the run creates get indirect blocks of 2^`obj_indblkshift` bytes.
+    pub(crate) fn new(obj_indblkshift: u32) -> DirtyRecords {
+        DirtyRecords { obj_indblkshift: Some(obj_indblkshift), ..Default::default() }
+    }
+
     fn slot(&self, txg: u64) -> Option<&Slot> {
         let s = &self.slots[(txg & 3) as usize];
         (s.txg == txg).then_some(s)
@@ -157,9 +165,9 @@ impl DirtyRecords {
                     let p = lo.data_place(b);
                     let file = (p.file << 4 | p.class as u64) & LOW48;
                     for l in 1..=p.levels {
-                        let idx = p.block >> (FANOUT_SHIFT * l);
+                        let idx = p.block >> (lo.fanout_shift() * l);
                         let (psize, ndvas) = lo.indirect_write(p.class, l, idx);
-                        let r = NewRecord { key: (TAG_IND | (l as u64) << 48 | file, idx), charge: INDIRECT_LSIZE, psize, ndvas };
+                        let r = NewRecord { key: (TAG_IND | (l as u64) << 48 | file, idx), charge: lo.indirect_lsize(), psize, ndvas };
                         if !add(r) {
                             break; // its parents are dirty already
                         }
@@ -169,6 +177,10 @@ impl DirtyRecords {
             }
             Target::Object { foid, first, last, blocks, block_bytes } => {
                 let obj = foid & LOW48;
+                let ibs = self.obj_indblkshift.unwrap_or(lo.fanout_shift() + 7);
+                let (sh, ind_lsize) = (ibs - 7, 1u64 << ibs);
+                // A full indirect block of the object (block pointers compress as the layout's).
+                let (ind_psize, ind_ndvas) = lo.metadata_write(ind_lsize);
                 let unit = new_object_unit(lo, foid);
                 for blk in first..=last {
                     if !add(NewRecord { key: (TAG_OBJ_DATA | (foid & LOW56), blk), charge: block_bytes, psize: 0, ndvas: 1 }) {
@@ -179,11 +191,10 @@ impl DirtyRecords {
                     // levels its current size needs.
                     let n = if blocks > 0 { blocks } else { blk + 1 };
                     let mut l = 0;
-                    while (n - 1) >> (FANOUT_SHIFT * l) > 0 {
+                    while (n - 1) >> (sh * l) > 0 {
                         l += 1;
-                        let idx = blk >> (FANOUT_SHIFT * l);
-                        let (psize, ndvas) = lo.full_indirect_write();
-                        let r = NewRecord { key: (TAG_OBJ_IND | (l as u64) << 48 | obj, idx), charge: INDIRECT_LSIZE, psize, ndvas };
+                        let idx = blk >> (sh * l);
+                        let r = NewRecord { key: (TAG_OBJ_IND | (l as u64) << 48 | obj, idx), charge: ind_lsize, psize: ind_psize, ndvas: ind_ndvas };
                         if !add(r) {
                             break;
                         }
@@ -267,11 +278,11 @@ fn dirty_dnode(lo: &Layout, unit: u64, add: &mut impl FnMut(NewRecord) -> bool) 
     let (psize, ndvas) = lo.full_indirect_write();
     let mut l = 1;
     loop {
-        let idx = unit >> (FANOUT_SHIFT * l);
-        if !add(NewRecord { key: (TAG_META | (l as u64) << 48, idx), charge: INDIRECT_LSIZE, psize, ndvas }) {
+        let idx = unit >> (lo.fanout_shift() * l);
+        if !add(NewRecord { key: (TAG_META | (l as u64) << 48, idx), charge: lo.indirect_lsize(), psize, ndvas }) {
             return;
         }
-        if (n - 1) >> (FANOUT_SHIFT * l) == 0 {
+        if (n - 1) >> (lo.fanout_shift() * l) == 0 {
             return;
         }
         l += 1;
@@ -281,7 +292,8 @@ fn dirty_dnode(lo: &Layout, unit: u64, add: &mut impl FnMut(NewRecord) -> bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::{FileClass, LayoutParams, DNODE_BLOCK_LSIZE as DN, INDIRECT_LSIZE as IND};
+    use crate::layout::{FileClass, LayoutParams, DNODE_BLOCK_LSIZE as DN};
+    const IND: u64 = 128 << 10;
     use crate::pool::{TopVdev, VdevType};
 
     fn layout(rs: u64, files: &[(u64, f64)]) -> Layout {
@@ -380,5 +392,32 @@ mod tests {
         assert_eq!(write(&mut d, &lo, 1, log(0)), 4096);
         assert_eq!(write(&mut d, &lo, 1, log(1)), 4096 + IND);
         assert_eq!(write(&mut d, &lo, 1, log(1)), 0);
+    }
+
+    #[test]
+    fn before_0_7_a_write_dirties_16k_indirects() {
+        // A pool written by a release before 0.7: 1 GiB files of 4K records under 128-pointer
+        // indirects — an L1 per 512 KiB, an L2 per 64 MiB, an L3 for the file.
+        let mut p = LayoutParams::fresh(8 << 30, 4096, 12);
+        p.files = vec![FileClass { size_bytes: 1 << 30, weight: 1.0 }];
+        p.indblkshift = crate::layout::INDBLKSHIFT_OLD;
+        let tops = vec![TopVdev { name: "d".into(), kind: VdevType::Disk, leaves: vec![0], ashift: 12, size_bytes: 64 << 30, draid: None }];
+        let lo = Layout::new(&p, &tops).unwrap();
+        const IND16: u64 = 16 << 10;
+        let mut d = DirtyRecords::new(crate::layout::INDBLKSHIFT_OLD);
+        let rec = |b| Target::Records { first: b, last: b };
+        // The record, L1, L2, L3, the dnode block and the meta-dnode's L1: 16 KiB each
+        // where 0.7+ charges 128 KiB — the dirty data a small random write costs.
+        assert_eq!(write(&mut d, &lo, 5, rec(0)), 4096 + 3 * IND16 + DN + IND16);
+        assert_eq!(write(&mut d, &lo, 5, rec(127)), 4096);
+        assert_eq!(write(&mut d, &lo, 5, rec(128)), 4096 + IND16);
+        assert_eq!(write(&mut d, &lo, 5, rec(16384)), 4096 + 2 * IND16);
+        // An object the run creates takes the running release's indirects: a 0.7+
+        // release on this old pool gives its growing log 128 KiB ones.
+        let mut d = DirtyRecords::new(crate::layout::INDBLKSHIFT_NEW);
+        let log = |blk| Target::Object { foid: 1 << 40, first: blk, last: blk, blocks: 0, block_bytes: 4096 };
+        assert_eq!(write(&mut d, &lo, 1, log(0)), 4096 + DN + IND16);
+        assert_eq!(write(&mut d, &lo, 1, log(1)), 4096 + IND);
+        assert_eq!(write(&mut d, &lo, 1, log(1024)), 4096 + IND + IND);
     }
 }

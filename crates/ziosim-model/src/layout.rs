@@ -11,9 +11,10 @@
 //! indirect blocks before its first child, each 16 KiB dnode block (32 dnodes of 512 B,
 //! `DNODES_PER_BLOCK`) followed by the 32 files it holds, each file in block-id order,
 //! depth-first through its indirect blocks (128 KiB, `indblkshift` 17, 1024 block pointers
-//! of 128 B). A file of one block keeps its pointer in the dnode (no indirect); a larger
-//! file has the fewest levels such that 1024^levels ≥ its block count (`dn_nblkptr` = 1,
-//! ZPL dnodes with an SA bonus).
+//! of 128 B, from 0.7; 16 KiB of 128 pointers before — `LayoutParams::indblkshift`). A file
+//! of one block keeps its pointer in the dnode (no indirect); a larger file has the fewest
+//! levels such that fanout^levels ≥ its block count (`dn_nblkptr` = 1, ZPL dnodes with an
+//! SA bonus).
 //!
 //! ```text
 //!  MOS objset · MOS dnodes · objset · meta L1 · dnode blk 0 · f0: L1 D0 … D1023 L1 D1024 … · f1 … · dnode blk 1 …
@@ -39,9 +40,10 @@
 //! class c, the last ones, dnode blocks, meta-dnode indirects, each MOS block), with one
 //! lane per DVA copy. Inside a lane, blocks are numbered by *rank* in traversal order. A
 //! lane is cut into runs of `b = aliquot / psize` blocks; run q goes to a top-level vdev by
-//! a weighted rotor (the metaslab rotor `mc_rotor`, each vdev keeping `mg_aliquot` =
-//! aliquot × children before moving on, biased by free space so vdevs fill in proportion
-//! to their usable size: `metaslab_alloc_dva`, `metaslab_group_alloc`, MS@zfs-2.2.0); copy
+//! a weighted rotor (the metaslab rotor `mc_rotor`, each vdev keeping `mg_aliquot` bytes
+//! of asize — aliquot × children to 2.1, × data disks from 2.2 — before moving on, biased
+//! by free space so vdevs fill in proportion to their usable size: `metaslab_alloc_dva`,
+//! `metaslab_group_alloc`, MS@zfs-2.2.0); copy
 //! d of a block goes to the vdev d places further round the rotor (ditto blocks on
 //! different vdevs, `metaslab_alloc` with `hintdva`) or, on a one-vdev pool, to another
 //! lane of the same vdev. Each vdev's space is a repeating cycle of Q run-sized slots shared
@@ -94,14 +96,18 @@ use serde::{Deserialize, Serialize};
 /// Dnodes per dnode block (16 KiB / 512 B).
 pub const DNODES_PER_BLOCK: u64 = 32;
 pub const DNODE_BLOCK_LSIZE: u64 = 16 << 10;
-/// Indirect blocks are 128 KiB of 128-byte block pointers.
-pub const INDIRECT_LSIZE: u64 = 128 << 10;
+/// `indblkshift` of 0.7+ (`DN_MAX_INDBLKSHIFT` 17: 128 KiB indirect blocks of 1024 block
+/// pointers, OpenZFS 7104, illumos 2016, ZoL 0.7.0) …
+pub const INDBLKSHIFT_NEW: u32 = 17;
+/// … and of every release before (`DN_MAX_INDBLKSHIFT` 14: 16 KiB, 128 pointers; zfs-0.6.5
+/// include/sys/dnode.h, the default `zfs_default_ibs` for files, zvols and the meta-dnode).
+pub const INDBLKSHIFT_OLD: u32 = 14;
 pub const BLKPTR_BYTES: u64 = 128;
-pub const FANOUT_SHIFT: u32 = 10;
-const FANOUT: u64 = 1 << FANOUT_SHIFT;
+const BLKPTR_SHIFT: u32 = 7;
 /// objset_phys_t with user/group used accounting.
 pub const OBJSET_LSIZE: u64 = 4 << 10;
-const MAX_LEVELS: usize = 6;
+/// Enough for a 1P file of 512 B blocks with 4 KiB indirects (32^10 = 2^50).
+const MAX_LEVELS: usize = 10;
 /// Slots in one cycle of a vdev's space, at most.
 const CYCLE_SLOTS_MAX: u64 = 4096;
 /// Dnode blocks in one class period, at most.
@@ -122,6 +128,14 @@ fn default_ratio() -> f64 {
 fn default_md_ratio() -> f64 {
     2.0
 }
+fn default_indblkshift() -> u32 {
+    INDBLKSHIFT_NEW
+}
+
+fn default_true() -> bool {
+    true
+}
+
 fn default_aliquot() -> u64 {
     1 << 20
 }
@@ -150,13 +164,24 @@ pub struct LayoutParams {
     /// lsize / psize of indirect and dnode blocks (lz4 on block pointers), ≥ 1.
     #[serde(default = "default_md_ratio")]
     pub metadata_compression_ratio: f64,
-    /// Bytes a vdev receives per child before the rotor moves on (`metaslab_aliquot`:
-    /// 512 KiB in illumos and ZoL 0.x, 1 MiB in recent OpenZFS — pass the release's value).
+    /// `metaslab_aliquot`: 512 KiB in illumos, FreeBSD and OpenZFS to 2.1, 1 MiB from 2.2
+    /// (MS@zfs-2.1.0:54, MS@zfs-2.2.0:54) — pass the release's value. A layout run is this
+    /// many bytes of one lane's blocks.
     #[serde(default = "default_aliquot")]
     pub metaslab_aliquot_bytes: u64,
+    /// How a vdev's `mg_aliquot` (asize it takes before the rotor moves on) multiplies
+    /// `metaslab_aliquot`: false, by its children (`vdev_children`, to 2.1); true, by its
+    /// distinct data disks (`vdev_get_ndisks − vdev_get_nparity`: 1 for a mirror, 2.2+,
+    /// "Improve mg_aliquot math", c55b2932).
+    #[serde(default = "default_true")]
+    pub aliquot_per_data_disk: bool,
     /// File data bytes written per txg by the filling writer (sets birth txgs).
     #[serde(default = "default_txg_bytes")]
     pub txg_bytes: u64,
+    /// log2 of the indirect block size of the pool's files and meta-dnode (`indblkshift`:
+    /// 17 from 0.7, 14 before — pass the value of the release that wrote the files).
+    #[serde(default = "default_indblkshift")]
+    pub indblkshift: u32,
     #[serde(default)]
     pub seed: u64,
 }
@@ -173,7 +198,9 @@ impl LayoutParams {
             compression_ratio: default_ratio(),
             metadata_compression_ratio: default_md_ratio(),
             metaslab_aliquot_bytes: default_aliquot(),
+            aliquot_per_data_disk: true,
             txg_bytes: default_txg_bytes(),
+            indblkshift: INDBLKSHIFT_NEW,
             seed: 0,
         }
     }
@@ -216,6 +243,10 @@ impl LayoutParams {
         if self.txg_bytes == 0 {
             return bad("txg_bytes", "0".into(), "> 0");
         }
+        // DN_MIN_INDBLKSHIFT (12 from 0.7) ..= DN_MAX_INDBLKSHIFT (17).
+        if !(12..=17).contains(&self.indblkshift) {
+            return bad("indblkshift", self.indblkshift.to_string(), "12..=17 (4 KiB … 128 KiB indirect blocks)");
+        }
         Ok(())
     }
 }
@@ -227,7 +258,7 @@ pub enum BlockKind {
     Objset,
     /// A 16 KiB block of 32 dnodes (level 0 of a meta-dnode).
     Dnode,
-    /// An indirect block of 1024 block pointers.
+    /// An indirect block (1024 block pointers from 0.7, 128 before).
     Indirect,
     /// File data (level 0 of a file).
     Data,
@@ -323,6 +354,8 @@ struct Class {
     data_lane: u32,
     /// Lane of the non-last level-l indirects: `ind_lane + 2(l−1)`; the last: `+ 1`.
     ind_lane: u32,
+    /// log2 of the block pointers per indirect block.
+    sh: u32,
 }
 
 impl Class {
@@ -331,7 +364,7 @@ impl Class {
     fn pos(&self, j: u64) -> u64 {
         let mut p = j;
         for l in 1..=self.levels {
-            p += (j >> (FANOUT_SHIFT * l)) + 1;
+            p += (j >> (self.sh * l)) + 1;
         }
         p
     }
@@ -376,6 +409,8 @@ struct PrefixBlock {
 /// The generated contents of a pool.
 #[derive(Clone, Debug)]
 pub struct Layout {
+    /// log2 of the block pointers per indirect block (`indblkshift` − 7).
+    sh: u32,
     frag: f64,
     /// lsize / psize of metadata blocks, and the sector shift psize rounds to.
     md_ratio: f64,
@@ -432,12 +467,12 @@ fn compressed(lsize: u64, ratio: f64, ashift: u32) -> u64 {
     }
 }
 
-fn indirect_psize(children: u64, ratio: f64, ashift: u32) -> u64 {
+fn indirect_psize(children: u64, ind_lsize: u64, ratio: f64, ashift: u32) -> u64 {
     let unit = 1u64 << ashift;
     let want = ((children * BLKPTR_BYTES) as f64 / ratio).ceil() as u64;
     let p = want.max(1).div_ceil(unit) * unit;
-    if p > INDIRECT_LSIZE - (INDIRECT_LSIZE >> 3) {
-        INDIRECT_LSIZE
+    if p > ind_lsize - (ind_lsize >> 3) {
+        ind_lsize
     } else {
         p
     }
@@ -542,6 +577,9 @@ impl Layout {
             return Err(format!("pool.vdevs: {} top-level vdevs — allowed: 1..=65535", tops.len()));
         }
         let p = params;
+        let sh = p.indblkshift - BLKPTR_SHIFT;
+        let fanout = 1u64 << sh;
+        let ind_lsize = 1u64 << p.indblkshift;
         let mut lanes: Vec<Lane> = Vec::new();
         let mut lane = |psize: u64, lsize: u64, ndvas: u8| {
             lanes.push(Lane { psize, lsize, ndvas, count: 0, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
@@ -571,7 +609,7 @@ impl Layout {
             let mut levels = 0u32;
             while n[levels as usize] > 1 || (levels == 0 && k > 1) {
                 levels += 1;
-                n[levels as usize] = n[levels as usize - 1].div_ceil(FANOUT);
+                n[levels as usize] = n[levels as usize - 1].div_ceil(fanout);
                 if levels as usize == MAX_LEVELS {
                     break;
                 }
@@ -580,14 +618,14 @@ impl Layout {
             let data_lane = lane(data_psize, lsize, 1);
             let mut ind_lane = 0;
             for l in 1..=levels as usize {
-                let last_children = n[l - 1] - FANOUT * (n[l] - 1);
-                let a = lane(indirect_psize(FANOUT, p.metadata_compression_ratio, p.ashift), INDIRECT_LSIZE, 2);
-                lane(indirect_psize(last_children, p.metadata_compression_ratio, p.ashift), INDIRECT_LSIZE, 2);
+                let last_children = n[l - 1] - fanout * (n[l] - 1);
+                let a = lane(indirect_psize(fanout, ind_lsize, p.metadata_compression_ratio, p.ashift), ind_lsize, 2);
+                lane(indirect_psize(last_children, ind_lsize, p.metadata_compression_ratio, p.ashift), ind_lsize, 2);
                 if l == 1 {
                     ind_lane = a;
                 }
             }
-            classes.push(Class { k, data_psize, levels, n, file_blocks, units: 0, start: 0, data_lane, ind_lane });
+            classes.push(Class { k, data_psize, levels, n, file_blocks, units: 0, start: 0, data_lane, ind_lane, sh });
             shares.push(c.weight / total_w);
         }
         // Dnode blocks per class per period: the smallest multiple giving every class its
@@ -641,24 +679,25 @@ impl Layout {
         let partial = last_files_full > 0 || last_k > 0;
         let n_units = u_full + u64::from(partial);
         let mut meta_levels = 1u32;
-        while FANOUT.pow(meta_levels) < n_units {
+        while fanout.pow(meta_levels) < n_units {
             meta_levels += 1;
         }
         let meta_lane = lanes.len() as u32;
         {
             let mut below = n_units;
             for _ in 1..=meta_levels {
-                let count = below.div_ceil(FANOUT);
-                let last_children = below - FANOUT * (count - 1);
-                let full = indirect_psize(FANOUT, p.metadata_compression_ratio, p.ashift);
-                let last = indirect_psize(last_children, p.metadata_compression_ratio, p.ashift);
-                lanes.push(Lane { psize: full, lsize: INDIRECT_LSIZE, ndvas: 2, count: count - 1, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
-                lanes.push(Lane { psize: last, lsize: INDIRECT_LSIZE, ndvas: 2, count: 1, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
+                let count = below.div_ceil(fanout);
+                let last_children = below - fanout * (count - 1);
+                let full = indirect_psize(fanout, ind_lsize, p.metadata_compression_ratio, p.ashift);
+                let last = indirect_psize(last_children, ind_lsize, p.metadata_compression_ratio, p.ashift);
+                lanes.push(Lane { psize: full, lsize: ind_lsize, ndvas: 2, count: count - 1, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
+                lanes.push(Lane { psize: last, lsize: ind_lsize, ndvas: 2, count: 1, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
                 below = count;
             }
         }
 
         let mut lo = Layout {
+            sh,
             frag: p.fragmentation,
             md_ratio: p.metadata_compression_ratio,
             ashift: p.ashift,
@@ -724,7 +763,7 @@ impl Layout {
             s.files += files + u64::from(tail_k > 0);
             let mut tail_n = tail_k;
             for l in 1..=c.levels as usize {
-                tail_n = tail_n.div_ceil(FANOUT);
+                tail_n = tail_n.div_ceil(1 << self.sh);
                 let nonlast = files * (c.n[l] - 1) + tail_n.saturating_sub(1);
                 let last = files + u64::from(tail_k > 0);
                 let li = c.ind_lane as usize + 2 * (l - 1);
@@ -758,15 +797,29 @@ impl Layout {
     /// Runs, rotor, slot cycle, fragmentation chunks, per-vdev bytes; checks the fit.
     fn plan_space(&mut self, p: &LayoutParams, tops: &[TopVdev], _sector: u64) -> Result<(), String> {
         let ntops = tops.len();
-        // Rotor: each vdev keeps aliquot × children per turn, scaled by usable size so
-        // vdevs fill evenly (the free-space bias of metaslab_group_alloc).
+        // Rotor: a vdev keeps `mg_aliquot` bytes of asize per turn (`metaslab_alloc_dva`
+        // moves the rotor once `mca_aliquot` reaches it), i.e. mg_aliquot × its data
+        // fraction of psize: that many runs (of `metaslab_aliquot` psize bytes) for the
+        // smallest vdev — exactly its data disks to 2.1; 2.2's (n − p)²/n on raidz, rounded —
+        // and in proportion to usable size for larger ones, so vdevs fill evenly (the
+        // free-space bias `mg_bias`). The rotor cycle stays ≤ 4096.
         let usable: Vec<f64> = tops.iter().map(|t| t.size_bytes as f64 * t.data_fraction()).collect();
-        // The smallest vdev gets `children` runs per turn; the rotor cycle stays ≤ 4096.
-        let umin = usable.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0);
-        let kids = tops.iter().map(|t| t.leaves.len()).max().unwrap_or(1).max(1) as f64;
-        let total: f64 = usable.iter().map(|u| u / umin * kids).sum();
+        let (imin, umin) = usable.iter().cloned().enumerate().fold((0, f64::INFINITY), |a, (i, u)| if u < a.1 { (i, u) } else { a });
+        let umin = umin.max(1.0);
+        let t0 = &tops[imin];
+        let mult = if !p.aliquot_per_data_disk {
+            t0.leaves.len() as f64
+        } else if let Some(d) = &t0.draid {
+            d.ndata as f64
+        } else if t0.kind.is_raidz() {
+            (t0.leaves.len() as u32 - t0.kind.nparity()) as f64
+        } else {
+            1.0
+        };
+        let runs_min = (mult * t0.data_fraction()).max(1.0);
+        let total: f64 = usable.iter().map(|u| u / umin * runs_min).sum();
         let scale = if total > 4096.0 { 4096.0 / total } else { 1.0 };
-        self.rotor_w = usable.iter().map(|u| ((u / umin * kids * scale).round() as u32).max(1)).collect();
+        self.rotor_w = usable.iter().map(|u| ((u / umin * runs_min * scale).round() as u32).max(1)).collect();
         let mut acc = 0u32;
         for (t, w) in self.rotor_w.iter().enumerate() {
             self.rotor_start.push(acc);
@@ -952,7 +1005,7 @@ impl Layout {
             }
         }
         for l in 1..=self.meta_levels {
-            i += u.div_ceil(FANOUT.pow(l));
+            i += u.div_ceil(1 << (self.sh * l));
         }
         i
     }
@@ -961,7 +1014,7 @@ impl Layout {
         let mut n = self.last_k;
         let mut b = n;
         for _ in 1..=c.levels {
-            n = n.div_ceil(FANOUT);
+            n = n.div_ceil(1 << self.sh);
             b += n;
         }
         b
@@ -1091,7 +1144,7 @@ impl Layout {
         let c = &self.classes[ci];
         let mut index = self.index_start(u) + 1 + f * c.file_blocks + c.pos(j);
         for l in 1..=self.meta_levels {
-            index += u64::from(u & (FANOUT.pow(l) - 1) == 0);
+            index += u64::from(u & ((1 << (self.sh * l)) - 1) == 0);
         }
         let rank = files_before * c.k + j;
         self.make(index, BlockKind::Data, 0, c.data_lane, rank, self.data_birth(index, c.data_lane, rank))
@@ -1149,7 +1202,17 @@ impl Layout {
         (compressed(lsize, self.md_ratio, self.ashift), 2)
     }
 
-    /// (psize, copies) of a full indirect block (1024 pointers).
+    /// log2 of the block pointers per indirect block (10 from 0.7, 7 before).
+    pub fn fanout_shift(&self) -> u32 {
+        self.sh
+    }
+
+    /// lsize of an indirect block (what a dirty one is charged).
+    pub fn indirect_lsize(&self) -> u64 {
+        1 << (self.sh + BLKPTR_SHIFT)
+    }
+
+    /// (psize, copies) of a full indirect block.
     pub fn full_indirect_write(&self) -> (u64, u8) {
         let lane = &self.lanes[self.meta_lane as usize];
         (lane.psize, lane.ndvas)
@@ -1201,10 +1264,10 @@ impl Layout {
             }
             Stage::MetaInd => {
                 let l = at.step;
-                let span = FANOUT.pow(l);
-                let sub = span / FANOUT;
+                let span = 1u64 << (self.sh * l);
+                let sub = span >> self.sh;
                 let u = at.unit / span * span + i * sub;
-                if i >= FANOUT || u >= self.n_units {
+                if i >= 1 << self.sh || u >= self.n_units {
                     return None;
                 }
                 tr.enter_unit(u);
@@ -1229,11 +1292,12 @@ impl Layout {
             }
             Stage::FileInd => {
                 let l = at.step;
-                if l < 2 || i >= FANOUT {
+                if l < 2 || i >= 1 << self.sh {
                     return None;
                 }
                 let cl = &self.classes[at.class as usize];
-                let j = (at.j >> (FANOUT_SHIFT * l) << (FANOUT_SHIFT * l)) + (i << (FANOUT_SHIFT * (l - 1)));
+                let sh = self.sh;
+                let j = (at.j >> (sh * l) << (sh * l)) + (i << (sh * (l - 1)));
                 if j >= at.k {
                     return None;
                 }
@@ -1435,7 +1499,7 @@ impl Traversal<'_> {
         c.class = lo.class_of(u) as u32;
         let mut top = 0;
         for l in 1..=lo.meta_levels {
-            if u & (FANOUT.pow(l) - 1) == 0 {
+            if u & ((1 << (lo.sh * l)) - 1) == 0 {
                 top = l;
             }
         }
@@ -1484,7 +1548,7 @@ impl Iterator for Traversal<'_> {
             }
             Stage::MetaInd => {
                 let l = c.step;
-                let span = FANOUT.pow(l);
+                let span = 1u64 << (lo.sh * l);
                 let m = c.unit / span;
                 let count = lo.n_units.div_ceil(span);
                 let last = m == count - 1;
@@ -1508,7 +1572,7 @@ impl Iterator for Traversal<'_> {
             Stage::FileInd => {
                 let cl = &lo.classes[c.class as usize];
                 let l = c.step;
-                let sh = FANOUT_SHIFT * l;
+                let sh = lo.sh * l;
                 let m = c.j >> sh;
                 let count = c.k.div_ceil(1 << sh);
                 let last = m == count - 1;
@@ -1533,7 +1597,7 @@ impl Iterator for Traversal<'_> {
                     self.enter_file(c.file + 1);
                 } else {
                     self.cur.j = j;
-                    let top = (j.trailing_zeros() / FANOUT_SHIFT).min(cl.levels);
+                    let top = (j.trailing_zeros() / lo.sh).min(cl.levels);
                     if top > 0 {
                         self.cur.step = top;
                         self.cur.stage = Stage::FileInd;
@@ -1668,8 +1732,9 @@ mod tests {
     #[test]
     fn totals_match_allocated_and_summary() {
         let tops = pool3();
-        for alloc in [1u64 << 20, 7 << 30, (20 << 30) + 12345] {
-            let lo = Layout::new(&mixed(alloc, 0.3, 1), &tops).unwrap();
+        // Every indirect size a release writes (17 from 0.7, 14 before) and the smallest.
+        for (alloc, ibs) in [(1u64 << 20, 17), (7 << 30, 17), ((20 << 30) + 12345, 17), (7 << 30, 14), ((3 << 30) + 12345, 12)] {
+            let lo = Layout::new(&LayoutParams { indblkshift: ibs, ..mixed(alloc, 0.3, 1) }, &tops).unwrap();
             let s = lo.summary();
             let (mut n, mut data, mut data_bytes, mut examined, mut ind, mut dn, mut os) = (0u64, 0u64, 0u64, 0u64, 0, 0, 0);
             for (i, b) in lo.traverse().enumerate() {
@@ -1723,6 +1788,62 @@ mod tests {
     }
 
     #[test]
+    fn releases_before_0_7_write_16k_indirects() {
+        let tops = vec![top("mirror-0", VdevType::Mirror, 2, 1 << 40)];
+        let p = LayoutParams { indblkshift: INDBLKSHIFT_OLD, ..LayoutParams::fresh(64 << 30, 128 << 10, 12) };
+        let lo = Layout::new(&p, &tops).unwrap();
+        assert_eq!((lo.fanout_shift(), lo.indirect_lsize()), (7, 16 << 10));
+        let s = lo.summary();
+        // 8192 blocks per file under 128-pointer indirects: 64 L1 + 1 L2 per file (against
+        // 8 + 1 with 128 KiB ones), and the meta-dnode's one L1.
+        assert_eq!(s.indirect_blocks, 64 * 65 + 1);
+        // A full L1 is 16 KiB of pointers, 2:1 → 8 KiB: a scan reads 7.2× as many of them,
+        // for the same bytes.
+        let ind: Vec<Block> = lo.traverse().filter(|b| b.kind == BlockKind::Indirect && b.level == 1).take(3).collect();
+        assert_eq!((ind[1].psize, ind[1].lsize), (8 << 10, 16 << 10));
+        // A file's L1 comes before each 128 data blocks: the 129th block of the first file
+        // follows the second L1.
+        let mut t = lo.traverse().skip_while(|b| b.kind != BlockKind::Indirect || b.level != 2);
+        t.next();
+        let order: Vec<(BlockKind, u8)> = t.take(131).map(|b| (b.kind, b.level)).collect();
+        assert_eq!(order[0], (BlockKind::Indirect, 1));
+        assert!(order[1..129].iter().all(|&o| o == (BlockKind::Data, 0)));
+        assert_eq!(order[129], (BlockKind::Indirect, 1));
+        assert!(Layout::new(&LayoutParams { indblkshift: 11, ..p.clone() }, &tops).unwrap_err().contains("indblkshift: 11"));
+    }
+
+    /// Data records a vdev receives before the rotor moves on, in a fresh fill of two equal
+    /// vdevs (the most common run of consecutive data blocks on one vdev).
+    fn stint(kind: VdevType, disks: u16, aliquot: u64, per_data_disk: bool) -> u64 {
+        let tops = vec![top("a", kind, disks, 1 << 40), top("b", kind, disks, 1 << 40)];
+        let p = LayoutParams { metaslab_aliquot_bytes: aliquot, aliquot_per_data_disk: per_data_disk, ..LayoutParams::fresh(4 << 30, 128 << 10, 12) };
+        let lo = Layout::new(&p, &tops).unwrap();
+        let mut runs = std::collections::BTreeMap::<u64, u64>::new();
+        let (mut prev, mut n) = (u16::MAX, 0);
+        for b in lo.traverse().filter(|b| b.kind == BlockKind::Data) {
+            if b.dvas[0].vdev != prev && n > 0 {
+                *runs.entry(n).or_default() += 1;
+                n = 0;
+            }
+            prev = b.dvas[0].vdev;
+            n += 1;
+        }
+        runs.into_iter().max_by_key(|&(_, c)| c).unwrap().0
+    }
+
+    #[test]
+    fn rotor_gives_each_vdev_its_mg_aliquot() {
+        // To 2.1, mg_aliquot = 512 KiB × children of asize: 3 MiB on a 6-wide raidz2 =
+        // 2 MiB of data = 16 records; 1 MiB on a 2-way mirror = 8.
+        assert_eq!(stint(VdevType::Raidz2, 6, 512 << 10, false), 16);
+        assert_eq!(stint(VdevType::Mirror, 2, 512 << 10, false), 8);
+        // From 2.2, 1 MiB × data disks: 4 MiB of asize on the raidz2 = 2.67 MiB of data,
+        // rounded to 3 MiB = 24 records; a mirror has one data disk: 8 again.
+        assert_eq!(stint(VdevType::Raidz2, 6, 1 << 20, true), 24);
+        assert_eq!(stint(VdevType::Mirror, 2, 1 << 20, true), 8);
+    }
+
+    #[test]
     fn class_shares_follow_weights() {
         let tops = pool3();
         let p = mixed(20 << 30, 0.0, 1);
@@ -1757,6 +1878,7 @@ mod tests {
         for f in [0.0, 0.6, 1.0] {
             assert_no_overlap(&Layout::new(&mixed(12 << 30, f, 7), &tops).unwrap(), &tops);
         }
+        assert_no_overlap(&Layout::new(&LayoutParams { indblkshift: 14, ..mixed(12 << 30, 0.6, 7) }, &tops).unwrap(), &tops);
     }
 
     #[test]
@@ -1873,73 +1995,81 @@ mod tests {
     #[test]
     fn resumable_from_any_cursor() {
         let tops = pool3();
-        let lo = Layout::new(&mixed(1 << 30, 0.5, 2), &tops).unwrap();
-        let all: Vec<Block> = lo.traverse().collect();
-        for stop in [1usize, 2, 3, 4, 1000, 4321, all.len() - 1] {
+        for ibs in [17, 14] {
+            let lo = Layout::new(&LayoutParams { indblkshift: ibs, ..mixed(1 << 30, 0.5, 2) }, &tops).unwrap();
+            let all: Vec<Block> = lo.traverse().collect();
+            for stop in [1usize, 2, 3, 4, 1000, 4321, all.len() - 1] {
+                let mut t = lo.traverse();
+                let head: Vec<Block> = t.by_ref().take(stop).collect();
+                let cur = t.cursor();
+                assert_eq!(cur.index(), stop as u64);
+                let cur: Cursor = serde_json::from_str(&serde_json::to_string(&cur).unwrap()).unwrap();
+                let tail: Vec<Block> = lo.traverse_from(cur).collect();
+                assert_eq!(head.len() + tail.len(), all.len());
+                assert!(head.iter().chain(tail.iter()).eq(all.iter()), "resume at {stop}");
+            }
             let mut t = lo.traverse();
-            let head: Vec<Block> = t.by_ref().take(stop).collect();
-            let cur = t.cursor();
-            assert_eq!(cur.index(), stop as u64);
-            let cur: Cursor = serde_json::from_str(&serde_json::to_string(&cur).unwrap()).unwrap();
-            let tail: Vec<Block> = lo.traverse_from(cur).collect();
-            assert_eq!(head.len() + tail.len(), all.len());
-            assert!(head.iter().chain(tail.iter()).eq(all.iter()), "resume at {stop}");
+            t.by_ref().for_each(drop);
+            assert!(t.cursor().is_done());
         }
-        let mut t = lo.traverse();
-        t.by_ref().for_each(drop);
-        assert!(t.cursor().is_done());
     }
 
     #[test]
     fn meta_children_are_every_metadata_block_once() {
         // 4 KiB files (4 096 dnode blocks: two meta-dnode levels) and 256 MiB files (two
-        // indirect levels), plus a partial last file.
-        let p = LayoutParams {
-            files: vec![FileClass { size_bytes: 4 << 10, weight: 0.5 }, FileClass { size_bytes: 256 << 20, weight: 0.5 }],
-            ..LayoutParams::fresh((1 << 30) + (5 << 20), 128 << 10, 12)
-        };
-        let lo = Layout::new(&p, &pool3()).unwrap();
-        assert!(lo.meta_levels >= 2);
-        let mut at = Vec::new();
-        let mut all = Vec::new();
-        let mut t = lo.traverse();
-        loop {
-            let c = t.cursor();
-            let Some(b) = t.next() else { break };
-            at.push(c);
-            all.push(b);
-        }
-        let mut parent = vec![None; all.len()];
-        let mut kids = Vec::new();
-        for (i, b) in all.iter().enumerate().filter(|(_, b)| b.kind.is_metadata()) {
-            lo.meta_children(at[i], &mut kids);
-            for c in &kids {
-                let k = lo.traverse_from(*c).next().unwrap();
-                assert_eq!(k, all[c.index() as usize], "child of {b:?} at {c:?}");
-                assert!(k.kind.is_metadata() && k.index > b.index, "{k:?} under {b:?}");
-                if b.kind == BlockKind::Indirect {
-                    assert_eq!(k.level + 1, b.level.max(1), "{k:?} under {b:?}");
-                }
-                assert_eq!(parent[k.index as usize].replace(b.index), None, "{k:?} twice");
+        // indirect levels), plus a partial last file; with 16 KiB indirects (before 0.7) the
+        // meta-dnode has two levels as well.
+        for ibs in [17, 14] {
+            let p = LayoutParams {
+                files: vec![FileClass { size_bytes: 4 << 10, weight: 0.5 }, FileClass { size_bytes: 256 << 20, weight: 0.5 }],
+                indblkshift: ibs,
+                ..LayoutParams::fresh((1 << 30) + (5 << 20), 128 << 10, 12)
+            };
+            let lo = Layout::new(&p, &pool3()).unwrap();
+            assert!(lo.meta_levels >= 2);
+            let mut at = Vec::new();
+            let mut all = Vec::new();
+            let mut t = lo.traverse();
+            loop {
+                let c = t.cursor();
+                let Some(b) = t.next() else { break };
+                at.push(c);
+                all.push(b);
             }
-        }
-        for (i, b) in all.iter().enumerate() {
-            assert_eq!(parent[i].is_some(), b.kind.is_metadata() && i > 0, "{b:?}");
+            let mut parent = vec![None; all.len()];
+            let mut kids = Vec::new();
+            for (i, b) in all.iter().enumerate().filter(|(_, b)| b.kind.is_metadata()) {
+                lo.meta_children(at[i], &mut kids);
+                for c in &kids {
+                    let k = lo.traverse_from(*c).next().unwrap();
+                    assert_eq!(k, all[c.index() as usize], "child of {b:?} at {c:?}");
+                    assert!(k.kind.is_metadata() && k.index > b.index, "{k:?} under {b:?}");
+                    if b.kind == BlockKind::Indirect {
+                        assert_eq!(k.level + 1, b.level.max(1), "{k:?} under {b:?}");
+                    }
+                    assert_eq!(parent[k.index as usize].replace(b.index), None, "{k:?} twice");
+                }
+            }
+            for (i, b) in all.iter().enumerate() {
+                assert_eq!(parent[i].is_some(), b.kind.is_metadata() && i > 0, "{b:?}");
+            }
         }
     }
 
     #[test]
     fn data_block_random_access_matches_traversal() {
         let tops = pool3();
-        let lo = Layout::new(&mixed((3 << 30) + 777, 0.4, 9), &tops).unwrap();
-        let data: Vec<Block> = lo.traverse().filter(|b| b.kind == BlockKind::Data).collect();
-        assert_eq!(data.len() as u64, lo.data_blocks());
-        let mut i = 0u64;
-        while i < lo.data_blocks() {
-            assert_eq!(lo.data_block(i), data[i as usize], "data block {i}");
-            i = i * 3 + 1;
+        for ibs in [17, 14] {
+            let lo = Layout::new(&LayoutParams { indblkshift: ibs, ..mixed((3 << 30) + 777, 0.4, 9) }, &tops).unwrap();
+            let data: Vec<Block> = lo.traverse().filter(|b| b.kind == BlockKind::Data).collect();
+            assert_eq!(data.len() as u64, lo.data_blocks());
+            let mut i = 0u64;
+            while i < lo.data_blocks() {
+                assert_eq!(lo.data_block(i), data[i as usize], "data block {i}");
+                i = i * 3 + 1;
+            }
+            assert_eq!(lo.data_block(lo.data_blocks() - 1), *data.last().unwrap());
         }
-        assert_eq!(lo.data_block(lo.data_blocks() - 1), *data.last().unwrap());
     }
 
     #[test]

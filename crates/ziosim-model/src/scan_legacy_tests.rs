@@ -126,10 +126,12 @@ fn solaris_2009_scan_share_times_out_in_ticks() {
         prev = s.wait;
     }
     assert_eq!(shares.len(), 3, "{shares:?}");
-    let tick = 10_000_000; // hz 100
     for d in shares {
-        // The first level-0 block visited after 3000 ticks: within a tick or two of 30.01 s.
-        assert!(d > 30_000_000_000 && d <= 30_000_000_000 + 3 * tick, "scan share {d} ns");
+        // The first level-0 block visited after 3000 ticks: 30.01 s, or later by the
+        // traversal's wait for an indirect block read between (16 KiB indirects in 2009, one
+        // per 128 blocks, each a read queued behind the scrub's) — well short of the 31 s
+        // whole seconds would give.
+        assert!(d > 30_000_000_000 && d <= 30_250_000_000, "scan share {d} ns");
     }
 }
 

@@ -46,6 +46,7 @@ use crate::device::{AnyDevice, Cmd, Device};
 use crate::layout::{FileClass, Layout, LayoutParams};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NO_LEAF, NUM_CLASSES};
 use crate::pool::{Column, MirrorPenalty, TopVdev, VdevType};
+use crate::release::Release;
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
 use crate::series::{self, SeriesStore};
 use crate::stats::{log2_bucket, FineHist, Log2Hist};
@@ -1010,12 +1011,22 @@ fn err<T>(s: String) -> Result<T, String> {
     Err(s)
 }
 
-/// The pool's contents from `pool.layout` (default: `LayoutParams::fresh`). The rotor's
-/// aliquot is 1 MiB (`metaslab_aliquot` of recent OpenZFS) for every release.
+/// The pool's contents from `pool.layout` (default: `LayoutParams::fresh`), as the
+/// release that wrote them (`pool.layout.written_by`, default the scenario's) left them:
+/// its indirect block size (16 KiB before 0.7) and its rotor (`metaslab_aliquot` 512 KiB ×
+/// children to 2.1, 1 MiB × data disks from 2.2).
 fn build_layout(cfg: &RunConfig, tops: &[TopVdev]) -> Result<Layout, String> {
     let p = &cfg.pool;
     let mut params = LayoutParams::fresh(p.allocated_bytes, p.recordsize_bytes, p.ashift);
     params.seed = cfg.seed;
+    let writer = p.layout.as_ref().and_then(|l| l.written_by).unwrap_or(cfg.release);
+    if writer < Release::Zfs07 {
+        params.indblkshift = crate::layout::INDBLKSHIFT_OLD;
+    }
+    if writer < Release::Zfs22 {
+        params.metaslab_aliquot_bytes = 512 << 10;
+        params.aliquot_per_data_disk = false;
+    }
     if let Some(l) = &p.layout {
         params.fragmentation = l.fragmentation;
         params.compression_ratio = l.compression_ratio;
@@ -1292,7 +1303,8 @@ impl Model_ {
             tops,
             top_alloc_bytes,
             layout,
-            dirty_recs: Default::default(),
+            // New objects take the running release's `zfs_default_ibs`.
+            dirty_recs: crate::dirty::DirtyRecords::new(if cfg.release < Release::Zfs07 { crate::layout::INDBLKSHIFT_OLD } else { crate::layout::INDBLKSHIFT_NEW }),
             cache_leaves,
             links,
             link_ports,

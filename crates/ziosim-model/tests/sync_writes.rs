@@ -544,6 +544,28 @@ fn random_small_writes_write_their_indirect_blocks() {
     assert!(ops_n > 10.0 * ops_w, "narrow {ops_n} vs wide {ops_w}");
 }
 
+/// Before 0.7 indirect blocks were 16 KiB (`DN_MAX_INDBLKSHIFT` 14): the same random small
+/// writes over a pool those releases wrote dirty 16 KiB L1s, so a txg holds several times as
+/// many writes and the throttle lets the writers go faster (a pool upgraded from 0.6.5 keeps
+/// its files' small indirects: `pool.layout.written_by`).
+#[test]
+fn random_small_writes_over_a_pre_0_7_pool_dirty_16k_indirects() {
+    let new = run(&random_writes(0));
+    let mut cfg = random_writes(0);
+    cfg["pool"]["layout"] = json!({"written_by": "zfs-0.6.5"});
+    let old = run(&cfg);
+    let per_op = |r: &Value| {
+        let t = &r["txg"];
+        let ops = wl(r)["ops"].as_u64().unwrap() as f64;
+        (wl(r)["ops_per_s"].as_f64().unwrap(), t["metadata_bytes"].as_u64().unwrap() as f64 / ops)
+    };
+    let ((ops_new, meta_new), (ops_old, meta_old)) = (per_op(&new), per_op(&old));
+    eprintln!("128K indirects: {ops_new:.0} ops/s, {meta_new:.0} B of metadata per write; 16K: {ops_old:.0} ops/s, {meta_old:.0} B");
+    // Two copies of a 64 KiB (compressed) L1 per write against two of an 8 KiB one, nearly.
+    assert!(meta_old * 4.0 < meta_new, "metadata per write: {meta_old} (16K) vs {meta_new} (128K)");
+    assert!(ops_old > 3.0 * ops_new, "{ops_old} ops/s (16K) vs {ops_new} (128K)");
+}
+
 /// A CREATE dirties its directory's ZAP block and the file's dnode block (`zfs_create`
 /// assigns a tx; so do MKDIR and SETATTR): copying the same 300 files into 30 directories
 /// rather than one has the syncs write 29 more ZAP blocks, two copies each.
