@@ -288,7 +288,7 @@ def test_is_it_safe(tmp_path, monkeypatch):
         "audit": f"$ ziosim import --release zfs-2.2 {conf} 2>/dev/null | grep -E '{pattern}'\n"
                  + _grep(audit.stdout, pattern),
     }
-    _check("guide-safe", blocks, ["10.7s", "735ms", "2.00s", "586ms", "18.7M", "0B", "106M", "33.7M",
+    _check("guide-safe", blocks, ["10.8s", "735ms", "2.00s", "586ms", "18.7M", "0B", "106M", "33.7M",
                                   "zfs_no_scrub_io"])
 
 

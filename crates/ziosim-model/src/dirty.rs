@@ -59,6 +59,11 @@ type KeySet = HashSet<(u64, u64), BuildHasherDefault<KeyHasher>>;
 
 // Key tags (top byte of the key's first word).
 const TAG_DATA: u64 = 1 << 56;
+
+/// The layout's data block a record key names, if it names one (not an object the run made).
+pub(crate) fn layout_data_block(key: (u64, u64)) -> Option<u64> {
+    (key.0 == TAG_DATA).then_some(key.1)
+}
 const TAG_IND: u64 = 2 << 56;
 const TAG_DNODE: u64 = 3 << 56;
 const TAG_META: u64 = 4 << 56;

@@ -24,6 +24,7 @@ pub mod scan_queue;
 pub mod series;
 pub mod sim;
 pub(crate) mod space;
+pub(crate) mod spacemap;
 pub mod stats;
 pub(crate) mod status_log;
 pub mod suspend;

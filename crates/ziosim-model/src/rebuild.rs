@@ -102,6 +102,17 @@ const LABEL_BYTES: u64 = 256 << 10;
 /// (4 MiB), two labels at the end (512 KiB).
 const LABELS_BYTES: u64 = (4 << 20) + (512 << 10);
 
+/// The metaslabs of a top-level vdev of `size_bytes`: (`vdev_ms_shift`, `vdev_ms_count`).
+/// ZFS sizes them from `vdev_asize` — the smallest child's size aligned to a label
+/// (256 KiB) less the front and back labels (4 MiB + 512 KiB; VD@zfs-2.0.0 … 2.3.0
+/// `vdev_open`) — with `vdev_metaslab_set_size` (`layout::metaslab_shift`), and makes
+/// asize >> ms_shift of them (`vdev_metaslab_init`).
+pub(crate) fn metaslabs(size_bytes: u64) -> (u32, u64) {
+    let asize = (size_bytes & !(LABEL_BYTES - 1)).saturating_sub(LABELS_BYTES);
+    let shift = crate::layout::metaslab_shift(asize);
+    (shift, (asize >> shift).max(1))
+}
+
 /// What the walk of a rebuild has next.
 enum Next {
     /// A chunk (offset, size) to read and copy.
@@ -312,15 +323,9 @@ impl Model_ {
         (Some(limit), None)
     }
 
-    /// The metaslabs of top-level vdev `t`: (`vdev_ms_shift`, `vdev_ms_count`). ZFS sizes
-    /// them from `vdev_asize` — the smallest child's size aligned to a label (256 KiB) less
-    /// the front and back labels (4 MiB + 512 KiB; VD@zfs-2.0.0 … 2.3.0 `vdev_open`) —
-    /// with `vdev_metaslab_set_size` (`layout::metaslab_shift`), and makes
-    /// asize >> ms_shift of them (`vdev_metaslab_init`).
+    /// The metaslabs of top-level vdev `t` (`metaslabs`).
     fn rebuild_metaslabs(&self, t: usize) -> (u32, u64) {
-        let asize = (self.tops[t].size_bytes & !(LABEL_BYTES - 1)).saturating_sub(LABELS_BYTES);
-        let shift = crate::layout::metaslab_shift(asize);
-        (shift, (asize >> shift).max(1))
+        metaslabs(self.tops[t].size_bytes)
     }
 
     /// The run's live ranges in the metaslab the rebuild of `t` is at (`space.rs`); the

@@ -810,6 +810,8 @@ impl Workload {
 pub(crate) enum SyncPhase {
     Data,
     Scan,
+    /// spa_sync's later passes: the MOS blocks `metaslab_sync` dirtied (`spacemap.rs`).
+    SpaceMaps,
     /// `vdev_config_sync`: flush every leaf written in this txg before any uberblock.
     FlushData,
     /// `vdev_uberblock_sync_list`: the uberblock into the 4 labels of every leaf of up
@@ -862,6 +864,9 @@ pub(crate) struct Txg {
     pub(crate) data_bytes: u64,
     pub(crate) meta_blocks: u64,
     pub(crate) meta_bytes: u64,
+    /// Of those, the space maps' (`spacemap.rs`).
+    pub(crate) sm_blocks: u64,
+    pub(crate) sm_bytes: u64,
 }
 
 /// Most report intervals a run keeps (each holds a sample of every series and a `zpool
@@ -987,6 +992,14 @@ pub struct Model_ {
     series: SeriesStore,
     pub(crate) zil_slog_rotor: usize,
     pub(crate) zil_slog_cursor: Vec<u64>,
+    /// Metaslab shift of each top-level vdev, then of each log vdev.
+    ms_shift: Vec<u32>,
+    /// Space maps (`spacemap.rs`) and the (txg, log vdev, metaslab) the SLOG's blocks touched.
+    spacemaps: crate::spacemap::SpaceMaps,
+    slog_ms: Vec<(u64, u16, u64)>,
+    sm_scratch: (Vec<crate::spacemap::SmBlock>, Vec<(u64, u64)>),
+    /// Layout copies the syncing txg's first rewrites freed (for its space maps).
+    sm_layout_frees: Vec<crate::space::Piece>,
     pub(crate) zil_pool_rotor: usize,
     /// Per leaf: the ZIL wrote it since its last flush of it.
     pub(crate) zil_flush_owed: Vec<bool>,
@@ -1290,6 +1303,12 @@ impl Model_ {
         );
         let nleaves = leaves.len();
         let ntops_all = tops.len();
+        // Metaslabs of each top-level vdev, then of each log vdev (its smallest child).
+        let ms_geom: Vec<(u32, u64)> = tops
+            .iter()
+            .map(|t| crate::rebuild::metaslabs(t.size_bytes))
+            .chain(log_tops.iter().map(|l| crate::rebuild::metaslabs(l.iter().map(|&i| leaves[i as usize].size_bytes).min().unwrap_or(0))))
+            .collect();
         let (tops_len, log_len) = (tops.len(), log_tops.len());
         let series = SeriesStore::new(leaves.len());
         let nwls = wls.len();
@@ -1334,6 +1353,8 @@ impl Model_ {
                 data_bytes: 0,
                 meta_blocks: 0,
                 meta_bytes: 0,
+                sm_blocks: 0,
+                sm_bytes: 0,
                 sync_flush_ns_sum: 0,
                 flush_phase_start_ns: 0,
                 ub_rng: Rng::stream(seed, "txg/uberblock"),
@@ -1389,6 +1410,15 @@ impl Model_ {
             seed,
             zil,
             zil_slog_cursor: vec![0; log_tops.len()],
+            ms_shift: ms_geom.iter().map(|g| g.0).collect(),
+            spacemaps: crate::spacemap::SpaceMaps::new(
+                cfg.release >= Release::Zfs20,
+                ms_geom.iter().map(|g| g.1).collect(),
+                if cfg.release < Release::Zfs07 { crate::layout::INDBLKSHIFT_OLD } else { crate::layout::INDBLKSHIFT_NEW },
+            ),
+            slog_ms: Vec::new(),
+            sm_scratch: Default::default(),
+            sm_layout_frees: Vec::new(),
             log_tops,
             top_cnt: vec![TopCounters::default(); tops_len + log_len],
             top_series: Vec::new(),
@@ -2150,6 +2180,11 @@ impl Model_ {
             off = 0;
         }
         self.zil_slog_cursor[t] = off + (bytes as u64).next_multiple_of(4096);
+        // The block's metaslab is dirty in the open txg (`spacemap.rs`).
+        let e = (self.txg.eng.open_txg(), t as u16, off >> self.ms_shift[self.tops.len() + t]);
+        if self.slog_ms.last() != Some(&e) {
+            self.slog_ms.push(e);
+        }
         let live = self.log_tops[t].iter().filter(|&&l| self.leaves[l as usize].writeable()).count() as u32;
         let slot = self.zil_slot(token, live);
         self.aux.set_slot(slot, live);
@@ -3029,6 +3064,87 @@ impl Model_ {
         self.sync_advance(ctx);
     }
 
+    /// The space-map blocks of the syncing txg (`spacemap.rs`): the metaslabs its
+    /// allocations (`ms_allocating`, SLOG log blocks) and frees touched, each block three
+    /// copies on successive writeable top-level vdevs. Returns the leaf writes submitted.
+    fn sync_space_maps(&mut self, ctx: &mut Ctx<Ev>) -> u64 {
+        use crate::spacemap::MsChange;
+        let txg = self.txg.sync_txg;
+        let mut changes: std::collections::BTreeMap<(u16, u64), MsChange> = Default::default();
+        for t in 0..self.tops.len() {
+            let (shift, ashift) = (self.ms_shift[t], self.tops[t].ashift);
+            for &(tx, s, e) in self.txg.ms_allocating[t].iter().filter(|e| e.0 == txg) {
+                debug_assert_eq!(tx, txg);
+                let mut x = s;
+                while x < e {
+                    let y = e.min(((x >> shift) + 1) << shift);
+                    changes.entry((t as u16, x >> shift)).or_default().allocs += MsChange::entries(y - x, ashift);
+                    x = y;
+                }
+            }
+        }
+        // Frees (the run's copies, and the layout copies of blocks first rewritten now),
+        // merged where adjacent (a range tree holds them so).
+        let mut frees: Vec<crate::space::Piece> = self.space.freeing_of(txg).to_vec();
+        frees.append(&mut self.sm_layout_frees);
+        frees.sort_unstable();
+        let mut i = 0;
+        while i < frees.len() {
+            let (t, s, mut len) = frees[i];
+            i += 1;
+            while i < frees.len() && frees[i].0 == t && frees[i].1 == s + len {
+                len += frees[i].2;
+                i += 1;
+            }
+            let (shift, ashift) = (self.ms_shift[t as usize], self.tops[t as usize].ashift);
+            let (mut x, e) = (s, s + len);
+            while x < e {
+                let y = e.min(((x >> shift) + 1) << shift);
+                changes.entry((t, x >> shift)).or_default().frees += MsChange::entries(y - x, ashift);
+                x = y;
+            }
+        }
+        // Log blocks on a separate log: allocated in the txg open when written and freed
+        // with it (`zil_sync`): one range of each in every metaslab the cursor crossed.
+        for &(tx, lt, ms) in &self.slog_ms {
+            if tx == txg {
+                let c = changes.entry(((self.tops.len() + lt as usize) as u16, ms)).or_default();
+                c.allocs = 1;
+                c.frees = 1;
+            }
+        }
+        self.slog_ms.retain(|e| e.0 > txg);
+        let (mut blocks, mut gone) = std::mem::take(&mut self.sm_scratch);
+        self.spacemaps.txg(txg, &changes, &mut blocks, &mut gone);
+        for &key in &gone {
+            self.space.forget(key, txg);
+        }
+        let tops = self.writeable_tops();
+        let mut pending = 0;
+        if !tops.is_empty() {
+            self.txg.sync_pending_ios += SUBMIT_GUARD;
+            for (k, b) in blocks.iter().enumerate() {
+                let (psize, _) = self.layout.metadata_write(b.lsize);
+                let mut c = crate::space::Copies::default();
+                for d in 0..3 {
+                    let t = tops[(k + d) % tops.len()];
+                    let (m, piece) = self.sync_write(t, psize, txg, ctx);
+                    pending += m;
+                    c.push(piece);
+                    self.txg.meta_blocks += 1;
+                    self.txg.meta_bytes += psize;
+                    self.txg.sm_blocks += 1;
+                    self.txg.sm_bytes += psize;
+                }
+                // The block's previous copy is freed with this txg (COW).
+                self.space.rewrite(b.key, c, txg);
+            }
+            self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
+        }
+        self.sm_scratch = (blocks, gone);
+        pending
+    }
+
     /// One block (one copy) the sync of `txg` writes on top-level vdev `t`: allocated from
     /// free space, noted as born in `txg`, written at ASYNC_WRITE. Returns its leaf writes.
     fn sync_write(&mut self, t: usize, psize: u64, txg: u64, ctx: &mut Ctx<Ev>) -> (u64, crate::space::Piece) {
@@ -3064,7 +3180,16 @@ impl Model_ {
                 c.push(p);
             }
             pos += charge;
-            self.space.rewrite(key, c, txg);
+            if !self.space.rewrite(key, c, txg) {
+                // The first rewrite of a layout block frees its layout copy: in the space
+                // maps only (the layout's space stays as it is, `alloc_free`).
+                if let Some(b) = crate::dirty::layout_data_block(key) {
+                    let blk = self.layout.data_block(b % self.layout.data_blocks().max(1));
+                    for d in &blk.dvas[..blk.ndvas as usize] {
+                        self.sm_layout_frees.push((d.vdev, d.offset, d.asize));
+                    }
+                }
+            }
         }
     }
 
@@ -3100,8 +3225,16 @@ impl Model_ {
                 if self.scan_txg_busy() {
                     return;
                 }
-                // vdev_sync → metaslab_sync (after dsl_pool_sync and dsl_scan_sync) writes the
-                // txg's allocations to the space maps and empties ms_allocating[txg].
+                // vdev_sync → metaslab_sync (after dsl_pool_sync and dsl_scan_sync) appends the
+                // txg's allocations and frees to the space maps, MOS objects the next passes
+                // write.
+                self.txg.phase = SyncPhase::SpaceMaps;
+                if self.sync_space_maps(ctx) == 0 {
+                    self.sync_advance(ctx);
+                }
+            }
+            SyncPhase::SpaceMaps => {
+                // metaslab_sync has emptied ms_allocating[txg] ...
                 let txg = self.txg.sync_txg;
                 self.txg.ms_allocating.iter_mut().for_each(|v| v.retain(|e| e.0 > txg));
                 // ... and the txg's frees; metaslab_sync_done returns those of txg − 2.
@@ -3865,7 +3998,8 @@ impl Model_ {
                     "throttle_ns_sum": self.txg.throttle_ns_sum,
                     "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum,
                     "data_bytes": self.txg.data_bytes, "metadata_blocks": self.txg.meta_blocks,
-                    "metadata_bytes": self.txg.meta_bytes},
+                    "metadata_bytes": self.txg.meta_bytes,
+                    "space_map_blocks": self.txg.sm_blocks, "space_map_bytes": self.txg.sm_bytes},
             "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
                        "tops": series_tops, "workloads": series_wls},

@@ -311,15 +311,24 @@ impl RunSpace {
     }
 
     /// Record `key` now has `new` (written by the sync of `txg`): its previous copy is
-    /// freed in `txg`.
-    pub(crate) fn rewrite(&mut self, key: (u64, u64), new: Copies, txg: u64) {
+    /// freed in `txg`. False when the record had no copy the run wrote (its first write).
+    pub(crate) fn rewrite(&mut self, key: (u64, u64), new: Copies, txg: u64) -> bool {
         if let Some(old) = self.copies.get_mut(&key) {
             let freed = std::mem::replace(old, new);
             self.freeing.entry(txg).or_default().extend_from_slice(freed.pieces());
+            return true;
         } else if self.copies.len() < self.limit {
             self.copies.insert(key, new);
         } else {
             self.untracked_bytes += new.pieces().iter().map(|p| p.2).sum::<u64>();
+        }
+        false
+    }
+
+    /// Record `key` is gone (its object destroyed by the sync of `txg`): its copy is freed.
+    pub(crate) fn forget(&mut self, key: (u64, u64), txg: u64) {
+        if let Some(old) = self.copies.remove(&key) {
+            self.freeing.entry(txg).or_default().extend_from_slice(old.pieces());
         }
     }
 
@@ -341,6 +350,12 @@ impl RunSpace {
             self.orphans.remove(&txg);
         }
         p
+    }
+
+    /// The frees `synced(txg)` will take out of the space maps (the `dmu_sync` blocks no
+    /// record took are not among them yet).
+    pub(crate) fn freeing_of(&self, txg: u64) -> &[Piece] {
+        self.freeing.get(&txg).map_or(&[], |v| v.as_slice())
     }
 
     /// `metaslab_sync` of `txg`: its frees leave the space maps; `metaslab_sync_done`:

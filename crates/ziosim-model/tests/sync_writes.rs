@@ -566,6 +566,33 @@ fn random_small_writes_over_a_pre_0_7_pool_dirty_16k_indirects() {
     assert!(ops_old > 3.0 * ops_new, "{ops_old} ops/s (16K) vs {ops_new} (128K)");
 }
 
+/// Each sync appends its allocations and frees to the space maps (`spacemap.rs`): before
+/// 2.0 every metaslab it touched rewrites its own space map's last blocks and dnode block,
+/// so random rewrites over the 100 GiB of files (frees in each of the 7 metaslabs of 16 GiB
+/// it spans, ~2 000 entries each a sync) write several blocks per metaslab and sync, where
+/// rewrites confined to 64 MiB touch one or two; from 2.0 one log space map per txg takes
+/// every metaslab's entries in 128 KiB blocks, and one metaslab a txg is flushed.
+#[test]
+fn syncs_write_the_space_maps_their_allocations_and_frees_dirty() {
+    let sm = |rel: &str, region: u64| {
+        let mut cfg = random_writes(region);
+        cfg["release"] = json!(rel);
+        let r = run(&cfg);
+        let t = &r["txg"];
+        let syncs = t["syncs"].as_u64().unwrap() as f64;
+        eprintln!("{rel} region {region}: {t}");
+        (t["space_map_blocks"].as_u64().unwrap() as f64 / syncs, t["space_map_bytes"].as_u64().unwrap() as f64 / syncs)
+    };
+    let (old_wide, _) = sm("zfs-0.7", 0);
+    let (old_narrow, _) = sm("zfs-0.7", 64 << 20);
+    let (new_wide, _) = sm("zfs-2.2", 0);
+    // Three copies of at least a block per metaslab, plus indirects and dnode blocks.
+    assert!(old_wide > 3.0 * 7.0 * 2.0, "{old_wide} space-map blocks per sync");
+    assert!(old_narrow < old_wide / 5.0, "{old_narrow} vs {old_wide}");
+    // The log: a few blocks per sync, whatever the spread.
+    assert!(new_wide < old_wide / 3.0, "{new_wide} vs {old_wide}");
+}
+
 /// A CREATE dirties its directory's ZAP block and the file's dnode block (`zfs_create`
 /// assigns a tx; so do MKDIR and SETATTR): copying the same 300 files into 30 directories
 /// rather than one has the syncs write 29 more ZAP blocks, two copies each.

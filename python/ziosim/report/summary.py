@@ -240,6 +240,10 @@ def _txg(results: dict) -> dict:
         "data_bytes": t.get("data_bytes", 0),
         "metadata_blocks": t.get("metadata_blocks", 0),
         "metadata_bytes": t.get("metadata_bytes", 0),
+        # Of those, the space maps' (metaslab_sync: the MOS blocks the allocations and
+        # frees dirty).
+        "space_map_blocks": t.get("space_map_blocks", 0),
+        "space_map_bytes": t.get("space_map_bytes", 0),
     }
 
 
@@ -723,7 +727,9 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         lines.append(_lat_line("sync", t["sync_ns"]))
         if t["data_bytes"] or t["metadata_blocks"]:
             lines.append(f"  wrote: data={zfs_nicebytes(t['data_bytes'])}, "
-                         f"metadata={zfs_nicebytes(t['metadata_bytes'])} in {t['metadata_blocks']} blocks")
+                         f"metadata={zfs_nicebytes(t['metadata_bytes'])} in {t['metadata_blocks']} blocks"
+                         + (f" (space maps {zfs_nicebytes(t['space_map_bytes'])} in {t['space_map_blocks']})"
+                            if t["space_map_blocks"] else ""))
     if syncy:
         lines.append(
             f"zil: commits={z['commits']}, lwb_writes={z['lwb_writes']}, flushes={z['leaf_flushes']}, "
