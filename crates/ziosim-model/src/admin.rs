@@ -553,7 +553,27 @@ impl Model_ {
     pub(crate) fn admin_action(&mut self, idx: usize, ctx: &mut Ctx<Ev>) {
         let a = self.cfg.actions[idx].clone();
         let pool = self.cfg.pool.name.clone();
+        // The kernel refuses a pool-modifying command on a suspended pool.
+        let refusal = match &a.action {
+            Action::Replace { old, new, .. } => Some((format!("cannot replace {old} with {new}"), false)),
+            Action::Attach { disk, new, .. } => Some((format!("cannot attach {new} to {disk}"), false)),
+            Action::Detach { disk } => Some((format!("cannot detach {disk}"), false)),
+            Action::Offline { disk } => Some((format!("cannot offline {disk}"), true)),
+            Action::Online { disk } => Some((format!("cannot online {disk}"), true)),
+            _ => None,
+        }
+        .filter(|(_, set_state)| self.refused_while_suspended(*set_state))
+        .map(|(msg, _)| Err(format!("{msg}: pool I/O is currently suspended")));
         let (command, result) = match &a.action {
+            Action::Replace { old, new, sequential, .. } if refusal.is_some() => {
+                (format!("zpool replace{} {pool} {old} {new}", if *sequential { " -s" } else { "" }), refusal.unwrap())
+            }
+            Action::Attach { disk, new, sequential, .. } if refusal.is_some() => {
+                (format!("zpool attach{} {pool} {disk} {new}", if *sequential { " -s" } else { "" }), refusal.unwrap())
+            }
+            Action::Detach { disk } if refusal.is_some() => (format!("zpool detach {pool} {disk}"), refusal.unwrap()),
+            Action::Offline { disk } if refusal.is_some() => (format!("zpool offline {pool} {disk}"), refusal.unwrap()),
+            Action::Online { disk } if refusal.is_some() => (format!("zpool online {pool} {disk}"), refusal.unwrap()),
             Action::Fail { disk } => (format!("(disk {disk} stops answering)"), self.act_fail(disk)),
             Action::Replace { old, new, device, sequential } => (
                 format!("zpool replace{} {pool} {old} {new}", if *sequential { " -s" } else { "" }),

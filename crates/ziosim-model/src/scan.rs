@@ -658,7 +658,25 @@ impl Model_ {
         } else {
             "currently scrubbing; use 'zpool scrub -s' to cancel current scrub"
         };
+        let mut warning = None;
         let (command, error): (String, Option<String>) = match action {
+            // A suspended pool: the scan ioctl's pool check refuses (EAGAIN) to 2.1; 2.2's
+            // `zpool scrub` uses ZFS_IOC_POOL_SCRUB, registered without the check, and its
+            // sync task (`dsl_sync_task` → `txg_wait_synced`) never returns (`suspend.rs`).
+            _ if self.suspended() && rel >= Release::Zfs22 => {
+                let cmd = match action {
+                    Action::PauseScrub => format!("zpool scrub -p {pool}"),
+                    Action::Scrub | Action::ResumeScrub => format!("zpool scrub {pool}"),
+                    _ => format!("zpool scrub -s {pool}"),
+                };
+                warning = Some("(no output: the command does not return — the pool is suspended, and its sync task waits for a txg that never syncs)".to_string());
+                (cmd, None)
+            }
+            _ if self.refused_while_suspended(false) => match action {
+                Action::PauseScrub => (format!("zpool scrub -p {pool}"), Some(format!("cannot pause scrubbing {pool}: pool I/O is currently suspended"))),
+                Action::Scrub | Action::ResumeScrub => (format!("zpool scrub {pool}"), Some(format!("cannot scrub {pool}: pool I/O is currently suspended"))),
+                _ => (format!("zpool scrub -s {pool}"), Some(format!("cannot cancel scrubbing {pool}: pool I/O is currently suspended"))),
+            },
             // OpenSolaris 2009 (il:379c004d1f): `spa_scrub` refuses a scrub only while a
             // resilver runs (EBUSY, "currently resilvering"); a scrub asked for during a
             // scrub goes through `dsl_pool_scrub_clean`, whose setup cancels the running
@@ -736,7 +754,7 @@ impl Model_ {
             }
         };
         let at_ns = self.cfg.actions[idx].at_ns;
-        self.admin.log.push(serde_json::json!({"at_ns": at_ns, "command": command, "error": error, "warning": null}));
+        self.admin.log.push(serde_json::json!({"at_ns": at_ns, "command": command, "error": error, "warning": warning}));
     }
 
     pub(crate) fn scan_pause(&mut self, pause: bool, ctx: &mut Ctx<Ev>) {

@@ -34,6 +34,11 @@
 //! * Reads of top-level vdevs that are alive go on; scans and rebuilds stop where they
 //!   wait for a txg sync.
 //!
+//! * `zpool` commands that modify the pool are refused ("pool I/O is currently suspended";
+//!   `refused_while_suspended`); 2.2's `zpool scrub` goes through an ioctl with no such
+//!   check, and its sync task waits for a txg that never syncs: the command does not
+//!   return and does nothing.
+//!
 //! Not modelled: `zpool clear` (a suspended pool stays so for the rest of the run; the
 //! devices never come back anyway), and the dead-man timer (`zfs_deadman_*`) that
 //! complains about the hung I/O.
@@ -84,6 +89,19 @@ impl Model_ {
 
     pub(crate) fn suspended(&self) -> bool {
         self.suspension.is_some()
+    }
+
+    /// A `zpool` command the kernel refuses on a suspended pool: the ioctl's pool check
+    /// (`pool_status_check` → EAGAIN, which libzfs prints "pool I/O is currently
+    /// suspended"; zfs_ioctl.c 2010 and 0.6.2's `POOL_CHECK_SUSPENDED`, 2.2's
+    /// `zfs_ioctl_register_pool_modify`). `set_state` (online, offline) was unchecked in
+    /// the 2010 table (freebsd-9, illumos-2012) and checked once the ioctls were
+    /// registered as pool-modifying (illumos 2013, illumos-2014 and ZoL). solaris-2009's
+    /// table is not read: nothing refused there.
+    pub(crate) fn refused_while_suspended(&self, set_state: bool) -> bool {
+        use crate::release::Release;
+        let rel = self.cfg.release;
+        self.suspended() && rel >= Release::Freebsd9 && (!set_state || rel >= Release::Illumos2014)
     }
 
     /// `zio_suspend`: the pool stops; with `failmode=panic` the host panics and the run

@@ -195,3 +195,51 @@ fn a_suspending_read_leaves_the_scrubs_errors_in_the_log() {
     assert!(logged > 0);
     assert_eq!(last_snapshot(&res)["errors"].as_u64().unwrap(), logged, "the scrub's errors stay logged");
 }
+
+/// `zpool` commands on a suspended pool: the pool-modifying ioctls refuse with EAGAIN, which
+/// zpool prints "pool I/O is currently suspended" (online and offline only from the 2013
+/// ioctl registration: the 2010 table did not check `set_state`); 2.2's `zpool scrub` has no
+/// such check and hangs in its sync task. None of them changes anything.
+#[test]
+fn zpool_commands_on_a_suspended_pool_are_refused_or_hang() {
+    let at = |s: u64, v: Value| -> Value {
+        let mut v = v;
+        v["at_ns"] = json!(s * S);
+        v
+    };
+    let actions = |c: &mut Value, pause: bool| {
+        let a = c["actions"].as_array_mut().unwrap();
+        a.push(at(30, json!({"do": "scrub"})));
+        if pause {
+            a.push(at(31, json!({"do": "pause-scrub"})));
+        }
+        a.push(at(32, json!({"do": "cancel"})));
+        a.push(at(33, json!({"do": "replace", "old": "sda", "new": "sdz"})));
+        a.push(at(34, json!({"do": "offline", "disk": "sda"})));
+    };
+    let suspended = "cannot offline sda: pool I/O is currently suspended";
+    for (release, scrub, offline_refused) in [
+        ("zfs-2.1", Some("cannot scrub tank: pool I/O is currently suspended"), true),
+        ("illumos-2012", Some("cannot scrub tank: pool I/O is currently suspended"), false),
+        ("zfs-2.2", None, true),
+    ] {
+        // The only disk dies under a writer: the next sync suspends the pool.
+        let mut c = cfg(release, one_disk(), writer("random-write"), "wait", &["sda"], 40);
+        actions(&mut c, release != "illumos-2012");
+        let res = run(&c);
+        assert!(!res["pool"]["suspended"].is_null(), "{release}: not suspended");
+        let log = res["actions"].as_array().unwrap();
+        let by = |cmd: &str| log.iter().find(|e| e["command"].as_str().unwrap().starts_with(cmd)).unwrap().clone();
+        let s = by("zpool scrub tank");
+        assert_eq!(s["error"].as_str(), scrub, "{release}: {s}");
+        if scrub.is_none() {
+            assert!(s["warning"].as_str().unwrap().contains("does not return"), "{release}: {s}");
+        }
+        assert_eq!(by("zpool replace tank sda sdz")["error"], "cannot replace sda with sdz: pool I/O is currently suspended", "{release}");
+        let off = by("zpool offline tank sda");
+        assert_eq!(off["error"] == suspended, offline_refused, "{release}: {off}");
+        // Nothing started: no scan, and no new disk.
+        assert!(res["scan"].is_null(), "{release}: {}", res["scan"]);
+        assert!(!res["leaves"].as_array().unwrap().iter().any(|l| l["name"] == "sdz"), "{release}");
+    }
+}
