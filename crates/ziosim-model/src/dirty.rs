@@ -57,13 +57,8 @@ impl Hasher for KeyHasher {
 #[allow(clippy::disallowed_types)]
 type KeySet = HashSet<(u64, u64), BuildHasherDefault<KeyHasher>>;
 
-// Key tags (top byte of the key's first word).
+// Key tags (top byte of the key's first word; `spacemap.rs` uses 9–15 for MOS blocks).
 const TAG_DATA: u64 = 1 << 56;
-
-/// The layout's data block a record key names, if it names one (not an object the run made).
-pub(crate) fn layout_data_block(key: (u64, u64)) -> Option<u64> {
-    (key.0 == TAG_DATA).then_some(key.1)
-}
 const TAG_IND: u64 = 2 << 56;
 const TAG_DNODE: u64 = 3 << 56;
 const TAG_META: u64 = 4 << 56;
@@ -72,6 +67,12 @@ const TAG_OBJ_IND: u64 = 6 << 56;
 const TAG_ZAP: u64 = 7 << 56;
 /// The objsets above the dataset, rewritten by every txg that dirtied anything.
 const TAG_OBJSET: u64 = 8 << 56;
+
+/// The layout's data block a record key names, if it names one (not an object the run made).
+pub(crate) fn layout_data_block(key: (u64, u64)) -> Option<u64> {
+    (key.0 == TAG_DATA).then_some(key.1)
+}
+
 const LOW56: u64 = (1 << 56) - 1;
 const LOW48: u64 = (1 << 48) - 1;
 
