@@ -553,39 +553,35 @@ impl Model_ {
     pub(crate) fn admin_action(&mut self, idx: usize, ctx: &mut Ctx<Ev>) {
         let a = self.cfg.actions[idx].clone();
         let pool = self.cfg.pool.name.clone();
-        // The kernel refuses a pool-modifying command on a suspended pool.
-        let refusal = match &a.action {
-            Action::Replace { old, new, .. } => Some((format!("cannot replace {old} with {new}"), false)),
-            Action::Attach { disk, new, .. } => Some((format!("cannot attach {new} to {disk}"), false)),
-            Action::Detach { disk } => Some((format!("cannot detach {disk}"), false)),
-            Action::Offline { disk } => Some((format!("cannot offline {disk}"), true)),
-            Action::Online { disk } => Some((format!("cannot online {disk}"), true)),
-            _ => None,
-        }
-        .filter(|(_, set_state)| self.refused_while_suspended(*set_state))
-        .map(|(msg, _)| Err(format!("{msg}: pool I/O is currently suspended")));
+        // The kernel refuses a pool-modifying command on a suspended pool (`set_state`:
+        // online, offline), with zpool's words for it.
+        let refused = |msg: String, set_state: bool| -> Option<Result<Option<String>, String>> {
+            self.refused_while_suspended(set_state).then(|| Err(format!("{msg}: pool I/O is currently suspended")))
+        };
         let (command, result) = match &a.action {
-            Action::Replace { old, new, sequential, .. } if refusal.is_some() => {
-                (format!("zpool replace{} {pool} {old} {new}", if *sequential { " -s" } else { "" }), refusal.unwrap())
-            }
-            Action::Attach { disk, new, sequential, .. } if refusal.is_some() => {
-                (format!("zpool attach{} {pool} {disk} {new}", if *sequential { " -s" } else { "" }), refusal.unwrap())
-            }
-            Action::Detach { disk } if refusal.is_some() => (format!("zpool detach {pool} {disk}"), refusal.unwrap()),
-            Action::Offline { disk } if refusal.is_some() => (format!("zpool offline {pool} {disk}"), refusal.unwrap()),
-            Action::Online { disk } if refusal.is_some() => (format!("zpool online {pool} {disk}"), refusal.unwrap()),
             Action::Fail { disk } => (format!("(disk {disk} stops answering)"), self.act_fail(disk)),
             Action::Replace { old, new, device, sequential } => (
                 format!("zpool replace{} {pool} {old} {new}", if *sequential { " -s" } else { "" }),
-                self.act_attach(old, new, device.as_deref(), *sequential, true, ctx),
+                refused(format!("cannot replace {old} with {new}"), false)
+                    .unwrap_or_else(|| self.act_attach(old, new, device.as_deref(), *sequential, true, ctx)),
             ),
             Action::Attach { disk, new, device, sequential } => (
                 format!("zpool attach{} {pool} {disk} {new}", if *sequential { " -s" } else { "" }),
-                self.act_attach(disk, new, device.as_deref(), *sequential, false, ctx),
+                refused(format!("cannot attach {new} to {disk}"), false)
+                    .unwrap_or_else(|| self.act_attach(disk, new, device.as_deref(), *sequential, false, ctx)),
             ),
-            Action::Detach { disk } => (format!("zpool detach {pool} {disk}"), self.act_detach(disk, ctx)),
-            Action::Offline { disk } => (format!("zpool offline {pool} {disk}"), self.act_offline(disk)),
-            Action::Online { disk } => (format!("zpool online {pool} {disk}"), self.act_online(disk, ctx)),
+            Action::Detach { disk } => (
+                format!("zpool detach {pool} {disk}"),
+                refused(format!("cannot detach {disk}"), false).unwrap_or_else(|| self.act_detach(disk, ctx)),
+            ),
+            Action::Offline { disk } => (
+                format!("zpool offline {pool} {disk}"),
+                refused(format!("cannot offline {disk}"), true).unwrap_or_else(|| self.act_offline(disk)),
+            ),
+            Action::Online { disk } => (
+                format!("zpool online {pool} {disk}"),
+                refused(format!("cannot online {disk}"), true).unwrap_or_else(|| self.act_online(disk, ctx)),
+            ),
             _ => return,
         };
         let (error, warning) = match result {

@@ -102,6 +102,15 @@ pub const INDBLKSHIFT_NEW: u32 = 17;
 /// … and of every release before (`DN_MAX_INDBLKSHIFT` 14: 16 KiB, 128 pointers; zfs-0.6.5
 /// include/sys/dnode.h, the default `zfs_default_ibs` for files, zvols and the meta-dnode).
 pub const INDBLKSHIFT_OLD: u32 = 14;
+
+/// The `indblkshift` a release gives the objects it creates.
+pub fn indblkshift(release: crate::release::Release) -> u32 {
+    if release < crate::release::Release::Zfs07 {
+        INDBLKSHIFT_OLD
+    } else {
+        INDBLKSHIFT_NEW
+    }
+}
 pub const BLKPTR_BYTES: u64 = 128;
 const BLKPTR_SHIFT: u32 = 7;
 /// objset_phys_t with user/group used accounting.

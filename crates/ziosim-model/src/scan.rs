@@ -658,32 +658,29 @@ impl Model_ {
         } else {
             "currently scrubbing; use 'zpool scrub -s' to cancel current scrub"
         };
+        let (command, what) = match action {
+            Action::Scrub | Action::ResumeScrub => (format!("zpool scrub {pool}"), "cannot scrub"),
+            Action::PauseScrub => (format!("zpool scrub -p {pool}"), "cannot pause scrubbing"),
+            _ => (format!("zpool scrub -s {pool}"), "cannot cancel scrubbing"),
+        };
         let mut warning = None;
-        let (command, error): (String, Option<String>) = match action {
+        // Why `zpool` refuses, if it does.
+        let reason: Option<&str> = match action {
             // A suspended pool: the scan ioctl's pool check refuses (EAGAIN) to 2.1; 2.2's
             // `zpool scrub` uses ZFS_IOC_POOL_SCRUB, registered without the check, and its
             // sync task (`dsl_sync_task` → `txg_wait_synced`) never returns (`suspend.rs`).
             _ if self.suspended() && rel >= Release::Zfs22 => {
-                let cmd = match action {
-                    Action::PauseScrub => format!("zpool scrub -p {pool}"),
-                    Action::Scrub | Action::ResumeScrub => format!("zpool scrub {pool}"),
-                    _ => format!("zpool scrub -s {pool}"),
-                };
-                warning = Some("(no output: the command does not return — the pool is suspended, and its sync task waits for a txg that never syncs)".to_string());
-                (cmd, None)
+                warning = Some("(no output: the command does not return — the pool is suspended, and its sync task waits for a txg that never syncs)");
+                None
             }
-            _ if self.refused_while_suspended(false) => match action {
-                Action::PauseScrub => (format!("zpool scrub -p {pool}"), Some(format!("cannot pause scrubbing {pool}: pool I/O is currently suspended"))),
-                Action::Scrub | Action::ResumeScrub => (format!("zpool scrub {pool}"), Some(format!("cannot scrub {pool}: pool I/O is currently suspended"))),
-                _ => (format!("zpool scrub -s {pool}"), Some(format!("cannot cancel scrubbing {pool}: pool I/O is currently suspended"))),
-            },
+            _ if self.refused_while_suspended(false) => Some("pool I/O is currently suspended"),
             // OpenSolaris 2009 (il:379c004d1f): `spa_scrub` refuses a scrub only while a
             // resilver runs (EBUSY, "currently resilvering"); a scrub asked for during a
             // scrub goes through `dsl_pool_scrub_clean`, whose setup cancels the running
             // one and starts over — a resilver if some DTL needs one (bug 6943992; 2010's
             // il:3f9d6ad73e refused it instead).
             Action::Scrub | Action::ResumeScrub if rel == Release::Solaris2009 => {
-                let err = if resilvering {
+                if resilvering {
                     Some("currently resilvering")
                 } else if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
                     let func = if self.resilver_needed().is_some() { ScanFunc::Resilver } else { ScanFunc::Scrub };
@@ -692,8 +689,7 @@ impl Model_ {
                 } else {
                     self.scan_request(ScanFunc::Scrub, ctx);
                     None
-                };
-                (format!("zpool scrub {pool}"), err.map(|e| format!("cannot scrub {pool}: {e}")))
+                }
             }
             // 2009 `zpool scrub -s`: `dsl_pool_scrub_cancel_sync` stops whatever runs, a
             // resilver too (complete = false: no DTL is excised, `resilver stopped after`),
@@ -702,41 +698,35 @@ impl Model_ {
                 self.scan_pending = None;
                 self.scan_pending_txg = 0;
                 self.scan_cancel(ctx);
-                (format!("zpool scrub -s {pool}"), None)
+                None
             }
-            Action::Scrub | Action::ResumeScrub => {
-                let err = match scrubbing {
-                    Some(true) => {
-                        self.scan_pause(false, ctx);
-                        None
-                    }
-                    Some(false) => Some(busy_text),
-                    None if self.scan_pending == Some(ScanFunc::Scrub) => Some(busy_text),
-                    None if resilvering => Some("currently resilvering"),
-                    None if self.rebuild_active_any() => Some("currently sequentially resilvering"),
-                    None => {
-                        self.scan_request(ScanFunc::Scrub, ctx);
-                        None
-                    }
-                };
-                (format!("zpool scrub {pool}"), err.map(|e| format!("cannot scrub {pool}: {e}")))
-            }
-            Action::PauseScrub => {
-                let err = match scrubbing {
-                    Some(false) => {
-                        self.scan_pause(true, ctx);
-                        None
-                    }
-                    Some(true) => Some(paused_text),
-                    // 2.2's libzfs treats "nothing to pause" as success.
-                    None if new_text => None,
-                    None => Some("there is no active scrub"),
-                };
-                (format!("zpool scrub -p {pool}"), err.map(|e| format!("cannot pause scrubbing {pool}: {e}")))
-            }
+            Action::Scrub | Action::ResumeScrub => match scrubbing {
+                Some(true) => {
+                    self.scan_pause(false, ctx);
+                    None
+                }
+                Some(false) => Some(busy_text),
+                None if self.scan_pending == Some(ScanFunc::Scrub) => Some(busy_text),
+                None if resilvering => Some("currently resilvering"),
+                None if self.rebuild_active_any() => Some("currently sequentially resilvering"),
+                None => {
+                    self.scan_request(ScanFunc::Scrub, ctx);
+                    None
+                }
+            },
+            Action::PauseScrub => match scrubbing {
+                Some(false) => {
+                    self.scan_pause(true, ctx);
+                    None
+                }
+                Some(true) => Some(paused_text),
+                // 2.2's libzfs treats "nothing to pause" as success.
+                None if new_text => None,
+                None => Some("there is no active scrub"),
+            },
             _ => {
                 let running = self.running_scan(None).is_some() || self.scan_pending.is_some();
-                let err = if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
+                if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
                     // Only a scrub runs or is pending (a pending scrub waits for no scan).
                     if self.scan_pending == Some(ScanFunc::Scrub) {
                         self.scan_pending = None;
@@ -746,13 +736,13 @@ impl Model_ {
                 } else if running {
                     // A resilver: spa_scan_stop's EBUSY since the 2010 scan rewrite
                     // (3f9d6ad73e); zpool_scan prints EZFS_RESILVERING.
-                    Some(format!("cannot cancel scrubbing {pool}: currently resilvering"))
+                    Some("currently resilvering")
                 } else {
-                    Some(format!("cannot cancel scrubbing {pool}: there is no active scrub"))
-                };
-                (format!("zpool scrub -s {pool}"), err)
+                    Some("there is no active scrub")
+                }
             }
         };
+        let error = reason.map(|e| format!("{what} {pool}: {e}"));
         let at_ns = self.cfg.actions[idx].at_ns;
         self.admin.log.push(serde_json::json!({"at_ns": at_ns, "command": command, "error": error, "warning": warning}));
     }

@@ -1033,9 +1033,7 @@ fn build_layout(cfg: &RunConfig, tops: &[TopVdev]) -> Result<Layout, String> {
     let mut params = LayoutParams::fresh(p.allocated_bytes, p.recordsize_bytes, p.ashift);
     params.seed = cfg.seed;
     let writer = p.layout.as_ref().and_then(|l| l.written_by).unwrap_or(cfg.release);
-    if writer < Release::Zfs07 {
-        params.indblkshift = crate::layout::INDBLKSHIFT_OLD;
-    }
+    params.indblkshift = crate::layout::indblkshift(writer);
     if writer < Release::Zfs22 {
         params.metaslab_aliquot_bytes = 512 << 10;
         params.aliquot_per_data_disk = false;
@@ -1323,7 +1321,7 @@ impl Model_ {
             top_alloc_bytes,
             layout,
             // New objects take the running release's `zfs_default_ibs`.
-            dirty_recs: crate::dirty::DirtyRecords::new(if cfg.release < Release::Zfs07 { crate::layout::INDBLKSHIFT_OLD } else { crate::layout::INDBLKSHIFT_NEW }),
+            dirty_recs: crate::dirty::DirtyRecords::new(crate::layout::indblkshift(cfg.release)),
             cache_leaves,
             links,
             link_ports,
@@ -1414,7 +1412,7 @@ impl Model_ {
             spacemaps: crate::spacemap::SpaceMaps::new(
                 cfg.release >= Release::Zfs20,
                 ms_geom.iter().map(|g| g.1).collect(),
-                if cfg.release < Release::Zfs07 { crate::layout::INDBLKSHIFT_OLD } else { crate::layout::INDBLKSHIFT_NEW },
+                crate::layout::indblkshift(cfg.release),
             ),
             slog_ms: Vec::new(),
             sm_scratch: Default::default(),
@@ -3071,22 +3069,26 @@ impl Model_ {
         use crate::spacemap::MsChange;
         let txg = self.txg.sync_txg;
         let mut changes: std::collections::BTreeMap<(u16, u64), MsChange> = Default::default();
-        for t in 0..self.tops.len() {
+        // Range [s, e) of top-level vdev t, cut at metaslab boundaries: its entries in each.
+        let mut add = |t: usize, s: u64, e: u64, free: bool| {
             let (shift, ashift) = (self.ms_shift[t], self.tops[t].ashift);
-            for &(tx, s, e) in self.txg.ms_allocating[t].iter().filter(|e| e.0 == txg) {
-                debug_assert_eq!(tx, txg);
-                let mut x = s;
-                while x < e {
-                    let y = e.min(((x >> shift) + 1) << shift);
-                    changes.entry((t as u16, x >> shift)).or_default().allocs += MsChange::entries(y - x, ashift);
-                    x = y;
-                }
+            let mut x = s;
+            while x < e {
+                let y = e.min(((x >> shift) + 1) << shift);
+                let c = changes.entry((t as u16, x >> shift)).or_default();
+                *(if free { &mut c.frees } else { &mut c.allocs }) += MsChange::entries(y - x, ashift);
+                x = y;
+            }
+        };
+        for t in 0..self.tops.len() {
+            for &(_, s, e) in self.txg.ms_allocating[t].iter().filter(|e| e.0 == txg) {
+                add(t, s, e, false);
             }
         }
         // Frees (the run's copies, and the layout copies of blocks first rewritten now),
         // merged where adjacent (a range tree holds them so).
         let mut frees: Vec<crate::space::Piece> = self.space.freeing_of(txg).to_vec();
-        frees.append(&mut self.sm_layout_frees);
+        frees.extend_from_slice(&self.sm_layout_frees);
         frees.sort_unstable();
         let mut i = 0;
         while i < frees.len() {
@@ -3096,14 +3098,9 @@ impl Model_ {
                 len += frees[i].2;
                 i += 1;
             }
-            let (shift, ashift) = (self.ms_shift[t as usize], self.tops[t as usize].ashift);
-            let (mut x, e) = (s, s + len);
-            while x < e {
-                let y = e.min(((x >> shift) + 1) << shift);
-                changes.entry((t, x >> shift)).or_default().frees += MsChange::entries(y - x, ashift);
-                x = y;
-            }
+            add(t as usize, s, s + len, true);
         }
+        self.sm_layout_frees.clear();
         // Log blocks on a separate log: allocated in the txg open when written and freed
         // with it (`zil_sync`): one range of each in every metaslab the cursor crossed.
         for &(tx, lt, ms) in &self.slog_ms {
