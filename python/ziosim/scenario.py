@@ -427,6 +427,10 @@ def fate(name: str, release: str, releases: Sequence[str]) -> tuple[str | None, 
 # DS@zfs-2.3.0 `scan_init`: "fill_weight is non-tunable at runtime, so we copy it at module
 # init from zfs_scan_fill_weight").
 _READ_AT_MODULE_LOAD = {"zfs_scan_fill_weight": "scan_init copies it into fill_weight, dsl_scan.c"}
+# Knobs a file system reads when it is mounted: a write to a running system changes nothing
+# until a remount, which ziosim does not model (snv_117 `zfsvfs_setup`: `if (zil_disable)
+# { zil_destroy(…); zfsvfs->z_log = NULL; }`, zfs_vfsops.c; the ZPL never reads it again).
+_READ_AT_MOUNT = {"zil_disable": "zfsvfs_setup reads it when a file system is mounted, zfs_vfsops.c"}
 
 
 def boot_only(name: str, release: str) -> str | None:
@@ -438,6 +442,8 @@ def boot_only(name: str, release: str) -> str | None:
 
     if name in _READ_AT_MODULE_LOAD:
         return f"{release} reads it only when the zfs module loads ({_READ_AT_MODULE_LOAD[name]})"
+    if name in _READ_AT_MOUNT:
+        return f"{release} reads it only when a file system is mounted ({_READ_AT_MOUNT[name]})"
     why = []
     for p in platforms.platforms_for(release):
         k = platforms.knob(p, release, name)
