@@ -65,6 +65,15 @@ EVENTS_MAX = 2_000_000_000
 TIME_NS_MAX = 400 * 86_400 * 1_000_000_000
 # Most report intervals a run may keep (the core's REPORT_SAMPLES_MAX, sim.rs).
 REPORT_SAMPLES_MAX = 20_000
+# Every duration field (a think time, a latency, a workload's stop) is at most the longest run:
+# beyond it the value changes nothing, and the run config carries it as a u64 of ns.
+DURATION_NS_MAX = TIME_NS_MAX
+# zfs.ram: 8 EiB, the most a signed 64-bit byte count holds — what the derived tunables
+# (zfs_dirty_data_max, zfs_arc_max: i64 in the core, as FreeBSD's physmem is a long) can be.
+RAM_BYTES_MIN = 64 << 20
+RAM_BYTES_MAX = 8 << 60
+# workload[].net_rate: 1 TiB/s, faster than any network (a bound, so the core's u64 holds it).
+NET_RATE_MAX = 1 << 40
 
 VDEV_MIN_DISKS = {"disk": 1, "mirror": 2, "raidz1": 2, "raidz2": 3, "raidz3": 4, "draid1": 2, "draid2": 3, "draid3": 4}
 VDEV_PARITY = {"disk": 0, "mirror": 0, "raidz1": 1, "raidz2": 2, "raidz3": 3, "draid1": 1, "draid2": 2, "draid3": 3}
@@ -112,6 +121,10 @@ SCAN_ACTIONS = ("scrub", "replace", "attach", "online")
 SPARES_MANUAL_RELEASES = ("freebsd-9", "zfs-0.6.5")
 # 2023-10-14 00:00:01 UTC, the date of the spec's zfs-2.2 zpool status example.
 DEFAULT_EPOCH_S = 1_697_241_601
+# scenario.start_time: from the Unix epoch (the core keeps it as a u64 of seconds) until the
+# run's last date is still a four-digit year, as ctime(3) and the reports print it.
+START_TIME_MIN = "1970-01-01 00:00:00"
+START_TIME_LAST = "9999-12-31 23:59:59"
 ZFS_KEYS = ("release", "hz", "ram", "tunables", "sync", "logbias")
 POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "log", "spares", "layout",
              "failmode")
@@ -262,6 +275,26 @@ def parse_stop(stop: Any, field: str) -> Stop:
         raise ScenarioError(f"{field}: {show(stop)} — out of range; allowed: more than 0, at most 400d")
     return Stop(stop_ns, scan_done=bool(scan) and not wdone, after_scan_ns=after, workloads_done=bool(wdone),
                 open_ended=open_ended)
+
+
+def start_epoch_s(value: Any, stop_ns: int) -> int:
+    """``scenario.start_time`` as Unix seconds: from the epoch, and early enough that the
+    run's last date (``stop_ns`` on) is still one the reports can print."""
+    import datetime as _dt
+
+    if value is None:
+        return DEFAULT_EPOCH_S
+    fmt = "%Y-%m-%d %H:%M:%S"
+    try:
+        when = _dt.datetime.strptime(_str(value, "scenario.start_time"), fmt)
+    except ValueError:
+        raise ScenarioError(f'scenario.start_time: {show(value)} — allowed: "YYYY-MM-DD HH:MM:SS" (UTC)') from None
+    last = _dt.datetime.strptime(START_TIME_LAST, fmt) - _dt.timedelta(seconds=-(-stop_ns // 1_000_000_000))
+    if not _dt.datetime.strptime(START_TIME_MIN, fmt) <= when <= last:
+        why = "before 1970" if when.year < 1970 else f"the run would end after {START_TIME_LAST}"
+        raise ScenarioError(f'scenario.start_time: {show(value)} — {why}; allowed: {START_TIME_MIN} to '
+                            f'{last.strftime(fmt)} (UTC)')
+    return int(when.replace(tzinfo=_dt.timezone.utc).timestamp())
 
 
 # --------------------------------------------------------------------------- entry points
@@ -507,6 +540,17 @@ def _int(v: Any, path: str, lo: int, hi: int, unit: str = "") -> int:
     if not lo <= v <= hi:
         raise ScenarioError(f"{path}: {v} — out of range; allowed: {lo}..{hi}{u}")
     return v
+
+
+def _duration(v: Any, path: str) -> int:
+    """A duration field of the scenario: ``parse_duration`` within the longest run."""
+    return _within_longest_run(parse_duration(v, path), v, path)
+
+
+def _within_longest_run(ns: int, v: Any, path: str) -> int:
+    if ns > DURATION_NS_MAX:
+        raise ScenarioError(f"{path}: {show(v)} — too long; allowed: at most 400d (the longest run)")
+    return ns
 
 
 def _ratio(v: Any, path: str, *, zero_ok: bool = True) -> float:
@@ -844,6 +888,7 @@ class _Normaliser:
                 raise ScenarioError(
                     f"{path}.at: {show(a.get('at'))} — at or after scenario.stop; allowed: earlier than the run's end"
                 )
+            _within_longest_run(at, a.get("at"), f"{path}.at")  # past a --stop, still a u64 of ns
             last = at
             act: dict[str, Any] = {"at_ns": at, "do": do}
             if do in ("fail", "offline", "online"):
@@ -942,7 +987,7 @@ class _Normaliser:
         stop_ns = st.stop_ns
         c["stop_ns"] = stop_ns
         ri = t.get("report_interval", DEFAULTS["report_interval"])
-        ri_ns = parse_duration(ri, "scenario.report_interval")
+        ri_ns = _duration(ri, "scenario.report_interval")
         if ri_ns < 1_000_000:
             raise ScenarioError(f'scenario.report_interval: {show(ri)} — too short; allowed: at least "1ms"')
         # Every report interval keeps a sample of every series (and a zpool status
@@ -956,19 +1001,7 @@ class _Normaliser:
                     f"scenario.report_interval: {show(ri)} — gives {n} reports over scenario.stop = {show(stop)}; "
                     f"allowed: at most {REPORT_SAMPLES_MAX} reports, so at least {_fmt_ns(least)}")
         c["report_interval_ns"] = ri_ns
-        st = t.get("start_time")
-        if st is None:
-            c["epoch_s"] = DEFAULT_EPOCH_S
-        else:
-            import datetime as _dt
-
-            try:
-                when = _dt.datetime.strptime(_str(st, "scenario.start_time"), "%Y-%m-%d %H:%M:%S")
-            except ValueError:
-                raise ScenarioError(
-                    f'scenario.start_time: {show(st)} — allowed: "YYYY-MM-DD HH:MM:SS" (UTC)'
-                ) from None
-            c["epoch_s"] = int(when.replace(tzinfo=_dt.timezone.utc).timestamp())
+        c["epoch_s"] = start_epoch_s(t.get("start_time"), stop_ns)
 
     # [zfs]
     def zfs(self, t: dict[str, Any], c: dict[str, Any]) -> None:
@@ -978,8 +1011,9 @@ class _Normaliser:
         c["release"] = release
         c["hz"] = _int(t.get("hz", default_hz(release)), "zfs.hz", 10, 10_000, "ticks per second")
         ram = parse_size(t.get("ram", DEFAULTS["ram"]), "zfs.ram")
-        if ram < 64 << 20:
-            raise ScenarioError(f'zfs.ram: {show(t.get("ram"))} — too small; allowed: at least "64M"')
+        if not RAM_BYTES_MIN <= ram <= RAM_BYTES_MAX:
+            why = "too small" if ram < RAM_BYTES_MIN else "too large"
+            raise ScenarioError(f'zfs.ram: {show(t.get("ram"))} — {why}; allowed: "64M" to "8E"')
         c["ram_bytes"] = ram
         c["tunables"] = self.tunables(_table(t.get("tunables", {}), "zfs.tunables"), release)
         # Dataset properties; written to the run config only when given (the defaults
@@ -1571,15 +1605,16 @@ class _Normaliser:
                 raise ScenarioError(f"{path}.l2arc_hit: {show(w['l2arc_hit'])} — applies to reads only; allowed for {kind}: 0")
         if l2 > 0 and not pool["cache"]:
             raise ScenarioError(f"{path}.l2arc_hit: {show(w['l2arc_hit'])} — needs an L2ARC; add pool.cache or set 0")
-        arc_ns = parse_duration(w.get("arc_hit_latency", DEFAULTS["arc_hit_latency"]), f"{path}.arc_hit_latency")
+        arc_ns = _duration(w.get("arc_hit_latency", DEFAULTS["arc_hit_latency"]), f"{path}.arc_hit_latency")
         start = parse_duration(w.get("start", "0s"), f"{path}.start")
         if start >= c["stop_ns"] and not self.stop_overridden:
             raise ScenarioError(
                 f"{path}.start: {show(w['start'])} — at or after scenario.stop; allowed: earlier than the run's end"
             )
+        _within_longest_run(start, w.get("start"), f"{path}.start")  # past a --stop, still a u64 of ns
         stop = None
         if "stop" in w:
-            stop = parse_duration(w["stop"], f"{path}.stop")
+            stop = _duration(w["stop"], f"{path}.stop")
             if stop <= start:
                 raise ScenarioError(
                     f"{path}.stop: {show(w['stop'])} — not after start; allowed: later than {path}.start"
@@ -1653,7 +1688,7 @@ class _Normaliser:
                     raise ScenarioError(f"{path}.wal: {show(w['wal'])} — allowed: a size from 1 byte to 16M")
                 extra["wal_bytes"] = wal
             if "checkpoint" in w:
-                ck = parse_duration(w["checkpoint"], f"{path}.checkpoint")
+                ck = _duration(w["checkpoint"], f"{path}.checkpoint")
                 if ck <= 0:
                     raise ScenarioError(f"{path}.checkpoint: {show(w['checkpoint'])} — allowed: a duration above 0")
                 extra["checkpoint_ns"] = ck
@@ -1671,11 +1706,12 @@ class _Normaliser:
             if "wsize" in w:
                 extra["wsize_bytes"] = self.io_size(w["wsize"], f"{path}.wsize")
             if "rtt" in w:
-                extra["rtt_ns"] = parse_duration(w["rtt"], f"{path}.rtt")
+                extra["rtt_ns"] = _duration(w["rtt"], f"{path}.rtt")
             if "net_rate" in w:
                 r = parse_rate(w["net_rate"], f"{path}.net_rate")
-                if r <= 0:
-                    raise ScenarioError(f"{path}.net_rate: {show(w['net_rate'])} — allowed: a rate above 0")
+                if not 0 < r <= NET_RATE_MAX:
+                    raise ScenarioError(
+                        f"{path}.net_rate: {show(w['net_rate'])} — allowed: a rate above 0, at most \"1T/s\"")
                 extra["net_bytes_per_s"] = r
             if "dirs" in w:
                 extra["dirs"] = _int(w["dirs"], f"{path}.dirs", 0, 1 << 40)
@@ -1783,7 +1819,7 @@ class _Normaliser:
             return float(r), None, 0
         if "threads" in w:
             threads = _int(w["threads"], f"{path}.threads", 1, 4096)
-            think = parse_duration(w.get("think", "0s"), f"{path}.think")
+            think = _duration(w.get("think", "0s"), f"{path}.think")
             return None, threads, think
         raise ScenarioError(
             f"{path}.rate: missing — allowed: rate (operations per second, open loop) or threads (closed loop)"

@@ -666,6 +666,82 @@ def test_every_field_with_every_wrong_value_is_a_scenario_error(name):
     assert checked > 100
 
 
+# Values past what the run config's u64 fields hold: 2^64 bytes, 2^64 ns and more.
+HUGE_VALUES = ["16E", 1e20, 10**30, "300000d", "16E/s", "1969-01-01 00:00:00"]
+U64_MAX = (1 << 64) - 1
+
+
+def _ints(node, path=()):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _ints(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _ints(v, (*path, i))
+    elif isinstance(node, int) and not isinstance(node, bool):
+        yield path, node
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_a_value_too_large_for_the_core_is_a_scenario_error(name):
+    """What the validator lets through, the core's u64 fields must hold: otherwise the run
+    fails with serde's `run config: invalid type … expected u64`, naming no field. Device
+    and link fields are the core's own checks (`validate_device`), the fake core has none."""
+    doc = scenario.tomllib.loads((SCENARIOS / name).read_text())
+    for path in _leaves(doc):
+        if not path or path[0] in ("devices", "links"):
+            continue
+        for value in HUGE_VALUES:
+            try:
+                config = scenario.from_dict(_replaced(doc, path, value)).config
+            except ScenarioError:
+                continue
+            for where, n in _ints(config):
+                lo = -(1 << 63) if "tunables" in where else 0
+                assert lo <= n <= U64_MAX, (path, value, where, n)
+
+
+def test_ram_is_bounded_at_8e():
+    assert err(HEAD + 'ram = "16E"\n' + POOL) == 'zfs.ram: "16E" — too large; allowed: "64M" to "8E"'
+    assert err(HEAD + "ram = 1e20\n" + POOL) == 'zfs.ram: 1e+20 — too large; allowed: "64M" to "8E"'
+    assert err(HEAD + 'ram = "32M"\n' + POOL) == 'zfs.ram: "32M" — too small; allowed: "64M" to "8E"'
+    assert ok(HEAD + 'ram = "8E"\n' + POOL)["ram_bytes"] == 8 << 60
+
+
+def test_start_time_is_from_1970_to_a_four_digit_year():
+    head = '[scenario]\nstop = "10s"\nstart_time = "{}"\n' + HEAD
+    assert err(head.format("1969-01-01 00:00:00") + POOL) == (
+        'scenario.start_time: "1969-01-01 00:00:00" — before 1970; '
+        "allowed: 1970-01-01 00:00:00 to 9999-12-31 23:59:49 (UTC)")
+    # The run's last date must still print (ctime's four-digit year).
+    assert err(head.format("9999-12-31 23:59:59") + POOL) == (
+        'scenario.start_time: "9999-12-31 23:59:59" — the run would end after 9999-12-31 23:59:59; '
+        "allowed: 1970-01-01 00:00:00 to 9999-12-31 23:59:49 (UTC)")
+    assert ok(head.format("1970-01-01 00:00:00") + POOL)["epoch_s"] == 0
+    assert ok(head.format("9999-12-31 23:59:49") + POOL)["epoch_s"] == 253402300789
+
+
+@pytest.mark.parametrize("key, value", [("think", '"401d"'), ("arc_hit_latency", '"300000d"'), ("stop", '"401d"')])
+def test_workload_durations_are_bounded_by_the_longest_run(key, value):
+    body = f'kind = "random-read"\nthreads = 1\n{key} = {value}\n'
+    assert err(wl(body)) == f"workload[0].{key}: {value} — too long; allowed: at most 400d (the longest run)"
+
+
+def test_start_and_at_past_a_stop_override_are_still_bounded():
+    """--stop leaves later workloads and actions out, but the run config still carries them."""
+    body = 'kind = "random-read"\nthreads = 1\nstart = "300000d"\n'
+    with pytest.raises(ScenarioError, match=r'^workload\[0\]\.start: "300000d" — too long; allowed: at most 400d'):
+        scenario.loads(wl(body), stop="1s")
+    text = HEAD + POOL + '[[action]]\nat = "300000d"\ndo = "scrub"\n'
+    with pytest.raises(ScenarioError, match=r'^action\[0\]\.at: "300000d" — too long; allowed: at most 400d'):
+        scenario.loads(text, stop="1s")
+
+
+def test_net_rate_is_bounded():
+    body = 'kind = "nfs-copy"\nthreads = 1\nnet_rate = "16E"\n'
+    assert err(wl(body)) == 'workload[0].net_rate: "16E" — allowed: a rate above 0, at most "1T/s"'
+
+
 def test_pool_size_is_bounded():
     vdev = '{ type = "raidz3", disks = 255, device = "wd20efrx" }, '
     pool = "[pool]\nfill = 0.5\nvdevs = [" + vdev * 17 + "]\n"
