@@ -606,9 +606,10 @@ def scan_summary_lines(summary: dict, release: str = "zfs-2.2") -> list[str]:
             what = (f"rebuild {r.get('vdev')}",
                     f"{zfs_nicebytes(r.get('rebuilt_bytes', 0))} rebuilt{at(r.get('rebuilt_bytes_per_s'))}, "
                     f"{r.get('errors', 0)} errors")
-        elif r.get("engine") == "sorted" and r.get("state") == "scanning":
-            # A sorted scan under way has walked ("scanned") far more than it has read and
-            # verified ("issued"), as zpool status's two figures say: both, the rate the issue's.
+        elif r.get("engine") == "sorted":
+            # A sorted scan (0.8+) walks ("scanned") the metadata early and reads and verifies
+            # ("issued") after, as zpool status's two figures say: both, the rate the issue's —
+            # running, paused, canceled or finished alike (the walk's rate is no disk's).
             done = "repaired" if r.get("func") == "scrub" else "resilvered"
             what = (str(r.get("func")), f"{zfs_nicebytes(r.get('examined_bytes', 0))} scanned, "
                                         f"{zfs_nicebytes(r.get('issued_bytes', 0))} issued"
