@@ -96,8 +96,10 @@ def run(
     """Run to the end and return the results document (docs/internals.md, "Results").
 
     ``on_progress(now_ns, stop_ns, events)`` is called after every chunk of events;
-    ``on_scan(examined_bytes, to_examine_bytes)`` too, once a scan exists; ``on_work(done,
-    total)`` with the work of the workloads that end by themselves (trace records, files).
+    before it ``on_scan(*scan_progress)`` (``examined_bytes, to_examine_bytes``, and from a
+    core that gives them ``issued_bytes, skipped_bytes, sorted``), once a scan exists, and
+    ``on_work(done, total)`` with the work of the workloads that end by themselves (trace
+    records, files).
 
     Raises ScenarioError if the core rejects the config, InternalError for anything the
     core should never do (a panic, no progress), and lets KeyboardInterrupt through.
@@ -114,8 +116,8 @@ def run(
         for _ in range(_STEPS_MAX):
             before = sim.events
             done = sim.step_events(chunk)
-            if on_progress is not None:
-                on_progress(sim.now_ns, sim.stop_ns, sim.events)
+            # The scan's and the workloads' share first, so the frame drawn by on_progress
+            # shows them from the chunk a scan starts in, not the time form once before.
             if on_scan is not None:
                 scan = getattr(sim, "scan_progress", None)
                 if scan is not None:
@@ -124,6 +126,8 @@ def run(
                 work = getattr(sim, "workloads_progress", None)
                 if work is not None:
                     on_work(*work)
+            if on_progress is not None:
+                on_progress(sim.now_ns, sim.stop_ns, sim.events)
             if done:
                 return _results(sim)
             if sim.events == before:
