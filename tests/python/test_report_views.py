@@ -534,7 +534,8 @@ SCRUB = {"func": "scrub", "state": "finished", "engine": "sorted", "start_ns": 9
          "after_walk_issued_bytes_per_s": (18 << 30) / 309.0}
 RESILVER = dict(SCRUB, func="resilver", start_ns=2_400_000_000_000, end_ns=2_728_000_000_000,
                 duration_ns=328_000_000_000, skipped_bytes=10 << 30, processed_bytes=10 << 30,
-                processed_bytes_per_s=(10 << 30) / 328.0, issue_phases=1,
+                processed_bytes_per_s=(10 << 30) / 328.0, issue_phases=1, issued_bytes=10 << 30,
+                issued_bytes_per_s=(10 << 30) / 328.0,
                 leaf_read_bytes=50 << 30, leaf_read_bytes_per_s=(50 << 30) / 328.0)
 REBUILD = {"vdev": "mirror-0", "state": "complete", "start_ns": 20_000_000_000, "end_ns": 98_600_000_000,
            "duration_ns": 78_600_000_000, "estimate_bytes": 10 << 30, "scanned_bytes": 10 << 30,
@@ -581,12 +582,24 @@ def test_summary_text_has_a_line_per_scan_in_start_order(results, meta):
     lines = summary_text(_with_scans(results), meta).splitlines()
     scans = [ln for ln in lines if ln.startswith("scan: ")]
     # 10 GiB in 78.6 s = 136.6e6 B/s = 130.3 MiB/s -> "130M/s"; 20 GiB in 312 s = 65.6 MiB/s;
-    # 10 GiB in 328 s = 31.2 MiB/s.
+    # 10 GiB in 328 s = 31.2 MiB/s. Sorted scans: scanned (walked) and issued (read) at the
+    # issue rate, however they ended (QA: a canceled one gave its walk as "examined").
     assert scans == [
         "scan: rebuild mirror-0 finished in 1m18s (from 20.0s): 10G rebuilt at 130M/s, 0 errors",
+        "scan: scrub finished in 5m12s (from 1m38s): 20G scanned, 20G issued at 65.6M/s, 0B repaired",
+        "scan: resilver finished in 5m28s (from 40m00s): 20G scanned, 10G issued at 31.2M/s, 10G resilvered",
+    ]
+    # Legacy scans read as they walk: one figure, examined.
+    legacy = _with_scans(results)
+    legacy["scans"] = [dict(sc, engine="legacy") for sc in legacy["scans"]]
+    assert [ln for ln in summary_text(legacy, meta).splitlines() if ln.startswith("scan: ")][1:] == [
         "scan: scrub finished in 5m12s (from 1m38s): 20G examined at 65.6M/s, 0B repaired",
         "scan: resilver finished in 5m28s (from 40m00s): 20G examined, 10G resilvered at 31.2M/s",
     ]
+    canceled = _with_scans(results)
+    canceled["scans"][0] = dict(SCRUB, state="canceled", issued_bytes=5 << 30, issued_bytes_per_s=(5 << 30) / 312.0)
+    assert [ln for ln in summary_text(canceled, meta).splitlines() if ln.startswith("scan: ")][1] == (
+        "scan: scrub canceled after 5m12s (from 1m38s): 20G scanned, 5G issued at 16.4M/s, 0B repaired")
     # After the per-class lines, before the redundancy lines (which follow from the scans).
     assert lines.index(scans[0]) > max(i for i, ln in enumerate(lines) if ln.startswith("scrub: ops="))
     r = _with_scans(results)
