@@ -831,11 +831,15 @@ def advise(
         doc_json = advise_mod.to_json(advice)
         doc_json.update(ziosim_version=__version__, scenario={"name": sc.name, "path": str(scenario),
                                                                "hash": sc.hash, "seed": sc.seed})
-        execute.write_atomic(outdir / "advice.json", json.dumps(doc_json, indent=2, sort_keys=True) + "\n")
         svg = advise_mod.tradeoff_svg(advice, f"ziosim {__version__}, {sc.release}, seed {sc.seed}, "
                                               f"scenario {sc.name} ({sc.hash})")
-        if svg is not None:
-            execute.write_atomic(outdir / "tradeoff.svg", svg)
+        for name, body in (("advice.json", json.dumps(doc_json, indent=2, sort_keys=True) + "\n"),
+                           ("tradeoff.svg", svg)):
+            try:
+                if body is not None:
+                    execute.write_atomic(outdir / name, body)
+            except OSError as e:
+                raise execute.out_error(outdir, f"write {name}", e) from None
         if json_out:
             sys.stdout.write(json.dumps(doc_json, indent=2, sort_keys=True) + "\n")
         else:

@@ -151,6 +151,92 @@ def test_run_refuses_a_file(small, tmp_path):
     assert small.read_text() == SMALL
 
 
+# ----------------------------------------------------------------------------- an --out ziosim cannot write
+
+
+def _no_run(monkeypatch):
+    """A run reached is a failure of the test: the --out should have been refused first."""
+    import ziosim.runner
+
+    def ran(*a, **k):
+        raise AssertionError("the simulation ran before --out was checked")
+
+    monkeypatch.setattr(ziosim.runner, "run", ran)
+
+
+# Under a regular file (ENOTDIR), and on Linux under /proc, where even root cannot create
+# (a read-only mount says EROFS the same way): refused before the run, one line, exit 2.
+UNWRITABLE = [("file", "{T}/small.toml/out", "{T}/small.toml is not a directory")]
+if os.path.isdir("/proc/self"):
+    UNWRITABLE.append(("proc", "/proc/ziosim-out/x", "cannot write in /proc (No such file or directory)"))
+
+
+@needs_core
+@pytest.mark.parametrize("where, out, why", UNWRITABLE, ids=[u[0] for u in UNWRITABLE])
+def test_run_refuses_an_out_it_cannot_write_before_running(small, tmp_path, monkeypatch, where, out, why):
+    """QA: `run … --out /proc/x` ran the whole simulation, then `internal error: FileNotFoundError`, exit 1."""
+    _no_run(monkeypatch)
+    out, why = out.format(T=tmp_path), why.format(T=tmp_path)
+    r = invoke("run", small, "--out", out, "--views", "summary")
+    assert r.exit_code == 2 and r.stdout == "", r.stderr
+    assert r.stderr == f"error: --out: {out} — {why}; allowed: a directory under one you can write\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.toml"]
+
+
+@needs_core
+@pytest.mark.parametrize("verb", ["sweep", "advise"])
+def test_sweep_and_advise_refuse_an_out_they_cannot_write_before_running(small, tmp_path, monkeypatch, verb):
+    _no_run(monkeypatch)
+    out = tmp_path / "small.toml" / "out"
+    extra = ["--set", "scenario.seed=1,2"] if verb == "sweep" else ["--set", "zfs.tunables.zfs_scan_vdev_limit=4M"]
+    r = invoke(verb, small, *extra, "--out", out, "--jobs", "1", "-q")
+    assert r.exit_code == 2 and r.stdout == "", r.stderr
+    assert r.stderr == (f"error: --out: {out} — cannot create it (Not a directory); allowed: a directory you can "
+                        "write, with room for the results\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.toml"]
+
+
+@needs_core
+def test_a_write_that_fails_at_the_end_is_one_line_and_leaves_nothing(small, tmp_path, monkeypatch):
+    """A full disk after the run: one line naming --out and the file, exit 2, no partial
+    directory (nor the parents the run made for it), no report on stdout."""
+    import errno
+
+    def full(path, table):
+        path.write_bytes(b"PAR1")  # a part written, then the disk is full
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(files, "_write_parquet", full)
+    out = tmp_path / "new" / "r"
+    r = invoke("run", small, "--out", out, "-q")
+    assert r.exit_code == 2 and r.stdout == "", r.stderr
+    assert r.stderr == (f"error: --out: {out} — cannot write series.parquet (No space left on device), nothing "
+                        "written; allowed: a directory you can write, with room for the results\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.toml"]
+
+
+@needs_core
+def test_a_sweep_table_that_cannot_be_written_is_one_line(small, tmp_path, monkeypatch):
+    import errno
+
+    import ziosim.sweep.execute as execute
+
+    real = execute.write_atomic
+
+    def full(path, text=None, table=None):
+        if table is not None:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(path, text, table)
+
+    monkeypatch.setattr(execute, "write_atomic", full)
+    out = tmp_path / "sw"
+    r = invoke("sweep", small, "--set", "scenario.seed=1,2", "--out", out, "--jobs", "1", "-q")
+    assert r.exit_code == 2 and r.stdout == "", r.stderr
+    assert r.stderr == (f"error: --out: {out} — cannot write sweep.parquet (No space left on device); allowed: a "
+                        "directory you can write, with room for the results\n")
+    assert not (out / "sweep.parquet").exists() and not list(out.glob(".sweep.parquet.tmp-*"))
+
+
 # ----------------------------------------------------------------------------- modes follow the umask
 
 

@@ -81,8 +81,13 @@ def test_failure_midway_leaves_no_outdir(tmp_path, results, meta, monkeypatch):
 
     monkeypatch.setattr(files, "_write_parquet", failing_parquet)
     out = tmp_path / "run"
-    with pytest.raises(OSError, match="simulated"):
+    from ziosim.errors import ScenarioError
+
+    # One line naming --out and the file (the CLI's `error:` and exit 2), not the OSError.
+    with pytest.raises(ScenarioError) as e:
         write_outputs(out, results, meta)
+    assert str(e.value) == (f"--out: {out} — cannot write series.parquet (disk full (simulated)), nothing written; "
+                            "allowed: a directory you can write, with room for the results")
     assert calls == ["series.parquet"]  # summary.json and run.json were already written
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []

@@ -7,9 +7,11 @@ run leaves either the previous ``outdir`` or nothing, never half-written files.
 It never deletes what ziosim did not write (``check_outdir``): an existing ``outdir`` is
 replaced only when it is empty or is a previous run's output — it holds a ``run.json``
 carrying ziosim's identity (``ziosim_version``, ``scenario_hash``) and nothing but the
-files a run writes (``OWN_FILE``). Any other directory, a file, and the current directory
-or one above it are refused with a one-line ``ScenarioError`` naming ``--out``. Files and
-directories get the modes the umask gives (``follow_umask``), not ``mkdtemp``'s 0700.
+files a run writes (``OWN_FILE``). Any other directory, a file, the current directory or
+one above it, and a place ziosim cannot write (``check_writable``, before the run) are
+refused with a one-line ``ScenarioError`` naming ``--out``; so is a write that fails at the
+end (a full disk). Files and directories get the modes the umask gives (``follow_umask``),
+not ``mkdtemp``'s 0700.
 
 Files:
 
@@ -51,7 +53,7 @@ from ..errors import ScenarioError
 from .summary import canonical_json, identity, summary_json
 
 __all__ = ["write_outputs", "write_report", "series_table", "histograms_table", "scan_table", "run_document",
-           "check_outdir", "follow_umask", "OWN_FILE"]
+           "check_outdir", "check_writable", "follow_umask", "OWN_FILE"]
 
 #: The names of the files ``write_outputs`` writes (the plots' names are plots.py's).
 OWN_FILE = re.compile(r"(summary|run)\.json|(series|histograms|scan)\.parquet|report\.html"
@@ -351,9 +353,34 @@ def _is_previous_run(outdir: Path, names: list[str]) -> bool:
     return ours and all(OWN_FILE.fullmatch(n) and (outdir / n).is_file() for n in names)
 
 
-def check_outdir(outdir: str | os.PathLike, where: str = "--out") -> None:
+def _reason(e: OSError) -> str:
+    """An OSError in words, without Python's ``[Errno N]`` and repeated path (pyarrow's
+    have no strerror: the first line of their text)."""
+    return e.strerror or str(e).splitlines()[0] or type(e).__name__
+
+
+def check_writable(outdir: str | os.PathLike, where: str = "--out") -> None:
+    """Refuse, before a run, an ``outdir`` the run could not write at its end: the nearest
+    existing directory at or above its parent must take a new entry. Probed by making and
+    removing one, as ``write_outputs`` will — mode bits do not tell for root, a read-only
+    mount or /proc."""
+    outdir = Path(outdir)
+    allowed = "allowed: a directory under one you can write"
+    base = outdir.parent
+    while not os.path.lexists(base) and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise ScenarioError(f"{where}: {outdir} — {base} is not a directory; {allowed}")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=base))
+    except OSError as e:
+        raise ScenarioError(f"{where}: {outdir} — cannot write in {base} ({_reason(e)}); {allowed}") from None
+
+
+def check_outdir(outdir: str | os.PathLike, where: str = "--out", writable: bool = True) -> None:
     """Refuse an output directory whose replacement would destroy what ziosim did not
-    write; one line naming ``where``, the directory and what is allowed."""
+    write, or (``writable``) that ziosim could not write (``check_writable``); one line
+    naming ``where``, the directory and what is allowed."""
     outdir = Path(outdir)
     allowed = "allowed: a new or empty directory, or one a previous `ziosim run` wrote (run.json and its files only)"
     try:
@@ -364,15 +391,28 @@ def check_outdir(outdir: str | os.PathLike, where: str = "--out") -> None:
     if here is not None and (target == here or target in here.parents):
         raise ScenarioError(f"{where}: {outdir} — is the current directory or contains it, which a run would "
                             "replace; allowed: a directory that neither is nor contains the current one, e.g. out/NAME")
-    if not outdir.exists():
-        return
-    if not outdir.is_dir():
-        raise ScenarioError(f"{where}: {outdir} — is a file; {allowed}")
-    names = sorted(os.listdir(outdir))
-    if names and not _is_previous_run(outdir, names):
-        foreign = next((n for n in names if not OWN_FILE.fullmatch(n)), None)
-        what = f"holds {foreign}, which ziosim did not write" if foreign else "holds no run.json of a ziosim run"
-        raise ScenarioError(f"{where}: {outdir} — {what}; {allowed}")
+    if outdir.exists():
+        if not outdir.is_dir():
+            raise ScenarioError(f"{where}: {outdir} — is a file; {allowed}")
+        try:
+            names = sorted(os.listdir(outdir))
+        except OSError as e:
+            raise ScenarioError(f"{where}: {outdir} — cannot list it ({_reason(e)}); {allowed}") from None
+        if names and not _is_previous_run(outdir, names):
+            foreign = next((n for n in names if not OWN_FILE.fullmatch(n)), None)
+            what = f"holds {foreign}, which ziosim did not write" if foreign else "holds no run.json of a ziosim run"
+            raise ScenarioError(f"{where}: {outdir} — {what}; {allowed}")
+    if writable:
+        check_writable(outdir, where)
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    """Remove ``dirs`` (deepest first) while they are empty: the parents a failed write made."""
+    for d in dirs:
+        try:
+            os.rmdir(d)
+        except OSError:
+            return
 
 
 def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict, plots: bool = True) -> list[Path]:
@@ -383,44 +423,69 @@ def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict, plots: b
     Atomic: files go to a temporary sibling directory that replaces ``outdir`` only once
     all are written; on any error the temporary directory is removed and ``outdir`` is
     left as it was. An ``outdir`` that is neither new, empty nor a previous run's output
-    is refused (``check_outdir``, ScenarioError) and left alone. Returns the final paths,
-    sorted by name.
+    is refused (``check_outdir``, ScenarioError) and left alone; so is a failure to write
+    (a full disk, a directory made read-only meanwhile): one line naming ``--out`` and the
+    file, never an OSError. Returns the final paths, sorted by name.
     """
     outdir = Path(outdir)
-    check_outdir(outdir)
+    check_outdir(outdir, writable=False)  # the temporary directory below is the test
     parent = outdir.parent if str(outdir.parent) else Path(".")
+    allowed = "allowed: a directory under one you can write"
+    made: list[Path] = []  # the parents this call creates, deepest first: removed again if it fails
+    p = parent
+    while not os.path.lexists(p) and p != p.parent:
+        made.append(p)
+        p = p.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise ScenarioError(f"--out: {outdir} — cannot create {parent} ({e.strerror or e}); "
-                            "allowed: a directory under one you can write") from None
-    tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=parent))
+        _remove_empty(made)
+        raise ScenarioError(f"--out: {outdir} — cannot create {parent} ({_reason(e)}); {allowed}") from None
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=parent))
+    except OSError as e:
+        _remove_empty(made)
+        raise ScenarioError(f"--out: {outdir} — cannot write in {parent} ({_reason(e)}); {allowed}") from None
     old: Path | None = None
+    doing = "write"
     try:
         follow_umask(tmp, directory=True)
+        doing = "write summary.json"
         _write_text(tmp / "summary.json", summary_json(results, meta))
+        doing = "write run.json"
         _write_text(tmp / "run.json", canonical_json(run_document(meta)))
+        doing = "write series.parquet"
         _write_parquet(tmp / "series.parquet", series_table(results, meta))
+        doing = "write histograms.parquet"
         _write_parquet(tmp / "histograms.parquet", histograms_table(results, meta))
         scan = scan_table(results, meta)
         if scan is not None:
+            doing = "write scan.parquet"
             _write_parquet(tmp / "scan.parquet", scan)
+        doing = "write the plots and report.html"
         write_report(tmp, results, meta, plots)
-        check_outdir(outdir)  # again: the run may have taken hours
+        check_outdir(outdir, writable=False)  # again: the run may have taken hours
         if outdir.exists():
+            doing = f"move the previous {outdir.name} aside"
             old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old-", dir=parent))
             try:
                 os.rename(outdir, old / outdir.name)
             except OSError as e:  # a mount point, a directory we may not move
-                raise ScenarioError(f"--out: {outdir} — cannot be replaced ({e.strerror or e}); allowed: a new "
+                raise ScenarioError(f"--out: {outdir} — cannot be replaced ({_reason(e)}); allowed: a new "
                                     "directory, or one ziosim can rename") from None
+        doing = f"rename {tmp.name} to {outdir.name}"
         os.rename(tmp, outdir)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
         if old is not None and (old / outdir.name).exists() and not outdir.exists():
             os.rename(old / outdir.name, outdir)  # put the previous results back
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+        _remove_empty(made)
+        if isinstance(e, OSError):
+            kept = "the previous results kept" if outdir.exists() else "nothing written"
+            raise ScenarioError(f"--out: {outdir} — cannot {doing} ({_reason(e)}), {kept}; allowed: a directory "
+                                "you can write, with room for the results") from None
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)

@@ -114,6 +114,14 @@ def manifest(sw: Sweep) -> dict[str, Any]:
     }
 
 
+def out_error(out: Path, doing: str, e: OSError) -> ScenarioError:
+    """A failure to write in ``OUT`` as the one line every --out problem is."""
+    from ..report.files import _reason
+
+    return ScenarioError(f"--out: {out} — cannot {doing} ({_reason(e)}); allowed: a directory you can write, "
+                         "with room for the results")
+
+
 def write_atomic(path: Path, text: str | None = None, table: Any = None) -> None:
     """Write ``text`` (or a Parquet ``table``) to ``path`` through a temporary sibling
     renamed into place, with the mode the umask gives (``mkstemp`` alone makes it 0600)."""
@@ -146,7 +154,10 @@ def _lock(out: Path) -> Iterator[None]:
     except ImportError:  # pragma: no cover - not POSIX: no lock
         yield
         return
-    f = open(out / ".lock", "a+")
+    try:
+        f = open(out / ".lock", "a+")
+    except OSError as e:
+        raise out_error(out, "write in it", e) from None
     try:
         try:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -333,16 +344,24 @@ def run_sweep(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ScenarioError(f"--out: {out} — is a file; allowed: a directory")
-    out.mkdir(parents=True, exist_ok=True)
     points_dir = out / "points"
-    points_dir.mkdir(exist_ok=True)
+    try:  # before any point runs: an OUT that cannot be written is refused now, not after them
+        out.mkdir(parents=True, exist_ok=True)
+        points_dir.mkdir(exist_ok=True)
+    except OSError as e:
+        raise out_error(out, "create it", e) from None
     man = manifest(sw)
     total = len(sw.points)
     with _lock(out):
         _clean_partials(points_dir)
         _clean_partials(out)
-        (out / TABLE).unlink(missing_ok=True)  # a table always matches the manifest beside it
-        write_atomic(out / MANIFEST, _canonical(man))
+        try:
+            (out / TABLE).unlink(missing_ok=True)  # a table always matches the manifest beside it
+            write_atomic(out / MANIFEST, _canonical(man))
+            probe = tempfile.mkdtemp(prefix=".probe.partial-", dir=points_dir)
+            os.rmdir(probe)
+        except OSError as e:
+            raise out_error(out, "write in it", e) from None
         todo, reused = [], 0
         metrics: dict[str, dict[str, Any]] = {}
         for p in sw.points:
@@ -384,7 +403,10 @@ def run_sweep(
                 metrics[p.id] = json.loads((points_dir / p.id / METRICS_FILE).read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
                 raise InternalError(f"point {p.index}: {points_dir / p.id / METRICS_FILE} unreadable after its run: {e}") from None
-        write_atomic(out / TABLE, table=build_table(man, metrics))
+        try:
+            write_atomic(out / TABLE, table=build_table(man, metrics))
+        except OSError as e:
+            raise out_error(out, f"write {TABLE}", e) from None
         return SweepResult(out, man, len(todo), reused, (), out / TABLE)
 
 
