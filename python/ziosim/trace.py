@@ -31,8 +31,8 @@ Formats (``trace_format``; ``"auto"`` tells them apart from the first lines):
     The UMass/SPC traces (Financial, WebSearch): ``ASU,LBA,Size,Opcode,Timestamp`` with
     512-byte blocks, bytes and seconds. Each ASU is a file.
 
-Times become ns after the first record, divided by the workload's ``speed``; records are
-put in time order (stable). Several files are laid end to end in the workload's region
+Times become ns after the first record, divided by the workload's ``speed``, at most
+``TIME_NS_MAX`` (400 days, the longest run); records are put in time order (stable). Several files are laid end to end in the workload's region
 (each from its own lowest offset, rounded to 1 MiB), so they do not overlap. A ``.gz``
 file is read through gzip. Every problem is one line naming the file, the line and what is
 allowed.
@@ -42,13 +42,17 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import re
 from array import array
 from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import IO, Iterator
 
 from .errors import ScenarioError
+from .scenario import TIME_NS_MAX
 
 __all__ = ["FORMATS", "RECORDS_MAX", "Trace", "load", "parse"]
 
@@ -57,6 +61,8 @@ FORMATS = ("auto", "csv", "fio", "blkparse", "msr", "spc")
 # run's peak memory, docs/traces.md "Limits").
 RECORDS_MAX = 5_000_000
 _ALIGN = 1 << 20
+# A record's time as written, in ns of the trace's clock, is kept as a u64.
+_CLOCK_NS_MAX = (1 << 64) - 1
 _OPS = {
     "r": "R", "read": "R",
     "w": "W", "write": "W",
@@ -101,10 +107,25 @@ class Trace:
         return out
 
 
+def _s(ns: int) -> str:
+    """ns as seconds: exact (to the ns) up to 10^9 s, so that a time just past a bound
+    does not print as the bound; beyond, as the float it is divided as."""
+    if ns < 10**18:
+        return f"{ns // 10**9}.{ns % 10**9:09d}".rstrip("0").rstrip(".") + " s"
+    if ns.bit_length() < 1000:
+        return f"{ns / 1e9:.12g} s"
+    return f"{Decimal(ns) / 10**9:.3e} s"  # more than a float holds
+
+
 class _Builder:
-    def __init__(self, where: str, fmt: str) -> None:
+    def __init__(self, where: str, fmt: str, speed: float = 1.0) -> None:
         self.where = where
         self.fmt = fmt
+        self.speed = speed
+        # The earliest and latest time of the records kept so far, each with its line.
+        self.lo: tuple[int, int] | None = None
+        self.hi: tuple[int, int] | None = None
+        self.span_near = int(TIME_NS_MAX * speed * 0.999)  # below it, well within the bound
         # The records as columns (8 bytes a number, not a tuple of objects per record).
         self.t = array("Q")
         self.op = bytearray()
@@ -141,11 +162,45 @@ class _Builder:
             raise self.err(line, f"offset {off} — allowed: below 2^60 bytes")
         if len(self.op) >= RECORDS_MAX:
             raise self.err(line, f"more than {RECORDS_MAX} records — allowed: at most {RECORDS_MAX}; cut the trace")
+        self.check_time(line, t)
         self.t.append(t)
         self.op.append(ord(op))
         self.off.append(off)
         self.size.append(0 if op == "F" else size)
         self.fid.append(self.file_id(fname))
+
+    def after_ns(self, d: int) -> int:
+        """``d`` ns of the trace's clock as simulated ns: divided by ``speed`` and rounded,
+        as ``build`` does (exactly, for a ``d`` no float holds)."""
+        if d.bit_length() < 1000:
+            return int(round(d / self.speed))
+        return round(Fraction(d) / Fraction(self.speed))
+
+    def check_time(self, line: int, t: int) -> None:
+        """The replay must fit in the longest run: every record at most ``TIME_NS_MAX``
+        after the earliest once divided by ``speed`` (the core's times are u64 ns, and a
+        run ends by then); and a time as written must fit the trace's u64 clock."""
+        lo, hi = self.lo, self.hi
+        if lo is None or hi is None:
+            self.lo = self.hi = lo = hi = (t, line)
+        elif t > hi[0]:
+            self.hi = hi = (t, line)
+        elif t < lo[0]:
+            self.lo = lo = (t, line)
+        else:
+            return  # within the times already checked
+        # Exactly (as build divides) only near the bound: an int comparison per record.
+        after = self.after_ns(hi[0] - lo[0]) if hi[0] - lo[0] > self.span_near else 0
+        if after > TIME_NS_MAX:
+            speed = "" if self.speed == 1 else f", after dividing by speed {self.speed:g}"
+            if hi[1] == line:
+                what = f"{_s(after)} after the first record (line {lo[1]}){speed}"
+            else:
+                what = f"{_s(after)} before the record at line {hi[1]}{speed}"
+            raise self.err(line, f"time {_s(t)} — {what}; allowed: at most {_s(TIME_NS_MAX)} (400d, the longest "
+                                 "run) after the first record, after dividing by speed")
+        if t > _CLOCK_NS_MAX:
+            raise self.err(line, f"time {_s(t)} — allowed: at most {_s(_CLOCK_NS_MAX)} (2^64 ns) as written")
 
     def build(self, speed: float) -> Trace:
         n = len(self.op)
@@ -202,9 +257,11 @@ def _secs_ns(v: str, b: _Builder, line: int, what: str) -> int:
         x = float(v)
     except ValueError:
         raise b.err(line, f"{what} {v!r} — allowed: a number of seconds") from None
-    if not (0 <= x < 1e12):
+    if not 0 <= x < math.inf:
         raise b.err(line, f"{what} {v!r} — allowed: 0 or more seconds, finite")
-    return int(round(x * 1e9))
+    ns = x * 1e9
+    # A time too large for the replay is refused with its real bound (Builder.check_time).
+    return int(round(ns)) if ns < math.inf else int(x) * 1_000_000_000
 
 
 def _lines(f: IO[str]) -> Iterator[tuple[int, str]]:
@@ -377,7 +434,7 @@ def _parse_stream(f: IO[str], fmt: str, where: str, speed: float) -> Trace:
             raise ScenarioError(f"{where}:1: {first.strip()[:60]!r} — cannot tell the format; "
                                 f"allowed: set trace_format to one of {', '.join(FORMATS[1:])}")
         fmt = found
-    b = _Builder(where, fmt)
+    b = _Builder(where, fmt, speed)
     _PARSERS[fmt](f, b)
     return b.build(speed)
 

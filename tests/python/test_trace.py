@@ -138,6 +138,60 @@ def test_bad_traces_fail_with_one_line_naming_the_line(text, fmt, where):
     assert "\n" not in msg and msg.startswith(where), msg
 
 
+LONGEST = "allowed: at most 34560000 s (400d, the longest run) after the first record, after dividing by speed"
+
+
+@pytest.mark.parametrize("text, fmt, speed, line", [
+    # The QA inputs (/tmp/qa/cli/tr): each was `internal error: OverflowError: int too big to convert`.
+    ("time,op,offset,size\n0.0,R,0,4096\n30000,R,0,4096\n", "csv", 0.000001,
+     "t.csv:3: time 30000 s — 30000000000 s after the first record (line 2), after dividing by speed 1e-06; "
+     + LONGEST),
+    ("time,op,offset,size\n0.0,R,0,4096\n2e10,R,0,4096\n", "csv", 1.0,
+     "t.csv:3: time 20000000000 s — 20000000000 s after the first record (line 2); " + LONGEST),
+    ("0,20941264,8192,W,0.5\n0,20939840,8192,W,30000000000\n", "spc", 1.0,
+     "t.csv:2: time 30000000000 s — 29999999999.5 s after the first record (line 1); " + LONGEST),
+    # 1e12 is finite: the message said "allowed: 0 or more seconds, finite".
+    ("time,op,offset,size\n0.0,R,0,4096\n1e12,R,0,4096\n", "csv", 1.0,
+     "t.csv:3: time 1e+12 s — 1e+12 s after the first record (line 2); " + LONGEST),
+    # Out of order: the earlier record puts the later one past the bound.
+    ("time,op,offset,size\n40000000,R,0,4096\n0.5,R,0,4096\n", "csv", 1.0,
+     "t.csv:3: time 0.5 s — 39999999.5 s before the record at line 2; " + LONGEST),
+    ("fio version 3 iolog\n0 f read 0 4096\n99999999999999999999 f read 0 4096\n", "fio", 1.0,
+     "t.csv:3: time 1e+14 s — 1e+14 s after the first record (line 2); " + LONGEST),
+    # Close together but beyond the u64 nanoseconds the trace's clock is kept in.
+    ("time,op,offset,size\n2e10,R,0,4096\n2e10,R,0,4096\n", "csv", 1.0,
+     "t.csv:2: time 20000000000 s — allowed: at most 18446744073.7 s (2^64 ns) as written"),
+])
+def test_times_past_the_longest_run_are_one_line_with_the_bound(text, fmt, speed, line):
+    with pytest.raises(ScenarioError) as e:
+        T.parse(text, fmt, where="t.csv", speed=speed)
+    assert str(e.value) == line
+
+
+def test_a_trace_as_long_as_the_longest_run_is_replayed():
+    from ziosim.scenario import TIME_NS_MAX
+
+    t = T.parse("time,op,offset,size\n0,R,0,4096\n34560000,R,0,4096\n")
+    assert list(t.t_ns) == [0, TIME_NS_MAX]
+    slow = T.parse("time,op,offset,size\n5,R,0,4096\n39.56,R,0,4096\n", speed=0.000001)
+    assert list(slow.t_ns) == [0, TIME_NS_MAX]
+    with pytest.raises(ScenarioError, match=r"^t\.csv:3: time 34560000\.001\d* s — 34560000\.001\d* s after"):
+        T.parse("time,op,offset,size\n0,R,0,4096\n34560000.001,R,0,4096\n", where="t.csv")
+    # Unix times are fine: counted from the first record.
+    epoch = T.parse("time,op,offset,size\n1700000000,R,0,4096\n1700000002,R,0,4096\n")
+    assert list(epoch.t_ns) == [0, 2_000_000_000]
+
+
+def test_an_overflowing_trace_is_an_input_error_of_the_run(tmp_path):
+    """The whole command: exit 2, one line naming the field, the file and its line."""
+    p = _scenario(tmp_path, "speed = 0.000001", trace="time,op,offset,size\n0.0,R,0,4096\n30000,R,0,4096\n")
+    r = subprocess.run([sys.executable, "-m", "ziosim", "run", p, "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == ("error: workload[0].trace: t.csv:3: time 30000 s — 30000000000 s after the first record "
+                        "(line 2), after dividing by speed 1e-06; " + LONGEST + "\n")
+
+
 def test_gzip_and_unreadable_files(tmp_path):
     p = tmp_path / "t.csv.gz"
     p.write_bytes(gzip.compress(CSV.encode()))
