@@ -413,21 +413,38 @@ def _seeded(cmd: str, seed: Optional[int], sc: scenario_mod.Scenario) -> str:
     return cmd if seed is not None else f"{cmd} --seed {sc.seed}"
 
 
-def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[list[str]]) -> scenario_mod.Scenario:
-    """The scenario file with each ``--set field=value`` applied before validation, so an
-    override is checked (and named in errors) exactly as the same value in the file."""
-    if not sets:
-        return scenario_mod.load(path, seed=seed, stop=stop)
-    from .fields import parse_set_option, set_path
+def _check_options(seed: Optional[int] = None, stop: Optional[str] = None, sets: Optional[list[str]] = None,
+                   one_value: bool = False) -> list[tuple[str, list[Any]]]:
+    """The options that need no scenario, checked before it is read (docs/scenario.md,
+    "Errors"), each error naming the option rather than the field it overrides; returns
+    the ``--set`` options parsed (``one_value``: one value each, as `run` takes them)."""
+    from .fields import parse_set_option
 
-    doc = scenario_mod.parse_toml(scenario_mod.read_text(path, "scenario"), str(path))
-    for opt in sets:
-        fld, values = parse_set_option(opt)
+    if seed is not None and not 0 <= seed <= scenario_mod.SEED_MAX:
+        raise ScenarioError(f"--seed: {seed} — out of range; allowed: an integer 0..{scenario_mod.SEED_MAX}")
+    if stop is not None:
+        scenario_mod.parse_stop(stop, "--stop")
+    parsed = [parse_set_option(opt) for opt in sets or ()]
+    for fld, values in parsed if one_value else ():
         if len(values) != 1:
             raise ScenarioError(
                 f"--set {fld}: {len(values)} values — allowed: one value per field here; "
                 "`ziosim sweep` runs one point per value"
             )
+    return parsed
+
+
+def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[list[str]]) -> scenario_mod.Scenario:
+    """The scenario file with each ``--set field=value`` applied before validation, so an
+    override is checked (and named in errors) exactly as the same value in the file. The
+    options are checked first, before the file is read."""
+    parsed = _check_options(seed, stop, sets, one_value=True)
+    if not parsed:
+        return scenario_mod.load(path, seed=seed, stop=stop)
+    from .fields import set_path
+
+    doc = scenario_mod.parse_toml(scenario_mod.read_text(path, "scenario"), str(path))
+    for fld, values in parsed:
         set_path(doc, fld, values[0], "--set")
     return scenario_mod.from_dict(doc, default_name=path.stem, path=str(path), seed=seed, stop=stop)
 
@@ -656,6 +673,7 @@ def sweep(
 
     repro = _command_line(ctx)
     with _errors(repro):
+        _check_options(stop=stop, sets=sets)
         sw = spec.load(sweep_file, sets=list(sets or []), stop=stop)
         metric_list = _metrics_opt(metrics)
         base_spec = compare_mod.parse_baseline_options(baseline) if baseline else None
@@ -785,6 +803,7 @@ def advise(
 
     repro = _command_line(ctx)
     with _errors(repro):
+        _check_options(stop=stop, sets=sets)
         sc = scenario_mod.load(scenario, stop=stop)
         config = sc.config
         scanning = bool(advise_mod.scan_kinds(config))
