@@ -912,7 +912,10 @@ def _read_pasted(p: Path) -> str:
     except FileNotFoundError:
         raise ScenarioError(f"{p}: no such file — allowed: a text file with the output of zpool status") from None
     except OSError as e:
-        raise ScenarioError(f"{p}: cannot read — {e}") from None
+        if p.is_dir():
+            raise ScenarioError(f"{p}: is a directory — allowed: a text file with the output of zpool status") from None
+        raise ScenarioError(f"{p}: cannot read ({e.strerror or type(e).__name__}) — allowed: a text file you can "
+                            "read, with the output of zpool status") from None
 
 
 @app.command("import")

@@ -312,13 +312,23 @@ def load(
 
 
 def read_text(p: Path, what: str) -> str:
-    """A `what` .toml file's text, or a one-line error naming the path."""
+    """A `what` .toml file's text, or a one-line error naming the path: the problem in
+    words (not Python's errno text) and what is allowed."""
     try:
-        return p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except FileNotFoundError:
         raise ScenarioError(f"{p}: no such file — allowed: a path to a {what} .toml file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"{p}: cannot read — {e}") from None
+    except OSError as e:
+        if p.is_dir():  # IsADirectoryError on Linux; other systems say EACCES or EISDIR
+            raise ScenarioError(f"{p}: is a directory — allowed: a path to a {what} .toml file") from None
+        raise ScenarioError(f"{p}: cannot read ({e.strerror or type(e).__name__}) — allowed: a path to a "
+                            f"{what} .toml file you can read") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise ScenarioError(f"{p}: not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}, line {line}) — "
+                            f"allowed: a TOML {what} file (UTF-8 text)") from None
 
 
 def parse_toml(text: str, where: str) -> dict[str, Any]:

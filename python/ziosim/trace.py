@@ -447,7 +447,10 @@ def load(path: Path, fmt: str = "auto", *, where: str | None = None, speed: floa
     except FileNotFoundError:
         raise ScenarioError(f"{where}: no such file — allowed: a path to a trace file") from None
     except OSError as e:
-        raise ScenarioError(f"{where}: cannot read — {e.strerror or e}") from None
+        if path.is_dir():
+            raise ScenarioError(f"{where}: is a directory — allowed: a path to a trace file") from None
+        raise ScenarioError(f"{where}: cannot read ({e.strerror or type(e).__name__}) — allowed: a path to a trace "
+                            "file you can read") from None
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)

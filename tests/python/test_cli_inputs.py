@@ -50,3 +50,32 @@ def test_options_are_checked_before_the_scenario_and_named_as_options(tmp_path, 
     assert r.exit_code == 2 and r.stdout == ""
     assert r.stderr.startswith(line) and r.stderr.count("\n") == 1, r.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("verb", ["run", "check-determinism", "sweep", "advise"])
+def test_a_directory_or_a_binary_file_as_the_scenario_is_one_line_in_words(tmp_path, verb):
+    what = "sweep or scenario" if verb == "sweep" else "scenario"
+    r = invoke(verb, tmp_path)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == f"error: {tmp_path}: is a directory — allowed: a path to a {what} .toml file\n"
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b'[scenario]\nname = "x"\n\xa6\x00\xff')
+    r = invoke(verb, binary)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == (f"error: {binary}: not UTF-8 text (byte 0xa6 at offset 22, line 3) — allowed: a TOML {what} "
+                        "file (UTF-8 text)\n")
+
+
+def test_a_directory_given_to_import_is_one_line_in_words(tmp_path):
+    r = invoke("import", tmp_path)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == f"error: {tmp_path}: is a directory — allowed: a text file with the output of zpool status\n"
+
+
+def test_a_directory_as_a_trace_is_one_line_in_words(tmp_path):
+    from ziosim import ScenarioError
+    from ziosim import trace as T
+
+    with pytest.raises(ScenarioError) as e:
+        T.load(tmp_path, where="workload[0].trace: d")
+    assert str(e.value) == "workload[0].trace: d: is a directory — allowed: a path to a trace file"
