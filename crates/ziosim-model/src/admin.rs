@@ -15,8 +15,8 @@
 //!   starts with `[TXG_INITIAL, dtl_max_txg]`, `dtl_max_txg` = `spa_vdev_enter`'s txg
 //!   (last synced + 1) + TXG_CONCURRENT_STATES (`spa_vdev_attach`).
 //!   `vdev_resilver_needed` spans the DTLs of *writeable* leaves; a block needs resilver
-//!   I/O if a writeable leaf of its top-level vdev (raidz: one holding a column of it,
-//!   0.7+) has a DTL containing its birth txg. A scan that completes excises every
+//!   I/O if a leaf of its top-level vdev (raidz: one holding a column of it, 0.7+) has a
+//!   DTL containing its birth txg, writeable or not (the vdev's DTL_PARTIAL). A scan that completes excises every
 //!   non-deferred writeable leaf's DTL up to the scan's max txg (`vdev_dtl_reassess`) —
 //!   except, from illumos 3958 (il:b4952e17e8, 2013: illumos-2014, zfs-0.6.5 on), a disk
 //!   a healing attach added (`vdev_resilver_txg`) whose DTL reaches past that max txg: it
@@ -368,21 +368,28 @@ impl Model_ {
     }
 
     /// Does a writeable leaf of child `c` of top-level vdev `t` (the child, or the new disk
-    /// of its `replacing` vdev) miss a block born in `birth`?
+    /// of its `replacing` vdev) miss a block born in `birth`? With `any`, a leaf that cannot
+    /// be written counts too: the question a resilver asks of a block is the top-level
+    /// vdev's DTL_PARTIAL, the union of its children's whether or not they can be written
+    /// (`vdev_dtl_reassess`; `dsl_scan_need_resilver` DS@zfs-0.7.13, `vdev_default_need_
+    /// resilver`/`vdev_raidz_need_resilver` VD@zfs-2.2.0) — a new disk that dies mid-
+    /// resilver keeps the resilver reading, only its writes fail.
     #[inline]
-    pub(crate) fn child_misses(&self, t: usize, c: usize, birth: u64) -> bool {
-        self.leaf_misses(self.tops[t].leaves[c], birth) || self.replacing[t][c].is_some_and(|l| self.leaf_misses(l, birth))
+    pub(crate) fn child_misses(&self, t: usize, c: usize, birth: u64, any: bool) -> bool {
+        let miss = |l: u16| if any { self.leaf_dtl_holds(l, birth) } else { self.leaf_misses(l, birth) };
+        miss(self.tops[t].leaves[c]) || self.replacing[t][c].is_some_and(miss)
     }
 
-    /// `child_misses` of any child of top-level vdev `t`.
+    /// Does leaf `l`'s DTL hold txg `birth`, whether or not it can be written?
+    #[inline]
+    pub(crate) fn leaf_dtl_holds(&self, l: u16, birth: u64) -> bool {
+        self.leaves[l as usize].dtl.is_some_and(|(lo, hi)| lo <= birth && birth <= hi)
+    }
+
+    /// Does top-level vdev `t`'s DTL_PARTIAL hold txg `birth` (any leaf's DTL, writeable
+    /// or not: `child_misses` with `any`)?
     pub(crate) fn top_misses(&self, t: usize, birth: u64) -> bool {
-        let rep = &self.replacing[t];
-        debug_assert_eq!(rep.len(), self.tops[t].leaves.len());
-        self.tops[t]
-            .leaves
-            .iter()
-            .zip(rep)
-            .any(|(&l, r)| self.leaf_misses(l, birth) || r.is_some_and(|n| self.leaf_misses(n, birth)))
+        self.top_leaves_iter(t).any(|l| self.leaf_dtl_holds(l, birth))
     }
 
     /// `vdev_resilver_needed` of the pool: (min, max) — blocks born in (min, max] — over the

@@ -67,8 +67,9 @@
 //! txgs wrote while the model ran (`admin::Extent`), those that existed when it started and
 //! were born in (min, max + 1]; those born at max + 1 reach the callback, which counts them
 //! not examined but, per release, issued or skipped (`scan_visit`); the others no counter. A
-//! block needs resilver I/O when a writeable leaf of its vdev (raidz 0.7+: one holding a
-//! column of it) has a DTL containing its birth; the repair write goes to those leaves only.
+//! block needs resilver I/O when a leaf of its vdev (raidz 0.7+: one holding a column of
+//! it) has a DTL containing its birth, writeable or not (the top-level vdev's DTL_PARTIAL);
+//! the repair write goes to the writeable ones among them.
 //! A resilver that completes excises the DTLs (`admin::dtl_excise`: not those of disks
 //! attached after it began, from illumos 3958), detaches replaced disks and starts the
 //! deferred resilver if one waits; a scan that is replaced (restart, or a resilver
@@ -708,7 +709,10 @@ impl Model_ {
                 Some(false) => Some(busy_text),
                 None if self.scan_pending == Some(ScanFunc::Scrub) => Some(busy_text),
                 None if resilvering => Some("currently resilvering"),
-                None if self.rebuild_active_any() => Some("currently sequentially resilvering"),
+                // dsl_scan_setup_check's EBUSY for a rebuild: libzfs's zpool_scan reads it
+                // as a resilver (EZFS_RESILVERING); "sequentially resilvering" is only
+                // attach/replace's ZFS_ERR_REBUILD_IN_PROGRESS (DS/libzfs_pool@zfs-2.1.0).
+                None if self.rebuild_active_any() => Some("currently resilvering"),
                 None => {
                     self.scan_request(ScanFunc::Scrub, ctx);
                     None
@@ -1314,8 +1318,9 @@ impl Model_ {
     }
 
     /// Does the DVA of a block born in `birth` at `voff` on top-level vdev `t` need resilver
-    /// I/O (`dsl_scan_need_resilver`)? A writeable leaf of the vdev misses that txg — for
-    /// raidz 0.7.0+ one holding a column of the block (`vdev_raidz_need_resilver`).
+    /// I/O (`dsl_scan_need_resilver`)? A leaf of the vdev misses that txg, whether or not
+    /// it can still be written (the top-level vdev's DTL_PARTIAL) — for raidz 0.7.0+ one
+    /// holding a column of the block (`vdev_raidz_need_resilver`).
     fn block_needs_resilver(&mut self, t: usize, voff: u64, psize: u64, birth: u64) -> bool {
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => self.top_misses(t, birth),
@@ -1330,7 +1335,7 @@ impl Model_ {
                 }
                 let mut cols = std::mem::take(&mut self.cols);
                 self.tops[t].map(voff, psize, true, &mut cols);
-                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && self.col_misses(t, c.child as usize, c.offset, birth));
+                let hit = cols.iter().any(|c| !c.skip && c.size > 0 && self.col_misses(t, c.child as usize, c.offset, birth, true));
                 self.cols = cols;
                 hit
             }
@@ -1341,10 +1346,10 @@ impl Model_ {
     /// distributed spare standing in for it to the child holding its share there, which
     /// may miss the block in turn (`vdev_draid_missing` recursing through the spare, as
     /// `vdev_draid_group_missing` asks it for each column of the block's group).
-    fn col_misses(&self, t: usize, c: usize, off: u64, birth: u64) -> bool {
+    fn col_misses(&self, t: usize, c: usize, off: u64, birth: u64, any: bool) -> bool {
         let mut c = c;
         for _ in 0..=self.spares.len() {
-            if self.child_misses(t, c, birth) {
+            if self.child_misses(t, c, birth, any) {
                 return true;
             }
             let Some(p) = self.replacing[t][c].and_then(|n| self.spare_pos(t, n, off)) else { return false };
@@ -1590,7 +1595,7 @@ impl Model_ {
                 for c in cols.iter().filter(|c| !c.skip && c.size > 0) {
                     let ch = c.child as usize;
                     let force = self.replacing[t][ch].and_then(|n| self.share_replacement(t, n, c.offset)).is_some();
-                    if !(force || self.col_misses(t, ch, c.offset, birth)) {
+                    if !(force || self.col_misses(t, ch, c.offset, birth, false)) {
                         continue;
                     }
                     self.col_write_leaves(t, ch, c.offset, &mut fan);

@@ -409,9 +409,12 @@ fn rebuild_refuses_raidz_and_healing_refuses_a_running_rebuild() {
     assert!(e.starts_with("action[0].sequential: true"), "{e}");
     assert!(e.contains("only mirror and dRAID vdevs support sequential reconstruction"), "{e}");
     let actions = json!([{"at_ns": 0, "do": "replace", "old": "sdb", "new": "sdc", "sequential": true},
-                         {"at_ns": S, "do": "attach", "disk": "sda", "new": "sdd"}]);
+                         {"at_ns": S, "do": "attach", "disk": "sda", "new": "sdd"},
+                         {"at_ns": S, "do": "scrub"}]);
     let res = run(&pool("zfs-2.2", mirror("sda", "sdb"), 1, actions));
     assert_eq!(res["actions"][1]["error"], "cannot attach sdd to sda: currently sequentially resilvering");
+    // A scrub gets dsl_scan_setup_check's plain EBUSY, which libzfs prints as a resilver.
+    assert_eq!(res["actions"][2]["error"], "cannot scrub tank: currently resilvering");
 }
 
 #[test]
@@ -716,4 +719,30 @@ fn chunks_a_rebuild_could_not_read_are_lost_and_the_scrub_after_it_finds_them() 
     let res = run(&cfg);
     let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["errors"].as_u64().unwrap_or(0), 0, "{}", last["errors"]);
+}
+
+/// QA 2026-11-28: a resilver asks of each block the top-level vdev's DTL_PARTIAL, the union
+/// of its children's whether or not they can still be written (`dsl_scan_need_resilver`
+/// DS@zfs-0.7.13, `vdev_default_need_resilver` VD@zfs-2.2.0). So when the new disk dies
+/// mid-resilver the resilver goes on reading every block at disk speed (its writes fail);
+/// it used to stop reading and "finish" within a second.
+#[test]
+fn a_new_disk_dying_mid_resilver_does_not_stop_the_reads() {
+    for rel in ["zfs-0.7", "zfs-2.2"] {
+        let three = json!([{"type": "mirror", "disks": [disk("sda"), disk("sdb"), disk("sdc")]}]);
+        let base = json!([{"at_ns": 0, "do": "fail", "disk": "sdc"}, {"at_ns": S, "do": "replace", "old": "sdc", "new": "sdd"}]);
+        let whole = run(&pool(rel, three.clone(), 8, base.clone()));
+        let mut dies = base.as_array().unwrap().clone();
+        dies.push(json!({"at_ns": 5 * S, "do": "fail", "disk": "sdd"}));
+        let res = run(&pool(rel, three, 8, json!(dies)));
+        let (w, d) = (&whole["scan"], &res["scan"]);
+        let bytes = |r: &Value, n: &str| leaf(r, n)["classes"].as_object().unwrap().values().map(|c| c["bytes"].as_u64().unwrap()).sum::<u64>();
+        let read = |r: &Value| bytes(r, "sda") + bytes(r, "sdb");
+        eprintln!("{rel}: whole {} s read {}; dies {} s read {}", w["end_ns"].as_u64().unwrap() / S, read(&whole), d["end_ns"].as_u64().unwrap() / S, read(&res));
+        // The same blocks are read from the two survivors, taking about as long.
+        assert!(read(&res) * 10 >= read(&whole) * 9, "{rel}: {} vs {}", read(&res), read(&whole));
+        assert!(d["end_ns"].as_u64().unwrap() * 10 >= w["end_ns"].as_u64().unwrap() * 8, "{rel}");
+        // and nothing reaches the dead disk after it died.
+        assert!(bytes(&res, "sdd") < bytes(&whole, "sdd") / 2, "{rel}");
+    }
 }
