@@ -2103,7 +2103,9 @@ impl Model_ {
         let file_bytes = self.wls[op.wl as usize].nfs.as_ref().map_or(u64::MAX, |n| n.threads[op.thread as usize].size);
         let mut out = Vec::new();
         let need = self.zil.write(txg, foid, off, len as u32, file_bytes, sync, &mut out);
-        self.txg.eng.log_written(txg, self.zil.wrlog_bytes());
+        let mut txg_out = Vec::new();
+        self.txg.eng.log_written(now, txg, self.zil.wrlog_bytes(), &mut txg_out);
+        self.txg_actions(txg_out, ctx);
         if need || fsync {
             // zil_commit(foid) for O_DSYNC/sync=always, or the fsync(2) after the write.
             self.ops[id as usize].commit_ns = now;

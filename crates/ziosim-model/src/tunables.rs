@@ -382,8 +382,8 @@ tunables! {
         "TX@zfs-0.6.3 (tunable); TX@zfs-2.2.0 (static const)";
     zfs_wrlog_data_max = "zfs_wrlog_data_max", "bytes", [MIB, 1 << 50],
         [(Zfs22, 8 * GIB)], Some("2 x zfs_dirty_data_max"),
-        "Bytes of logged writes (ZIL) not yet synced before writes are throttled as if dirty data were high; bounds memory held by sync-heavy workloads.",
-        "ARC@zfs-2.2.0 (a7bd20e309); TX@zfs-2.2.0 dmu_tx_delay";
+        "Bytes of logged writes (ZIL) not yet synced before writes are throttled as if dirty data were high; a txg logging 15 % of it syncs early.",
+        "ARC@zfs-2.2.0 (a7bd20e309); TX@zfs-2.2.0 dmu_tx_delay; DP@zfs-2.2.0 dsl_pool_wrlog_count";
 
     // ---- pre-2013 write throttle (§4.2 'Pre-2013'; txg.rs) ----
     zfs_txg_synctime_ms = "zfs_txg_synctime_ms", "ms", [1, 3_600_000],

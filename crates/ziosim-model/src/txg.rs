@@ -180,6 +180,9 @@ pub struct Txg {
     delay_scale: u64,
     delay_max_ns: u64,
     wrlog_max: Option<u64>,
+    /// 2.2+: logged bytes of one txg past which `dsl_pool_wrlog_count` kicks its sync,
+    /// `zfs_wrlog_data_max` × (`zfs_dirty_data_sync_percent` + 10) / 200.
+    wrlog_sync_min: u64,
     sync_threshold: u64,
     kick_per_txg: bool,
     dirty_sync_in_loop: bool,
@@ -240,6 +243,9 @@ impl Txg {
             delay_scale: g(T::zfs_delay_scale),
             delay_max_ns: tun.try_get(T::zfs_delay_max_ns).map(|v| v as u64).unwrap_or(DELAY_MAX_NS_CONST),
             wrlog_max: tun.try_get(T::zfs_wrlog_data_max).map(|v| v as u64),
+            wrlog_sync_min: tun.try_get(T::zfs_wrlog_data_max).map_or(u64::MAX, |m| {
+                m as u64 * (tun.try_get(T::zfs_dirty_data_sync_percent).unwrap_or(20).max(0) as u64 + 10) / 200
+            }),
             sync_threshold,
             kick_per_txg: release >= Release::Zfs22,
             // txg_sync_thread's wait loop tests dp_dirty_total against the sync threshold
@@ -419,15 +425,24 @@ impl Txg {
     }
 
     /// Logged-write bytes of `txg` (`dsl_pool_wrlog_count`, 2.2+): call for every write the
-    /// ZIL logs. No effect before 2.2.
-    pub fn log_written(&mut self, txg: u64, bytes: u64) {
+    /// ZIL logs. Past `wrlog_sync_min` of them the txg's sync is kicked, as dirty data past
+    /// `zfs_dirty_data_sync_percent` kicks it (DP@zfs-2.2.0 and @zfs-2.3.0: "a value
+    /// slightly bigger than min dirty sync bytes"). No effect before 2.2.
+    pub fn log_written(&mut self, now_ns: u64, txg: u64, bytes: u64, out: &mut Vec<TxgAction>) {
         if self.wrlog_max.is_none() {
             return;
         }
+        let mut kick = false;
         for s in [Some(&mut self.open), self.quiesced.as_mut(), self.syncing.as_mut()].into_iter().flatten() {
             if s.txg == txg {
                 s.wrlog += bytes;
+                kick = s.wrlog > self.wrlog_sync_min;
             }
+        }
+        if kick && self.sync_txg_waiting < txg {
+            // txg_kick(dp, txg).
+            self.sync_txg_waiting = txg;
+            self.poll(now_ns, out);
         }
     }
 
@@ -458,6 +473,7 @@ impl Txg {
         self.delay_scale = f.delay_scale;
         self.delay_max_ns = f.delay_max_ns;
         self.wrlog_max = f.wrlog_max;
+        self.wrlog_sync_min = f.wrlog_sync_min;
         self.sync_threshold = f.sync_threshold;
         self.write_limit_min = f.write_limit_min;
         self.write_limit_max = f.write_limit_max;

@@ -110,6 +110,36 @@ fn plp_slog_makes_commits_fast() {
     assert!(r > 1000.0, "{r}");
 }
 
+/// Eight fsync writers rewriting a 32 MiB hot region in 128K records with a PLP SLOG, 4 GiB
+/// of RAM: dirty data stays small (a record is charged once a txg), but every write is
+/// logged (NEED_COPY). From 2.2 `dsl_pool_wrlog_count` kicks a txg's sync once its logged
+/// bytes pass zfs_wrlog_data_max × (zfs_dirty_data_sync_percent + 10) / 200 ≈ 123 MiB, so
+/// syncs follow the log and the logged bytes never reach the wrlog delay.
+fn wrlog_writer(release: &str) -> Value {
+    let mut cfg = fsync_loop(release, 8, 30);
+    cfg["ram_bytes"] = json!(4u64 << 30);
+    cfg["workloads"][0]["sizes"] = json!([[131072, 1.0]]);
+    cfg["workloads"][0]["region_length_bytes"] = json!(32u64 << 20);
+    cfg["devices"]["slog"] = preset("intel-s3700");
+    cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "sdb", "device": "slog"}]}]);
+    cfg
+}
+
+#[test]
+fn from_2_2_logged_bytes_kick_the_txg_sync() {
+    let new = run(&wrlog_writer("zfs-2.2"));
+    let old = run(&wrlog_writer("zfs-2.1"));
+    let (tn, to) = (&new["txg"], &old["txg"]);
+    eprintln!("2.2 {} ops/s {tn}\n2.1 {} ops/s {to}", wl(&new)["ops_per_s"], wl(&old)["ops_per_s"]);
+    // 2.1: only the 5 s timeout syncs (dirty data never reaches its threshold).
+    assert!(to["syncs"].as_u64().unwrap() <= 7, "{to}");
+    // 2.2: a sync every ~123 MiB logged — tens in 30 s — and no wrlog delay.
+    assert!(tn["syncs"].as_u64().unwrap() >= 20, "{tn}");
+    assert_eq!(tn["delayed_writes"].as_u64().unwrap(), 0, "{tn}");
+    let (rn, ro) = (wl(&new)["ops_per_s"].as_f64().unwrap(), wl(&old)["ops_per_s"].as_f64().unwrap());
+    assert!(rn > 0.8 * ro, "{rn} vs {ro}");
+}
+
 /// An NFS small-file copy on solaris-2009: every file waits for ZIL commits (CREATE,
 /// COMMIT, SETATTR); with zil_disable none, and the copied bytes are at risk instead.
 fn nfs_copy(zil_disable: bool) -> Value {

@@ -370,12 +370,36 @@ fn wrlog_delay_starts_at_sixty_percent() {
     t.start(0, &mut out);
     assert!(matches!(t.assign(0, 1, 4096, 0, false, &mut out), TxDecision::Admit { txg: 1 }));
     // Logged bytes at 59.5 % of the wrlog max: below the threshold, so no delay.
-    t.log_written(1, wmax / 1000 * 595);
+    t.log_written(0, 1, wmax / 1000 * 595, &mut out);
     assert!(!t.wrlog_over_min());
     assert!(matches!(t.assign(MS, 2, 4096, MS, false, &mut out), TxDecision::Admit { .. }));
     // Just over 60 %: delayed.
-    t.log_written(1, wmax / 1000 * 6);
+    t.log_written(0, 1, wmax / 1000 * 6, &mut out);
     assert!(t.wrlog_over_min());
+}
+
+/// QA 2026-11-28: from 2.2 a txg's logged bytes past zfs_wrlog_data_max ×
+/// (zfs_dirty_data_sync_percent + 10) / 200 kick its sync (DP@zfs-2.2.0
+/// dsl_pool_wrlog_count → txg_kick), however little data it dirtied; 2.1 has no wrlog.
+#[test]
+fn logged_bytes_past_fifteen_percent_kick_the_sync() {
+    let mut t = txg(Release::Zfs22, &[]);
+    let min = t.wrlog_max.unwrap() * 30 / 200;
+    let mut out = vec![];
+    t.start(0, &mut out);
+    assert!(matches!(t.assign(0, 1, 4096, 0, false, &mut out), TxDecision::Admit { txg: 1 }));
+    out.clear();
+    t.log_written(MS, 1, min, &mut out);
+    assert_eq!(syncs(&out), vec![], "at the threshold: no kick");
+    t.log_written(MS, 1, 1, &mut out);
+    assert_eq!(syncs(&out), vec![(1, 4096)], "one byte over: txg 1 syncs now");
+    let mut t = txg(Release::Zfs21, &[]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    assert!(matches!(t.assign(0, 1, 4096, 0, false, &mut out), TxDecision::Admit { txg: 1 }));
+    out.clear();
+    t.log_written(MS, 1, 10 << 30, &mut out);
+    assert_eq!(syncs(&out), vec![]);
 }
 
 /// Audit 2 F2: the pre-2013 throughput sample times dsl_pool_sync's own writes only; a
