@@ -1409,11 +1409,7 @@ impl Model_ {
             zil,
             zil_slog_cursor: vec![0; log_tops.len()],
             ms_shift: ms_geom.iter().map(|g| g.0).collect(),
-            spacemaps: crate::spacemap::SpaceMaps::new(
-                cfg.release >= Release::Zfs20,
-                ms_geom.iter().map(|g| g.1).collect(),
-                crate::layout::indblkshift(cfg.release),
-            ),
+            spacemaps: crate::spacemap::SpaceMaps::new(cfg.release, ms_geom.iter().map(|g| g.1).collect(), cfg.ram_bytes),
             slog_ms: Vec::new(),
             sm_scratch: Default::default(),
             sm_layout_frees: Vec::new(),
@@ -3114,7 +3110,9 @@ impl Model_ {
         }
         self.slog_ms.retain(|e| e.0 > txg);
         let (mut blocks, mut gone) = std::mem::take(&mut self.sm_scratch);
-        self.spacemaps.txg(txg, &changes, &mut blocks, &mut gone);
+        // A running scan rewrites its state in the MOS every txg (`dsl_scan_sync_state`).
+        let mos_dirty = self.running_scan(None).is_some();
+        self.spacemaps.txg(txg, &changes, mos_dirty, &mut blocks, &mut gone);
         for &key in &gone {
             self.space.forget(key, txg);
         }
