@@ -90,14 +90,14 @@ def run(
     chunk: int = CHUNK_EVENTS,
     on_progress: Progress | None = None,
     reproduce: str | None = None,
-    on_scan: Callable[[int, int], None] | None = None,
+    on_scan: Callable[..., None] | None = None,
     on_work: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Run to the end and return the results document (docs/internals.md, "Results").
 
     ``on_progress(now_ns, stop_ns, events)`` is called after every chunk of events;
-    before it ``on_scan(*scan_progress)`` (``examined_bytes, to_examine_bytes``, and from a
-    core that gives them ``issued_bytes, skipped_bytes, sorted``), once a scan exists, and
+    before it ``on_scan(*scan_progress)`` (``examined_bytes, to_examine_bytes, issued_bytes,
+    skipped_bytes, sorted``), once a scan exists, and
     ``on_work(done, total)`` with the work of the workloads that end by themselves (trace
     records, files).
 

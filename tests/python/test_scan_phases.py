@@ -50,11 +50,19 @@ def test_the_latency_view_prints_one_quantize_per_window():
 def test_runner_reports_scan_progress_for_the_progress_bar():
     sc = scenario.loads(TEXT)
     seen = []
-    runner.run(sc, chunk=20_000, on_scan=lambda examined, total: seen.append((examined, total)))
+    full = []
+    runner.run(sc, chunk=20_000, on_scan=lambda *p: full.append(p))
+    seen = [(e, t) for e, t, *_ in full]
     assert seen, "no scan progress reported"
     examined = [e for e, _ in seen]
     assert examined == sorted(examined)
     assert len({t for _, t in seen}) == 1 and seen[-1][0] == seen[-1][1] > 0
+    # A sorted scan (zfs-2.1) also gives what it issued and skipped: at the end they cover
+    # what it examined; issued grows, and lags examined while the walk runs ahead.
+    issued = [p[2] for p in full]
+    assert all(p[4] is True for p in full) and issued == sorted(issued)
+    assert full[-1][2] + full[-1][3] == full[-1][0]
+    assert any(p[2] + p[3] < p[0] for p in full)
 
 
 def test_a_window_without_operations_has_no_latency():

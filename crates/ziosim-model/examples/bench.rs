@@ -302,7 +302,7 @@ fn child(name: &str, quick: bool) {
         steps += 1;
         let m = run.sim.model();
         if trace && steps % 64 == 0 {
-            let f = m.scan_progress().map_or(0.0, |(d, t)| d as f64 / t.max(1) as f64);
+            let f = m.scan_progress().map_or(0.0, |(d, t, ..)| d as f64 / t.max(1) as f64);
             eprintln!(
                 "mem wall_s {:.1} sim_s {:.0} examined {:.3} rss_kib {} live_kib {} store {:?} {}",
                 t0.elapsed().as_secs_f64(), run.sim.now() as f64 / 1e9, f, rss_kib().0, live_kib(),
@@ -312,7 +312,7 @@ fn child(name: &str, quick: bool) {
         if !sc.scan {
             continue;
         }
-        let Some((done, total)) = m.scan_progress() else { continue };
+        let Some((done, total, ..)) = m.scan_progress() else { continue };
         let f = done as f64 / total.max(1) as f64;
         let store = m.scan_store_counts();
         while marks_done < marks.len() && f >= marks[marks_done] {

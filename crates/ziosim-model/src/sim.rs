@@ -3737,10 +3737,12 @@ impl Model_ {
         self.leaf_ios_done
     }
 
-    /// The scan's (examined, to_examine) bytes, if a scan was ever started (for progress
-    /// probes such as `examples/bench.rs`).
-    pub fn scan_progress(&self) -> Option<(u64, u64)> {
-        self.scan.as_ref().map(|s| (s.examined, s.to_examine))
+    /// The scan's (examined, to_examine, issued, skipped, sorted) bytes, if a scan was ever
+    /// started (for the progress bar and probes such as `examples/bench.rs`): a sorted
+    /// scan (0.8+) examines everything early and then issues, so its share done is
+    /// issued / (to_examine − skipped), as ZFS's "% done".
+    pub fn scan_progress(&self) -> Option<(u64, u64, u64, u64, bool)> {
+        self.scan.as_ref().map(|s| (s.examined, s.to_examine, s.issued, s.skipped, s.sorted.is_some()))
     }
 
     /// Work done and to do of the workloads with an end of their own (a trace played once:

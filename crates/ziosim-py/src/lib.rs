@@ -200,9 +200,10 @@ impl Simulation {
     fn events(&self) -> u64 {
         self.run.sim.events_handled()
     }
-    /// The running (or last) scan's (examined, to_examine) bytes; None before any scan.
+    /// The running (or last) scan's (examined, to_examine, issued, skipped) bytes and whether
+    /// it is sorted; None before any scan.
     #[getter]
-    fn scan_progress(&self) -> Option<(u64, u64)> {
+    fn scan_progress(&self) -> Option<(u64, u64, u64, u64, bool)> {
         self.run.sim.model().scan_progress()
     }
     /// (done, total) of the workloads with an end of their own; None when there is none.
