@@ -44,6 +44,14 @@ def test_a_distributed_spare_is_rebuilt_onto_and_listed_in_use():
     top = pool["vdevs"]["tank"]["vdevs"]["draid2:4d:8c:1s-0"]
     assert top["vdev_type"] == "draid"
     assert top["vdevs"]["spare-2"]["vdevs"]["draid2-0-0"]["vdev_type"] == "dspare"
+    # summary.json counts what the spare passed on, as its iostat row does (QA 2026-11-28:
+    # it said 0 ops while iostat showed the rebuild's writes through it).
+    from ziosim.report.summary import build_summary
+    meta = {"release": "zfs-2.2", "name": "d", "seed": 0, "version": "t", "scenario_hash": "h"}
+    spare = build_summary(res, meta)["leaves"]["draid2-0-0"]
+    via = next(l for l in res["leaves"] if l["name"] == "draid2-0-0")["passed_on"]
+    assert via["write_bytes"] > 0 and spare["bytes"] == via["read_bytes"] + via["write_bytes"]
+    assert spare["ops"] == via["read_ops"] + via["write_ops"] and spare["classes"] == {}
 
 
 def test_a_new_disk_replaces_the_failed_one_and_the_spare_is_available_again():

@@ -143,3 +143,14 @@ def test_an_attach_adds_a_copy_and_a_lone_disk_is_named_once():
     res, summ = _run('type = "disk"', _act("1s", "fail", disk="sda"), stop="5s")
     assert redundancy_lines(summ) == [
         "redundancy: sda has no redundancy; no copy left for 4.00s (from 1.00s): blocks were lost (see zpool status)"]
+
+
+def test_the_worst_margin_is_told_against_the_tolerance_it_had_then():
+    """QA 2026-11-28: a 3-way mirror short by one disk, then narrowed to two by detaches,
+    said "could lose 1 more disk, not 1" — the tolerance after the detach, not while short."""
+    acts = (_act("1s", "fail", disk="sdb") + _act("2s", "replace", old="sdb", new="sdz")
+            + _act("4s", "fail", disk="sdz") + _act("6s", "detach", disk="sdz") + _act("8s", "detach", disk="sdb"))
+    res, summ = _run('type = "mirror", disks = 3', acts, stop="20s")
+    r = _rec(res, "mirror-0")
+    assert (r["tolerance"], r["min_margin"], r["tolerance_at_worst"]) == (1, 1, 2)
+    assert "could lose 1 more disk, not 2" in "\n".join(redundancy_lines(summ))

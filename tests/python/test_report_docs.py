@@ -26,7 +26,7 @@ UPDATE = os.environ.get("UPDATE_SNAPSHOTS") == "1"
 BLOCK = re.compile(r"(<!-- example: (?P<name>[\w.-]+) -->\n```text\n)(?P<body>.*?)(```)", re.S)
 
 
-REDUNDANCY = {"vdev": "mirror-0", "tolerance": 1, "margin": 1, "min_margin": 0, "short_ns": 310421180977,
+REDUNDANCY = {"vdev": "mirror-0", "tolerance": 1, "margin": 1, "min_margin": 0, "tolerance_at_worst": 1, "short_ns": 310421180977,
               "exposed_ns": 310421180977, "lost_ns": 0, "first_short_ns": 5000000000,
               "restored_ns": 315421180977, "exposed_read_bytes": 22107328512, "expected_read_errors": None,
               "p_read_error": None, "p_loss_by_failure": 4.33768e-08}

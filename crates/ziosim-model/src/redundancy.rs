@@ -54,6 +54,8 @@ pub struct RedTrack {
     margin: i32,
     since_ns: u64,
     min_margin: i32,
+    /// The tolerance when the margin was at `min_margin` (a detach may lower it later).
+    worst_tolerance: i32,
     short_ns: u64,
     exposed_ns: u64,
     lost_ns: u64,
@@ -146,6 +148,7 @@ impl Model_ {
                     margin,
                     since_ns: now,
                     min_margin: margin,
+                    worst_tolerance: tolerance,
                     errors_known: true,
                     dist: vec![1.0],
                     rates_known: true,
@@ -241,6 +244,9 @@ impl Model_ {
             let was_short = r.margin < r.tolerance;
             r.tolerance = tolerance;
             r.margin = margin;
+            if margin < r.min_margin || (margin == r.min_margin && tolerance > r.worst_tolerance) {
+                r.worst_tolerance = tolerance;
+            }
             r.min_margin = r.min_margin.min(margin);
             let short = margin < tolerance;
             if short && !was_short && r.first_short_ns.is_none() {
@@ -269,7 +275,7 @@ impl Model_ {
                 let errors = (r.exposed_ns > 0 && r.errors_known).then_some(r.expected_errors);
                 json!({
                     "vdev": self.tops[t].name, "tolerance": r.tolerance, "margin": r.margin,
-                    "min_margin": r.min_margin, "short_ns": r.short_ns, "exposed_ns": r.exposed_ns,
+                    "min_margin": r.min_margin, "tolerance_at_worst": r.worst_tolerance, "short_ns": r.short_ns, "exposed_ns": r.exposed_ns,
                     "lost_ns": r.lost_ns, "first_short_ns": r.first_short_ns, "restored_ns": r.restored_ns,
                     "exposed_read_bytes": r.exposed_read_bytes,
                     "expected_read_errors": errors,

@@ -3865,10 +3865,18 @@ impl Model_ {
                         }),
                     );
                 }
-                json!({
+                let mut v = json!({
                     "name": l.name, "vdev": l.vdev_name, "device": l.device_name, "rotational": l.rotational,
                     "size_bytes": l.size_bytes, "busy_ns": l.cnt.busy_ns, "classes": classes,
-                })
+                });
+                if l.draid_spare.is_some() {
+                    // A distributed spare has no queue or disk of its own: what it passed on
+                    // to the disks holding its shares, as its `zpool iostat -v` row counts it.
+                    let c = &l.cnt;
+                    v["passed_on"] = json!({"read_ops": c.read_ops, "write_ops": c.write_ops,
+                                            "read_bytes": c.read_bytes, "write_bytes": c.write_bytes});
+                }
+                v
             })
             .collect();
         // Per top-level vdev (data vdevs, then log vdevs), the logical I/O of each interval.

@@ -199,13 +199,16 @@ def _leaves(results: dict) -> dict:
     out = {}
     for leaf in results.get("leaves", []):
         classes = {name: _class_summary(c) for name, c in leaf.get("classes", {}).items()}
+        # A distributed spare serves nothing itself: its ops and bytes are what it passed on
+        # (its `zpool iostat -v` row); it has no classes or busy time of its own.
+        via = leaf.get("passed_on")
         out[leaf["name"]] = {
             "vdev": leaf.get("vdev"),
             "device": leaf.get("device"),
             "rotational": leaf.get("rotational"),
             "size_bytes": leaf.get("size_bytes", 0),
-            "ops": sum(c["ops"] for c in classes.values()),
-            "bytes": sum(c["bytes"] for c in classes.values()),
+            "ops": via["read_ops"] + via["write_ops"] if via else sum(c["ops"] for c in classes.values()),
+            "bytes": via["read_bytes"] + via["write_bytes"] if via else sum(c["bytes"] for c in classes.values()),
             "busy_ns": leaf.get("busy_ns", 0),
             "busy_fraction": float(leaf.get("busy_ns", 0)) / sim_ns,
             "classes": classes,
@@ -386,7 +389,7 @@ def _rebuilds(results: dict) -> list:
     return [_pick(rb, _REBUILD_KEYS) for rb in results.get("rebuilds") or []]
 
 
-_RED_KEYS = ("vdev", "tolerance", "margin", "min_margin", "short_ns", "exposed_ns", "lost_ns",
+_RED_KEYS = ("vdev", "tolerance", "margin", "min_margin", "tolerance_at_worst", "short_ns", "exposed_ns", "lost_ns",
              "first_short_ns", "restored_ns", "exposed_read_bytes", "expected_read_errors",
              "p_read_error", "p_loss_by_failure")
 
@@ -551,8 +554,9 @@ def redundancy_lines(summary: dict) -> list[str]:
         else:
             when += f", still short at the end: {max(r['margin'], 0)} of {tol} left"
         worst = "no more disks" if least == 0 else f"{least} more disk{'s' if least > 1 else ''}"
+        # Against the tolerance it had then: a detach may have narrowed the vdev since.
         lines.append(f"redundancy: {r['vdev']} ran short for {span(r['short_ns'])} ({when}); "
-                     f"at worst it could lose {worst}, not {tol}")
+                     f"at worst it could lose {worst}, not {r['tolerance_at_worst']}")
         if r["lost_ns"]:
             lines.append(f"  no copy left for {span(r['lost_ns'])}: {lost}")
         elif r["exposed_ns"]:
