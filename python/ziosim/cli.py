@@ -319,10 +319,8 @@ class _Bar:
 class _Progress(_Bar):
     """A rich bar of simulated time on stderr; a no-op when not wanted."""
 
-    def __init__(self, enabled: bool, label: str, sorted_scan: bool = False) -> None:
+    def __init__(self, enabled: bool, label: str) -> None:
         self.bar = None
-        # The release sorts its scans (0.8+, no zfs_scan_legacy), when the core does not say.
-        self._sorted = sorted_scan
         self._scan: Optional[tuple[float, str]] = None  # (share, text), for runs that stop at scan-done
         self._work: Optional[tuple[int, int]] = None  # (done, total), for runs that stop at workloads-done
         if not enabled:
@@ -357,22 +355,19 @@ class _Progress(_Bar):
         (every workload with an end of its own, summed) instead of simulated time."""
         self._work = (done, total)
 
-    def scan(self, examined: int, to_examine: int, issued: Optional[int] = None, skipped: int = 0,
-             sorted_scan: Optional[bool] = None) -> None:
+    def scan(self, examined: int, to_examine: int, issued: int, skipped: int, sorted_scan: bool) -> None:
         """A run that stops when its scan is done shows the scan's share done, as `zpool
         status` counts "% done", instead of simulated time: a legacy scan's scanned share; a
         sorted scan's (0.8+) issued share of what it will issue — its walk scans everything
         early and the reads come after, so "scanned" would stand at 100 % for most of it."""
         if not to_examine:
             self._scan = None
-        elif (self._sorted if sorted_scan is None else sorted_scan) and issued is not None:
+        elif sorted_scan:
             share = min(issued / max(to_examine - skipped, 1), 1.0)
             self._scan = (share, f"{share:.1%} issued")
         else:
             share = min(examined / to_examine, 1.0)
-            # A core that gives no issued figure: say the walk is not the end.
-            issuing = ", issuing" if self._sorted and sorted_scan is None and share >= 1.0 else ""
-            self._scan = (share, f"{share:.1%} scanned{issuing}")
+            self._scan = (share, f"{share:.1%} scanned")
 
 
 def _progress_enabled(quiet: bool, no_progress: bool) -> bool:
@@ -466,10 +461,7 @@ def _left_out_by_stop(sc: scenario_mod.Scenario, stop: Optional[str]) -> Optiona
 
 
 def _run_once(sc: scenario_mod.Scenario, progress: bool, repro: str) -> dict[str, Any]:
-    from .report.releases import at_least
-
-    sorted_scan = at_least(sc.release, "zfs-0.8") and not sc.config["tunables"].get("zfs_scan_legacy")
-    with _Progress(progress, sc.name, sorted_scan) as bar:
+    with _Progress(progress, sc.name) as bar:
         on_scan = bar.scan if sc.config.get("stop_on_scan_done") else None
         on_work = bar.work if sc.config.get("stop_on_workloads_done") else None
         return runner.run(sc, on_progress=bar.update, reproduce=repro, on_scan=on_scan, on_work=on_work)

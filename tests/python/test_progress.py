@@ -28,7 +28,7 @@ def test_a_sorted_scan_shows_its_issued_share():
     """QA: a 0.8+ resilver's bar said "100.0% scanned" for most of the run — the sorted
     scan's walk scans everything early, then issues. ZFS's "% done" from 0.8 is issued of
     what it will issue (the total less what a resilver skips)."""
-    bar = cli._Progress(True, "t", sorted_scan=True)
+    bar = cli._Progress(True, "t")
     bar.scan(1000, 1000, 372, 0, True)
     bar.update(5_000_000_000, 10_000_000_000, 7)
     assert _shown(bar) == ("5.0s simulated, 37.2% issued", 0.372)
@@ -44,13 +44,6 @@ def test_a_legacy_scan_keeps_its_scanned_share():
     assert _shown(bar) == ("5.0s simulated, 37.2% scanned", 0.372)
 
 
-def test_a_core_without_the_issued_figure_says_the_walk_is_not_the_end():
-    bar = cli._Progress(True, "t", sorted_scan=True)
-    bar.scan(1000, 1000)
-    bar.update(5_000_000_000, 10_000_000_000, 7)
-    assert _shown(bar)[0] == "5.0s simulated, 100.0% scanned, issuing"
-
-
 @pytest.mark.parametrize("release, form", [("zfs-2.2", "issued"), ("zfs-0.7", "scanned")])
 def test_the_first_frame_of_a_scan_shows_its_share(fake_core, monkeypatch, release, form):
     """QA: the first frame read "227.9s/21600.0s simulated" — the bar was drawn before it
@@ -59,7 +52,7 @@ def test_the_first_frame_of_a_scan_shows_its_share(fake_core, monkeypatch, relea
     monkeypatch.setattr(fake_core.Simulation, "scan_progress", property(lambda s: (1000, 1000, 500, 0, sorted_scan)),
                         raising=False)
     sc = scenario.loads(SCRUB.format(release=release))
-    bar = cli._Progress(True, "t", sorted_scan=sorted_scan)
+    bar = cli._Progress(True, "t")
     frames = []
 
     def update(*a):
