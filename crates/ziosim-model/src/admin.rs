@@ -16,14 +16,15 @@
 //!   (last synced + 1) + TXG_CONCURRENT_STATES (`spa_vdev_attach`).
 //!   `vdev_resilver_needed` spans the DTLs of *writeable* leaves; a block needs resilver
 //!   I/O if a leaf of its top-level vdev (raidz: one holding a column of it, 0.7+) has a
-//!   DTL containing its birth txg, writeable or not (the vdev's DTL_PARTIAL). A scan that completes excises every
-//!   non-deferred writeable leaf's DTL up to the scan's max txg (`vdev_dtl_reassess`) —
-//!   except, from illumos 3958 (il:b4952e17e8, 2013: illumos-2014, zfs-0.6.5 on), a disk
-//!   a healing attach added (`vdev_resilver_txg`) whose DTL reaches past that max txg: it
-//!   was attached after the scan began, keeps its whole DTL and is resilvered by the
-//!   restart its attach scheduled (`vdev_dtl_should_excise`). solaris-2009, freebsd-9 and
-//!   illumos-2012 predate the fix: there such a disk keeps only the txgs past the scan,
-//!   and the restart copies just those — the partial resilver of illumos bug 3958.
+//!   DTL containing its birth txg, writeable or not (the vdev's DTL_PARTIAL). A scan that
+//!   completes excises every non-deferred writeable leaf's DTL up to the scan's max txg
+//!   (`vdev_dtl_reassess`) — except, from illumos 3958 (il:b4952e17e8, 2013: illumos-2014,
+//!   zfs-0.6.5 on), a disk a healing attach added (`vdev_resilver_txg`) whose DTL reaches
+//!   past that max txg: it was attached after the scan began, keeps its whole DTL and is
+//!   resilvered by the restart its attach scheduled (`vdev_dtl_should_excise`).
+//!   solaris-2009, freebsd-9 and illumos-2012 predate the fix: there such a disk keeps
+//!   only the txgs past the scan, and the restart copies just those — the partial
+//!   resilver of illumos bug 3958.
 //! * **Blocks written while running.** Each txg's writes are contiguous per top-level
 //!   vdev, so they are kept as extents `(vdev, offset, asize, psize, birth)`, merged when
 //!   adjacent and of one txg — a few per txg. Scans visit them after the layout's blocks;

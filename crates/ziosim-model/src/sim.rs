@@ -3044,15 +3044,7 @@ impl Model_ {
             for &key in keys.iter().take(n as usize) {
                 let t0 = ((k / self.blocks_per_run) % ntops as u64) as usize;
                 k += 1;
-                let mut c = crate::space::Copies::default();
-                for d in 0..ndvas as usize {
-                    let (m, piece) = self.sync_write(tops[(t0 + d) % ntops], psize, txg, ctx);
-                    pending += m;
-                    c.push(piece);
-                    self.txg.meta_blocks += 1;
-                    self.txg.meta_bytes += psize;
-                }
-                self.space.rewrite(key, c, txg);
+                pending += self.sync_write_meta(&tops, t0, psize, ndvas as usize, key, txg, ctx);
             }
         }
         self.txg.sync_data_ios = pending;
@@ -3122,19 +3114,9 @@ impl Model_ {
             self.txg.sync_pending_ios += SUBMIT_GUARD;
             for (k, b) in blocks.iter().enumerate() {
                 let (psize, _) = self.layout.metadata_write(b.lsize);
-                let mut c = crate::space::Copies::default();
-                for d in 0..3 {
-                    let t = tops[(k + d) % tops.len()];
-                    let (m, piece) = self.sync_write(t, psize, txg, ctx);
-                    pending += m;
-                    c.push(piece);
-                    self.txg.meta_blocks += 1;
-                    self.txg.meta_bytes += psize;
-                    self.txg.sm_blocks += 1;
-                    self.txg.sm_bytes += psize;
-                }
-                // The block's previous copy is freed with this txg (COW).
-                self.space.rewrite(b.key, c, txg);
+                pending += self.sync_write_meta(&tops, k, psize, 3, b.key, txg, ctx);
+                self.txg.sm_blocks += 3;
+                self.txg.sm_bytes += 3 * psize;
             }
             self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
         }
@@ -3149,6 +3131,24 @@ impl Model_ {
         let off = self.alloc_free(t, asize, txg);
         self.admin.note_write(t, off, asize, psize, self.layout.last_txg() + txg);
         (self.write_block(t, off, psize, IoClass::AsyncWrite, OWNER_TXG, ctx), (t as u16, off, asize))
+    }
+
+    /// One metadata block (record `key`) the sync of `txg` writes: `ndvas` copies on
+    /// successive top-level vdevs of `tops` from index `t0` (ditto blocks, `metaslab_alloc`);
+    /// its previous copy is freed with this txg (COW). Returns its leaf writes.
+    #[allow(clippy::too_many_arguments)]
+    fn sync_write_meta(&mut self, tops: &[usize], t0: usize, psize: u64, ndvas: usize, key: (u64, u64), txg: u64, ctx: &mut Ctx<Ev>) -> u64 {
+        let mut pending = 0;
+        let mut c = crate::space::Copies::default();
+        for d in 0..ndvas {
+            let (m, piece) = self.sync_write(tops[(t0 + d) % tops.len()], psize, txg, ctx);
+            pending += m;
+            c.push(piece);
+        }
+        self.txg.meta_blocks += ndvas as u64;
+        self.txg.meta_bytes += ndvas as u64 * psize;
+        self.space.rewrite(key, c, txg);
+        pending
     }
 
     /// The sync of `txg` packed its data records' bytes into records of `rs` bytes

@@ -151,7 +151,6 @@ struct LogState {
     /// Bytes the unflushed trees may use: `zfs_unflushed_max_mem_amt`, and
     /// `zfs_unflushed_max_mem_ppm` of the host's memory.
     mem_limit: u64,
-    block_max: u64,
 }
 
 /// `zfs_unflushed_log_block_pct`, `_min`, `zfs_unflushed_log_txg_max`,
@@ -179,8 +178,6 @@ impl LogState {
             blocklimit: 0,
             total_ms,
             mem_limit: (1u64 << 30).min(ram_bytes / 1000),
-            // zfs_unflushed_log_block_max: 2^18 to 2.1.0, 2^17 with the txg limit.
-            block_max: if dirty_only { 1 << 17 } else { 1 << 18 },
         };
         s.set_blocklimit();
         s
@@ -190,7 +187,9 @@ impl LogState {
     /// [min, max].
     fn set_blocklimit(&mut self) {
         let ms = if self.dirty_only { self.summary.iter().map(|r| r.ms_dirty).sum() } else { self.total_ms };
-        self.blocklimit = (ms * LOG_BLOCK_PCT / 100).clamp(LOG_BLOCK_MIN, self.block_max);
+        // zfs_unflushed_log_block_max: 2^18 to 2.1.0, 2^17 with the txg limit.
+        let max = if self.dirty_only { 1 << 17 } else { 1 << 18 };
+        self.blocklimit = (ms * LOG_BLOCK_PCT / 100).clamp(LOG_BLOCK_MIN, max);
     }
 
     /// `summary_entry_is_full`.
