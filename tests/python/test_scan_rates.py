@@ -84,7 +84,7 @@ def test_a_sorted_scan_says_scanned_and_issued_however_it_ended():
     assert (canceled["engine"], canceled["state"], finished["state"]) == ("sorted", "canceled", "finished")
     assert canceled["issued_bytes"] < canceled["examined_bytes"]  # the walk ran ahead
     lines = scan_summary_lines(summ, "zfs-2.2")
-    assert lines[0].startswith("scan: scrub canceled after 4.00s (from 5.00s): 11.0G scanned, 2.57G issued at ")
+    assert lines[0].startswith("scan: scrub canceled after 4.00s (from 5.00s): 11.0G scanned, 2.56G issued at ")
     assert lines[1].startswith("scan: scrub finished in ") and " scanned, 11.0G issued at " in lines[1]
     assert not [ln for ln in lines if "examined" in ln]
     # A legacy scan reads each block as it walks it: one figure, "examined", as before.

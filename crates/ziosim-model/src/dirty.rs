@@ -57,7 +57,7 @@ impl Hasher for KeyHasher {
 #[allow(clippy::disallowed_types)]
 type KeySet = HashSet<(u64, u64), BuildHasherDefault<KeyHasher>>;
 
-// Key tags (top byte of the key's first word; `spacemap.rs` uses 9–15 for MOS blocks).
+// Key tags (top byte of the key's first word; `spacemap.rs` uses 9–16 for MOS blocks).
 const TAG_DATA: u64 = 1 << 56;
 const TAG_IND: u64 = 2 << 56;
 const TAG_DNODE: u64 = 3 << 56;
@@ -67,6 +67,12 @@ const TAG_OBJ_IND: u64 = 6 << 56;
 const TAG_ZAP: u64 = 7 << 56;
 /// The objsets above the dataset, rewritten by every txg that dirtied anything.
 const TAG_OBJSET: u64 = 8 << 56;
+
+/// The record key of the layout's `i`-th objset write (0: the MOS objset, 1: the MOS dnode
+/// block, 2: the dataset's objset; `Layout::objset_writes`).
+pub(crate) fn objset_key(i: u64) -> (u64, u64) {
+    (TAG_OBJSET, i)
+}
 
 /// The layout's data block a record key names, if it names one (not an object the run made).
 pub(crate) fn layout_data_block(key: (u64, u64)) -> Option<u64> {

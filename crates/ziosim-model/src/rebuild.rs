@@ -184,6 +184,9 @@ pub struct Rebuild {
     inflight_chunks: u64,
     reset_wanted: bool,
     last_est_ns: u64,
+    /// The txgs that issued a range, by `txg & 3` (`vr_scan_offset[]`): each one's sync
+    /// rewrites the rebuild's state in the top-level vdev's ZAP (`vdev_rebuild_update_sync`).
+    range_txgs: [u64; 4],
 }
 
 impl Rebuild {
@@ -219,6 +222,19 @@ pub struct RbIos {
 impl Model_ {
     pub(crate) fn rebuild_active_any(&self) -> bool {
         self.admin.rebuilds.iter().flatten().any(|r| r.active())
+    }
+
+    /// The top-level vdevs whose rebuild issued a range in `txg` (their state is rewritten
+    /// in its sync); forgets them.
+    pub(crate) fn rebuild_take_range_txg(&mut self, txg: u64) -> Vec<usize> {
+        let mut tops = Vec::new();
+        for (t, r) in self.admin.rebuilds.iter_mut().enumerate() {
+            if let Some(r) = r.as_mut().filter(|r| r.range_txgs[(txg & 3) as usize] == txg) {
+                r.range_txgs[(txg & 3) as usize] = 0;
+                tops.push(t);
+            }
+        }
+        tops
     }
 
     /// A sequential rebuild has started at some point of the run.
@@ -285,6 +301,7 @@ impl Model_ {
             inflight_bytes: 0,
             inflight_chunks: 0,
             reset_wanted: false,
+            range_txgs: [0; 4],
             last_est_ns: now,
         });
         self.rebuild_pump(t, ctx);
@@ -514,7 +531,11 @@ impl Model_ {
                 continue;
             }
             let charge = self.chunk_psize(t, size);
+            // vdev_rebuild_range assigns a MOS tx for the range; the first range of a txg
+            // schedules the state update in that txg's sync.
+            let txg = self.txg.eng.sync_task();
             let r = self.admin.rebuilds[t].as_mut().unwrap();
+            r.range_txgs[(txg & 3) as usize] = txg;
             r.issued += size;
             r.pass_issued += size;
             r.inflight_bytes += charge;

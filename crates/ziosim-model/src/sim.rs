@@ -836,6 +836,8 @@ pub(crate) struct Txg {
     /// Data-phase leaf writes issued and completed (dirty bytes fall in proportion).
     pub(crate) sync_data_ios: u64,
     pub(crate) sync_data_done: u64,
+    /// The syncing txg's data phase rewrote the objsets (it had dirty records).
+    pub(crate) sync_wrote_objsets: bool,
     pub(crate) sync_bytes: u64,
     pub(crate) sync_reported_bytes: u64,
     pub(crate) last_sync_start_ns: u64,
@@ -1339,6 +1341,7 @@ impl Model_ {
                 sync_pending_ios: 0,
                 sync_data_ios: 0,
                 sync_data_done: 0,
+                sync_wrote_objsets: false,
                 sync_bytes: 0,
                 sync_reported_bytes: 0,
                 last_sync_start_ns: 0,
@@ -3009,6 +3012,7 @@ impl Model_ {
         self.txg.sync_data_done = 0;
         self.txg.last_sync_start_ns = ctx.now();
         let w = self.dirty_recs.take(&self.layout, txg);
+        self.txg.sync_wrote_objsets = !w.meta.is_empty();
         debug_assert!(w.data_bytes + w.meta.iter().map(|m| m.2).sum::<u64>() > 0 || bytes == 0);
         let nrec = (w.data_bytes - overridden.min(w.data_bytes)).div_ceil(rs);
         // metaslab_alloc skips top-level vdevs that cannot be written (`suspend.rs`).
@@ -3052,12 +3056,37 @@ impl Model_ {
         self.sync_advance(ctx);
     }
 
-    /// The space-map blocks of the syncing txg (`spacemap.rs`): the metaslabs its
-    /// allocations (`ms_allocating`, SLOG log blocks) and frees touched, each block three
-    /// copies on successive writeable top-level vdevs. Returns the leaf writes submitted.
+    /// The MOS blocks of the syncing txg: a running scan's state (`dsl_scan_sync_state`),
+    /// then the space-map blocks (`spacemap.rs`) of the metaslabs its allocations
+    /// (`ms_allocating`, SLOG log blocks) and frees touched, then the MOS dnode block and
+    /// objset above them when the data phase did not write those; each block three copies
+    /// on successive writeable top-level vdevs. Returns the leaf writes submitted.
     fn sync_space_maps(&mut self, ctx: &mut Ctx<Ev>) -> u64 {
         use crate::spacemap::MsChange;
         let txg = self.txg.sync_txg;
+        let tops = self.writeable_tops();
+        let mut pending = 0;
+        self.txg.sync_pending_ios += SUBMIT_GUARD;
+        // A running scan rewrites its state every txg: dsl_scan_sync_state's zap_update of
+        // the pool directory's "scan" entry (a fat ZAP: its 24 integers rule out a
+        // micro-ZAP) dirties that entry's 16 KiB leaf (`fzap_default_block_shift`;
+        // DS@zfs-0.7.13, @zfs-2.2.0). dsl_scan_sync dirties it after pass 1's MOS sync, so
+        // pass 2 writes it, and its allocation and its old copy's free reach the space maps.
+        // A sequential rebuild's ranges do the same in the top-level vdev's ZAP
+        // (`vdev_rebuild_update_sync`, a fat ZAP too: REBUILD_PHYS_ENTRIES integers;
+        // VR@zfs-2.0.0 … 2.3.0) for every txg that issued one.
+        let mut zaps: Vec<(u64, u64)> = self.rebuild_take_range_txg(txg).into_iter().map(crate::spacemap::top_zap_key).collect();
+        // (dsl_scan_sync returns before it for a paused scrub.)
+        if self.scan_active() {
+            zaps.push(crate::spacemap::MOS_DIR_KEY);
+        }
+        let mos_dirty = !zaps.is_empty();
+        if !tops.is_empty() {
+            let (psize, _) = self.layout.metadata_write(16 << 10);
+            for (k, &key) in zaps.iter().enumerate() {
+                pending += self.sync_write_meta(&tops, k, psize, 3, key, txg, ctx);
+            }
+        }
         let mut changes: std::collections::BTreeMap<(u16, u64), MsChange> = Default::default();
         // Range [s, e) of top-level vdev t, cut at metaslab boundaries: its entries in each.
         let mut add = |t: usize, s: u64, e: u64, free: bool| {
@@ -3102,24 +3131,28 @@ impl Model_ {
         }
         self.slog_ms.retain(|e| e.0 > txg);
         let (mut blocks, mut gone) = std::mem::take(&mut self.sm_scratch);
-        // A running scan rewrites its state in the MOS every txg (`dsl_scan_sync_state`).
-        let mos_dirty = self.running_scan(None).is_some();
         self.spacemaps.txg(txg, &changes, mos_dirty, &mut blocks, &mut gone);
+        let n_sm = blocks.len();
+        if (mos_dirty || !blocks.is_empty()) && !self.txg.sync_wrote_objsets {
+            // Any MOS change rewrites the MOS dnode block above it and the MOS objset the
+            // uberblock points to; a txg with dirty records wrote them with the dataset's.
+            blocks.push(crate::spacemap::SmBlock { key: crate::dirty::objset_key(1), lsize: crate::spacemap::DNODE_BLOCK });
+            blocks.push(crate::spacemap::SmBlock { key: crate::dirty::objset_key(0), lsize: crate::layout::OBJSET_LSIZE });
+        }
         for &key in &gone {
             self.space.forget(key, txg);
         }
-        let tops = self.writeable_tops();
-        let mut pending = 0;
         if !tops.is_empty() {
-            self.txg.sync_pending_ios += SUBMIT_GUARD;
             for (k, b) in blocks.iter().enumerate() {
                 let (psize, _) = self.layout.metadata_write(b.lsize);
                 pending += self.sync_write_meta(&tops, k, psize, 3, b.key, txg, ctx);
-                self.txg.sm_blocks += 3;
-                self.txg.sm_bytes += 3 * psize;
+                if k < n_sm {
+                    self.txg.sm_blocks += 3;
+                    self.txg.sm_bytes += 3 * psize;
+                }
             }
-            self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
         }
+        self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
         self.sm_scratch = (blocks, gone);
         pending
     }

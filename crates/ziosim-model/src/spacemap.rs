@@ -54,7 +54,7 @@ pub(crate) const DNODE_BLOCK: u64 = 16 << 10;
 const LOG_SM_BLKSZ: u64 = 128 << 10;
 
 /// Record keys of the MOS blocks (`space.rs` follows their copies; the txg path's keys
-/// use tags 1–8).
+/// use tags 1–8, the scan and rebuild state's 16).
 const TAG_MOS_DNODE: u64 = 9 << 56;
 const TAG_SM: u64 = 10 << 56;
 const TAG_SM_IND: u64 = 11 << 56;
@@ -62,6 +62,13 @@ const TAG_LOG_SM: u64 = 12 << 56;
 const TAG_LOG_ZAP: u64 = 13 << 56;
 const TAG_UNFLUSHED: u64 = 14 << 56;
 const TAG_LOG_DNODE: u64 = 15 << 56;
+/// The pool directory's ZAP leaf holding a scan's state (`sim.rs` writes it each scanning
+/// txg).
+pub(crate) const MOS_DIR_KEY: (u64, u64) = (16 << 56, 0);
+/// The ZAP leaf of top-level vdev `t`'s ZAP holding its sequential rebuild's state.
+pub(crate) fn top_zap_key(t: usize) -> (u64, u64) {
+    (MOS_DIR_KEY.0, 1 + t as u64)
+}
 
 /// One block a sync writes: its record key and the bytes it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

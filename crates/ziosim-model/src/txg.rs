@@ -162,6 +162,8 @@ struct TxgState {
     wrlog: u64,
     /// Dirty bytes `dmu_sync` wrote in place (`DR_OVERRIDDEN`): the sync does not write them.
     overridden: u64,
+    /// A sync task was queued in it (`dp_sync_tasks`): its sync is not elided when idle.
+    sync_task: bool,
 }
 
 /// The transaction-group engine of one pool.
@@ -503,6 +505,13 @@ impl Txg {
         false
     }
 
+    /// `dsl_sync_task_nowait` in the open txg (no data): it does not hurry the sync, but
+    /// the txg is no longer empty, so its sync at the timeout runs. Returns the txg.
+    pub fn sync_task(&mut self) -> u64 {
+        self.open.sync_task = true;
+        self.open.txg
+    }
+
     /// Timer fired (stale timers are harmless).
     pub fn on_timer(&mut self, now_ns: u64, out: &mut Vec<TxgAction>) {
         if self.armed_timer_ns <= now_ns {
@@ -714,7 +723,7 @@ impl Txg {
 
     /// Nothing was admitted to the open txg yet.
     fn open_empty(&self) -> bool {
-        self.open.towrite == 0 && self.open.acked == 0
+        self.open.towrite == 0 && self.open.acked == 0 && !self.open.sync_task
     }
 
     fn dirty_total(&self) -> u64 {

@@ -67,7 +67,10 @@ fn a_sequential_rebuild_after_rewrites_copies_only_live_space() {
     assert!(rebuilt >= layout && rebuilt < layout + 160 * MIB, "rebuilt {rebuilt}, layout {layout}");
 }
 
-/// A scrub after the writer reads what is live, and examines exactly its total.
+/// A scrub after the writer reads what is live, and examines its total but for the MOS
+/// blocks the scan's own txgs rewrite before the traversal reaches their old copies (the
+/// objsets and the directory ZAP, `dsl_scan_sync_state`: counted in `vs_alloc` at the
+/// setup, freed by COW before they are visited, as in ZFS).
 #[test]
 fn a_scrub_after_rewrites_reads_only_live_blocks() {
     for rel in ["zfs-0.7", "zfs-2.2"] {
@@ -76,7 +79,8 @@ fn a_scrub_after_rewrites_reads_only_live_blocks() {
         assert_eq!(sc["state"], "finished", "{rel}: {sc}");
         let g = |k: &str| sc[k].as_u64().unwrap();
         let layout = res["pool"]["alloc_bytes"].as_u64().unwrap();
-        assert_eq!(g("examined_bytes"), g("to_examine_bytes"), "{rel}");
+        let (ex, total) = (g("examined_bytes"), g("to_examine_bytes"));
+        assert!(ex <= total && total - ex <= 9 * 16384, "{rel}: {ex} of {total}");
         assert!(g("to_examine_bytes") < layout + 160 * MIB, "{rel}: {sc}");
     }
 }

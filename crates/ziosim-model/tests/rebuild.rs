@@ -71,7 +71,9 @@ fn sequential_rebuild_copies_the_allocated_space_in_1m_chunks_then_scrubs() {
     assert_eq!(rb["rebuilt_bytes"].as_u64().unwrap(), alloc);
     let sdc = leaf(&res, "sdc");
     assert_eq!(class_bytes(&sdc, "rebuild"), alloc);
-    assert_eq!(class_bytes(&sdc, "async_write"), 0, "no healing repair writes");
+    // No healing repair writes: the new disk's only other writes are the txgs' MOS blocks
+    // (the rebuild's and the scrub's state, the space maps and the MOS root above them).
+    assert!(class_bytes(&sdc, "async_write") <= res["txg"]["metadata_bytes"].as_u64().unwrap(), "{}", res["txg"]);
     let sda = leaf(&res, "sda");
     let rd = &sda["classes"]["rebuild"];
     assert_eq!(rd["bytes"].as_u64().unwrap(), alloc, "one healthy child reads each chunk");
@@ -744,5 +746,46 @@ fn a_new_disk_dying_mid_resilver_does_not_stop_the_reads() {
         assert!(d["end_ns"].as_u64().unwrap() * 10 >= w["end_ns"].as_u64().unwrap() * 8, "{rel}");
         // and nothing reaches the dead disk after it died.
         assert!(bytes(&res, "sdd") < bytes(&whole, "sdd") / 2, "{rel}");
+    }
+}
+
+/// Every txg of a running scan rewrites the scan's state in the MOS directory's ZAP leaf
+/// (`dsl_scan_sync_state` → `zap_update`, DS@zfs-0.7.13 and @zfs-2.2.0), and so the MOS
+/// dnode block and the MOS objset above it: three blocks, three copies each, in a scrub of
+/// an idle pool that writes nothing else. Their allocations and the frees of their previous
+/// copies reach the space maps (0.7: the metaslabs' own; 2.2: the log space map).
+#[test]
+fn a_scanning_txg_writes_the_scan_state_and_the_mos_root() {
+    for rel in ["zfs-0.7", "zfs-2.2"] {
+        let res = run(&pool(rel, mirror("sda", "sdb"), 2, json!([{"at_ns": S, "do": "scrub"}])));
+        let t = &res["txg"];
+        let g = |k: &str| t[k].as_u64().unwrap();
+        let (syncs, sm, blocks) = (g("syncs"), g("space_map_blocks"), g("metadata_blocks"));
+        let mos = blocks - sm;
+        assert_eq!(mos % 9, 0, "{rel}: {t}");
+        // Every sync but the scan's setup txg and the last, which may not be scanning.
+        assert!(syncs >= 3 && mos >= 9 * (syncs - 2) && mos <= 9 * syncs, "{rel}: {t}");
+        assert!(sm > 0 && sm % 3 == 0, "{rel}: {t}");
+    }
+}
+
+/// A sequential rebuild rewrites its state in the top-level vdev's ZAP in every txg that
+/// issued a range (`vdev_rebuild_range` → `vdev_rebuild_update_sync`, VR@zfs-2.1.0 and
+/// @zfs-2.2.0): without the scrub after it, the txgs of a rebuild of an idle pool write
+/// that leaf and the MOS root above it, nothing in a txg that issued nothing.
+#[test]
+fn a_rebuilding_txg_writes_the_rebuild_state() {
+    for rel in ["zfs-2.1", "zfs-2.2"] {
+        let mut cfg = pool(rel, mirror("sda", "sdb"), 2, replace_failed(true));
+        cfg["tunables"] = json!({"zfs_rebuild_scrub_enabled": 0});
+        let res = run(&cfg);
+        assert_eq!(res["rebuilds"][0]["state"], "complete", "{rel}");
+        assert!(res["scans"].as_array().is_none_or(|a| a.is_empty()), "{rel}: {}", res["scans"]);
+        let t = &res["txg"];
+        let g = |k: &str| t[k].as_u64().unwrap();
+        let mos = g("metadata_blocks") - g("space_map_blocks");
+        assert!(mos >= 9 && mos % 9 == 0 && mos <= 9 * g("syncs"), "{rel}: {t}");
+        // The new disk gets copies of them besides its rebuild writes.
+        assert!(class_bytes(&leaf(&res, "sdc"), "async_write") > 0, "{rel}");
     }
 }
