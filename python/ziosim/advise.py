@@ -580,6 +580,9 @@ class Advice:
     scan_func: str | None = None
     stop_hint: str | None = None  # a longer --stop, when a goal value was unknown
     unknown_why: str = ""  # why it was unknown, for the legend
+    # Per axis field, the value the scenario runs (None: left at its default). Without a
+    # baseline point it is what `*` and the fewest-changes rule compare against.
+    current: dict[str, Any] = field(default_factory=dict)
 
     @property
     def too_short(self) -> bool:
@@ -606,19 +609,23 @@ def _settings(axes: Sequence[Mapping[str, Any]], values: Sequence[Any]) -> dict[
 
 def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
            baseline_id: str | None, *, scan_window: bool, allow_unsafe: bool, pool: str,
-           tolerance: float = TOLERANCE, ram_bytes: int | None = None) -> Advice:
+           tolerance: float = TOLERANCE, ram_bytes: int | None = None, release: str | None = None,
+           current: Mapping[str, Any] | None = None) -> Advice:
     """Measure every point, mark what is feasible and pick the best (deterministically).
 
     ``baseline_id`` is the point that is the same run as the scenario as written
-    (``baseline_point``), or None: then nothing counts as unchanged."""
+    (``baseline_point``), or None: then a setting counts as changed where it differs from
+    ``current`` (the scenario's value per axis field, ``current_values``). ``release`` is
+    the scenario's (default: the first run's)."""
     axes = manifest["axes"]
     by_point: dict[int, list[Mapping[str, Any]]] = {}
     for r in rows:
         by_point.setdefault(int(r["point"]), []).append(r)
     workloads = [r.get("workload") for r in by_point[min(by_point)] if r.get("workload")]
-    release = rows[0].get("release") or ""
+    release = release or rows[0].get("release") or ""
     base_point = next((p for p in manifest["points"] if p["id"] == baseline_id), None)
-    base_settings = _settings(axes, base_point["values"]) if base_point else {}
+    current = dict(current or {})
+    base_settings = _settings(axes, base_point["values"]) if base_point else current
     cands: list[Candidate] = []
     baseline: Candidate | None = None
     for p in manifest["points"]:
@@ -632,7 +639,7 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
                       limits=lims, at_risk=risk or 0.0, unsafe=_unsafe(settings, base_settings))
         if workloads:
             c.extra_p99 = measure_value(MEASURES["p99"], prow, workloads[0], scan_window)[0]
-        c.changed = sum(1 for f, v in settings.items() if base_point is None or v != base_settings.get(f))
+        c.changed = sum(1 for f, v in settings.items() if f not in base_settings or v != base_settings[f])
         if base_point is p:
             baseline = c
         cands.append(c)
@@ -669,7 +676,8 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
                   axes=list(axes), candidates=cands, baseline=baseline, best=best, allow_unsafe=allow_unsafe,
                   workloads=workloads, ram_bytes=ram_bytes,
                   scan_func="rebuild" if rows[0].get("rebuild_state") else rows[0].get("scan_func"),
-                  stop_hint=_stop_hint(unknown) if unknown else None, unknown_why=_unknown_why(unknown))
+                  stop_hint=_stop_hint(unknown) if unknown else None, unknown_why=_unknown_why(unknown),
+                  current=current)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -683,7 +691,7 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
     defaults = release_defaults(a.release, a.ram_bytes)
     tun: list[tuple[str, int, int]] = []
     other: list[str] = []
-    base = a.baseline.settings if a.baseline else {}
+    base = a.baseline.settings if a.baseline else a.current
     for fld, v in a.best.settings.items():
         before = base.get(fld)
         if v == before:
@@ -707,7 +715,9 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
             other.append(f"zpool add {a.pool} {kind} <device>" + ("   # two devices: zpool add ... log mirror <dev1> <dev2>"
                                                                   if kind == "log" else ""))
         else:
-            other.append(f"# not a setting: {fld} = {value_label(v)} (hardware, layout or workload)")
+            was = f"{value_label(before)} -> " if before is not None else ""
+            other.append(f"# not a setting: {fld} {was}{value_label(v)} is a change to the pool's hardware, "
+                         "layout, contents or workload, not a tunable to apply")
     return tun, other
 
 
@@ -750,14 +760,32 @@ def _label(fld: str, value: Any, label: str) -> str:
     return label
 
 
-def _settings_text(c: Candidate, axes: Sequence[Mapping[str, Any]], base: Candidate | None) -> str:
+def _settings_text(c: Candidate, axes: Sequence[Mapping[str, Any]], base: Candidate | None,
+                   current: Mapping[str, Any] | None = None) -> str:
+    """A point's settings, ``*`` on each that differs from the baseline point, or without
+    one from the scenario's own value (``current``) where it is known."""
+    now = base.settings if base is not None else (current or {})
     parts = []
     for ax in axes:
         f = ax["field"]
         name = ax["name"].rsplit(".", 1)[-1]
-        mark = "*" if base is not None and c.settings.get(f) != base.settings.get(f) else ""
+        mark = "*" if f in now and c.settings.get(f) != now[f] else ""
         parts.append(f"{name}={_label(f, c.settings.get(f), c.labels[f])}{mark}")
     return " ".join(parts) or "(scenario)"
+
+
+def _untried(a: Advice) -> str:
+    """The axes whose scenario value no point ran (why there is no baseline), as
+    ``field=value`` (``(default)`` where the scenario leaves the field out)."""
+    out = []
+    for ax in a.axes:
+        f = ax["field"]
+        if f in a.current and any(c.settings.get(f) == a.current[f] for c in a.candidates):
+            continue
+        out.append(f"{f}={value_label(a.current[f]) if f in a.current else '(default)'}")
+    if not out:  # each value was tried, but never all together
+        return "combination of " + ", ".join(f"{f}={value_label(v)}" for f, v in a.current.items()) + " was"
+    return ", ".join(out) + (" was" if len(out) == 1 else " were")
 
 
 def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
@@ -767,9 +795,12 @@ def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
                                               else ""))
     names = ", ".join(ax["name"].rsplit(".", 1)[-1] for ax in a.axes) or "nothing"
     lines.append(f"  {len(a.candidates)} settings of {names} on {a.release}; runs in {out_dir}")
+    if a.baseline is None:
+        lines.append(f"  no baseline: the scenario's own {_untried(a)} not among the settings tried, "
+                     "so there is no before -> after")
     lines.append("")
     # Table: baseline, best, then the rest by goal (all feasible ones, or every point with --all).
-    cols = [("setting (* = changed)", lambda c: _settings_text(c, a.axes, a.baseline))]
+    cols = [("setting (* = changed)", lambda c: _settings_text(c, a.axes, a.baseline, a.current))]
     g = a.goal.measure
     cols.append((g.header + (f" ({a.goal.workload})" if a.goal.workload else ""),
                  lambda c: fmt_measure(g, c.goal, a.release, c.goal_projected)))
@@ -835,7 +866,7 @@ def render(a: Advice, out_dir: str, show_all: bool = False) -> str:
     if a.baseline is not None and a.best is a.baseline:
         lines.append("recommended: keep the current settings (no setting tried does better within the limits)")
         return "\n".join(lines) + "\n"
-    lines.append("recommended: " + _settings_text(a.best, a.axes, a.baseline))
+    lines.append("recommended: " + _settings_text(a.best, a.axes, a.baseline, a.current))
     if a.baseline is not None:
         before = fmt_measure(g, a.baseline.goal, a.release, a.baseline.goal_projected)
         after = fmt_measure(g, a.best.goal, a.release, a.best.goal_projected)
@@ -913,6 +944,18 @@ def baseline_point(base_config: Mapping[str, Any], points: Sequence[Any]) -> str
     return None
 
 
+def current_values(config: Mapping[str, Any], doc: Mapping[str, Any], fields: Sequence[str]) -> dict[str, Any]:
+    """For each axis field, the value the scenario runs: a tunable as the run resolves it
+    (``current_tunables``), another field as the scenario document writes it; a field the
+    document leaves out (at its default) is left out."""
+    from .fields import get_path
+
+    out: dict[str, Any] = {f: v for f in fields if not f.startswith("zfs.tunables.")
+                           and (v := get_path(doc, f)) is not None}
+    out.update(current_tunables(config, fields))
+    return out
+
+
 def current_tunables(config: Mapping[str, Any], fields: Sequence[str]) -> dict[str, int]:
     """For each axis field on a tunable, the value the scenario runs it at."""
     now = run_tunables(config)
@@ -977,7 +1020,8 @@ def tradeoff_svg(a: Advice, identity: str) -> str | None:
         fig.text(fig.x0 + 4, ly - 4, f"limit {a.limits[0].text}", size=10)
     for x, y, c in sorted(pts, key=lambda p: p[2].index):
         style = SERIES_STYLES[1] if c.feasible else SERIES_STYLES[2]
-        tip = esc(f"{_settings_text(c, a.axes, a.baseline)}: {fmt_measure(g, x, a.release, c.goal_projected)}, "
+        tip = esc(f"{_settings_text(c, a.axes, a.baseline, a.current)}: "
+                  f"{fmt_measure(g, x, a.release, c.goal_projected)}, "
                   f"{fmt_measure(other, y, a.release)}" + ("" if c.feasible else f" ({c.why_not})"))
         fig.add(f'<g class="setting">{fig.marker(style, fig.x(x), fig.y(y), r=4.0)}<title>{tip}</title></g>')
         label = "recommended" if c is a.best else ("today" if c is a.baseline else "")

@@ -741,6 +741,19 @@ def _with_baseline(opt: str, baseline: dict) -> str:
     return f"{fld}=" + ",".join(str(v) for v in [cur, *values])
 
 
+def _not_a_release_axis(fld: str, values: list[Any], where: str) -> None:
+    """advise recommends what an admin sets on the pool it has; its release is not one of
+    those (the commands, the defaults and the revert are the scenario's release's)."""
+    if fld.replace(" ", "") == "zfs.release":
+        from .fields import value_label
+
+        raise ScenarioError(
+            f"{where} zfs.release={','.join(value_label(v) for v in values)}: a ZFS release is not a setting to "
+            "change on the pool; allowed: tunables (zfs.tunables.NAME), zfs.sync, zfs.logbias, pool or workload "
+            "fields — to compare releases, use ziosim sweep --set zfs.release=…"
+        )
+
+
 @app.command()
 def advise(
     ctx: typer.Context,
@@ -795,7 +808,8 @@ def advise(
 
     repro = _command_line(ctx)
     with _errors(repro):
-        _check_options(stop=stop, sets=sets)
+        for fld, values in _check_options(stop=stop, sets=sets):
+            _not_a_release_axis(fld, values, "--set")
         sc = scenario_mod.load(scenario, stop=stop)
         config = sc.config
         scanning = bool(advise_mod.scan_kinds(config))
@@ -829,16 +843,20 @@ def advise(
         current = advise_mod.current_tunables(config, fields)
         set_opts = [_with_baseline(o, current) for o in set_opts]
         sw = spec.load(scenario, sets=set_opts, stop=stop)
+        for i, ax in enumerate(sw.axes):
+            _not_a_release_axis(ax.field, list(ax.values), f"sweep.axis[{i}]")
         advise_mod.check_measurable(g, lims, [p.scenario.config for p in sw.points])
         execute.check_backend(backend)
     outdir = out if out is not None else Path("out") / f"advise-{_slug(sc.name)}"
     with _errors(repro):
         res = _run_points(sw, outdir, jobs, backend, fresh, _progress_enabled(quiet, no_progress))
         rows = execute.read_table(outdir, res.manifest)
+        now = advise_mod.current_values(config, sw.base, [ax.field for ax in sw.axes])
         advice = advise_mod.choose(g, lims, res.manifest, rows, advise_mod.baseline_point(config, sw.points),
                                    scan_window=scanning,
                                    allow_unsafe=allow_unsafe, pool=config["pool"]["name"], tolerance=tolerance,
-                                   ram_bytes=config["ram_bytes"])
+                                   ram_bytes=config["ram_bytes"], release=sc.release,
+                                   current=now)
         doc_json = advise_mod.to_json(advice)
         doc_json.update(ziosim_version=__version__, scenario={"name": sc.name, "path": str(scenario),
                                                                "hash": sc.hash, "seed": sc.seed})

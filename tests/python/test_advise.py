@@ -744,3 +744,43 @@ def test_a_failure_a_spare_answers_is_a_scan_to_advise_on():
     assert kinds(draid, 'spares = { device = "wd20efrx" }\n') == ["resilver"]
     assert kinds(draid, "spares = { auto = false }\n") == []
     assert kinds('vdevs = [{ type = "raidz2", disks = 6, device = "wd20efrx" }]\n') == []
+
+
+# ----------------------------------------------------------------------------- what is not a setting
+
+
+@pytest.mark.parametrize("values", ["zfs-2.0,zfs-2.1,zfs-2.2", "illumos-2014"])
+def test_a_release_axis_is_refused_before_anything_runs(tmp_path, values):
+    """A release is not a tunable an admin sets: advise would print the commands and the
+    defaults of a release the pool does not run (QA: it recommended zfs-2.0 for a 2.2 pool)."""
+    r = invoke("advise", BUSY, "--set", f"zfs.release={values}", "--out", tmp_path / "o")
+    assert r.exit_code == 2, r.stdout
+    line = r.stderr.strip()
+    assert line.count("\n") == 0
+    assert f"--set zfs.release={values}" in line and "not a setting" in line and "allowed: tunables" in line
+    assert not (tmp_path / "o").exists()
+
+
+def _fill_grid():
+    axes = [{"field": "pool.fill", "name": "pool.fill", "values": [0.1, 0.2]}]
+    points = [{"index": k, "id": f"p{k}", "values": [v], "labels": [str(v)]} for k, v in enumerate([0.1, 0.2], 1)]
+    rows = [{"point": k, "release": "zfs-2.0", "workload": "users", "scan_func": "scrub", "scan_state": "finished",
+             "scan_duration_ns": int(s * 1e9), "scan_window_latency_ns_p99": 10_000_000, "at_risk_bytes_max": 0}
+            for k, s in ((1, 100), (2, 200))]
+    return {"axes": axes, "points": points}, rows
+
+
+def test_a_pool_field_without_the_scenarios_value_says_there_is_no_before_and_after(fake_core):
+    """pool.fill is a change to make, not a tunable: with the scenario's 0.05 not among the
+    values tried there is no baseline, and the view says so, marks 0.1 as changed from
+    0.05 and does not present it as a tunable to apply. The header names the scenario's
+    release, not the first run's."""
+    man, rows = _fill_grid()
+    a = advise.choose(advise.parse_goal("scan-time"), [], man, rows, None, scan_window=True, allow_unsafe=False,
+                      pool="tank", release="illumos-2014", current={"pool.fill": 0.05})
+    assert a.baseline is None and a.best.index == 1 and a.best.changed == 1
+    text = advise.render(a, "out/x")
+    assert "2 settings of fill on illumos-2014;" in text
+    assert "no baseline: the scenario's own pool.fill=0.05 was not among the settings tried" in text
+    assert "recommended: fill=0.1*" in text and "  scan time:" not in text  # no before -> after
+    assert "pool.fill 0.05 -> 0.1 is a change to the pool" in text and "not a tunable to apply" in text
