@@ -389,6 +389,13 @@ def check_presets(opts: Options, presets: dict) -> None:
 _REPAIRED_2009 = re.compile(r"\d+(?:\.\d+)?[KMGTPEZ]? resilvered")
 
 
+# A leaf's note on 0.8+ while a resilver runs and another is deferred (print_status_config).
+_AWAITING = "(awaiting resilver)"
+# When the deferred resilver's replace happens: after the running resilver has started (three
+# txgs after the actions at 0s), so it waits for it rather than joining it.
+_DEFERRED_AT = "1m"
+
+
 def _resilvering(st: PoolStatus, v: Vdev) -> bool:
     return v.resilvering or (_REPAIRED_2009.fullmatch(v.note) is not None
                              and any(s.func == "resilver" and s.active for s in st.scans))
@@ -436,6 +443,7 @@ class _Builder:
         self.iostat_lines: list[str] = []
         self.stragglers: list[StragglerModel] = []
         self.figures: DiskFigures | None = None
+        self.awaiting: list[str] = []  # disks marked (awaiting resilver): a deferred resilver
 
     # --- release
     def choose_release(self) -> None:
@@ -510,20 +518,27 @@ class _Builder:
             self.plan.inferred.append(f"{leaf.name}: {leaf.state}, {errs[0]} read / {errs[1]} write / {errs[2]} "
                                       "checksum errors — not modelled (ziosim's disks return no errors)")
 
+    def new_name(self, name: str) -> str:
+        """A name no disk of the text has, for the new disk that replaces ``name``."""
+        new = name + "-new"
+        while new in self.names_used:
+            new += "-new"
+        self.names_used.add(new)
+        return new
+
     def member(self, v: Vdev, top: str, in_pool: bool = True) -> str:
         """The disk that stands in the pool for ``v``; records what happens to it."""
         if v.kind == "disk":
             self.leaf_state(v, in_pool)
             if _resilvering(self.st, v) and in_pool and top != self.share_top:
-                new = v.name + "-new"
-                while new in self.names_used:
-                    new += "-new"
-                self.names_used.add(new)
+                new = self.new_name(v.name)
                 self.plan.actions.append(({"do": "fail", "disk": v.name}, f"{v.name} shows (resilvering) outside a "
                                           "replacing vdev: it came back after an outage"))
                 self.plan.actions.append(({"do": "replace", "old": v.name, "new": new},
                                           "an upper bound: ziosim cannot know how much it missed, so a whole new "
                                           f"disk {new} is resilvered"))
+            elif _AWAITING in v.note and in_pool:
+                self.awaiting.append(v.name)
             return v.name
         if v.kind == "spare" and in_pool:
             # The spare went in first (the retire agent or the administrator replaced the
@@ -920,6 +935,7 @@ class _Builder:
         elif any(s.func == "resilver" for s in active) and not any(a[0]["do"] == "replace" for a in acts):
             acts.append(({"do": "scrub"}, "a resilver is in progress but no disk is being replaced or shows "
                                           "(resilvering): modelled as a scrub of the whole pool"))
+        acts += self.deferred_resilvers()
         rerun = {v["source"].name for v in plan.vdevs for a, _ in acts
                  if a["do"] == "replace" and a.get("sequential") and a["old"] in v["names"]}
         for s in st.scans:
@@ -956,6 +972,29 @@ class _Builder:
                 guess = int(self.elapsed_s * 100 / s.done_percent)
             if guess:
                 self.interval = next((i for i in REPORT_INTERVALS if _INTERVAL_S[i] * 24 >= guess), "6h")
+
+    def deferred_resilvers(self) -> list[tuple[dict, str]]:
+        """A disk marked "(awaiting resilver)" (0.8+, ``vs_resilver_deferred``) needs a
+        resilver that waits for the running one to end (``resilver_defer``): a second
+        resilver, so the pool is fully redundant later than the running one's ETA says.
+        Modelled as a replace by a new disk after the running resilver has started, which
+        ziosim defers the same way — an upper bound, as the real disk misses only the txgs
+        of its outage, which the text does not tell."""
+        out = []
+        for name in self.awaiting:
+            new = self.new_name(name)
+            defers = at_least(self.release, "zfs-0.8")
+            self.plan.inferred.append(
+                f"{name} (awaiting resilver): the real pool runs a second, deferred resilver of {name} after the "
+                "running one ends, so full redundancy comes later than the running resilver's ETA says; modelled as "
+                f"a replace by a new disk {new} at {_DEFERRED_AT}, "
+                + ("which waits for the running resilver as ZFS's does — an upper bound, as the real disk missed "
+                   "only the txgs of its outage; compare the real resilver below with the first of summary.json's "
+                   "scans, not the last"
+                   if defers else f"which on {self.release} restarts the running resilver (no deferral before 0.8)"))
+            out.append(({"at": _DEFERRED_AT, "do": "replace", "old": name, "new": new},
+                        f"{name} shows (awaiting resilver): its resilver waits for the running one"))
+        return out
 
     def workload_from_iostat(self) -> None:
         io, opts, plan = self.imp.iostat, self.opts, self.plan
@@ -1230,9 +1269,10 @@ class _Builder:
         for act, why in self.acts:
             c("")
             c(f"[[action]]   # {why}")
-            c('at = "0s"')
+            c(f"at = {q(act.get('at', '0s'))}")
             for k, val in act.items():
-                c(f"{k} = {q(val)}")
+                if k != "at":
+                    c(f"{k} = {q(val)}")
         return "\n".join(out) + "\n"
 
 
