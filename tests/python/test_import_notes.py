@@ -74,3 +74,31 @@ def test_a_disk_awaiting_resilver_is_a_second_resilver_after_the_first(presets, 
     assert scans == [("resilver", "finished"), ("resilver", "finished")]
     first, second = r["scans"]
     assert second["start_ns"] >= first["start_ns"] + first["duration_ns"]
+
+
+RESILVERED = """\
+  pool: tank
+ state: ONLINE
+  scan: resilvered 1.26T in 09:11:42 with 0 errors on Thu Dec 12 23:14:13 2023
+config:
+
+\tNAME        STATE     READ WRITE CKSUM
+\ttank        ONLINE       0     0     0
+\t  mirror-0  ONLINE       0     0     0
+\t    sda     ONLINE       0     0     0
+\t    sdb     ONLINE       0     0     0
+
+errors: No known data errors
+"""
+
+
+def test_a_finished_resilver_hints_at_a_failure_and_a_replace_not_a_scrub(presets):
+    """QA: the hint to simulate a finished resilver was a scrub, which copies nothing."""
+    header, doc = build(RESILVERED, presets)
+    assert "action" not in doc
+    line = next(ln for ln in header if "the last resilver finished in 09:11:42" in ln)
+    assert 'do = "fail", disk = "sdb"' in line and 'do = "replace", old = "sdb", new = "sdb-new"' in line
+    assert 'do = "scrub"' not in line
+    scrubbed = RESILVERED.replace("resilvered 1.26T in 09:11:42", "scrub repaired 0B in 09:11:42")
+    header, _ = build(scrubbed, presets)
+    assert noted(header, "the last scrub finished in 09:11:42", 'add [[action]] do = "scrub"')

@@ -943,8 +943,8 @@ class _Builder:
                 plan.inferred.append(f"the rebuild of {s.rebuild_vdev} finished in {s.took}; the replace above runs "
                                      "it again from 0s, as a scenario cannot start with a spare already rebuilt")
             elif s.state == "finished":
-                plan.inferred.append(f"the last {s.func} finished in {s.took}: no action; to simulate one, add "
-                                     '[[action]] do = "scrub" and set stop = "scan-done"')
+                plan.inferred.append(f"the last {s.func} finished in {s.took}: no action; to simulate one, "
+                                     f"{self.how_to_scan(s.func)} and set stop = \"scan-done\"")
             elif s.state == "canceled":
                 plan.inferred.append(f"the last {s.func} was canceled: no action")
         self.acts = acts
@@ -972,6 +972,20 @@ class _Builder:
                 guess = int(self.elapsed_s * 100 / s.done_percent)
             if guess:
                 self.interval = next((i for i in REPORT_INTERVALS if _INTERVAL_S[i] * 24 >= guess), "6h")
+
+    def how_to_scan(self, func: str) -> str:
+        """The actions that start a scan like ``func``: a scrub's is a scrub; a resilver's is
+        a disk failing and its replacement (a scrub copies nothing to any disk), the disk one
+        of a redundant vdev's so that the pool survives the failure."""
+        if func != "resilver":
+            return 'add [[action]] do = "scrub"'
+        redundant = [v for v in self.plan.vdevs if v["type"] != "disk" and v["names"]]
+        disk = redundant[0]["names"][-1] if redundant else None
+        if disk is None:
+            return ('add [[action]] do = "replace" with old = a disk and new = a new name (a resilver onto the new '
+                    "disk; the pool has no redundant vdev to fail a disk of)")
+        return (f'add [[action]] do = "fail", disk = "{disk}", then [[action]] do = "replace", old = "{disk}", '
+                f'new = "{disk}-new" (a failed disk\'s resilver; a scrub copies nothing)')
 
     def deferred_resilvers(self) -> list[tuple[dict, str]]:
         """A disk marked "(awaiting resilver)" (0.8+, ``vs_resilver_deferred``) needs a
