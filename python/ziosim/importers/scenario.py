@@ -514,7 +514,8 @@ class _Builder:
                 self.plan.actions.append(({"do": do, "disk": leaf.name}, why))
             else:
                 self.plan.inferred.append(f"{why}: ziosim cannot fail a log or cache device; left as is")
-        elif leaf.state == "DEGRADED" or any(errs):
+        if leaf.state == "DEGRADED" or any(errs):
+            # A failed disk's counts too: they say why it failed (docs/import.md: noted).
             self.plan.inferred.append(f"{leaf.name}: {leaf.state}, {errs[0]} read / {errs[1]} write / {errs[2]} "
                                       "checksum errors — not modelled (ziosim's disks return no errors)")
 
