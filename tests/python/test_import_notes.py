@@ -113,3 +113,42 @@ def test_a_failed_disks_error_counts_are_noted_as_an_online_disks_are(presets, s
             .replace("\t    sdb     ONLINE       0     0     0", f"\t    sdb     {state:<7}     43     0     3  {note}"))
     header, _ = build(text, presets)
     assert noted(header, f"sdb: {state}, 43 read / 0 write / 3 checksum errors — not modelled")
+
+
+# An illumos pool (c0t…d0 names, 4-space continuation lines) with a hand-edited scan line.
+ILLUMOS_SCAN = """\
+  pool: data
+ state: DEGRADED
+  scan: resilver in progress since Tue Mar  6 10:12:33 2018
+    812G scanned out of {total} at 120M/s, 4h51m to go
+    203G resilvered, {pct}% done
+config:
+
+\tNAME                         STATE     READ WRITE CKSUM
+\tdata                         DEGRADED     0     0     0
+\t  mirror-0                   DEGRADED     0     0     0
+\t    c0t5000C500A1B2C3D4d0    ONLINE       0     0     0
+\t    replacing-1              DEGRADED     0     0     0
+\t      c0t5000C500A1B2C3D6d0  UNAVAIL      0     0     0  cannot open
+\t      c0t5000C500A1B2C3DAd0  ONLINE       0     0     0  (resilvering)
+
+errors: No known data errors
+"""
+
+
+@pytest.mark.parametrize("total, pct, words", [
+    ("2.71T", "129.26", ("inconsistent: 129.26% done disagrees with 812G scanned out of 2.71T (29.26%)",)),
+    ("0B", "29.26", ("inconsistent: 812G scanned out of a total of 0B", "the total is not used")),
+])
+def test_an_inconsistent_pre_08_scan_line_is_noted_and_does_not_outvote_the_device_names(presets, total, pct, words):
+    """QA: "129.26% done" with 812G of 2.71T, or a total of 0B, was repeated without a word,
+    and the lone "0B" (a B suffix: ZoL 0.7's zfs_nicebytes) made the guess zfs-0.7 for a
+    pool with illumos device names."""
+    header, doc = build(ILLUMOS_SCAN.format(total=total, pct=pct), presets)
+    assert noted(header, *words)
+    assert doc["zfs"]["release"] == "illumos-2014"
+
+
+def test_a_consistent_pre_08_scan_line_gets_no_note(presets):
+    header, _ = build(ILLUMOS_SCAN.format(total="2.71T", pct="29.26"), presets)
+    assert not noted(header, "inconsistent")

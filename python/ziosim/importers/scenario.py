@@ -1143,6 +1143,8 @@ class _Builder:
             out.append(f"Real {what} ({st.file} {where}):")
             out += ["  " + x.text.strip() for x in ln]
             out.append("  " + _scan_reading(s))
+            if s.inconsistency() is not None:
+                out.append(f"  inconsistent: {s.inconsistency()}")
             if self.elapsed_s is not None:
                 eta = (f"; the release's ETA {s.eta}" if s.eta_s is not None
                        else f"; no ETA ({s.eta or 'none printed'})")

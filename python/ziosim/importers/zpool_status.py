@@ -48,6 +48,7 @@ picks one by a fixed preference (docs/import.md has the table).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import re
 from collections.abc import Iterable
@@ -230,6 +231,27 @@ class Scan:
     @property
     def sequential(self) -> bool:
         return self.rebuild_vdev is not None
+
+    def inconsistency(self) -> str | None:
+        """Why a pre-0.8 progress line cannot have been printed as it reads (an edited
+        paste), or None. Those releases print ``% done`` as examined ÷ to_examine, the two
+        byte counts of the line (print_scan_status), so the three must agree within the
+        rounding of the printed sizes; a scan with bytes examined has a total above 0."""
+        if self.shape != "legacy" or self.scanned_bytes is None or self.total_bytes is None:
+            return None
+        from ..report.nicenum import zfs_nicenum
+
+        sc, tot = zfs_nicenum(self.scanned_bytes), zfs_nicenum(self.total_bytes)
+        if self.total_bytes == 0:
+            return (f"{sc} scanned out of a total of 0B: no release prints that for a scan with bytes examined, "
+                    "so the total is not used") if self.scanned_bytes else None
+        if self.done_percent is None:
+            return None
+        want = 100.0 * self.scanned_bytes / self.total_bytes
+        if abs(self.done_percent - want) <= max(1.0, 0.05 * want):
+            return None
+        return (f"{self.done_percent:.2f}% done disagrees with {sc} scanned out of {tot} ({want:.2f}%), and before "
+                "0.8 % done is scanned ÷ total: the line looks edited; the scenario follows the byte counts")
 
     def elapsed_estimate_s(self) -> int | None:
         """Time the scan has run: the 2009 line says it; later eras print pass-average
@@ -846,6 +868,15 @@ def guess_release(status: PoolStatus) -> ReleaseGuess:
             conflict = (f"the scan line's format is printed only by {', '.join(cands)}, older than dRAID, yet line "
                         f"{d.line} shows the dRAID vdev {d.name} ({DRAID_FIRST_RELEASE} and later)")
     plat, why = platform_hint(status)
+    odd = [s for s in status.scans if s.inconsistency() is not None]
+    if plat is not None and odd and not any(_PLATFORM_RELEASES[plat](r) for r in cands):
+        # A line no release printed as it reads (an edited paste) is no evidence against
+        # the device names: its byte suffixes (a lone "0B") do not rule the platform out.
+        plain = [candidate_releases(dataclasses.replace(s, nicebytes=None)) if s in odd else candidate_releases(s)
+                 for s in status.scans]
+        cands = tuple(r for r in RELEASES if all(r in rs for rs, _ in plain)) or cands
+        reasons = [why for _, why in plain] + [f"the byte suffixes of the inconsistent scan line ({odd[0].lines[0].file} "
+                                               f"line {odd[0].lines[0].number}) not taken as evidence"]
     if plat is not None:
         narrowed = tuple(r for r in cands if _PLATFORM_RELEASES[plat](r))
         if narrowed and narrowed != cands:
