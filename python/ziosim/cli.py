@@ -776,10 +776,10 @@ def advise(
                      help="Settings to try instead of the default knobs (repeatable; a grid, as in ziosim sweep)."),
     ] = None,
     knob_count: Annotated[
-        int, typer.Option("--knobs", min=1, max=4,
-                          help="Without --set: how many of the release's scan knobs to sweep (the grid grows "
-                               "as the product of their ladders).")
-    ] = 2,
+        Optional[int], typer.Option("--knobs", min=1, max=4,
+                                    help="Without --set: how many of the release's scan knobs to sweep (the grid "
+                                         "grows as the product of their ladders). [default: 2]")
+    ] = None,
     out: Annotated[
         Optional[Path], typer.Option("--out", help="Directory for the runs and advice.json. [default: out/advise-<name>]")
     ] = None,
@@ -810,6 +810,9 @@ def advise(
     with _errors(repro):
         for fld, values in _check_options(stop=stop, sets=sets):
             _not_a_release_axis(fld, values, "--set")
+        if sets and knob_count is not None:
+            raise ScenarioError(f"--knobs: {knob_count} with --set — allowed: one of them; --set gives the settings "
+                                "to try, --knobs how many default knobs to sweep without it")
         sc = scenario_mod.load(scenario, stop=stop)
         config = sc.config
         scanning = bool(advise_mod.scan_kinds(config))
@@ -834,7 +837,7 @@ def advise(
         else:
             # Before the default knobs, which follow the scan the runs will make.
             advise_mod.check_measurable(g, lims, [config])
-            knobs = advise_mod.default_knobs(config, count=knob_count)
+            knobs = advise_mod.default_knobs(config, count=knob_count or 2)
             if not knobs:
                 raise ScenarioError("--set: missing — the scenario runs no scan ziosim has default knobs for; allowed: "
                                     "the settings to try, e.g. --set zfs.tunables.zfs_txg_timeout=1,5,10")

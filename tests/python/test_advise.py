@@ -784,3 +784,13 @@ def test_a_pool_field_without_the_scenarios_value_says_there_is_no_before_and_af
     assert "no baseline: the scenario's own pool.fill=0.05 was not among the settings tried" in text
     assert "recommended: fill=0.1*" in text and "  scan time:" not in text  # no before -> after
     assert "pool.fill 0.05 -> 0.1 is a change to the pool" in text and "not a tunable to apply" in text
+
+
+def test_knobs_with_set_is_refused_not_ignored(tmp_path):
+    """--knobs picks how many default knobs to sweep, which --set replaces: with both,
+    one was silently ignored (QA). Refused like the other bad options."""
+    r = invoke("advise", BUSY, "--set", "zfs.tunables.zfs_scrub_delay=0,1", "--knobs", "3", "--out", tmp_path / "o")
+    assert r.exit_code == 2, r.stdout
+    line = r.stderr.strip()
+    assert line.count("\n") == 0 and line.startswith("error: --knobs: 3 with --set") and "allowed:" in line
+    assert not (tmp_path / "o").exists()
