@@ -751,7 +751,7 @@ def _goal_header(a: Advice) -> str:
     return f"{verb} the {phrase}{who}{win}"
 
 
-def _label(fld: str, value: Any, label: str) -> str:
+def label_of(fld: str, value: Any, label: str) -> str:
     """How the view prints an axis value: sizes of byte tunables as ZFS prints them."""
     if fld.startswith("zfs.tunables.") and isinstance(value, int) and not isinstance(value, bool):
         d = tunable_decls().get(fld[len("zfs.tunables."):])
@@ -770,7 +770,7 @@ def _settings_text(c: Candidate, axes: Sequence[Mapping[str, Any]], base: Candid
         f = ax["field"]
         name = ax["name"].rsplit(".", 1)[-1]
         mark = "*" if f in now and c.settings.get(f) != now[f] else ""
-        parts.append(f"{name}={_label(f, c.settings.get(f), c.labels[f])}{mark}")
+        parts.append(f"{name}={label_of(f, c.settings.get(f), c.labels[f])}{mark}")
     return " ".join(parts) or "(scenario)"
 
 

@@ -709,7 +709,37 @@ def compare(
         metric_list = _metrics_opt(metrics)
         base_spec = compare_mod.parse_baseline_options(baseline) if baseline else None
         rows = execute.read_table(out, man)
+        if (out / "advice.json").is_file():
+            man, advised = _as_advised(man, out / "advice.json")
+            base_spec = base_spec if base_spec is not None else advised
         sys.stdout.write(compare_mod.render(man, rows, base_spec, metric_list))
+
+
+def _as_advised(man: dict, path: Path) -> tuple[dict, Optional[dict]]:
+    """An advise directory shown as advise showed it (docs/advise.md: "`ziosim compare OUT`
+    shows the runs again"): a byte tunable's values as ZFS prints sizes (``1M``, not
+    1048576), and the baseline advise's — the scenario's current settings — rather than
+    each axis's first value. None when advise had no baseline point."""
+    import copy
+
+    from .advise import label_of, setting_value
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return man, None  # not advise's after all: the sweep's own view
+    man = copy.deepcopy(man)
+    for ax in man["axes"]:
+        ax["labels"] = [label_of(ax["field"], setting_value(ax["field"], v), lab)
+                        for v, lab in zip(ax["values"], ax["labels"])]
+    for p in man["points"]:
+        p["labels"] = [label_of(ax["field"], setting_value(ax["field"], v), lab)
+                       for ax, v, lab in zip(man["axes"], p["values"], p["labels"])]
+    point = (doc.get("baseline") or {}).get("point")
+    bp = next((p for p in man["points"] if p["index"] == point), None)
+    if bp is None:
+        return man, None
+    return man, {ax["field"]: lab for ax, lab in zip(man["axes"], bp["labels"])}
 
 
 # ----------------------------------------------------------------------------- advise

@@ -794,3 +794,23 @@ def test_knobs_with_set_is_refused_not_ignored(tmp_path):
     line = r.stderr.strip()
     assert line.count("\n") == 0 and line.startswith("error: --knobs: 3 with --set") and "allowed:" in line
     assert not (tmp_path / "o").exists()
+
+
+@needs_core
+def test_compare_shows_an_advise_directory_against_advises_baseline_with_sizes(tmp_path):
+    """QA: compare on advise's OUT took each axis's first value as the baseline (4M here)
+    and printed 4194304, where advise's baseline is the scenario's 16M and it prints 4M."""
+    out = tmp_path / "adv"
+    r = invoke("advise", small(tmp_path), "--set", "zfs.tunables.zfs_scan_vdev_limit=4194304,16777216", "--out", out,
+               "-q", "--jobs", "1")
+    assert r.exit_code == 0, r.stderr
+    assert "zfs_scan_vdev_limit=4M" in r.stdout
+    assert json.loads((out / "advice.json").read_text())["baseline"]["point"] == 2
+    c = invoke("compare", out, "--metrics", "scan,scan_rate")
+    assert c.exit_code == 0, c.stderr
+    assert "baseline: point 2 (zfs.tunables.zfs_scan_vdev_limit=16M)" in c.stdout
+    assert "4M" in c.stdout and "4194304" not in c.stdout and "16777216" not in c.stdout
+    # --baseline still chooses.
+    c = invoke("compare", out, "--baseline", "zfs.tunables.zfs_scan_vdev_limit=4M")
+    assert c.exit_code == 0, c.stderr
+    assert "baseline: point 1 (zfs.tunables.zfs_scan_vdev_limit=4M)" in c.stdout
