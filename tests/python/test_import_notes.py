@@ -152,3 +152,44 @@ def test_an_inconsistent_pre_08_scan_line_is_noted_and_does_not_outvote_the_devi
 def test_a_consistent_pre_08_scan_line_gets_no_note(presets):
     header, _ = build(ILLUMOS_SCAN.format(total="2.71T", pct="29.26"), presets)
     assert not noted(header, "inconsistent")
+
+
+# A ZoL 0.8–2.1 resilver line and a 2.2 one, with `% done` as those releases compute it.
+ZOL_SCAN = """\
+  pool: tank
+ state: DEGRADED
+  scan: resilver in progress since Sat Feb 10 08:00:01 2024
+\t{progress}
+\t820G resilvered, {pct}% done, 00:50:03 to go
+config:
+
+\tNAME             STATE     READ WRITE CKSUM
+\ttank             DEGRADED     0     0     0
+\t  mirror-0       DEGRADED     0     0     0
+\t    sda          ONLINE       0     0     0
+\t    replacing-1  DEGRADED     0     0     0
+\t      sdb        UNAVAIL      0     0     0  cannot open
+\t      sdc        ONLINE       0     0     0  (resilvering)
+
+errors: No known data errors
+"""
+
+ZOL_21 = "1.21T scanned at 512M/s, 820G issued at 340M/s, 1.80T total"
+ZOL_22 = "1.21T / 1.80T scanned at 512M/s, 820G / 1.60T issued at 340M/s"
+
+
+@pytest.mark.parametrize("progress, pct, want", [
+    (ZOL_21, "44.49", None),                  # 820G / 1.80T
+    (ZOL_21, "67.22", "44.49%"),              # scanned ÷ total: not what 0.8–2.1 print
+    (ZOL_22, "50.05", None),                  # 820G / 1.60T (to_examine − skipped)
+    (ZOL_22, "44.49", "50.05%"),              # issued ÷ to_examine: not what 2.2 prints
+])
+def test_a_0_8_or_later_scan_line_is_checked_against_what_its_release_divides(presets, progress, pct, want):
+    """From 0.8 % done is issued ÷ to_examine, from 2.2 issued ÷ (to_examine − skipped)
+    (print_scan_status, ZM@zfs-0.8.0 … 2.2.0): a line that disagrees is noted as edited,
+    one that agrees gets no note."""
+    header, _ = build(ZOL_SCAN.format(progress=progress, pct=pct), presets)
+    if want is None:
+        assert not noted(header, "inconsistent"), header
+    else:
+        assert noted(header, "inconsistent:", f"{pct}% done disagrees", f"({want})"), header

@@ -233,25 +233,34 @@ class Scan:
         return self.rebuild_vdev is not None
 
     def inconsistency(self) -> str | None:
-        """Why a pre-0.8 progress line cannot have been printed as it reads (an edited
-        paste), or None. Those releases print ``% done`` as examined ÷ to_examine, the two
-        byte counts of the line (print_scan_status), so the three must agree within the
-        rounding of the printed sizes; a scan with bytes examined has a total above 0."""
-        if self.shape != "legacy" or self.scanned_bytes is None or self.total_bytes is None:
+        """Why a progress line cannot have been printed as it reads (an edited paste), or
+        None. ``% done`` is what print_scan_status divides: before 0.8 examined ÷ to_examine
+        (the line's scanned and total), 0.8–2.1 issued ÷ to_examine (issued and total),
+        2.2+ issued ÷ (to_examine − skipped) (the issued pair); so they must agree within
+        the rounding of the printed sizes; a scan with bytes examined has a total above 0
+        (ZM@zfs-0.7.13, @zfs-0.8.0, @zfs-2.1.0, @zfs-2.2.0)."""
+        num, den, what = {
+            "legacy": (self.scanned_bytes, self.total_bytes, "scanned out of"),
+            "issued": (self.issued_bytes, self.total_bytes, "issued out of"),
+            "slash": (self.issued_bytes, self.issue_total_bytes, "issued out of"),
+        }.get(self.shape, (None, None, ""))
+        if num is None or den is None:
             return None
         from ..report.nicenum import zfs_nicenum
 
-        sc, tot = zfs_nicenum(self.scanned_bytes), zfs_nicenum(self.total_bytes)
-        if self.total_bytes == 0:
-            return (f"{sc} scanned out of a total of 0B: no release prints that for a scan with bytes examined, "
-                    "so the total is not used") if self.scanned_bytes else None
+        n, d = zfs_nicenum(num), zfs_nicenum(den)
+        if den == 0:
+            return (f"{n} {what} a total of 0B: no release prints that for a scan with bytes done, so the total is not "
+                    "used") if num or self.scanned_bytes else None
         if self.done_percent is None:
             return None
-        want = 100.0 * self.scanned_bytes / self.total_bytes
+        want = 100.0 * num / den
         if abs(self.done_percent - want) <= max(1.0, 0.05 * want):
             return None
-        return (f"{self.done_percent:.2f}% done disagrees with {sc} scanned out of {tot} ({want:.2f}%), and before "
-                "0.8 % done is scanned ÷ total: the line looks edited; the scenario follows the byte counts")
+        rule = {"legacy": "before 0.8 % done is scanned ÷ total", "issued": "from 0.8 % done is issued ÷ total",
+                "slash": "from 2.2 % done is issued ÷ the issue total"}[self.shape]
+        return (f"{self.done_percent:.2f}% done disagrees with {n} {what} {d} ({want:.2f}%), and {rule}: the line "
+                "looks edited; the scenario follows the byte counts")
 
     def elapsed_estimate_s(self) -> int | None:
         """Time the scan has run: the 2009 line says it; later eras print pass-average
