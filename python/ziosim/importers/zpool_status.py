@@ -250,8 +250,9 @@ class Scan:
 
         n, d = zfs_nicenum(num), zfs_nicenum(den)
         if den == 0:
-            return (f"{n} {what} a total of 0B: no release prints that for a scan with bytes done, so the total is not "
-                    "used") if num or self.scanned_bytes else None
+            used = ", so the total is not used" if self.shape != "slash" else ""
+            return (f"{n} {what} a total of 0B: no release prints that for a scan with bytes done{used}"
+                    if num or self.scanned_bytes else None)
         if self.done_percent is None:
             return None
         want = 100.0 * num / den
