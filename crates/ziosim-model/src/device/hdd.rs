@@ -1627,34 +1627,32 @@ impl Hdd {
                 }
             }
         }
-        // SAS flushes: the extents dirtied before the latest one, aged from the oldest
-        // flush's arrival (a tagged command, §2.7; the age limit as for any other, §2.9).
+        // SAS flushes: the cheapest extent dirtied before the latest one, aged from the
+        // oldest flush's arrival (a tagged command, §2.7; the age limit as for any other, §2.9).
         let sas = self.sas_flushes.iter().fold(None, |acc: Option<(u64, u64)>, &(slot, barrier)| {
             let a = self.slots[slot as usize].arrival_ns;
             Some(acc.map_or((a, barrier), |(a0, b0)| (a0.min(a), b0.max(barrier))))
         });
-        if let Some((a, barrier)) = sas {
+        let sas = sas.and_then(|(a, barrier)| self.best_extent(t, barrier).map(|(i, c)| (a, i, c)));
+        if let Some((a, i, _)) = sas {
             if t.saturating_sub(a) >= self.g.age_limit_ns && oldest_q.is_none_or(|q| a <= q) {
-                if let Some((i, _)) = self.best_extent(t, barrier) {
-                    return self.start_destage(t, i);
-                }
+                return self.start_destage(t, i);
             }
         }
         let best = self.satf_choice(t, None);
-        if let Some((a, barrier)) = sas {
-            if let Some((i, c)) = self.best_extent(t, barrier) {
-                let age = (t - a.min(t)) as f64 * self.p.age_weight_ms_per_ms;
-                if !best.is_some_and(|(_, bc, bs)| bs || c - age >= bc) {
-                    return self.start_destage(t, i);
-                }
+        // A destage of cost `c` waiting since `since` beats the SATF choice.
+        let w = self.p.age_weight_ms_per_ms;
+        let beats = |c: f64, since: u64| !best.is_some_and(|(_, bc, bs)| bs || c - (t - since.min(t)) as f64 * w >= bc);
+        if let Some((a, i, c)) = sas {
+            if beats(c, a) {
+                return self.start_destage(t, i);
             }
         }
         let destage_now = (self.destage_hw || !self.bufwait.is_empty()) && !self.dirty.is_empty();
         if destage_now {
             if let Some((i, c)) = self.best_extent(t, NONE) {
                 // Waiting for buffer space ages a destage like the write it unblocks.
-                let age = oldest_w.map_or(0.0, |w| (t - w) as f64) * self.p.age_weight_ms_per_ms;
-                if !best.is_some_and(|(_, bc, bs)| bs || c - age >= bc) {
+                if beats(c, oldest_w.unwrap_or(t)) {
                     return self.start_destage(t, i);
                 }
             }

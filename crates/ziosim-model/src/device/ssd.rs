@@ -44,7 +44,8 @@
 //!   `WRITE_STREAMS` write streams counts as sequential (WA = 1, spec §5.3): ZFS's log blocks
 //!   and its txg's data, each written in allocation order, interleave without making each
 //!   other random (with one stream they did, and a 4K fsync loop on a Nytro 3131 paid
-//!   WA 7.6 on nearly every write: 1.8 K commits/s against 7.5 K at WA 1; QA 2026-11-28). With `gc_pauses`, every `pages_per_block × planes_per_die`
+//!   WA 7.6 on nearly every write: 1.8 K commits/s against 7.5 K at WA 1; QA 2026-11-28).
+//!   With `gc_pauses`, every `pages_per_block × planes_per_die`
 //!   physical page programs owe one `erase_ns` block erase. GC steps are separate die
 //!   operations, so a read waits behind at most one of them (unless suspended, below): that
 //!   is the multi-ms read tail of §5.4.
