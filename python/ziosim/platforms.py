@@ -29,7 +29,7 @@ Every fact in `_ROWS` was read from source (docs/platforms.md lists the files):
   the nodes are declared in module/os/freebsd/zfs/sysctl_os.c). All the knobs below are
   declared in module/zfs/, so FreeBSD 2.x has exactly the Linux set for 2.x releases.
 * FreeBSD 9: `TUNABLE_*` + `SYSCTL_*(_vfs_zfs…)` in sys/cddl/contrib/opensolaris/uts/
-  common/fs/zfs/{vdev_queue,dsl_scan,dsl_pool,txg,dmu_zfetch,zil,zfs_log,zvol,vdev_mirror}.c,
+  common/fs/zfs/{vdev_queue,dsl_scan,dsl_pool,txg,dmu_zfetch,zil,zfs_log,zvol,vdev_mirror,arc}.c,
   read in the stored copy ChimeraCoder/freebsd@f7ff0d66 (FreeBSD head as 10.0-CURRENT in
   2013, still with the pre-2013 queue and write throttle freebsd-9 models); no 9.x release
   copy could be read. CTLFLAG_RW = live, CTLFLAG_RDTUN = boot only.
@@ -86,6 +86,7 @@ _T = ("zfs_txg", "zfs_txg_")
 _P = ("zfs_prefetch", "zfs_prefetch_")
 _F = ("zfs_prefetch", "zfetch_")
 _L = ("zfs_zil", "zil_")
+_L2 = ("zfs_l2arc", "l2arc_")
 
 
 class _Row(NamedTuple):
@@ -165,6 +166,12 @@ _ROWS = tuple(_Row(*r) for r in (
     ("zfs_rebuild_scrub_enabled",              "2.1+",      RW, _Z,   "",                       RW, "",          0),
     ("zfs_prefetch_disable",                   "0.6.5+",    RW, _P,   "prefetch_disable",       RW, "2009+",     32),
     ("zfetch_max_distance",                    "0.7+",      RW, _F,   "",                       RW, "",          0),
+    ("l2arc_write_max",                        "0.6.5+",    RW, _L2,  "l2arc_write_max",        RW, "2009+",     64),
+    ("l2arc_headroom",                         "0.6.5+",    RW, _L2,  "l2arc_headroom",         RW, "2009+",     64),
+    ("l2arc_feed_secs",                        "0.6.5+",    RW, _L2,  "l2arc_feed_secs",        RW, "2009+",     64),
+    ("l2arc_feed_min_ms",                      "0.6.5+",    RW, _L2,  "l2arc_feed_min_ms",      RW, "2009+",     64),
+    ("l2arc_feed_again",                       "0.6.5+",    RW, _L2,  "l2arc_feed_again",       RW, "2009+",     32),
+    ("l2arc_norw",                             "0.6.5+",    RW, _L2,  "l2arc_norw",             RW, "2009+",     32),
     ("zfs_dirty_data_max_percent",             "0.6.5+",    RD, _Z,   "",                       RW, "2014+",     32),
     ("zfs_dirty_data_max",                     "0.6.5+",    RW, _Z,   "",                       RW, "2014+",     64),
     ("zfs_dirty_data_max_max",                 "0.6.5+",    RD, _Z,   "",                       RW, "2014+",     64),

@@ -27,8 +27,8 @@
 //! 3. *L2ARC*: `arc_read` reads the L2ARC only while the buffer's cache device is not
 //!    `vdev_is_dead` (ARC@zfs-0.6.5 … @zfs-2.3.0, il:379c004d1f `arc.c`): a hit whose
 //!    device failed or is offline is read from the pool instead (`l2arc_redirected`), and
-//!    the device is fed no more (`l2arc_dev_get_next` skips dead devices; feeding is not
-//!    modelled anyway). A read in flight on it when it fails comes back with an error and
+//!    the device is fed no more (`l2arc_dev_get_next` skips dead devices, `l2feed.rs`).
+//!    A read in flight on it when it fails comes back with an error and
 //!    `l2arc_read_done` reissues it to the pool (`l2arc_read_errors`).
 //!
 //! Invariants: with no action on a log or cache device nothing here changes a decision,

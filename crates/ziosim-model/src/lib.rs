@@ -12,6 +12,7 @@ pub mod device;
 mod dirty;
 pub mod draid;
 pub mod io;
+mod l2feed;
 pub mod layout;
 pub mod pool;
 pub mod queue;

@@ -93,6 +93,8 @@ pub enum Ev {
     DbTick { wl: u16 },
     /// The legacy scan's delay (`zfs_scrub_delay` ticks) elapsed.
     ScanResume,
+    /// The L2ARC feed thread wakes (`l2feed.rs`).
+    L2Feed,
     /// Scenario action number `idx` is due.
     Action { idx: u32 },
     /// End of the run.
@@ -1017,6 +1019,8 @@ pub struct Model_ {
     pub(crate) risk: crate::txg::RiskStats,
     /// Log and cache devices that fail or go offline (`aux_fail.rs`).
     pub(crate) aux: crate::aux_fail::AuxState,
+    /// The L2ARC feed thread (`l2feed.rs`).
+    pub(crate) l2: crate::l2feed::L2Feed,
 }
 
 /// The public model type.
@@ -1431,6 +1435,7 @@ impl Model_ {
             flush_hist: FineHist::default(),
             risk: crate::txg::RiskStats::default(),
             aux: crate::aux_fail::AuxState::new(&cfg, nwls),
+            l2: crate::l2feed::L2Feed::new(cfg.pool.cache.len()),
             cfg,
         })
     }
@@ -1464,6 +1469,7 @@ impl Model_ {
         for (i, a) in self.cfg.actions.iter().enumerate() {
             ctx.schedule_at(a.at_ns, Ev::Action { idx: i as u32 });
         }
+        self.l2_start(ctx);
     }
 
     /// Carry out scenario action `idx`.
@@ -1642,7 +1648,7 @@ impl Model_ {
             return;
         }
         for b in first..=last {
-            self.demand_read(wl, b, id, ctx);
+            self.demand_read(wl, b, id, !l2_hit, ctx);
         }
         self.prefetch(wl, first, last, size, ctx);
         if self.ops[id as usize].pending == 0 {
@@ -1667,11 +1673,12 @@ impl Model_ {
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
         }
-        if w.rng.chance(w.l2_hit) && self.l2_read(wl, id, missing.iter().copied(), ctx) {
+        let l2_hit = w.rng.chance(w.l2_hit);
+        if l2_hit && self.l2_read(wl, id, missing.iter().copied(), ctx) {
             return;
         }
         for b in missing {
-            self.demand_read(wl, b, id, ctx);
+            self.demand_read(wl, b, id, !l2_hit, ctx);
         }
         if self.ops[id as usize].pending == 0 {
             let t = self.wls[wl].arc_hit_ns;
@@ -1688,6 +1695,9 @@ impl Model_ {
         let leaf = self.cache_leaves[(first % self.cache_leaves.len() as u64) as usize];
         if !self.leaves[leaf as usize].writeable() {
             self.l2_redirect(wl);
+            return false;
+        }
+        if self.l2_rw_clash(leaf) {
             return false;
         }
         self.wls[wl].l2_hits += 1;
@@ -2741,7 +2751,13 @@ impl Model_ {
 
     /// Demand read of record `b` for logical op `id`: served from a prefetched record if
     /// the stream has it (waiting for it if still in flight), else read from the pool.
-    fn demand_read(&mut self, wl: usize, b: u64, id: u32, ctx: &mut Ctx<Ev>) {
+    /// `feed`: the record is not on a cache device (not an L2ARC hit the pool serves
+    /// instead), so once in the ARC it may be fed to one (`l2feed.rs`).
+    fn demand_read(&mut self, wl: usize, b: u64, id: u32, feed: bool, ctx: &mut Ctx<Ev>) {
+        if feed && !self.cache_leaves.is_empty() {
+            let psize = self.layout.data_block(b % self.nblocks.max(1)).psize;
+            self.l2_eligible(psize, 1);
+        }
         if let Some(pf) = self.wls[wl].pf.as_mut() {
             if let Some(slot) = pf.lookup(b) {
                 let rec = &mut self.pf_recs[slot as usize];
@@ -3039,6 +3055,12 @@ impl Model_ {
             recs.push(piece);
         }
         self.space_note_data(&w.data, &recs, w.data_bytes - overridden.min(w.data_bytes), txg);
+        // Every dirty buffer of the txg is in the ARC once written, L2ARC-eligible
+        // (`arc_write`), the ones dmu_sync wrote early too.
+        self.l2_eligible(rs, w.data_bytes.div_ceil(rs));
+        for &(psize, _, n) in &w.meta {
+            self.l2_eligible(psize, n);
+        }
         self.txg.data_bytes += nrec * rs;
         // The dirty indirect and dnode blocks, then the objsets above them; each copy of a
         // block on the next top-level vdev (ditto blocks, `metaslab_alloc`), the rotor going
@@ -3699,6 +3721,8 @@ impl Model_ {
     /// One leaf I/O of `owner` is done: tell whoever waits for it.
     fn resolve_owner(&mut self, owner: u32, ctx: &mut Ctx<Ev>) {
         if owner == NO_IO {
+        } else if owner == crate::l2feed::OWNER_L2FEED {
+            self.l2_write_done(ctx);
         } else if owner == OWNER_TXG {
             self.txg.sync_pending_ios -= 1;
             if self.txg.phase == SyncPhase::Data {
@@ -4019,7 +4043,7 @@ impl Model_ {
         scans.extend(self.scan.as_ref().map(|sc| self.scan_summary_json(sc, sim_time_ns)));
         let mut rebuilds = self.admin.rebuild_history.clone();
         rebuilds.extend(self.admin.rebuilds.iter().flatten().map(|r| self.rebuild_summary(r, sim_time_ns)));
-        json!({
+        let mut v = json!({
             "scan": scan, "scans": scans, "rebuilds": rebuilds, "actions": self.admin.log,
             "digest": format!("{digest:016x}"), "events": events, "sim_time_ns": sim_time_ns, "end": end,
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
@@ -4043,7 +4067,11 @@ impl Model_ {
             "zil": self.zil_results(),
             "series": {"interval_ns": self.cfg.report_interval_ns, "t_ns": self.sample_t,
                        "tops": series_tops, "workloads": series_wls},
-        })
+        });
+        if let Some(l2) = self.l2_results() {
+            v["l2arc"] = l2;
+        }
+        v
     }
 
     /// ZIL activity, cache flushes and data at risk (`spec` §4.3, §6).
@@ -4196,6 +4224,7 @@ impl Model for Model_ {
                 self.zil_actions(out, ctx);
             }
             Ev::ScanResume => self.scan_resume(ctx),
+            Ev::L2Feed => self.l2_feed(ctx),
             Ev::Action { idx } => self.do_action(idx as usize, ctx),
             Ev::Stop => {
                 // The last interval may be partial (or end exactly now, with its Sample
@@ -4252,6 +4281,7 @@ impl Model for Model_ {
             Ev::DbCheckpoint { wl } => 14 << 56 | wl as u64,
             Ev::DbTick { wl } => 15 << 56 | wl as u64,
             Ev::SrcWake { wl, gen } => 16 << 56 | (wl as u64) << 32 | gen as u64,
+            Ev::L2Feed => 17 << 56,
         }
     }
 }

@@ -331,6 +331,32 @@ tunables! {
         "1 starts a full scrub after a sequential rebuild, to verify what it copied without checksums.",
         "RB@zfs-2.1.0..2.2.0";
 
+    // ---- L2ARC feed thread (spec §7; l2feed.rs) ----
+    l2arc_write_max = "l2arc_write_max", "bytes", [1, 1 << 40],
+        [(Solaris2009, 8 * MIB)], None,
+        "Bytes the L2ARC feed writes to a cache device per interval once the ARC is warm; higher fills the cache faster and loads the device with more writes.",
+        "arc.c@b108 (d164b20935, 2009); illumos arc.c (openzfs/openzfs 061f2c3daf); ARC@zfs-0.6.5..2.3.0 (L2ARC_WRITE_SIZE)";
+    l2arc_headroom = "l2arc_headroom", "count", [0, 1 << 20],
+        [(Solaris2009, 2)], None,
+        "How far from the ARC's eviction end the feed looks for buffers, in feed writes (0: the whole ARC); buffers farther up are evicted before it sees them.",
+        "arc.c@b108; ARC@zfs-0.6.5..2.3.0 (L2ARC_HEADROOM)";
+    l2arc_feed_secs = "l2arc_feed_secs", "s", [1, 3600],
+        [(Solaris2009, 1)], None,
+        "Seconds between L2ARC feeds when the last one wrote at most half of l2arc_write_max.",
+        "arc.c@b108; ARC@zfs-0.6.5..2.3.0 (L2ARC_FEED_SECS)";
+    l2arc_feed_min_ms = "l2arc_feed_min_ms", "ms", [0, 3_600_000],
+        [(Solaris2009, 200)], None,
+        "Interval between L2ARC feeds after one that wrote more than half of l2arc_write_max (with l2arc_feed_again); lower feeds a busy ARC faster.",
+        "arc.c@b108; ARC@zfs-0.6.5..2.3.0 (L2ARC_FEED_MIN_MS)";
+    l2arc_feed_again = "l2arc_feed_again", "bool", [0, 1],
+        [(Solaris2009, 1)], None,
+        "1 feeds again after l2arc_feed_min_ms when the last feed wrote more than half its target, instead of waiting l2arc_feed_secs.",
+        "arc.c@b108; ARC@zfs-0.6.5..2.3.0 l2arc_write_interval";
+    l2arc_norw = "l2arc_norw", "bool", [0, 1],
+        [(Solaris2009, 1), (Zfs065, 0)], None,
+        "1 sends L2ARC hits to the pool's disks while their cache device is being fed (no reads during writes); 0 reads the cache device anyway.",
+        "arc.c@b108 and illumos arc.c (B_TRUE; FreeBSD's copy too, vfs.zfs.l2arc_norw); c93504f03a (B_FALSE, ZoL 0.6.2, 2013-07)";
+
     // ---- prefetch (dmu_zfetch, spec §7) ----
     zfs_prefetch_disable = "zfs_prefetch_disable", "bool", [0, 1],
         [(Solaris2009, 0)], None,

@@ -452,6 +452,7 @@ def build_summary(results: dict, meta: dict) -> dict:
         "scan": _scan(results),
         "scans": _scans(results),
         "rebuilds": _rebuilds(results),
+        **({"l2arc": dict(results["l2arc"])} if results.get("l2arc") else {}),
     }
 
 
@@ -755,6 +756,12 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
         caches = unflushed_volatile_caches(meta.get("config"))
         if caches:
             lines.append(_cache_warning(caches))
+    if "l2arc" in summary:
+        f = summary["l2arc"]
+        lines.append(
+            f"l2arc feed: feeds={f['feeds']}, wrote={zfs_nicebytes(f['write_bytes'])} in {f['buffers']} buffers"
+            + (f" + {f['log_blocks']} log blocks" if f["log_blocks"] else "")
+            + f", evicted unfed={zfs_nicebytes(f['evicted_unfed_bytes'])}, rw_clash={f['rw_clash']}")
     lines.extend(scan_summary_lines(summary, release))
     lines.extend(suspension_lines(summary))
     lines.extend(redundancy_lines(summary))
