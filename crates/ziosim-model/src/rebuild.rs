@@ -527,7 +527,12 @@ impl Model_ {
             r.pass_scanned += size;
             if self.tops[t].draid.is_some() && !self.draid_chunk_degraded(t, off, size) {
                 // vdev_dtl_need_resilver → vdev_draid_group_degraded: a group with no child
-                // being replaced or spared needs nothing.
+                // being replaced or spared needs nothing. 2.2 counts it as skipped, which
+                // `zpool status` takes off the bytes to issue (RB@zfs-2.2.0
+                // vr_pass_bytes_skipped, fa7b2390d4; 2.1 skips it uncounted).
+                if self.cfg.release >= Release::Zfs22 {
+                    self.admin.rebuilds[t].as_mut().unwrap().pass_skipped += size;
+                }
                 continue;
             }
             let charge = self.chunk_psize(t, size);

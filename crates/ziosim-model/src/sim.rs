@@ -3481,7 +3481,13 @@ impl Model_ {
     pub(crate) fn col_write_leaves(&self, t: usize, c: usize, off: u64, out: &mut Vec<(u16, u16)>) {
         out.clear();
         let [old, new] = self.child_write_leaves(t, c);
-        out.extend(old.map(|l| (l, NO_LEAF)));
+        // The child itself may be a distributed spare: once the disk it stood in for is
+        // being replaced, it is the old side of the `replacing-N` (`act_attach`).
+        match old {
+            Some(o) if self.spare_pos(t, o, off).is_some() => self.share_write_leaves(t, o, off, false, out),
+            Some(o) => out.push((o, NO_LEAF)),
+            None => {}
+        }
         let Some(n) = new else { return };
         if self.spare_pos(t, n, off).is_none() {
             out.push((n, NO_LEAF));

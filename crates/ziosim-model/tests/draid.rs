@@ -465,3 +465,45 @@ fn a_rebuild_through_a_spare_writes_only_the_side_being_rebuilt() {
     // The old disk takes only the pool's own small writes (labels, uberblocks).
     assert!(old < spare / 50, "{x} wrote {old} while the spare passed on {spare}");
 }
+
+#[test]
+fn a_distributed_spare_being_replaced_writes_through_to_its_shares() {
+    // d3 fails, zed rebuilds the distributed spare, then d3 is replaced by d11: the spare
+    // is now the old side of `replacing-3`. The resilver's repair writes (and any other
+    // write) to that column reach the spare, which has no queue or disk of its own: they
+    // go on to the disks holding its shares (`vdev_draid_spare_io_start`), as before the
+    // replace. (QA 2026-11-28: the spare was simulated as a twelfth disk.)
+    let res = run(&spare_pool(11, 1, json!([
+        {"at_ns": 0, "do": "fail", "disk": "d3"},
+        {"at_ns": 1800_000_000_000u64, "do": "replace", "old": "d3", "new": "d11"}
+    ])));
+    let spare = leaf(&res, "draid2-0-0");
+    assert!(spare["busy_ns"].as_u64().unwrap_or(0) == 0, "the spare ran as a disk: {spare}");
+    assert!(spare["classes"].as_object().is_none_or(|c| c.is_empty()), "{}", spare["classes"]);
+    let new = class_bytes(&leaf(&res, "d11"), "async_write");
+    let shares: u64 = (0..11).filter(|&i| i != 3).map(|i| class_bytes(&leaf(&res, &format!("d{i}")), "async_write")).sum();
+    assert!(new > 0, "d11 was resilvered");
+    // What the resilver wrote to the spare's column lands on the survivors holding its
+    // shares: as much as on the new disk (less the stretches the scan skipped).
+    assert!(shares * 10 >= new * 9, "shares {shares} vs new disk {new}");
+}
+
+#[test]
+fn a_draid_rebuild_counts_the_groups_it_skips_from_2_2() {
+    // vdev_rebuild_range: a range whose group holds no child being rebuilt is skipped;
+    // 2.2 adds it to vr_pass_bytes_skipped (fa7b2390d4), which `zpool status` takes off
+    // the bytes to issue; 2.1 skips it uncounted.
+    let skipped = |release: &str| {
+        let mut cfg = spare_pool(22, 1, json!([{"at_ns": 0, "do": "fail", "disk": "d5"}]));
+        cfg["release"] = json!(release);
+        cfg["tunables"] = json!({"zfs_rebuild_scrub_enabled": 0});
+        let res = run(&cfg);
+        let snaps = res["status"]["snapshots"].as_array().unwrap();
+        let vrs = snaps.iter().rev().find_map(|s| s["rebuild"].as_array().and_then(|a| a.first()).cloned()).unwrap();
+        (vrs["pass_scanned"].as_u64().unwrap(), vrs["pass_issued"].as_u64().unwrap(), vrs["pass_skipped"].as_u64().unwrap())
+    };
+    let (scanned, issued, skip) = skipped("zfs-2.2");
+    assert!(skip > 0 && issued > 0, "{scanned} {issued} {skip}");
+    assert_eq!(issued + skip, scanned, "every scanned range issued or skipped");
+    assert_eq!(skipped("zfs-2.1").2, 0);
+}
