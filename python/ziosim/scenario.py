@@ -39,7 +39,7 @@ from typing import Any
 from . import _native
 from .errors import ScenarioError
 from .results import json_default
-from .units import parse_duration, parse_rate, parse_size, show
+from .units import parse_duration, parse_rate, parse_size, show, size_label
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -393,6 +393,43 @@ def draid_spare_names(pool: Mapping[str, Any]) -> dict[str, int]:
     vdev_draid_spare_create@zfs-2.1.0), each with the index of its dRAID vdev."""
     return {f"draid{VDEV_PARITY[v['type']]}-{t}-{s}": t
             for t, v in enumerate(pool["vdevs"]) if v.get("spares") for s in range(v["spares"])}
+
+
+# The largest record (and volblocksize) `zfs set` takes, by release. Before large blocks
+# SPA_MAXBLOCKSIZE was 128K (sys/spa.h: SPA_MAXBLOCKSHIFT 17 at openzfs/openzfs 975c32a05c
+# = solaris-2009 and 7e0e2549bf = illumos-2012; FreeBSD 9's ZFS predates large blocks too).
+# Large blocks (illumos 5027, feature large_blocks, il:b515258426, Nov 2014, an ancestor of
+# illumos-2014's bc9014e6a8; ZoL 0.6.5) raised SPA_MAXBLOCKSIZE to 16M but cap the property
+# at zfs_max_recordsize, 1M by default (dsl_dataset.c at bc9014e6a8, zfs-0.6.5, zfs-0.7.0,
+# zfs-2.1.0; zfs_check_settable, zvol_check_volblocksize), 16M from zfs-2.2.0 (1M there only
+# on 32-bit kernels, which ziosim does not model). ziosim has no zfs_max_recordsize tunable,
+# so the limit is the release's default.
+RECORDSIZE_MAX_ERAS: tuple[tuple[str, int], ...] = (
+    ("solaris-2009", 128 << 10),
+    ("illumos-2014", 1 << 20),
+    ("zfs-2.2", 16 << 20),
+)
+
+
+def max_recordsize(release: str, releases: Sequence[str]) -> int:
+    """The largest `pool.recordsize` ``release`` allows (RECORDSIZE_MAX_ERAS)."""
+    at = releases.index(release)
+    return max(m for first, m in RECORDSIZE_MAX_ERAS if releases.index(first) <= at)
+
+
+def recordsize_allowed(release: str, releases: Sequence[str]) -> str:
+    """The "allowed: …" part of a `pool.recordsize` error for ``release``."""
+    top = max_recordsize(release, releases)
+    later = [(first, m) for first, m in RECORDSIZE_MAX_ERAS if m > top]
+    if not later:
+        return f"allowed: a power of two from 512 to {size_label(top)}"
+    if top <= 128 << 10:
+        why = "SPA_MAXBLOCKSIZE before large blocks"
+    else:
+        why = "the release's default maximum: zfs_max_recordsize, not a ziosim tunable"
+    nxt, more = later[0]
+    return (f"allowed on {release}: a power of two from 512 to {size_label(top)} ({why}); "
+            f"up to {size_label(more)} from release {nxt}")
 
 
 def default_hz(release: str) -> int:
@@ -1241,8 +1278,9 @@ class _Normaliser:
         p["ashift"] = _int(t.get("ashift", DEFAULTS["pool.ashift"]), "pool.ashift", 9, 16)
         rs_raw = t.get("recordsize", DEFAULTS["pool.recordsize"])
         rs = parse_size(rs_raw, "pool.recordsize")
-        if not (512 <= rs <= 16 << 20 and _power_of_two(rs)):
-            raise ScenarioError(f"pool.recordsize: {show(rs_raw)} — allowed: a power of two from 512 to 16M")
+        if not (512 <= rs <= max_recordsize(self.release_name, self.releases) and _power_of_two(rs)):
+            raise ScenarioError(f"pool.recordsize: {show(rs_raw)} — "
+                                f"{recordsize_allowed(self.release_name, self.releases)}")
         p["recordsize_bytes"] = rs
         self.used_names: set = set()
         raw_vdevs = _required(t, "vdevs", "pool", 'an array such as [{ type = "raidz2", disks = 6, device = "hdd" }]')

@@ -160,6 +160,27 @@ def test_run_bad_set_exits_2_with_one_line(tmp_path, opt, message):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("release, largest, refused, allowed", [
+    ("illumos-2012", "128K", "1M", "allowed on illumos-2012: a power of two from 512 to 128K (SPA_MAXBLOCKSIZE before "
+     "large blocks); up to 1M from release illumos-2014"),
+    ("illumos-2014", "1M", "2M", "allowed on illumos-2014: a power of two from 512 to 1M (the release's default maximum: "
+     "zfs_max_recordsize, not a ziosim tunable); up to 16M from release zfs-2.2"),
+    ("zfs-2.1", "1M", "16M", "allowed on zfs-2.1: a power of two from 512 to 1M (the release's default maximum: "
+     "zfs_max_recordsize, not a ziosim tunable); up to 16M from release zfs-2.2"),
+    ("zfs-2.2", "16M", "32M", "allowed: a power of two from 512 to 16M"),
+])
+def test_run_refuses_a_recordsize_above_the_releases_maximum(tmp_path, release, largest, refused, allowed):
+    """QA finding: 16M records ran on illumos-2012 and zfs-2.1 (and 1M on solaris-2009)."""
+    base = ["run", SCENARIOS / "one-disk-qd1.toml", "--set", f'zfs.release="{release}"',
+            "--set", 'workload[qd1].size="4K"']
+    r = invoke(*base, "--out", tmp_path / "no", "--set", f'pool.recordsize="{refused}"')
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == f'error: pool.recordsize: "{refused}" — {allowed}\n'
+    assert not (tmp_path / "no").exists()
+    r = invoke(*base, "--out", tmp_path / "yes", "--set", f'pool.recordsize="{largest}"')
+    assert r.exit_code == 0, r.stderr
+
+
 def test_run_set_is_in_the_reproduce_line(tmp_path, fake_core, monkeypatch):
     monkeypatch.setattr(fake_core, "PANIC", True)
     r = invoke(

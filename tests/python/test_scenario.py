@@ -4,6 +4,7 @@ import re
 import pytest
 
 from ziosim import ScenarioError, scenario
+from ziosim.units import parse_size
 
 from conftest import BAD, SCENARIOS
 
@@ -475,6 +476,41 @@ def test_allocated_xor_fill_and_bounds():
 )
 def test_pool_fields(key, value, msg):
     assert err(HEAD + POOL + f"{key} = {value}\n") == msg
+
+
+PRE_LARGE = "a power of two from 512 to 128K (SPA_MAXBLOCKSIZE before large blocks); up to 1M from release illumos-2014"
+DEFAULT_1M = ("a power of two from 512 to 1M (the release's default maximum: zfs_max_recordsize, not a ziosim "
+              "tunable); up to 16M from release zfs-2.2")
+
+
+@pytest.mark.parametrize(
+    "release, largest, refused, allowed",
+    [
+        # Before large blocks (illumos 5027, feature large_blocks): SPA_MAXBLOCKSIZE 128K.
+        ("solaris-2009", "128K", "256K", PRE_LARGE),
+        ("freebsd-9", "128K", "1M", PRE_LARGE),
+        ("illumos-2012", "128K", "16M", PRE_LARGE),
+        # Large blocks, capped at zfs_max_recordsize's default of 1M (illumos-2014 is
+        # bc9014e6a8, after 5027 b515258426; ZoL 0.6.5 … 2.1).
+        ("illumos-2014", "1M", "2M", DEFAULT_1M),
+        ("zfs-0.6.5", "1M", "2M", DEFAULT_1M),
+        ("zfs-2.1", "1M", "16M", DEFAULT_1M),
+        # 2.2 raised the default zfs_max_recordsize to 16M, SPA_MAXBLOCKSIZE itself.
+        ("zfs-2.2", "16M", "32M", "a power of two from 512 to 16M"),
+        ("zfs-2.3", "16M", "32M", "a power of two from 512 to 16M"),
+    ],
+)
+def test_recordsize_is_bounded_by_the_release(release, largest, refused, allowed):
+    """`zfs set recordsize` refuses more than SPA_MAXBLOCKSIZE (128K) before large blocks,
+    more than zfs_max_recordsize's default (1M) from them, 16M from zfs-2.2; each release
+    accepts its own largest and refuses the next power of two up (and beyond)."""
+    head = f'[zfs]\nrelease = "{release}"\n'
+    assert ok(head + POOL + f'recordsize = "{largest}"\n')["pool"]["recordsize_bytes"] == parse_size(largest, "x")
+    on = "" if release in ("zfs-2.2", "zfs-2.3") else f" on {release}"
+    assert err(head + POOL + f'recordsize = "{refused}"\n') == (
+        f'pool.recordsize: "{refused}" — allowed{on}: {allowed}')
+    # Not a power of two: the same message, with the release's own bound.
+    assert err(head + POOL + 'recordsize = "96K"\n') == f'pool.recordsize: "96K" — allowed{on}: {allowed}'
 
 
 def test_explicit_and_generated_names():
