@@ -419,14 +419,7 @@ def _check_options(seed: Optional[int] = None, stop: Optional[str] = None, sets:
         raise ScenarioError(f"--seed: {seed} — out of range; allowed: an integer 0..{scenario_mod.SEED_MAX}")
     if stop is not None:
         scenario_mod.parse_stop(stop, "--stop")
-    parsed = [parse_set_option(opt) for opt in sets or ()]
-    for fld, values in parsed if one_value else ():
-        if len(values) != 1:
-            raise ScenarioError(
-                f"--set {fld}: {len(values)} values — allowed: one value per field here; "
-                "`ziosim sweep` runs one point per value"
-            )
-    return parsed
+    return [parse_set_option(opt, one_value) for opt in sets or ()]
 
 
 def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[list[str]]) -> scenario_mod.Scenario:

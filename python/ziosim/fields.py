@@ -199,16 +199,23 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def parse_set_option(opt: str) -> tuple[str, list[Any]]:
-    """``--set field=v1,v2`` → (field, [v1, v2])."""
+def parse_set_option(opt: str, one_value: bool = False) -> tuple[str, list[Any]]:
+    """``--set field=v1,v2`` → (field, [v1, v2]). ``one_value``: the option as `run` takes
+    it, so its errors show ``field=value`` (the comma list is a sweep's)."""
+    form = "field=value" if one_value else "field=value[,value…]"
     if "=" not in opt:
-        raise ScenarioError(f"--set: {show(opt)} — allowed: field=value[,value…], e.g. zfs.sync=standard,disabled")
+        example = "zfs.sync=disabled" if one_value else "zfs.sync=standard,disabled"
+        raise ScenarioError(f"--set: {show(opt)} — allowed: {form}, e.g. {example}")
     path, _, rest = opt.partition("=")
     path = path.strip()
     parse_path(path, "--set")
     if not rest.strip():
-        raise ScenarioError(f"--set {path}: no values — allowed: field=value[,value…]")
+        raise ScenarioError(f"--set {path}: no value — allowed: {form}" if one_value
+                            else f"--set {path}: no values — allowed: {form}")
     items = _split_top_level(rest)
+    if one_value and len(items) != 1:
+        raise ScenarioError(f"--set {path}: {len(items)} values — allowed: one value per field here; "
+                            "`ziosim sweep` runs one point per value")
     if any(not i for i in items):
         raise ScenarioError(f"--set {path}: {show(rest)} — an empty value; allowed: values separated by single commas")
     return path, [parse_value(i) for i in items]

@@ -160,6 +160,26 @@ def test_run_bad_set_exits_2_with_one_line(tmp_path, opt, message):
     assert not (tmp_path / "o").exists()
 
 
+def test_run_set_hints_show_runs_own_syntax(tmp_path):
+    """`run` takes one value per --set; its hints used to show the sweep's comma list
+    (`zfs.sync=standard,disabled`), which `run` then refused. They show field=value, and
+    following the hint runs."""
+    cases = [
+        ("--stop", 'error: --set: "--stop" — allowed: field=value, e.g. zfs.sync=disabled'),
+        ("zfs.sync=", "error: --set zfs.sync: no value — allowed: field=value"),
+        ("zfs.sync=standard,", "error: --set zfs.sync: 2 values — allowed: one value per field here; "
+                               "`ziosim sweep` runs one point per value"),
+    ]
+    for opt, line in cases:
+        for verb in ("run", "check-determinism"):
+            r = invoke(verb, SCENARIOS / "one-disk-qd1.toml", "--set", opt)
+            assert r.exit_code == 2 and r.stderr == line + "\n", (verb, r.stderr)
+            assert "[,value" not in r.stderr and "standard,disabled" not in r.stderr
+    r = invoke("run", SCENARIOS / "one-disk-qd1.toml", "--out", tmp_path / "o", "--set", "zfs.sync=disabled")
+    assert r.exit_code == 0, r.stderr
+    # sweep takes the comma list, and its hint still shows it (test_cli_inputs.py).
+
+
 @pytest.mark.parametrize("release, largest, refused, allowed", [
     ("illumos-2012", "128K", "1M", "allowed on illumos-2012: a power of two from 512 to 128K (SPA_MAXBLOCKSIZE before "
      "large blocks); up to 1M from release illumos-2014"),

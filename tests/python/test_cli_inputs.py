@@ -40,10 +40,15 @@ def invoke(*args):
     (("check-determinism", "{T}/nonexist.toml", "--stop", "soon"), 'error: --stop: "soon" — allowed: a duration'),
     (("sweep", "{T}/nonexist.toml", "--stop", "0s"), STOP_0),
     (("advise", "{T}/nonexist.toml", "--stop", "0s"), STOP_0),
-    (("run", "{T}/nonexist.toml", "--set", "threads"), 'error: --set: "threads" — allowed: field=value'),
+    # run's hint shows run's own form; the comma list is the sweep's (QA finding).
+    (("run", "{T}/nonexist.toml", "--set", "threads"),
+     'error: --set: "threads" — allowed: field=value, e.g. zfs.sync=disabled\n'),
     (("run", "{T}/nonexist.toml", "--set", "workload[0].threads=1,2"),
      "error: --set workload[0].threads: 2 values — allowed: one value per field here"),
-    (("sweep", "{T}/nonexist.toml", "--set", "threads"), 'error: --set: "threads" — allowed: field=value'),
+    (("sweep", "{T}/nonexist.toml", "--set", "threads"),
+     'error: --set: "threads" — allowed: field=value[,value…], e.g. zfs.sync=standard,disabled\n'),
+    (("advise", "{T}/nonexist.toml", "--set", "threads"),
+     'error: --set: "threads" — allowed: field=value[,value…], e.g. zfs.sync=standard,disabled\n'),
 ])
 def test_options_are_checked_before_the_scenario_and_named_as_options(tmp_path, args, line):
     r = invoke(*[a.format(S=SCENARIOS / "one-disk-qd1.toml", T=tmp_path) for a in args])
