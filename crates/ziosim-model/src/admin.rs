@@ -670,7 +670,7 @@ impl Model_ {
         }
         if replacing {
             if p.new || self.replacing[p.t][p.c].is_some() {
-                return Err(format!("{msg}: already in replacing/spare config; wait for completion or use 'zpool detach'"));
+                return self.replace_in_replacing(old, new, device, seq, l, p, spare.is_some(), &msg, ctx);
             }
         } else if p.new || self.replacing[p.t][p.c].is_some() {
             return Err(format!("{msg}: can only attach to mirrors and top-level disks"));
@@ -707,6 +707,34 @@ impl Model_ {
             self.resilver_attach(n, ctx);
         }
         Ok(None)
+    }
+
+    /// `zpool replace` of a disk inside a `replacing-N` (either side). From pool version 26
+    /// (`SPA_VERSION_MULTI_REPLACE`; every release but solaris-2009, whose libzfs says
+    /// "cannot replace a replacing device") `spa_vdev_attach` adds the new disk as a further
+    /// child; when it is resilvered, `spa_vdev_resilver_done_hunt` detaches the first child,
+    /// then the next, down to the newest (spa.c@zfs-0.7.0, @zfs-2.2.0). The model reaches
+    /// that end at once: the superseded new disk is detached now and the original replaced
+    /// by the newest, so `zpool status` lists two children, not three, and the superseded
+    /// disk's partial copy no longer counts meanwhile. A hot spare on either side keeps
+    /// libzfs's refusal.
+    #[allow(clippy::too_many_arguments)]
+    fn replace_in_replacing(&mut self, old: &str, new: &str, device: Option<&str>, seq: bool, l: u16, p: Place, spare: bool, msg: &str, ctx: &mut Ctx<Ev>) -> Result<Option<String>, String> {
+        if self.cfg.release == Release::Solaris2009 {
+            return Err(format!("{msg}: cannot replace a replacing device"));
+        }
+        if spare || self.spare_link(p.t, p.c).is_some() {
+            return Err(format!("{msg}: already in replacing/spare config; wait for completion or use 'zpool detach'"));
+        }
+        let dev = device.map(str::to_string).unwrap_or_else(|| self.leaves[l as usize].device_name.clone());
+        if self.cfg.devices[&dev].capacity_bytes() < self.child_size_bytes(p.t) {
+            return Err(format!("{msg}: device is too small"));
+        }
+        let superseded = self.leaves[self.replacing[p.t][p.c].unwrap() as usize].name.clone();
+        let orig = self.leaves[self.tops[p.t].leaves[p.c] as usize].name.clone();
+        debug_assert!(old == superseded || old == orig);
+        self.act_detach(&superseded, ctx)?;
+        self.act_attach(&orig, new, Some(&dev), seq, true, ctx)
     }
 
     fn act_detach(&mut self, disk: &str, ctx: &mut Ctx<Ev>) -> Result<Option<String>, String> {
@@ -971,9 +999,12 @@ impl Model_ {
                         } else {
                             ndegraded += 1;
                         }
-                        let rstate = if rdead { "UNAVAIL" } else { "DEGRADED" };
-                        children.push(row(2, &format!("spare-{c}"), if sdead { "UNAVAIL" } else { "DEGRADED" }, ""));
-                        children.push(row(3, "replacing-0", rstate, ""));
+                        // vdev_mirror_state_change: every child gone is CANT_OPEN with
+                        // VDEV_AUX_NO_REPLICAS, printed "insufficient replicas".
+                        let (rstate, rnote) = if rdead { ("UNAVAIL", "insufficient replicas") } else { ("DEGRADED", "") };
+                        let (sstate, snote) = if sdead { ("UNAVAIL", "insufficient replicas") } else { ("DEGRADED", "") };
+                        children.push(row(2, &format!("spare-{c}"), sstate, snote));
+                        children.push(row(3, "replacing-0", rstate, rnote));
                         children.push(leaf_row(4, k.orig, t));
                         children.push(leaf_row(4, n, t));
                         children.push(leaf_row(3, k.spare, t));
@@ -988,7 +1019,7 @@ impl Model_ {
                             ndegraded += 1;
                         }
                         let label = if link.is_some() { "spare" } else { "replacing" };
-                        children.push(row(2, &format!("{label}-{c}"), rstate, ""));
+                        children.push(row(2, &format!("{label}-{c}"), rstate, if rdead { "insufficient replicas" } else { "" }));
                         children.push(leaf_row(3, old, t));
                         children.push(leaf_row(3, new, t));
                     }

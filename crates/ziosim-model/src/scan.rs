@@ -685,6 +685,10 @@ impl Model_ {
                     Some("currently resilvering")
                 } else if scrubbing.is_some() || self.scan_pending == Some(ScanFunc::Scrub) {
                     let func = if self.resilver_needed().is_some() { ScanFunc::Resilver } else { ScanFunc::Scrub };
+                    // The setup is a sync task of the open txg that the command waits for
+                    // (`dsl_sync_task_do` → `txg_wait_synced`): a txg waiter, so the running
+                    // scrub's txg ends past `zfs_scrub_min_time`, not at `zfs_txg_timeout`.
+                    self.cmd_wait_txg = self.cmd_wait_txg.max(self.syncing_pool_txg() + 1);
                     self.scan_restart_at(func, 0, ctx);
                     None
                 } else {

@@ -789,3 +789,43 @@ fn a_rebuilding_txg_writes_the_rebuild_state() {
         assert!(class_bytes(&leaf(&res, "sdc"), "async_write") > 0, "{rel}");
     }
 }
+
+#[test]
+fn a_replacing_vdev_with_every_child_gone_says_insufficient_replicas() {
+    // sdb fails, sdc replaces it and fails too: replacing-1 has no child left
+    // (vdev_mirror_state_change: CANT_OPEN, VDEV_AUX_NO_REPLICAS), as a mirror would.
+    let res = run(&pool("zfs-2.2", json!([{"type": "raidz2", "disks": [disk("sda"), disk("sdb"), disk("sdx"), disk("sdy")]}]), 1, json!([
+        {"at_ns": 0, "do": "fail", "disk": "sdb"},
+        {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdc"},
+        {"at_ns": 2 * S, "do": "fail", "disk": "sdc"}
+    ])));
+    let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    let row = tree_names(&last).into_iter().find(|r| r.1 == "replacing-1").expect("replacing-1");
+    assert_eq!((row.2.as_str(), row.3.as_str()), ("UNAVAIL", "insufficient replicas"));
+}
+
+#[test]
+fn a_replacement_that_fails_mid_resilver_can_itself_be_replaced() {
+    // sdb fails; sdc replaces it and dies mid-resilver; `zpool replace tank sdc sdd`.
+    // From pool version 26 (SPA_VERSION_MULTI_REPLACE) spa_vdev_attach takes it into
+    // replacing-1; once sdd is resilvered the others are detached. solaris-2009 refuses.
+    let actions = |at_fail: u64| json!([
+        {"at_ns": 0, "do": "fail", "disk": "sdb"},
+        {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdc"},
+        {"at_ns": at_fail, "do": "fail", "disk": "sdc"},
+        {"at_ns": at_fail + S, "do": "replace", "old": "sdc", "new": "sdd"}
+    ]);
+    let raidz = || json!([{"type": "raidz2", "disks": [disk("sda"), disk("sdb"), disk("sdx"), disk("sdy")]}]);
+    let res = run(&pool("zfs-2.2", raidz(), 4, actions(3 * S)));
+    let log = res["actions"].as_array().unwrap();
+    assert!(log.iter().all(|a| a["error"].is_null()), "{log:?}");
+    assert_eq!(res["scan"]["state"], "finished", "{}", res["scan"]);
+    let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
+    let names: Vec<String> = tree_names(&last).into_iter().map(|r| r.1).collect();
+    assert!(names.contains(&"sdd".to_string()) && !names.iter().any(|n| n == "sdb" || n == "sdc" || n.starts_with("replacing")), "{names:?}");
+    assert_eq!(last["state"], "ONLINE");
+    assert!(class_bytes(&leaf(&res, "sdd"), "async_write") > 1 << 30, "sdd was resilvered");
+    let old = run(&pool("solaris-2009", raidz(), 1, actions(3 * S)));
+    let log = old["actions"].as_array().unwrap();
+    assert_eq!(log[3]["error"], "cannot replace sdc with sdd: cannot replace a replacing device", "{log:?}");
+}

@@ -608,3 +608,24 @@ fn blocks_the_scan_does_not_read_count_issued_before_2_2_and_skipped_from_it() {
     let (total, exam, issued, skipped) = scan_bytes(&sc);
     assert_eq!((exam, issued, skipped), (total, 0, total), "zfs-2.2 no_scrub_io scrub");
 }
+
+/// QA 2026-11-28: solaris-2009's `zpool scrub` during a scrub sets up the restart in a
+/// sync task of the open txg and waits for it (`dsl_pool_scrub_clean` →
+/// `dsl_sync_task_do`): a txg waiter, so the running scrub's txg ends once it has run
+/// `zfs_scrub_min_time` (1 s), and the new scrub starts about then, not when 2009's 30 s
+/// `zfs_txg_timeout` ends the txg.
+#[test]
+fn solaris_2009_scrub_restart_waits_for_the_min_time_not_the_txg_timeout() {
+    const S: u64 = 1_000_000_000;
+    let disks: Vec<Value> = (0..6).map(|i| json!({"name": format!("sd{}", (b'a' + i) as char), "device": "d"})).collect();
+    let mut cfg = config("solaris-2009", hdd(), json!([{"type": "raidz2", "disks": disks}]), json!([]), 7200);
+    cfg["pool"]["recordsize_bytes"] = json!(131072);
+    cfg["pool"]["allocated_bytes"] = json!(40u64 << 30);
+    cfg["stop_on_scan_done"] = json!(true);
+    cfg["actions"] = json!([{"at_ns": 5 * S, "do": "scrub"}, {"at_ns": 15 * S, "do": "scrub"}]);
+    let res = run(&cfg);
+    let scans = res["scans"].as_array().unwrap();
+    assert_eq!(scans.len(), 2, "{scans:?}");
+    let second = scans[1]["start_ns"].as_u64().unwrap();
+    assert!((15 * S..18 * S).contains(&second), "restarted at {} s", second as f64 / 1e9);
+}
