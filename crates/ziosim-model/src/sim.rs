@@ -585,6 +585,8 @@ pub(crate) struct Db {
     ckpt_pages: u64,
     ckpt_written: u64,
     ckpt_acked: u64,
+    /// Pages the pacing says should be written by now.
+    ckpt_due: u64,
     ckpt_syncing: bool,
     ckpt_start_ns: u64,
     checkpoints: u64,
@@ -1274,6 +1276,7 @@ impl Model_ {
                     ckpt_pages: 0,
                     ckpt_written: 0,
                     ckpt_acked: 0,
+                    ckpt_due: 0,
                     ckpt_syncing: false,
                     ckpt_start_ns: 0,
                     checkpoints: 0,
@@ -2422,6 +2425,7 @@ impl Model_ {
             }
             DbOp::CkptWrite => {
                 db.ckpt_acked += 1;
+                self.db_ckpt_write_next(wl, ctx);
                 self.db_ckpt_sync(wl, ctx);
             }
             DbOp::CkptSync => {
@@ -2452,40 +2456,51 @@ impl Model_ {
         db.ckpt_pages_total += db.ckpt_pages;
         db.ckpt_written = 0;
         db.ckpt_acked = 0;
+        db.ckpt_due = 0;
         db.ckpt_start_ns = now;
         self.db_tick(wl, ctx);
     }
 
-    /// The checkpointer writes the pages due by now (buffered writes of the data files,
-    /// paced linearly over the spread), then naps `DB_TICK_NS`.
+    /// The checkpointer's pacing: the pages due by now (paced linearly over the spread)
+    /// are written, then it naps `DB_TICK_NS`.
     fn db_tick(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
-        let rs = self.recordsize;
-        let w = &mut self.wls[wl];
-        let db = w.db.as_ref().unwrap();
+        let db = self.wls[wl].db.as_mut().unwrap();
         let span = (db.checkpoint_ns as f64 * db.spread).max(1.0);
         let frac = ((now - db.ckpt_start_ns + DB_TICK_NS) as f64 / span).min(1.0);
         let due = ((db.ckpt_pages as f64 * frac).ceil() as u64).min(db.ckpt_pages);
-        let (written, pages, foid) = (db.ckpt_written, db.ckpt_pages, db.data_foid);
-        for _ in written..due {
-            let (off, size) = Self::db_page(&mut self.wls[wl]);
-            let dirty = dirty_bytes(off, size, rs);
-            let op = LogicalOp {
-                wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: size, dirty, live: true, foid,
-                offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite, eio: false, rmw: false, tr: 0,
-            };
-            let id = self.alloc_op(op);
-            self.wls[wl].db.as_mut().unwrap().ckpt_written += 1;
-            // A page smaller than the record: the record is read first unless the ARC
-            // still has it (the share `arc_hit`, as for the transactions' page reads).
-            if self.rmw_reads(wl, id, off, size, ctx) == 0 {
-                self.assign_write(id, false, ctx);
-            }
-        }
+        db.ckpt_due = due;
+        let pages = db.ckpt_pages;
+        self.db_ckpt_write_next(wl, ctx);
         if due < pages {
             ctx.schedule_in(DB_TICK_NS, Ev::DbTick { wl: wl as u16 });
         } else {
             self.db_ckpt_sync(wl, ctx);
+        }
+    }
+
+    /// The checkpointer is one process writing one page at a time (PostgreSQL
+    /// `BufferSync` → `FlushBuffer` → `write()`): the next page due goes out when the last
+    /// write returned (its tx admitted and its data copied), so at most one of its writes
+    /// waits in the write throttle.
+    fn db_ckpt_write_next(&mut self, wl: usize, ctx: &mut Ctx<Ev>) {
+        let db = self.wls[wl].db.as_ref().unwrap();
+        if db.ckpt_written >= db.ckpt_due || db.ckpt_written > db.ckpt_acked {
+            return;
+        }
+        let (rs, foid, now) = (self.recordsize, db.data_foid, ctx.now());
+        let (off, size) = Self::db_page(&mut self.wls[wl]);
+        let dirty = dirty_bytes(off, size, rs);
+        let op = LogicalOp {
+            wl: wl as u16, thread: DB_CKPT_THREAD, start_ns: now, pending: 0, bytes: size, dirty, live: true, foid,
+            offset: off, commit_ns: 0, rpc: NfsStep::Idle, db: DbOp::CkptWrite, eio: false, rmw: false, tr: 0,
+        };
+        let id = self.alloc_op(op);
+        self.wls[wl].db.as_mut().unwrap().ckpt_written += 1;
+        // A page smaller than the record: the record is read first unless the ARC still
+        // has it (the share `arc_hit`, as for the transactions' page reads).
+        if self.rmw_reads(wl, id, off, size, ctx) == 0 {
+            self.assign_write(id, false, ctx);
         }
     }
 

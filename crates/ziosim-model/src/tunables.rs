@@ -430,7 +430,7 @@ tunables! {
         "DP@zfs-0.6.2";
     zfs_no_write_throttle = "zfs_no_write_throttle", "bool", [0, 1],
         [(Solaris2009, 0), (Illumos2014, NA)], None,
-        "1 turns the pre-2013 per-txg write limit off: writers never wait for the next txg, memory is the only bound.",
+        "1 turns the pre-2013 per-txg write limit off: writers wait for the next txg only once dirty data passes half the ARC (arc_tempreserve_space).",
         "DP@zfs-0.6.2";
 
     // ---- ZIL (§6; zil.rs) ----

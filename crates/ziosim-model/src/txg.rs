@@ -65,7 +65,10 @@
 //! for the sync thread (`txg_delay`). After each sync, throughput = bytes / ms of the
 //! sync's data writes — `dsl_pool_sync` times only its own writes, not the scan's share of
 //! the txg nor the uberblock (EWMA ¼ new) — and `write_limit = clamp(throughput × zfs_txg_synctime_ms,
-//! zfs_write_limit_min, RAM >> zfs_write_limit_shift)`; it starts at the minimum.
+//! zfs_write_limit_min, RAM >> zfs_write_limit_shift)`; it starts at the minimum. Before
+//! that, and with `zfs_no_write_throttle` alone, `arc_tempreserve_space` refuses a tx the
+//! same way once the dirty data not yet written is over `arc_c / 4` and the tx would take
+//! it past `arc_c / 2` (`arc_c` at its maximum, MAX(¾ RAM, RAM − 1 GiB)).
 //!
 //! *Data at risk* (`spec` §4.3): every admitted byte (a write's own size, whatever it
 //! dirtied) is *unsynced* until its txg's sync
@@ -191,6 +194,8 @@ pub struct Txg {
     last_wakeup_ns: u64,
     // pre-2013 throttle
     write_limit: u64,
+    /// The ARC's target size, for the pre-2013 `arc_tempreserve_space` bound.
+    arc_c: u64,
     write_limit_min: u64,
     write_limit_max: u64,
     write_limit_override: u64,
@@ -261,6 +266,9 @@ impl Txg {
             synctime_ms: g(T::zfs_txg_synctime_ms),
             throughput_bytes_per_ms: 0,
             no_throttle: g(T::zfs_no_write_throttle) != 0,
+            // arc_c at its maximum, the illumos rule MAX(3/4 RAM, RAM − 1 GiB) (spec §7,
+            // il:eb633035c8 arc.c `arc_init`; taken for solaris-2009 and FreeBSD 9 too).
+            arc_c: (cfg.ram_bytes / 4 * 3).max(cfg.ram_bytes.saturating_sub(1 << 30)),
             open: TxgState { txg: 1, ..Default::default() },
             quiesced: None,
             syncing: None,
@@ -339,6 +347,16 @@ impl Txg {
                 }
             }
             Throttle::WriteLimit => {
+                // arc_tempreserve_space, whatever the write limit says: ERESTART once the
+                // reservation plus the ARC's anonymous (dirty, not yet written) data pass
+                // arc_c / 2 while that data is over arc_c / 4 (ARC@zfs-0.6.2, il:7e0e2549bf
+                // arc.c) — the only bound left with zfs_no_write_throttle.
+                let anon = self.dirty_total();
+                if anon > self.arc_c / 4 && anon + bytes > self.arc_c / 2 {
+                    self.blocked.push_back((tx_id, start_ns));
+                    self.request_quiesce(now_ns, out);
+                    return TxDecision::Wait;
+                }
                 let limit = self.current_write_limit();
                 let reserved = self.open.towrite;
                 if !self.no_throttle && limit > 0 && reserved > 0 && reserved > limit {
@@ -681,19 +699,30 @@ impl Txg {
     // ------------------------------------------------------------ accounting
 
     /// Bytes the caller acknowledged as durable that only txg `txg`'s sync will make
-    /// stable (forwarded `ZilAction::AtRisk`). Ignored if `txg` already synced.
+    /// stable (forwarded `ZilAction::AtRisk`). Ignored if `txg` already synced. A txg's
+    /// at-risk bytes never exceed the dirty data its writes charged (`dp_space_towrite`):
+    /// what a crash loses is the txg's dirty records (spec §4.3), however often they were
+    /// rewritten and acknowledged.
     pub fn add_at_risk(&mut self, now_ns: u64, txg: u64, bytes: u64) {
         if txg <= self.synced_txg || bytes == 0 {
             return;
         }
+        let cap = [Some(self.open), self.quiesced, self.syncing].into_iter().flatten().find(|s| s.txg == txg).map_or(u64::MAX, |s| s.towrite);
         self.account(now_ns);
-        match self.at_risk.iter_mut().find(|e| e.0 == txg) {
-            Some(e) => e.1 += bytes,
-            None => {
-                let pos = self.at_risk.iter().position(|e| e.0 > txg).unwrap_or(self.at_risk.len());
-                self.at_risk.insert(pos, (txg, bytes, now_ns));
+        let bytes = match self.at_risk.iter_mut().find(|e| e.0 == txg) {
+            Some(e) => {
+                let add = bytes.min(cap.saturating_sub(e.1));
+                e.1 += add;
+                add
             }
-        }
+            None if bytes.min(cap) == 0 => 0,
+            None => {
+                let add = bytes.min(cap);
+                let pos = self.at_risk.iter().position(|e| e.0 > txg).unwrap_or(self.at_risk.len());
+                self.at_risk.insert(pos, (txg, add, now_ns));
+                add
+            }
+        };
         self.risk.at_risk_bytes += bytes;
         self.risk.at_risk_bytes_max = self.risk.at_risk_bytes_max.max(self.risk.at_risk_bytes);
     }

@@ -335,6 +335,26 @@ fn database_commits_through_the_zil_and_checkpoints_write_back() {
     assert!(wl(&fast)["ops_per_s"].as_f64().unwrap() > 2.0 * w["ops_per_s"].as_f64().unwrap());
 }
 
+/// The checkpointer is one process writing one page at a time: its writes never pile up
+/// in the write throttle ahead of the sessions' WAL writes. With sync=disabled a commit
+/// is a WAL write that can only wait for the throttle: behind one checkpoint write and
+/// the other sessions' at most, ~17 × zfs_delay_max_ns. (QA 2026-11-28: all pages due in
+/// a 100 ms tick went out at once, and commits waited up to 4.4 s.)
+#[test]
+fn checkpoint_writes_go_one_at_a_time() {
+    let mut cfg = database(false);
+    cfg["workloads"][0]["threads"] = json!(16);
+    cfg["workloads"][0]["checkpoint_spread"] = json!(0.9);
+    cfg["sync"] = json!("disabled");
+    cfg["stop_ns"] = json!(30_000_000_000u64);
+    let res = run(&cfg);
+    let db = &wl(&res)["db"];
+    eprintln!("{db}");
+    assert!(db["checkpoints"]["done"].as_u64().unwrap() >= 1, "{db}");
+    let max = db["commits"]["latency_ns"]["max"].as_u64().unwrap();
+    assert!(max < 1_700_000_000, "a commit waited {max} ns");
+}
+
 /// A data disk may be named `log` or `cache`: what a leaf is comes from where the scenario
 /// put it, not from its name, so the ZIL still flushes it after every commit.
 #[test]

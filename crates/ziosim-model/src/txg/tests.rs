@@ -462,3 +462,53 @@ fn sync_waiting_follows_txg_sync_waiting() {
     t.assign(2 * MS, 3, 25 * MIB, 2 * MS, false, &mut out);
     assert!(!t.sync_waiting());
 }
+
+#[test]
+fn without_the_write_limit_the_arc_still_bounds_dirty_data() {
+    // zfs_no_write_throttle=1 on illumos-2012 with 4 GiB: arc_c = 3 GiB, so
+    // arc_tempreserve_space refuses a tx once dirty data is over 768 MiB (arc_c/4) and
+    // the tx would take it past 1.5 GiB (arc_c/2); the writer waits for the next txg.
+    let r = Release::Illumos2012;
+    let ram = 4u64 << 30;
+    let mut t = Txg::new(r, &tun(r, ram, &[("zfs_no_write_throttle", 1)]), TxgConfig { ram_bytes: ram, hz: 100 });
+    let mut out = vec![];
+    t.start(0, &mut out);
+    let mut admitted = 0u64;
+    let mut id = 0;
+    loop {
+        id += 1;
+        match t.assign(0, id, 64 * MIB, 0, false, &mut out) {
+            TxDecision::Admit { .. } => admitted += 64 * MIB,
+            d => {
+                assert_eq!(d, TxDecision::Wait);
+                break;
+            }
+        }
+        assert!(id < 1000, "never bounded");
+    }
+    assert_eq!(admitted, 1536 * MIB, "up to arc_c / 2");
+    // With the write limit on, its 32 MiB floor binds long before.
+    let mut t = Txg::new(r, &tun(r, ram, &[]), TxgConfig { ram_bytes: ram, hz: 100 });
+    t.start(0, &mut out);
+    assert_eq!(t.assign(0, 1, 64 * MIB, 0, false, &mut out), TxDecision::Admit { txg: 1 });
+    assert_eq!(t.assign(0, 2, 64 * MIB, 0, false, &mut out), TxDecision::Wait);
+}
+
+#[test]
+fn rewrites_of_the_same_records_are_at_risk_once() {
+    // sync=disabled and one 4 KiB record rewritten and "fsynced" 1000 times in a txg: a
+    // crash loses that record's new contents, 4 KiB, not 1000 acknowledgements (spec
+    // §4.3: bounded by the txg's dirty data).
+    let mut t = txg(Release::Zfs22, &[]);
+    let mut out = vec![];
+    t.start(0, &mut out);
+    t.assign_charged(0, 1, 4096, |_| 4096, 0, false, &mut out);
+    for i in 0..1000u64 {
+        if i > 0 {
+            t.assign_charged(i, 1 + i as u32, 4096, |_| 0, i, false, &mut out); // already dirty
+        }
+        t.add_at_risk(i, 1, 4096);
+    }
+    assert_eq!(t.risk(S).at_risk_bytes, 4096);
+    assert_eq!(t.risk(S).unsynced_bytes, 4096 * 1000, "acknowledged bytes are counted apart");
+}
