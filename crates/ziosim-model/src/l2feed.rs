@@ -204,7 +204,8 @@ impl Model_ {
         let v2 = self.cfg.release >= Release::Zfs20;
         let start = LABEL_START + if v2 { DEV_HDR_BYTES.max(sector) } else { 0 };
         let end = self.leaves[leaf as usize].size_bytes.saturating_sub(LABEL_END).max(start);
-        let target = self.l2_target();
+        // l2arc_write_size resets a target larger than the device; here it is cut to it.
+        let target = self.l2_target().min(end - start);
         // l2arc_evict: a hand that would pass the end with this write starts over.
         if self.l2.hand[dev] < start || self.l2.hand[dev] + target > end {
             self.l2.hand[dev] = start;
