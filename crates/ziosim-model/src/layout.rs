@@ -1136,6 +1136,40 @@ impl Layout {
         self.traverse_from(Cursor::START)
     }
 
+    /// The bookmark just past the metadata block at `at` and everything below it (the
+    /// traversal is depth first, parent before children): where a traversal that could
+    /// not read that block goes on. None for the pool's prefix (MOS and objset blocks),
+    /// a data block, or the end.
+    pub fn subtree_end(&self, at: Cursor) -> Option<Cursor> {
+        let (stage, level, unit, file) = (at.stage, at.step, at.unit, at.file);
+        if !matches!(stage, Stage::MetaInd | Stage::Dnode | Stage::FileInd) {
+            return None;
+        }
+        let mut t = self.traverse_from(at);
+        t.next()?;
+        loop {
+            let c = t.cursor();
+            let inside = match stage {
+                // A meta-dnode indirect of level l: the lower ones, the dnode blocks and
+                // their files, until the next meta indirect of level l or above.
+                Stage::MetaInd => c.stage != Stage::Done && !(c.stage == Stage::MetaInd && c.step >= level),
+                // A dnode block: its files.
+                Stage::Dnode => matches!(c.stage, Stage::FileInd | Stage::Data) && c.unit == unit,
+                // A file's indirect of level l: the file's blocks until its next indirect
+                // of level l or above.
+                _ => {
+                    matches!(c.stage, Stage::FileInd | Stage::Data)
+                        && (c.unit, c.file) == (unit, file)
+                        && !(c.stage == Stage::FileInd && c.step >= level)
+                }
+            };
+            if !inside {
+                return Some(c);
+            }
+            t.next();
+        }
+    }
+
     /// Every block, in traversal order.
     pub fn n_blocks(&self) -> u64 {
         self.n_blocks
@@ -1701,6 +1735,50 @@ mod tests {
             prev = Some(p);
         }
         assert_eq!(files.len() as u64, lo.summary().files);
+    }
+
+    #[test]
+    fn a_subtree_ends_where_the_traversal_leaves_the_block() {
+        let tops = vec![top("d", VdevType::Disk, 1, 1 << 40)];
+        let lo = Layout::new(&mixed(20 << 30, 0.0, 1), &tops).unwrap();
+        let mut t = lo.traverse();
+        let (mut dnodes, mut file_inds) = (0, 0);
+        loop {
+            let c = t.cursor();
+            let Some(b) = t.next() else { break };
+            let Some(e) = lo.subtree_end(c) else {
+                assert!(c.in_prefix() || b.kind == BlockKind::Data || b.kind == BlockKind::Objset, "{b:?}");
+                continue;
+            };
+            assert!(e.index() > c.index());
+            // Walk the blocks between: all below `b`; the one at `e` is not.
+            let mut u = lo.traverse_from(t.cursor());
+            while u.cursor().index() < e.index() {
+                let (cc, x) = (u.cursor(), u.next().unwrap());
+                match (b.kind, c.file()) {
+                    (BlockKind::Dnode, _) => assert_eq!(cc.file().map(|f| f.0), Some(c.unit), "{x:?} under {b:?}"),
+                    (BlockKind::Indirect, Some(f)) => assert!(cc.file() == Some(f) && x.level < b.level, "{x:?} under {b:?}"),
+                    // A meta-dnode indirect: lower ones, dnode blocks and files.
+                    (BlockKind::Indirect, None) => assert!(cc.file().is_some() || x.kind == BlockKind::Dnode || x.level < b.level, "{x:?}"),
+                    _ => unreachable!(),
+                }
+            }
+            let next = lo.traverse_from(e).next();
+            match (b.kind, c.file(), next) {
+                (_, _, None) => {}
+                (BlockKind::Dnode, _, Some(_)) => {
+                    dnodes += 1;
+                    assert!(e.file().is_none_or(|f| f.0 != c.unit));
+                }
+                (BlockKind::Indirect, Some(f), Some(x)) => {
+                    file_inds += 1;
+                    assert!(e.file() != Some(f) || x.level >= b.level, "{x:?} after {b:?}");
+                }
+                (BlockKind::Indirect, None, Some(x)) => assert!(e.file().is_none() && x.kind == BlockKind::Indirect && x.level >= b.level),
+                _ => unreachable!(),
+            }
+        }
+        assert!(dnodes > 10 && file_inds > 10, "{dnodes} {file_inds}");
     }
 
     #[test]

@@ -187,6 +187,8 @@ pub struct Scan {
     pub(crate) cursor: Cursor,
     /// The block at `cursor` is metadata whose synchronous read has completed.
     pub(crate) meta_read: bool,
+    /// ... and failed: no copy could be read, so the traversal skips what it points to.
+    pub(crate) meta_lost: bool,
     pub to_examine: u64,
     pub examined: u64,
     pub issued: u64,
@@ -320,6 +322,7 @@ impl Scan {
             end_ns: 0,
             cursor: Cursor::START,
             meta_read: false,
+            meta_lost: false,
             to_examine,
             examined: 0,
             issued: 0,
@@ -1003,6 +1006,9 @@ impl Model_ {
             if blk.kind.is_metadata() && !meta_read && !self.scan_meta_read(&blk, ctx) {
                 return;
             }
+            if meta_read && self.scan_skip_lost_subtree() {
+                continue;
+            }
             if !self.scan_visit(&blk, next, now, ctx) {
                 return;
             }
@@ -1065,7 +1071,7 @@ impl Model_ {
     /// The traversal reads a metadata block (indirect, dnode, objset) before it can visit
     /// what the block points to: `arc_read` with ARC_FLAG_WAIT, ASYNC_READ priority before
     /// 0.8, SCRUB priority from 0.8 (sorted, and legacy with zfs_scan_legacy; §5.1, §5.2),
-    /// from the first DVA.
+    /// from the first DVA, or the next when one cannot be read (`scan_read_copies`).
     ///
     /// Returns true when the block is already in the ARC (prefetched): the traversal goes
     /// on at once, after prefetching the block's own children (`scan_prefetch.rs`).
@@ -1096,13 +1102,61 @@ impl Model_ {
         let d = blk.dvas[0];
         let zi = self.alloc_zio(ScanZio { top: d.vdev, voff: d.offset, psize: blk.psize, meta: true, ..Default::default() });
         let fl = self.scan_meta_flags();
-        let n = self.read_at(d.vdev as usize, d.offset, blk.psize, class, fl, OWNER_SCAN | zi, ctx);
+        let n = self.scan_read_copies(blk, class, fl, OWNER_SCAN | zi, ctx);
         self.scan.as_mut().unwrap().zios[zi as usize].pending = n;
         if n == 0 {
             self.scan_lost_block(d.vdev as usize, d.offset);
+            self.scan.as_mut().unwrap().meta_lost = true;
             self.scan_zio_done(zi, ctx);
         }
         false
+    }
+
+    /// Read a metadata block for the scan: from its first copy, or the next when one
+    /// cannot be read at all (the DVAs as the children of a mirror, `vdev_mirror_map_init`
+    /// without a vdev; ZIO@zfs-2.2.0). Returns the leaf reads issued, 0 when no copy could
+    /// be read — then only the first copy stays in the error log, as one block.
+    pub(crate) fn scan_read_copies(&mut self, blk: &Block, class: IoClass, fl: u8, owner: u32, ctx: &mut Ctx<Ev>) -> u32 {
+        let mut logged = Vec::new();
+        for (i, dv) in blk.dvas().iter().enumerate() {
+            let key = (dv.vdev, dv.offset);
+            let had = self.lost_blocks.contains(&key);
+            let n = self.read_at(dv.vdev as usize, dv.offset, blk.psize, class, fl, owner, ctx);
+            if n > 0 {
+                for (_, k) in &logged {
+                    self.lost_blocks.remove(k);
+                }
+                return n;
+            }
+            if !had && self.lost_blocks.contains(&key) {
+                logged.push((i, key));
+            }
+        }
+        for (i, k) in &logged {
+            if *i > 0 {
+                self.lost_blocks.remove(k);
+            }
+        }
+        0
+    }
+
+    /// The metadata block at the bookmark could not be read: `dsl_scan_recurse` counts the
+    /// error and returns, so neither the block nor anything below it is visited — not
+    /// examined, not read, not an error of its own (DS@zfs-0.7.13 and @zfs-2.2.0
+    /// `dsl_scan_visitbp`; il:379c004d1f `scrub_visitbp`). The bookmark moves past its
+    /// subtree; true when it did. (The pool's prefix, MOS and objset, has no subtree the
+    /// model skips: a pool without them would not have been imported.)
+    fn scan_skip_lost_subtree(&mut self) -> bool {
+        let s = self.scan.as_mut().unwrap();
+        if !s.meta_lost {
+            return false;
+        }
+        s.meta_lost = false;
+        let Some(end) = (!s.layout_done).then(|| self.layout.subtree_end(s.cursor)).flatten() else { return false };
+        let s = self.scan.as_mut().unwrap();
+        s.cursor = end;
+        s.meta_read = false;
+        true
     }
 
     /// Flags of the scan's metadata reads, the traversal's and the prefetch's: from the 2010
@@ -1131,8 +1185,8 @@ impl Model_ {
 
     /// Prefetch the children of the metadata block at the traversal's bookmark.
     fn scan_prefetch_current(&mut self, ctx: &mut Ctx<Ev>) {
-        if !self.prefetch_on() {
-            return; // before decoding the block
+        if !self.prefetch_on() || self.scan.as_ref().unwrap().meta_lost {
+            return; // before decoding the block, or it could not be read
         }
         let at = self.scan.as_ref().unwrap().cursor;
         if let Some(blk) = self.layout.traverse_from(at).next() {
@@ -1511,9 +1565,12 @@ impl Model_ {
         if z.meta {
             s.zio_free.push(zi);
             s.inflight -= 1;
-            // In the ARC now: the thread's entry for it (an ARC hit) queues its children.
-            let at = s.cursor;
-            self.pf_arrived(at);
+            // In the ARC now: the thread's entry for it (an ARC hit) queues its children —
+            // unless the read failed.
+            let (at, lost) = (s.cursor, s.meta_lost);
+            if !lost {
+                self.pf_arrived(at);
+            }
             let s = self.scan.as_mut().unwrap();
             if s.wait == Wait::Meta {
                 self.scan_meta_ready(ctx);

@@ -84,6 +84,8 @@ struct PfSlot {
     gen: u64,
     /// A read of the 0.8+ thread: its bookmark (for the children) and psize (in flight).
     thread: Option<(Cursor, u64)>,
+    /// No copy of the block could be read.
+    failed: bool,
 }
 
 /// The running scan's prefetch (both engines): prefetched metadata by traversal index
@@ -298,7 +300,7 @@ impl Model_ {
     /// A prefetch read of `b` (its first DVA), tracked in a slot until it completes.
     fn scan_prefetch_read(&mut self, b: &Block, class: IoClass, thread: Option<(Cursor, u64)>, ctx: &mut Ctx<Ev>) {
         let pf = &mut self.scan_pf;
-        let slot = PfSlot { pending: 0, block: b.index, gen: pf.gen, thread };
+        let slot = PfSlot { pending: 0, block: b.index, gen: pf.gen, thread, failed: false };
         let i = match pf.free.pop() {
             Some(i) => {
                 pf.slots[i as usize] = slot;
@@ -313,11 +315,14 @@ impl Model_ {
         // Both engines' prefetches are children of the txg's scn_zio_root: the drain waits.
         pf.inflight += 1;
         self.scan.as_mut().unwrap().prefetch_reads += 1;
-        let d = b.dvas[0];
         let fl = self.scan_meta_flags();
-        let n = self.read_at(d.vdev as usize, d.offset, b.psize, class, fl, OWNER_SCAN | OWNER_SCAN_PF | i, ctx);
+        let n = self.scan_read_copies(b, class, fl, OWNER_SCAN | OWNER_SCAN_PF | i, ctx);
         self.scan_pf.slots[i as usize].pending = n;
         if n == 0 {
+            // No copy readable: the prefetch fails (`dsl_scan_prefetch_cb` gets no buffer and
+            // queues no children; `dsl_scan_prefetch` in ≤0.7 leaves nothing in the ARC), so
+            // the traversal reads the block itself when it gets there, and fails.
+            self.scan_pf.slots[i as usize].failed = true;
             self.scan_prefetch_done(i, ctx);
         }
     }
@@ -343,7 +348,11 @@ impl Model_ {
             // The bytes leave spa_scrub_inflight.
             pf.inflight_bytes -= psize;
         }
-        if pf.blocks.get(&slot.block) == Some(&Some(i)) {
+        if slot.failed && pf.blocks.get(&slot.block) == Some(&Some(i)) {
+            // Failed at issue, so nobody waits for it yet.
+            debug_assert!(pf.waiting != Some(slot.block));
+            pf.blocks.remove(&slot.block);
+        } else if pf.blocks.get(&slot.block) == Some(&Some(i)) {
             let waited = pf.waiting == Some(slot.block);
             if waited {
                 pf.waiting = None;

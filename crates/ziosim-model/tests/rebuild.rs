@@ -707,8 +707,10 @@ fn chunks_a_rebuild_could_not_read_are_lost_and_the_scrub_after_it_finds_them() 
     let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["scan"]["func"], "scrub");
     let scrub_errors = last["scan"]["errors"].as_u64().unwrap();
-    // About 8 records of 128 KiB per failed 1 MiB chunk.
-    assert!(scrub_errors >= 6 * errors && scrub_errors <= 9 * errors, "scrub: {scrub_errors} blocks for {errors} chunks");
+    // At most about 8 records of 128 KiB per failed 1 MiB chunk; fewer, since a lost
+    // indirect block hides the blocks below it (`dsl_scan_recurse` counts one error and
+    // skips its subtree).
+    assert!(scrub_errors > 0 && scrub_errors <= 9 * errors, "scrub: {scrub_errors} blocks for {errors} chunks");
     // The error log lists each lost block once; the scrub's count is per block it met.
     let logged = last["errors"].as_u64().unwrap();
     assert!(logged <= scrub_errors && logged * 100 >= scrub_errors * 99, "{logged} logged, {scrub_errors} scrub errors");

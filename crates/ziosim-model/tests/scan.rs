@@ -629,3 +629,38 @@ fn solaris_2009_scrub_restart_waits_for_the_min_time_not_the_txg_timeout() {
     let second = scans[1]["start_ns"].as_u64().unwrap();
     assert!((15 * S..18 * S).contains(&second), "restarted at {} s", second as f64 / 1e9);
 }
+
+/// QA 2026-11-28: a metadata block no copy of which can be read ends the walk below it
+/// (`dsl_scan_recurse` counts the error and returns): what it points to is neither
+/// examined nor an error of its own. A single-disk pool whose disk died and is replaced
+/// (nothing left to read) reported 41 112 errors, one per data block, and "100 %" examined.
+#[test]
+fn a_scan_skips_what_lies_below_metadata_it_cannot_read() {
+    const S: u64 = 1_000_000_000;
+    let go = |release: &str, vdevs: Value, gib: u64, actions: Value| {
+        let mut cfg = config(release, hdd(), vdevs, json!([]), 7200);
+        cfg["pool"]["recordsize_bytes"] = json!(131072);
+        cfg["pool"]["allocated_bytes"] = json!(gib << 30);
+        cfg["stop_on_scan_done"] = json!(true);
+        cfg["actions"] = actions;
+        run(&cfg)["scan"].clone()
+    };
+    let disk = |n: &str| json!({"name": n, "device": "d"});
+    let lone = go("zfs-2.2", json!([{"type": "disk", "disks": [disk("sda")]}]), 5, json!([
+        {"at_ns": 5 * S, "do": "fail", "disk": "sda"},
+        {"at_ns": 6 * S, "do": "replace", "old": "sda", "new": "sdz"}
+    ]));
+    let (errors, examined, total) = (lone["errors"].as_u64().unwrap(), lone["examined_bytes"].as_u64().unwrap(), lone["to_examine_bytes"].as_u64().unwrap());
+    assert!(errors > 0 && errors < 100, "{lone}");
+    assert!(examined * 100 < total, "{lone}");
+    // A raidz1 losing a second disk mid-resilver, legacy scan with its metadata prefetch:
+    // a prefetch that finds no copy fails too, and the traversal's own read then skips.
+    let disks: Vec<Value> = ["sda", "sdb", "sdc", "sdd"].iter().map(|n| disk(n)).collect();
+    let rz = go("zfs-0.7", json!([{"type": "raidz1", "disks": disks}]), 20, json!([
+        {"at_ns": 0, "do": "fail", "disk": "sdb"},
+        {"at_ns": S, "do": "replace", "old": "sdb", "new": "sdz"},
+        {"at_ns": 12 * S, "do": "fail", "disk": "sdc"}
+    ]));
+    let blocks = (20u64 << 30) / 131072;
+    assert!(rz["errors"].as_u64().unwrap() * 10 < blocks, "{rz}");
+}
