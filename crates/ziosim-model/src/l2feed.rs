@@ -84,10 +84,9 @@ struct Writing {
     wrote: u64,
     /// Writes not yet complete.
     pending: u32,
-    /// The 2.0+ device-header write was issued.
+    /// The 2.0+ device-header write was issued: the buffer writes are done, and the
+    /// device is no longer `l2ad_writing`.
     header: bool,
-    /// `l2ad_writing`: the buffer writes are in flight (the header write is after it).
-    buffers: bool,
 }
 
 /// State of the L2ARC feed thread (`Model_::l2`).
@@ -181,7 +180,7 @@ impl Model_ {
     /// pool? Counts the clash.
     pub(crate) fn l2_rw_clash(&mut self, leaf: u16) -> bool {
         let Some(w) = self.l2.writing else { return false };
-        if !w.buffers || self.cache_leaves[w.dev] != leaf || self.tun.get(T::l2arc_norw) == 0 {
+        if w.header || self.cache_leaves[w.dev] != leaf || self.tun.get(T::l2arc_norw) == 0 {
             return false;
         }
         self.l2.rw_clash += 1;
@@ -244,7 +243,7 @@ impl Model_ {
                 }
             }
         }
-        let w = Writing { dev, begin_ns: now, target, wrote, pending, header: false, buffers: pending > 0 };
+        let w = Writing { dev, begin_ns: now, target, wrote, pending, header: false };
         if pending == 0 {
             // Nothing selected: no zio, no header update.
             self.l2.writing = None;
@@ -264,7 +263,6 @@ impl Model_ {
             self.l2.writing = Some(w);
             return;
         }
-        w.buffers = false;
         if self.cfg.release >= Release::Zfs20 && !w.header {
             // l2arc_dev_hdr_update, after l2ad_writing is cleared, waited for.
             let leaf = self.cache_leaves[w.dev];

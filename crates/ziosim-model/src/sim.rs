@@ -3072,9 +3072,11 @@ impl Model_ {
         self.space_note_data(&w.data, &recs, w.data_bytes - overridden.min(w.data_bytes), txg);
         // Every dirty buffer of the txg is in the ARC once written, L2ARC-eligible
         // (`arc_write`), the ones dmu_sync wrote early too.
-        self.l2_eligible(rs, w.data_bytes.div_ceil(rs));
-        for &(psize, _, n) in &w.meta {
-            self.l2_eligible(psize, n);
+        if !self.cache_leaves.is_empty() {
+            self.l2_eligible(rs, w.data_bytes.div_ceil(rs));
+            for &(psize, _, n) in &w.meta {
+                self.l2_eligible(psize, n);
+            }
         }
         self.txg.data_bytes += nrec * rs;
         // The dirty indirect and dnode blocks, then the objsets above them; each copy of a
