@@ -422,19 +422,36 @@ def _check_options(seed: Optional[int] = None, stop: Optional[str] = None, sets:
     return [parse_set_option(opt, one_value) for opt in sets or ()]
 
 
-def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[list[str]]) -> scenario_mod.Scenario:
-    """The scenario file with each ``--set field=value`` applied before validation, so an
-    override is checked (and named in errors) exactly as the same value in the file. The
-    options are checked first, before the file is read."""
+def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[list[str]],
+          pool: Optional[str] = None, fill: Optional[str] = None) -> scenario_mod.Scenario:
+    """The scenario file with ``--pool``/``--fill`` and then each ``--set field=value``
+    applied before validation, so an override is checked (and named in errors) exactly as
+    the same value in the file. The options are checked first, before the file is read."""
     parsed = _check_options(seed, stop, sets, one_value=True)
-    if not parsed:
+    from . import poolspec
+
+    pool_fields = poolspec.parse_pool(pool) if pool is not None else None
+    fill_ratio = poolspec.parse_fill(fill) if fill is not None else None
+    if not parsed and pool_fields is None and fill_ratio is None:
         return scenario_mod.load(path, seed=seed, stop=stop)
     from .fields import set_path
 
     doc = scenario_mod.parse_toml(scenario_mod.read_text(path, "scenario"), str(path))
+    poolspec.apply(doc, pool_fields, fill_ratio)
     for fld, values in parsed:
         set_path(doc, fld, values[0], "--set")
-    return scenario_mod.from_dict(doc, default_name=path.stem, path=str(path), seed=seed, stop=stop)
+    try:
+        return scenario_mod.from_dict(doc, default_name=path.stem, path=str(path), seed=seed, stop=stop)
+    except ScenarioError as e:
+        # A field the command line gave is named with the option that gave it.
+        where = None
+        if pool_fields is not None and re.match(r"pool\.(vdevs|log|cache|spares)\b", e.line):
+            where = f"--pool {json.dumps(pool)}"
+        elif fill_ratio is not None and re.match(r"pool\.(fill|allocated)\b", e.line):
+            where = f"--fill {json.dumps(fill)}"
+        if where is None:
+            raise
+        raise ScenarioError(f"{where}: {e.line}", e.hint) from None
 
 
 def _left_out_by_stop(sc: scenario_mod.Scenario, stop: Optional[str]) -> Optional[str]:
@@ -478,6 +495,18 @@ def run(
         Optional[str], typer.Option("--stop", help='Simulated time to run, e.g. "10s", "2h" (overrides scenario.stop).')
     ] = None,
     sets: SetOpt = None,
+    pool: Annotated[
+        Optional[str],
+        typer.Option(
+            "--pool", help='The pool as zpool create lists its vdevs, with Nx for N disks of a device, e.g. '
+            '"raidz2 6x hdd-7200-sata-2014 log mirror 2x intel-s3700": replaces the scenario\'s vdevs, log, cache '
+            'and spares (docs/scenario.md).'
+        ),
+    ] = None,
+    fill: Annotated[
+        Optional[str],
+        typer.Option("--fill", help='How full the pool is, e.g. "62%" or 0.62 (replaces pool.fill or pool.allocated).'),
+    ] = None,
     views: Annotated[
         Optional[str],
         typer.Option(
@@ -496,7 +525,7 @@ def run(
     """Run a scenario: print the text report and write summary.json, Parquet, SVG plots and report.html."""
     repro = _command_line(ctx)
     with _errors(repro):
-        sc = _load(scenario, seed, stop, sets)
+        sc = _load(scenario, seed, stop, sets, pool, fill)
         repro = _seeded(repro, seed, sc)
     view_list: Optional[list[str]] = None
     if views is not None:
@@ -520,7 +549,13 @@ def run(
             for note in sc.notes:
                 _say(note)
         try:
-            results = _run_once(sc, _progress_enabled(quiet, no_progress), repro)
+            try:
+                results = _run_once(sc, _progress_enabled(quiet, no_progress), repro)
+            except ScenarioError as e:
+                # The core's "does not fit" names pool.fill: say which option set it.
+                if fill is None or not e.line.startswith("pool.fill"):
+                    raise
+                raise ScenarioError(f"--fill {json.dumps(fill)}: {e.line}", e.hint) from None
             meta = runner.meta(sc)
             try:
                 if as_json:
