@@ -40,7 +40,8 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
 * ``-q`` cells are instantaneous at the end of the interval (ZFS does not average them).
 * ``-w`` / ``-r`` print whole-run counts, as ``zpool iostat -w`` with no interval does.
 
-Per release: ``-l/-q/-w/-r`` from 0.7; trim columns from 0.8; rebuild columns from 2.2;
+Per release: ``-l/-q/-w/-r`` from 0.7; trim columns from 0.8; rebuild columns from 2.2
+(before, a 2.0/2.1 rebuild read counts as a scrub and a rebuild write as an async write);
 0.7's ``-w`` says ``sync_queue``/``async_queue``; top-level vdevs are ``raidz2`` before
 2.2 and ``raidz2-0`` from 2.2; before 0.7 the header is three fixed strings (with
 ``used avail`` instead of ``alloc free`` on solaris-2009) and a blank line follows
@@ -76,6 +77,12 @@ LATENCY_BUCKET_LABELS = tuple(zfs_nicetime((1 << (j + 1)) - 1) for j in range(LA
 
 READ_CLASSES = ("sync_read", "async_read", "scrub")
 WRITE_CLASSES = ("sync_write", "async_write")
+# A sequential rebuild's commands (2.0+) have a class of their own in the results, reads and
+# writes together. `vdev_stat_update` files them by zio type in the total and disk
+# histograms (the -w read/write columns) in every release, and by priority elsewhere: before
+# 2.2 a rebuild read as a scrub and a rebuild write as an async write
+# (ZM@zfs-2.1.0:module/zfs/vdev.c:4588), from 2.2 under rebuild columns of their own.
+REBUILD = "rebuild"
 
 
 # ----------------------------------------------------------------------------- the tree
@@ -390,8 +397,42 @@ def _latency_cells(results: dict, row: Row, k: int, release: str) -> str:
     if rel.has_trim(release):
         values.append(_mean(s("trim_wait_ns_sum"), c("trim")))
     if rel.has_rebuild_columns(release):
-        values.append(_mean(s("rebuild_wait_ns_sum"), c("rebuild")))
+        values.append(_mean(s("rebuild_wait_ns_sum"), c(REBUILD)))
+    else:
+        # Before 2.2 the rebuild's reads wait as scrubs, its writes as async writes.
+        r_ops, r_wait, w_ops, w_wait = _rebuild_waits(results, row.leaves, k, mid)
+        values[7] = _mean(s("asyncq_write_wait_ns_sum") + w_wait, c("async_write") + w_ops)
+        values[8] = _mean(s("scrub_wait_ns_sum") + r_wait, c("scrub") + r_ops)
     return "".join(_time_stat(v) for v in values)
+
+
+def _rebuild_split(results: dict, leaf: int, k: int) -> tuple[int, int]:
+    """(reads, writes) among a leaf's rebuild commands of interval ``k``. The results count
+    them together; the reads are the leaf's read commands that no read class took."""
+    s = _leaf_series(results, leaf)
+    by_class = s.get("class_ops", {})
+    n = int(by_class[REBUILD][k]) if by_class.get(REBUILD) else 0
+    if n == 0:
+        return 0, 0
+    others = sum(int(by_class[c][k]) for c in READ_CLASSES if by_class.get(c))
+    reads = min(max(int(s["read_ops"][k]) - others, 0), n)
+    return reads, n - reads
+
+
+def _rebuild_waits(results: dict, leaves: list[int], k: int, mid: str) -> tuple[int, int, int, int]:
+    """The rebuild's reads and writes of interval ``k`` and their queue-wait sums. A disk
+    both read and written by one rebuild (a dRAID's, whose distributed spare has shares on
+    every disk) has a single wait sum in the results: it is shared in proportion to the
+    commands."""
+    r_ops = r_wait = w_ops = w_wait = 0
+    for i in leaves:
+        reads, writes = _rebuild_split(results, i, k)
+        if reads + writes == 0:
+            continue
+        wait = int(_leaf_series(results, i)[f"rebuild_wait{mid}_ns_sum"][k])
+        part = wait * reads // (reads + writes)
+        r_ops, r_wait, w_ops, w_wait = r_ops + reads, r_wait + part, w_ops + writes, w_wait + wait - part
+    return r_ops, r_wait, w_ops, w_wait
 
 
 def _queue_classes(release: str) -> list[str]:
@@ -473,14 +514,49 @@ def _row_name(row: Row, namewidth: int) -> str:
     return text if len(text) > namewidth else text.ljust(namewidth)
 
 
-def _histo_totals(results: dict, leaves: list[int], cls: str, key: str, buckets: int) -> list[int]:
+def _histo_totals(results: dict, leaves: list[int], cls: str, key: str, buckets: int,
+                  op: str | None = None) -> list[int]:
+    """A class's whole-run histogram summed over ``leaves``; for the rebuild class, ``op``
+    ("read" or "write") keeps that type's part of it (None: both)."""
     total = [0] * buckets
     for i in leaves:
         data = results["leaves"][i].get("classes", {}).get(cls, {}).get(key)
-        if data:
-            for j in range(min(buckets, len(data))):
-                total[j] += int(data[j])
+        if not data:
+            continue
+        data = [int(x) for x in data[:buckets]]
+        if op is not None:
+            data = _split_histo(data, *_rebuild_split_run(results, i))[op == "write"]
+        for j, x in enumerate(data):
+            total[j] += x
     return total
+
+
+def _rebuild_split_run(results: dict, leaf: int) -> tuple[int, int]:
+    """(reads, writes) among a leaf's rebuild commands over the whole run."""
+    reads = writes = 0
+    for k in range(len(results["series"]["t_ns"])):
+        r, w = _rebuild_split(results, leaf, k)
+        reads, writes = reads + r, writes + w
+    return reads, writes
+
+
+def _split_histo(h: list[int], reads: int, writes: int) -> tuple[list[int], list[int]]:
+    """A rebuild histogram cut into its reads and writes. A leaf the rebuild only read or
+    only wrote (every mirror's) is exact; one it did both on (a dRAID's) has one histogram
+    in the results, so each bucket is shared in proportion (largest remainders, so that the
+    read part adds up to ``reads``)."""
+    if writes == 0 or reads == 0:
+        zero = [0] * len(h)
+        return (h, zero) if writes == 0 else (zero, h)
+    n = sum(h)
+    if n == 0:
+        return h, h
+    want = n * reads // (reads + writes)
+    part = [x * want // n for x in h]
+    by_remainder = sorted(range(len(h)), key=lambda j: (-(h[j] * want % n), j))
+    for j in by_remainder[:want - sum(part)]:
+        part[j] += 1
+    return part, [x - p for x, p in zip(h, part, strict=True)]
 
 
 def _add(*arrays: list[int]) -> list[int]:
@@ -488,12 +564,13 @@ def _add(*arrays: list[int]) -> list[int]:
 
 
 def _latency_columns(results: dict, leaves: list[int], release: str) -> list[list[int]]:
-    h = lambda cls, key: _histo_totals(results, leaves, cls, key, LATENCY_BUCKETS)  # noqa: E731
+    h = lambda cls, key, op=None: _histo_totals(results, leaves, cls, key, LATENCY_BUCKETS, op)  # noqa: E731
+    # The total and disk histograms go by zio type, the rebuild's included, in every release.
     cols = [
-        _add(*[h(c, "total_wait_log2") for c in READ_CLASSES]),
-        _add(*[h(c, "total_wait_log2") for c in WRITE_CLASSES]),
-        _add(*[h(c, "disk_wait_log2") for c in READ_CLASSES]),
-        _add(*[h(c, "disk_wait_log2") for c in WRITE_CLASSES]),
+        _add(*[h(c, "total_wait_log2") for c in READ_CLASSES], h(REBUILD, "total_wait_log2", "read")),
+        _add(*[h(c, "total_wait_log2") for c in WRITE_CLASSES], h(REBUILD, "total_wait_log2", "write")),
+        _add(*[h(c, "disk_wait_log2") for c in READ_CLASSES], h(REBUILD, "disk_wait_log2", "read")),
+        _add(*[h(c, "disk_wait_log2") for c in WRITE_CLASSES], h(REBUILD, "disk_wait_log2", "write")),
         h("sync_read", "queue_wait_log2"),
         h("sync_write", "queue_wait_log2"),
         h("async_read", "queue_wait_log2"),
@@ -503,15 +580,22 @@ def _latency_columns(results: dict, leaves: list[int], release: str) -> list[lis
     if rel.has_trim(release):
         cols.append(h("trim", "queue_wait_log2"))
     if rel.has_rebuild_columns(release):
-        cols.append(h("rebuild", "queue_wait_log2"))
+        cols.append(h(REBUILD, "queue_wait_log2"))
+    else:
+        cols[7] = _add(cols[7], h(REBUILD, "queue_wait_log2", "write"))
+        cols[8] = _add(cols[8], h(REBUILD, "queue_wait_log2", "read"))
     return cols
 
 
 def _size_columns(results: dict, leaves: list[int], release: str) -> list[list[int]]:
     cols = []
     for cls in _queue_classes(release):
-        cols.append(_histo_totals(results, leaves, cls, "size_ind_log2", SIZE_BUCKETS))
-        cols.append(_histo_totals(results, leaves, cls, "size_agg_log2", SIZE_BUCKETS))
+        for key in ("size_ind_log2", "size_agg_log2"):
+            col = _histo_totals(results, leaves, cls, key, SIZE_BUCKETS)
+            if cls in ("async_write", "scrub") and not rel.has_rebuild_columns(release):
+                op = "write" if cls == "async_write" else "read"
+                col = _add(col, _histo_totals(results, leaves, REBUILD, key, SIZE_BUCKETS, op))
+            cols.append(col)
     return cols
 
 
