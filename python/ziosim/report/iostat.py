@@ -7,8 +7,12 @@ The layout re-implements ``print_iostat_header_impl``, ``print_iostat_labels``,
 ``single_histo_average``'s caller from ``cmd/zpool/zpool_main.c`` at the tags named below,
 and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos):
 
-* name column: ``max(len(name) + 2 * depth)`` over every row printed, at least 10;
-  each stat column is two spaces and a right-aligned 5-character ``zfs_nicenum``.
+* name column (``get_namewidth``, ``max_width``): ``max(len(name) + 2 * depth)`` over the
+  vdev tree, hot spares included although -v prints none, at least 10; the pool's name
+  counts from 0.7. Before 0.7 (not solaris-2009) the tree's names carry their id
+  (``replacing-1``, ``raidz2-0``) there but not in the rows; OpenSolaris, illumos and
+  FreeBSD cap the column at 38 characters and print a longer name unpadded.
+  Each stat column is two spaces and a right-aligned 5-character ``zfs_nicenum``.
 * group labels are centred over their columns with C integer arithmetic
   (``text_start = width / columns - len / columns``); labels longer than their
   column (``rebuild``, ``rebuildq_write``) overflow it, as in ZFS.
@@ -103,6 +107,9 @@ class Row:
     # pool's the sum of its top-level rows (``sums``).
     logical: int | None = None
     sums: list[Row] | None = None
+    # An interior vdev's name with its id (``replacing-1``), which sizes the name column
+    # before 0.7 although the row prints ``replacing``; "" when it is ``name``.
+    id_name: str = ""
 
 
 def _vdev_display_name(name: str, release: str) -> str:
@@ -116,7 +123,7 @@ def _top_row(vdev: dict, leaves: list[dict], release: str, alloc: int, size: int
     idx = list(vdev["leaves"])
     if vdev.get("type") == "disk" and len(idx) == 1:
         return Row(leaves[idx[0]]["name"], 2, idx, alloc, size, section)
-    row = Row(_vdev_display_name(vdev["name"], release), 2, idx, alloc, size, section)
+    row = Row(_vdev_display_name(vdev["name"], release), 2, idx, alloc, size, section, id_name=vdev["name"])
     row.children = [Row(leaves[i]["name"], 4, [i], section=section) for i in idx]
     return row
 
@@ -159,15 +166,29 @@ def pool_rows(results: dict, release: str, k: int | None = None) -> list[Row]:
     return rows
 
 
-def _tree_at(results: dict, k: int | None) -> list[dict] | None:
-    """The status snapshot's vdev tree at report interval ``k`` (the last one for None)."""
+def _snapshot_at(results: dict, k: int | None) -> dict | None:
+    """The status snapshot at report interval ``k`` (the last one for None)."""
     snaps = (results.get("status") or {}).get("snapshots") or []
     if not snaps:
         return None
     if k is None:
-        return snaps[-1]["tree"]
+        return snaps[-1]
     t = results["series"]["t_ns"][k]
-    return next((sn["tree"] for sn in snaps if sn["t_ns"] == t), None)
+    return next((sn for sn in snaps if sn["t_ns"] == t), None)
+
+
+def _tree_at(results: dict, k: int | None) -> list[dict] | None:
+    """The status snapshot's vdev tree at report interval ``k`` (the last one for None)."""
+    snap = _snapshot_at(results, k)
+    return snap["tree"] if snap is not None else None
+
+
+def _spare_names(results: dict, k: int | None) -> list[str]:
+    """The pool's hot spares (dRAID distributed spares too) at report interval ``k``."""
+    snap = _snapshot_at(results, k)
+    if snap is not None and "spares" in snap:
+        return [sp["name"] for sp in snap.get("spares") or []]
+    return list(results["pool"].get("spares") or [])
 
 
 def _tree_top_rows(results: dict, release: str, tree: list[dict]) -> list[Row]:
@@ -184,16 +205,17 @@ def _tree_top_rows(results: dict, release: str, tree: list[dict]) -> list[Row]:
         if d == 1:
             if name in vdevs:
                 v = vdevs[name][1]
-                row = Row(_vdev_display_name(name, release), 2, [], v.get("alloc_bytes", 0), v.get("size_bytes", 0))
+                row = Row(_vdev_display_name(name, release), 2, [], v.get("alloc_bytes", 0), v.get("size_bytes", 0),
+                          id_name=name)
                 tops.append(row)
             else:  # a disk that is a top-level vdev, or the replacing/spare vdev standing for it
-                row = Row(name if idx is not None else _vdev_display_name(name, release), 2, [])
+                row = Row(name if idx is not None else _vdev_display_name(name, release), 2, [], id_name=name)
                 tops.append(row)
             stack = [(1, row)]
         else:
             while stack and stack[-1][0] >= d:
                 stack.pop()
-            row = Row(name if idx is not None else _vdev_display_name(name, release), 2 * d, [])
+            row = Row(name if idx is not None else _vdev_display_name(name, release), 2 * d, [], id_name=name)
             tops[-1].children.append(row)
             stack.append((d, row))
         if idx is not None:
@@ -208,10 +230,21 @@ def _tree_top_rows(results: dict, release: str, tree: list[dict]) -> list[Row]:
     return tops
 
 
-def _namewidth(rows: list[Row], verbose: bool) -> int:
+def _namewidth(results: dict, rows: list[Row], release: str, verbose: bool, k: int | None = None) -> int:
+    """``get_namewidth``: the pool's name alone without -v; with -v ``max_width`` over the
+    vdev tree at two columns a level — the hot spares too, which -v does not print — and
+    from 0.7 the pool's name. At least 10; at most 38 where the release caps it."""
     if not verbose:
-        return max(len(rows[0].name), 10)
-    return max(max(len(r.name) + r.depth for r in rows), 10)
+        width = len(rows[0].name)
+    else:
+        ids = rel.sizes_names_with_ids(release)
+        width = max((len(r.id_name if ids and r.id_name else r.name) + r.depth for r in rows[1:]), default=0)
+        width = max([width] + [len(name) + 2 for name in _spare_names(results, k)])
+        if rel.has_extended_iostat(release):
+            width = max(width, len(rows[0].name))
+    width = max(width, 10)
+    cap = rel.name_column_max(release)
+    return min(width, cap) if cap is not None else width
 
 
 # ----------------------------------------------------------------------------- labels
@@ -483,7 +516,7 @@ def zpool_iostat(results: dict, release: str, flags: tuple[str, ...] = (),
         rows = pool_rows(results, release, k)
         if not verbose:
             rows = rows[:1]
-        namewidth = _namewidth(rows, verbose)
+        namewidth = _namewidth(results, rows, release, verbose, k)
         if n == 0 or verbose:
             header = (_legacy_header(release, namewidth) if legacy
                       else _header(kinds, release, namewidth, "pool"))
@@ -604,7 +637,7 @@ def _histogram_blocks(results: dict, release: str, verbose: bool, kind: str) -> 
     if not verbose:
         rows = rows[:1]
     title = "latency" if kind == "latency_histo" else "req_size"
-    cb_namewidth = _namewidth(rows, verbose)
+    cb_namewidth = _namewidth(results, rows, release, verbose)
     namewidth = max(cb_namewidth, len(title))
     ncols = len(_bottom_labels(kind, release))
     lines: list[str] = []
