@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ziosim.report import render_text
 from ziosim.report.iostat import os_iostat_x, zpool_iostat, zpool_iostat_r, zpool_iostat_w
-from ziosim.report.quantize import quantize
+from ziosim.report.quantize import keyed_quantize
 from ziosim.report.status import zpool_status, zpool_status_config
 from ziosim.report.status_json import zpool_status_json
 from ziosim.report.summary import redundancy_lines, summary_text
@@ -79,7 +79,7 @@ def examples() -> dict[str, str]:
                             views=("iostat-l",)).split("\n", 2)[2].lstrip("\n")
         .split("\n\n")[0] + "\n",
         "latency": '$ dtrace: @["users"] = quantize(latency_ns)\n\n'
-        + quantize(r["workloads"][0]["latency_log2"]),
+        + keyed_quantize(("users",), r["workloads"][0]["latency_log2"]),
         "summary": "$ ziosim summary\n" + summary_text(r, m),
         # The last lines of a summary after a mirror lost a side (a 20 GiB pool of
         # hdd-7200-sata-2014 disks: sdb fails at 5 s, replaced at 60 s).

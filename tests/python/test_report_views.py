@@ -664,6 +664,19 @@ def test_freebsd_9_iostat_x_has_the_columns_before_12(results, meta):
     assert "ms/r" in new and "svc_t" not in new
 
 
+def test_a_keyed_aggregation_prints_its_key_right_above_the_header(results, meta):
+    # dt_print_aggs prints each key record before the aggregation: a string through
+    # dt_print_bytes at width -50, " " + " " + "%-50s", with no newline of its own; the
+    # quantize header's leading "\n" ends the key's line (dt_consume.c, illumos).
+    from ziosim.report.quantize import HEADER, keyed_quantize
+
+    lines = render_text(results, meta, views=("latency",)).splitlines()
+    i = lines.index('$ dtrace: @["users"] = quantize(latency_ns)')
+    assert lines[i + 1:i + 4] == ["", "  users" + " " * 45, HEADER]
+    two = keyed_quantize(("app", "read"), [0, 3]).splitlines()
+    assert two[:2] == ["  app" + " " * 47 + "  read" + " " * 46, HEADER]
+
+
 def test_a_workload_that_completed_nothing_prints_no_quantize(results, meta):
     # DTrace prints nothing for an aggregation key that never fired; the -1/0/1 rows of an
     # empty quantize() belong to a key emptied by clear() (QA pass 2).

@@ -13,7 +13,7 @@ from . import releases
 from .files import write_outputs
 from .iostat import os_iostat_x, unsupported_note, zpool_iostat, zpool_iostat_r, zpool_iostat_w
 from .nicenum import nicerate, zfs_nicebytes, zfs_nicenum, zfs_nicetime
-from .quantize import quantize
+from .quantize import keyed_quantize, quantize
 from .status import zpool_status, zpool_status_config
 from .status_json import json_command, status_json, zpool_status_json
 from .summary import SCAN_PHASES, build_summary, summary_json, summary_text
@@ -113,7 +113,7 @@ def _phase_quantize(w: dict) -> list[str]:
         secs = int(p.get("window_ns", 0)) / 1e9
         out.append(_section(f"dtrace: @[\"{w['name']}\"] = quantize(latency_ns)   "
                             f"# {key} the scan, {secs:g}s window",
-                            "\n" + quantize(p.get("latency_log2", []))))
+                            "\n" + keyed_quantize((w["name"],), p.get("latency_log2", []))))
     return out
 
 
@@ -130,14 +130,14 @@ def _trace_quantize(w: dict) -> list[str]:
         if not v.get("ops"):
             continue
         agg = f"dtrace: @[\"{w['name']}\", \"{op}\"] = quantize(latency_ns)"
-        out.append(_section(agg, "\n" + quantize(v.get("latency_log2", []))))
+        out.append(_section(agg, "\n" + keyed_quantize((w["name"], op), v.get("latency_log2", []))))
         for key in SCAN_PHASES:
             p = (v.get("by_scan_phase") or {}).get(key) or {}
             if not p.get("ops"):
                 continue
             secs = int((windows.get(key) or {}).get("window_ns", 0)) / 1e9
             out.append(_section(f"{agg}   # {key} the scan, {secs:g}s window",
-                                "\n" + quantize(p.get("latency_log2", []))))
+                                "\n" + keyed_quantize((w["name"], op), p.get("latency_log2", []))))
     return out
 
 
@@ -216,8 +216,9 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
                     # DTrace prints no aggregation for a key that never fired (a workload that
                     # completed nothing); the -1/0/1 rows are for one emptied by clear().
                     continue
+                # The blank line dtrace prints as it exits, the key, then the block.
                 out.append(_section(f"dtrace: @[\"{w['name']}\"] = quantize(latency_ns)",
-                                    "\n" + quantize(w.get("latency_log2", []))))
+                                    "\n" + keyed_quantize((w["name"],), w.get("latency_log2", []))))
                 out.extend(_phase_quantize(w))
                 out.extend(_trace_quantize(w))
         elif view == "summary":

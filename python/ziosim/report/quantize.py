@@ -11,13 +11,19 @@ Shape (for non-negative data, which is all ziosim has):
 
 ``latency_log2[i]`` counts ``[2^i, 2^(i+1))`` ns, with 0 folded into bucket 0; DTrace would
 put a 0 into its own ``0`` row, a distinction the results do not keep.
+
+A keyed aggregation (``@["users"]``, ``@["users", "read"]``) prints its key before the
+block (``dt_print_aggs``): each string key as ``dt_print_bytes`` does with the width -50 of
+``dt_print_datum``'s table, ``" " + " " + "%-50s"``, and no newline — the header's own
+leading ``"\n"`` ends the key's line, so the key sits right above the header.
 """
 
 from __future__ import annotations
 
-__all__ = ["quantize", "quantize_rows"]
+__all__ = ["keyed_quantize", "quantize", "quantize_rows"]
 
 BAR_WIDTH = 40
+KEY_WIDTH = 50  # dt_print_datum's width for a record of no integer size (a string): -50
 # printf formats kept verbatim from dt_consume.c so they can be compared by eye.
 HEADER = "%16s %41s %-9s" % ("value", "------------- Distribution -------------", "count")  # noqa: UP031
 
@@ -51,3 +57,9 @@ def quantize(log2_counts: list[int]) -> str:
         bar = "@" * depth + " " * (BAR_WIDTH - depth)
         lines.append("%16d |%s %-9d" % (value, bar, count))  # noqa: UP031
     return "\n".join(lines) + "\n"
+
+
+def keyed_quantize(keys: tuple[str, ...], log2_counts: list[int]) -> str:
+    """The key line of ``@[keys] = quantize(...)`` and the block under it."""
+    key_line = "".join("  " + key.ljust(KEY_WIDTH) for key in keys)
+    return key_line + "\n" + quantize(log2_counts)
