@@ -339,6 +339,21 @@ def test_short_last_sample_is_scaled_by_its_own_span(results):
     assert int(line[3]) == ops * 1_000_000_000 // (5 * 10**9)
 
 
+def test_a_short_last_interval_is_not_printed(results, meta):
+    # zpool iostat N sleeps a whole interval before each report and is stopped, not flushed:
+    # it never prints a block 5 s after the last one, and iostat -x N neither (QA pass 8).
+    r = copy.deepcopy(results)
+    r["series"]["t_ns"][2] = 25_000_000_000
+    text = render_text(r, meta, views=("iostat", "iostat-l", "iostat-q", "iostat-x"))
+    full = render_text(results, meta, views=("iostat", "iostat-l", "iostat-q", "iostat-x"))
+    assert text.count("capacity") == 2 * 3 and full.count("capacity") == 3 * 3
+    assert text.count("Device ") == 2 and full.count("Device ") == 3
+    # A run whose only sample is short has no interval to print.
+    r["series"]["t_ns"] = [5_000_000_000]
+    text = render_text(r, meta, views=("iostat",))
+    assert "note: the run ended before the first 10s report interval; no `iostat` samples" in text
+
+
 def test_run_shorter_than_one_interval(results, meta):
     r = copy.deepcopy(results)
     r["series"]["t_ns"] = []

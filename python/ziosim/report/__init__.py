@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import releases
 from .files import write_outputs
-from .iostat import os_iostat_x, unsupported_note, zpool_iostat, zpool_iostat_r, zpool_iostat_w
+from .iostat import os_iostat_x, unsupported_note, whole_samples, zpool_iostat, zpool_iostat_r, zpool_iostat_w
 from .nicenum import nicerate, zfs_nicebytes, zfs_nicenum, zfs_nicetime
 from .quantize import keyed_quantize, quantize
 from .status import zpool_status, zpool_status_config
@@ -169,7 +169,9 @@ def render_text(results: dict, meta: dict, views=DEFAULT_VIEWS) -> str:
     interval = _interval_s(results)
     platform = meta.get("platform") or "linux"
     out = [_header(results, meta)]
-    no_samples = not results["series"]["t_ns"]
+    # A short last interval (the run stopped between two report times) is not printed, as
+    # zpool iostat N and iostat N never print one.
+    no_samples = not whole_samples(results)
     default_shown = False
     for view in VIEWS:
         if view not in views:

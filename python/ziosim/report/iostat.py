@@ -368,6 +368,17 @@ def _sum_class(results: dict, leaves: list[int], group: str, cls: str, k: int) -
     return total
 
 
+def whole_samples(results: dict) -> list[int]:
+    """The samples an interval view prints: those that cover a whole report interval. A run
+    that stops between two report times ends its series with a shorter sample; ``zpool
+    iostat N`` sleeps a whole interval before each report and is stopped, not flushed, so
+    it never prints one — nor does ``iostat -x N``."""
+    series = results["series"]
+    interval_ns = int(series["interval_ns"])
+    t = series["t_ns"]
+    return [k for k in range(len(t)) if int(t[k]) - (int(t[k - 1]) if k > 0 else 0) >= interval_ns]
+
+
 def sample_span_ns(results: dict, k: int) -> int:
     """Length of the time sample ``k`` covers: the report interval, or less for a last
     sample that ends the run early (t_ns[k] - t_ns[k-1] < interval_ns)."""
@@ -499,15 +510,16 @@ def zpool_iostat(results: dict, release: str, flags: tuple[str, ...] = (),
     """``zpool iostat [-v] [-l] [-q] <interval>``: one block per report interval.
 
     ``flags`` is a subset of ``("-l", "-q")``; a release before 0.7 gets the default
-    columns only (the caller prints :func:`unsupported_note`).
+    columns only (the caller prints :func:`unsupported_note`). ``samples`` None: every
+    whole interval (:func:`whole_samples`); a short last sample asked for by index is
+    scaled by its own length.
     """
     legacy = not rel.has_extended_iostat(release)
     kinds = ["default"]
     if not legacy:
         kinds += [kind for flag, kind in (("-l", "latency"), ("-q", "queues")) if flag in flags]
-    series = results["series"]
     if samples is None:
-        samples = list(range(len(series["t_ns"])))
+        samples = whole_samples(results)
     lines: list[str] = []
     for n, k in enumerate(samples):
         interval_ns = sample_span_ns(results, k)
@@ -791,7 +803,7 @@ def os_iostat_x(results: dict, platform: str = "linux", samples: list[int] | Non
         raise ValueError(f"platform: unknown platform {platform!r}; expected linux, freebsd, "
                          "freebsd-old or illumos")
     if samples is None:
-        samples = list(range(len(results["series"]["t_ns"])))
+        samples = whole_samples(results)
     lines: list[str] = []
     for k in samples:
         lines.extend(block(_disk_samples(results, k)))
