@@ -670,6 +670,26 @@ def test_rebuild_scenario_summary_holds_what_its_header_promises(tmp_path):
                     "| grep '^scan:'\n" + "\n".join(shown) + "\n")}, UPDATE)
 
 
+@pytest.mark.needs_core
+def test_summary_json_leaves_count_the_commands_zpool_iostat_counts():
+    """A leaf's `ops` counts zios, every member of an aggregate; `commands` the device
+    commands `zpool iostat` shows, the series' read_ops + write_ops (QA pass 8)."""
+    from ziosim import runner, scenario
+    from ziosim.report.summary import build_summary
+
+    text = ('[scenario]\nname = "t"\nstop = "20s"\nreport_interval = "10s"\n[zfs]\nrelease = "zfs-2.2"\n'
+            '[pool]\nallocated = "20G"\nvdevs = [{ type = "raidz2", disks = 4, device = "hdd-7200-sata-2014" }]\n'
+            '[[workload]]\nname = "w"\nkind = "random-write"\nsize = "8K"\nthreads = 4\n')
+    sc = scenario.loads(text)
+    res = runner.run(sc)
+    leaves = build_summary(res, runner.meta(sc))["leaves"]
+    for i, leaf in enumerate(res["leaves"]):
+        s, got = res["series"]["leaves"][i], leaves[leaf["name"]]
+        assert got["commands"] == sum(s["read_ops"]) + sum(s["write_ops"])
+        assert got["commands"] == sum(c["commands"] for c in got["classes"].values())
+    assert any(v["commands"] < v["ops"] for v in leaves.values())  # the queue aggregated
+
+
 def test_freebsd_9_iostat_x_has_the_columns_before_12(results, meta):
     # FreeBSD split svc_t into ms/r, ms/w, ms/o and ms/t in 12; freebsd-9 prints the old row.
     old = render_text(results, dict(meta, release="freebsd-9", platform="freebsd"), views=("iostat-x",))

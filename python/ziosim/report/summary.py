@@ -189,6 +189,8 @@ def _class_summary(c: dict) -> dict:
     out = {"ops": c.get("ops", 0), "bytes": c.get("bytes", 0)}
     if "agg_ops" in c:
         out["agg_ops"] = c["agg_ops"]
+    if "commands" in c:  # a leaf's: the device commands, as zpool iostat counts them
+        out["commands"] = c["commands"]
     for stage in STAGES:
         out[stage] = _stats(c.get(stage))
     return out
@@ -209,6 +211,10 @@ def _leaves(results: dict) -> dict:
             "size_bytes": leaf.get("size_bytes", 0),
             "ops": via["read_ops"] + via["write_ops"] if via else sum(c["ops"] for c in classes.values()),
             "bytes": via["read_bytes"] + via["write_bytes"] if via else sum(c["bytes"] for c in classes.values()),
+            # `ops` counts zios; `zpool iostat` and series.parquet count device commands, an
+            # aggregate of queued zios once (null for results without the per-class count).
+            "commands": (sum(c["commands"] for c in classes.values())
+                         if all("commands" in c for c in classes.values()) else None),
             "busy_ns": leaf.get("busy_ns", 0),
             "busy_fraction": float(leaf.get("busy_ns", 0)) / sim_ns,
             "classes": classes,
