@@ -435,3 +435,18 @@ def test_nfs_copy_with_more_dirs_than_files_exits_2(tmp_path, fake_core):
     assert r.exit_code == 2 and r.stdout == ""
     assert r.stderr.splitlines() == [
         "error: workload[0].dirs: 5 — more than files (1): every directory is made for its first file; allowed: 0 … 1"]
+
+
+@needs_core
+def test_the_throttle_limit_reported_is_the_one_the_release_had():
+    # zfs_dirty_data_max came with the 2013 write throttle; before it the per-txg write
+    # limit (zfs_write_limit_min at first, then throughput x zfs_txg_synctime_ms) bounded a
+    # txg, and summary.json says which with the other null.
+    r, m = _run(SCENARIO.replace('"fsync-write"', '"random-write"'), stop="3s")
+    s = build_summary(r, m)["txg"]
+    assert s["dirty_max_bytes"] == r["txg"]["dirty_max_bytes"] > 0 and s["write_limit_bytes"] is None
+    old = SCENARIO.replace('"fsync-write"', '"random-write"').replace('release = "zfs-2.2"', 'release = "illumos-2012"')
+    r, m = _run(old, stop="3s")
+    s = build_summary(r, m)["txg"]
+    assert s["dirty_max_bytes"] is None
+    assert s["write_limit_bytes"] == r["txg"]["write_limit_bytes"] >= 32 << 20

@@ -4080,7 +4080,7 @@ impl Model_ {
                          .map(|((name, kind), leaves)| json!({"name": name, "type": kind.label(), "leaves": leaves}))
                          .collect::<Vec<_>>()},
             "leaves": leaves, "classes": pool_classes, "workloads": wls,
-            "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg.eng.dirty_max_bytes(),
+            "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg_dirty_max_json(), "write_limit_bytes": self.txg_write_limit_json(),
                     "delayed_writes": self.txg.delayed_writes, "blocked_writes": self.txg.blocked_writes,
                     "throttle_ns_sum": self.txg.throttle_ns_sum,
                     "leaf_flushes": self.txg.sync_flushes, "flush_ns_sum": self.txg.sync_flush_ns_sum,
@@ -4098,6 +4098,16 @@ impl Model_ {
     }
 
     /// ZIL activity, cache flushes and data at risk (`spec` §4.3, §6).
+    /// `zfs_dirty_data_max` (2013+); null for the releases before it, which had none.
+    fn txg_dirty_max_json(&self) -> Value {
+        if self.txg.eng.uses_write_limit() { Value::Null } else { json!(self.txg.eng.dirty_max_bytes()) }
+    }
+
+    /// The pre-2013 per-txg write limit in force at the end of the run; null from 2013.
+    fn txg_write_limit_json(&self) -> Value {
+        if self.txg.eng.uses_write_limit() { json!(self.txg.eng.write_limit_bytes()) } else { Value::Null }
+    }
+
     fn zil_results(&self) -> Value {
         let z = self.zil.stats();
         let r = &self.risk;

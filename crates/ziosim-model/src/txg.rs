@@ -791,6 +791,11 @@ impl Txg {
     pub fn write_limit_bytes(&self) -> u64 {
         self.current_write_limit()
     }
+    /// The release throttles by the pre-2013 per-txg write limit, not by
+    /// `zfs_dirty_data_max` (which it does not have).
+    pub fn uses_write_limit(&self) -> bool {
+        matches!(self.throttle, Throttle::WriteLimit)
+    }
     pub fn release(&self) -> Release {
         self.release
     }

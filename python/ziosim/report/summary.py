@@ -238,7 +238,10 @@ def _txg(results: dict) -> dict:
     return {
         "syncs": t.get("syncs", 0),
         "sync_ns": _stats(t.get("sync_ns")) if sync_finished(t) else None,
-        "dirty_max_bytes": t.get("dirty_max_bytes", 0),
+        # zfs_dirty_data_max from 2013; before it the per-txg write limit at the end of the
+        # run (the other is null).
+        "dirty_max_bytes": t.get("dirty_max_bytes"),
+        "write_limit_bytes": t.get("write_limit_bytes"),
         "delayed_writes": t.get("delayed_writes", 0),
         "blocked_writes": t.get("blocked_writes", 0),
         # spa_sync's own cache flushes (zil.leaf_flushes has only the ZIL's) and its wait on them.
