@@ -133,7 +133,7 @@ _ROWS = tuple(_Row(*r) for r in (
     ("zfs_vdev_aggregation_limit",             "0.6.5+",    RW, _V,   "vdev.aggregation_limit", RW, "2009+",     32),
     ("zfs_vdev_aggregation_limit_non_rotating", "0.8+",      RW, _V,   "",                       RW, "",          0),
     ("zfs_vdev_read_gap_limit",                "0.6.5+",    RW, _V,   "vdev.read_gap_limit",    RW, "2009+",     32),
-    ("zfs_vdev_write_gap_limit",               "0.6.5+",    RW, _V,   "vdev.write_gap_limit",   RW, "2009+",     32),
+    ("zfs_vdev_write_gap_limit",               "0.6.5+",    RW, _V,   "vdev.write_gap_limit",   RW, "2012+",     32),
     ("zfs_vdev_mirror_rotating_inc",           "0.7+",      RW, _M,   "",                       RW, "",          0),
     ("zfs_vdev_mirror_rotating_seek_inc",      "0.7+",      RW, _M,   "",                       RW, "",          0),
     ("zfs_vdev_mirror_rotating_seek_offset",   "0.7+",      RW, _M,   "",                       RW, "",          0),

@@ -2876,7 +2876,12 @@ impl Model_ {
                 let mut cols = std::mem::take(&mut self.cols);
                 self.tops[t].map(voff, rs, true, &mut cols);
                 let draid = self.tops[t].draid.is_some();
-                for c in cols.iter().filter(|c| c.size > 0) {
+                // Raidz pads an allocation to whole rows with skip sectors, written as
+                // OPTIONAL I/Os so that writes on either side can merge through them since
+                // 6854621 (il:f94275ce20, 2009-07-16); snv_117 (solaris-2009) wrote only the
+                // real columns and left the padding as a hole.
+                let pad = self.cfg.release >= Release::Freebsd9;
+                for c in cols.iter().filter(|c| c.size > 0 && (pad || !c.skip)) {
                     let fl = if c.skip { flags::OPTIONAL } else { 0 };
                     if draid {
                         // A distributed spare's share may lie on a disk that failed too.

@@ -199,9 +199,9 @@ tunables! {
         "Largest hole read (and discarded) to merge two reads; bigger trades wasted transfer for fewer seeks.",
         "VQ@zfs-0.6.2..master";
     zfs_vdev_write_gap_limit = "zfs_vdev_write_gap_limit", "bytes", [0, 16 * MIB],
-        [(Solaris2009, 4 * KIB)], None,
+        [(Freebsd9, 4 * KIB)], None,
         "Largest hole allowed between merged writes (filled by optional padding only).",
-        "VQ@zfs-0.6.2..master";
+        "il:f94275ce20 (6854621, after snv_117); VQ@zfs-0.6.2..master";
 
     // ---- mirror read selection (§2.8) ----
     zfs_vdev_mirror_rotating_inc = "zfs_vdev_mirror_rotating_inc", "count", [0, 1000],

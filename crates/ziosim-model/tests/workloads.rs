@@ -169,3 +169,32 @@ fn partial_record_writes_read_the_record_first_unless_cached() {
     let odd = run(&writer("random-write", 3 * 65536, 0.0));
     assert!(reads(&odd).abs_diff(ops(&odd)) <= 1, "reads {} vs writes {}", reads(&odd), ops(&odd));
 }
+
+#[test]
+fn raidz_padding_is_written_from_6854621_and_not_by_snv_117() {
+    // A 128K record on a 4-wide raidz1 with 4K sectors is 32 data + 11 parity sectors,
+    // padded to 44: one skip sector per block. From il:f94275ce20 (6854621, 2009-07-16)
+    // the skip sector is written as an OPTIONAL I/O so writes merge through it; snv_117
+    // (solaris-2009) wrote the four real columns only.
+    let per_block = |release: &str| {
+        let mut cfg = config(
+            release,
+            simple_device(200_000, "deterministic", 32),
+            json!([{"type": "raidz1", "disks": [{"name": "a", "device": "d"}, {"name": "b", "device": "d"},
+                                                {"name": "c", "device": "d"}, {"name": "e", "device": "d"}]}]),
+            json!([{"name": "w", "kind": "seq-write", "sizes": [[131072, 1.0]], "rate_per_s": 400.0}]),
+            70,
+        );
+        cfg["pool"]["recordsize_bytes"] = json!(131072);
+        let r = run(&cfg);
+        let zios: u64 = r["leaves"].as_array().unwrap().iter()
+            .map(|l| l["classes"]["async_write"]["ops"].as_u64().unwrap_or(0)).sum();
+        let blocks = r["txg"]["data_bytes"].as_u64().unwrap() / 131072;
+        assert!(blocks > 2000, "{release}: {blocks} blocks");
+        zios as f64 / blocks as f64
+    };
+    let old = per_block("solaris-2009");
+    let new = per_block("freebsd-9");
+    assert!((4.0..4.1).contains(&old), "solaris-2009: {old} zios per block");
+    assert!((4.9..5.1).contains(&new), "freebsd-9: {new} zios per block");
+}

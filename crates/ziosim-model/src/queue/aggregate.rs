@@ -6,8 +6,8 @@
 //!
 //! Inputs: the per-type (read or write) offset-ordered set of *all* queued I/Os of the leaf,
 //! whatever their class (zfs-0.6.5+, illumos 5313 fe319232 of 2015-01, and the pre-2013
-//! queue), or before 5313 the chosen class's own queue walked in that queue's order (for the
-//! FIFO sync classes: time order, so only I/Os queued back to back can merge); and the I/O
+//! queue), or before 5313 the chosen class's own queue (never a FIFO sync class's: 4045's
+//! `vdev_queue_aggregate` returns at once for SYNC_READ and SYNC_WRITE); and the I/O
 //! `z` the scheduler chose. Spans and gaps are unsigned as in C, so a neighbour that lies
 //! before the span's start or overlaps it ends the walk. Order of rules:
 //!

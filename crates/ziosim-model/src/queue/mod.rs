@@ -111,7 +111,8 @@ pub fn agg_params(release: Release, t: &Tunables, rotational: bool) -> AggParams
         max_span: cap,
         optional_beyond_limit: release >= Release::Zfs07,
         read_gap: t.get(T::zfs_vdev_read_gap_limit) as u64,
-        write_gap: t.get(T::zfs_vdev_write_gap_limit) as u64,
+        // solaris-2009 (snv_117) has no write gap: writes merge only when contiguous.
+        write_gap: t.try_get(T::zfs_vdev_write_gap_limit).unwrap_or(0).max(0) as u64,
     }
 }
 

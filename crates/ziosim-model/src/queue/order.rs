@@ -126,7 +126,7 @@ pub struct ClassQueues {
     pub last_offset: u64,
     order: InClassOrder,
     /// Before illumos 5313 (2015-01; ZoL 0.6.5) aggregation walked the chosen class's own
-    /// queue, in that queue's order (timestamp order for FIFO classes); after, the per-type
+    /// queue, in offset order, and never merged the FIFO sync classes; after, the per-type
     /// offset sets holding every class.
     agg_per_class: bool,
     /// Classes this release has; others are remapped at entry as `vdev_queue_io` does.
@@ -371,7 +371,12 @@ impl ClassQueues {
         // `z`'s place in its per-type offset set, found by the planning.
         let mut zpos = None;
         if let Some(t) = aggregate::type_index(zio.class, zio.op) {
-            if self.agg_per_class {
+            // Before 5313 the sync classes' FIFO queues were not searched for neighbours:
+            // `vdev_queue_aggregate` returned at once for SYNC_READ and SYNC_WRITE
+            // (il:69962b5647 through il:b515258426, and ZoL 0.6.3).
+            let sync = c == IoClass::SyncRead as usize || c == IoClass::SyncWrite as usize;
+            if self.agg_per_class && sync {
+            } else if self.agg_per_class {
                 let set = &self.sets[c];
                 if let Some(zpos) = set.find(&self.key(&zio, z)) {
                     aggregate::plan(set, zpos, |&k| key::id(k), ios, &self.agg, &mut members);

@@ -522,23 +522,31 @@ fn read_gap_limit() {
 
 #[test]
 fn before_illumos_5313_aggregation_stays_inside_the_class_queue() {
-    // illumos-2014 (pre-5313): neighbours are the class queue's, in its order (time order for
-    // sync reads); zfs-0.6.5: the read offset tree of all classes.
+    // illumos-2014 (pre-5313): neighbours are the class queue's own, and the FIFO sync
+    // classes never merge (il:69962b5647 `vdev_queue_aggregate`: "the synchronous i/o queues
+    // are not sorted by LBA"); zfs-0.6.5: the read offset tree of all classes.
     let run = |r: Release| {
         let mut h = H::new(r, &[]);
-        let a = h.add(SyncRead, MIB + 16 * KIB, 16 * KIB);
-        h.now = 1;
-        let b = h.add(SyncRead, MIB + 64 * KIB, 16 * KIB);
-        h.now = 2;
-        let c = h.add(SyncRead, MIB, 16 * KIB);
-        let d = h.add(AsyncRead, MIB + 80 * KIB, 16 * KIB);
-        let v = h.pump();
-        (h.members(&v[0]), [a, b, c, d])
+        let a = h.add(SyncRead, MIB, 16 * KIB);
+        let b = h.add(SyncRead, MIB + 16 * KIB, 16 * KIB);
+        let c = h.add(AsyncRead, MIB + 32 * KIB, 16 * KIB);
+        let sync = h.pump();
+        let sync = h.members(&sync[0]);
+        let mut h = H::new(r, &[]);
+        let d = h.add(AsyncRead, 4 * MIB, 16 * KIB);
+        let e = h.add(AsyncRead, 4 * MIB + 16 * KIB, 16 * KIB);
+        let f = h.add(AsyncWrite, 4 * MIB + 32 * KIB, 16 * KIB);
+        let g = h.add(SyncRead, 4 * MIB + 32 * KIB, 16 * KIB);
+        let asy = h.pump();
+        let first_async = asy.iter().find(|i| i.class == AsyncRead).map(|i| h.members(i));
+        (sync, first_async, [a, b, c, d, e, f, g])
     };
-    let (m, [a, b, _, _]) = run(Release::Illumos2014);
-    assert_eq!(m, vec![a, b]);
-    let (m, [a, b, c, d]) = run(Release::Zfs065);
-    assert_eq!(m, vec![c, a, b, d]);
+    let (m, am, [a, _, _, d, e, _, _]) = run(Release::Illumos2014);
+    assert_eq!(m, vec![a], "a sync read goes alone");
+    assert_eq!(am, Some(vec![d, e]), "async reads merge within their class queue only");
+    let (m, am, [a, b, c, _, _, _, g]) = run(Release::Zfs065);
+    assert_eq!(m, vec![a, b, c]);
+    assert_eq!(am, None, "the sync read took the async reads along: {g}");
 }
 
 #[test]
