@@ -30,6 +30,7 @@ fn quiet(m: &mut Model_) {
     for l in &mut m.leaves {
         l.active = 0;
         l.last_offset = 0;
+        l.mirror_last = 0;
     }
 }
 
@@ -46,7 +47,7 @@ fn tied_mirror_children_follow_the_2m_stripe_for_every_seed() {
             let (a, b) = (leaf_named(m, "sda"), leaf_named(m, "sdb"));
             // Offset 0 = both last offsets (load 0 each); elsewhere a seek (load 1 each).
             let picks: Vec<u16> =
-                [0, 2 * MIB, 0, 4 * MIB, 6 * MIB + 4096].iter().map(|&off| m.try_pick_mirror_child(0, off, 0, 0).unwrap()).collect();
+                [0, 2 * MIB, 0, 4 * MIB, 6 * MIB + 4096].iter().map(|&off| m.try_pick_mirror_child(0, off, 0, 0, 0).unwrap()).collect();
             assert_eq!(picks, vec![a, b, a, a, b], "{release} seed {seed}");
         }
     }
@@ -68,12 +69,50 @@ fn a_replacing_child_weighs_as_an_empty_queue() {
         m.leaves[b as usize].active = 4;
         // Far from every last offset: sda 1 + 5 = 6, replacing-1 0 + 5 = 5 (sdb's 4 + 5 = 9
         // does not count); 0.6.5: sda 1 pending, replacing-1 0.
-        assert_eq!(m.try_pick_mirror_child(0, 100 * GIB, 0, 0), Some(b), "{release}: the replacing child's disk");
+        assert_eq!(m.try_pick_mirror_child(0, 100 * GIB, 0, 0, 0), Some(b), "{release}: the replacing child's disk");
         // sda idle and reading on from its last I/O (load 0): it wins again.
         m.leaves[a as usize].active = 0;
         m.leaves[a as usize].last_offset = 100 * GIB;
+        m.leaves[a as usize].mirror_last = 100 * GIB;
         if release != "zfs-0.6.5" {
-            assert_eq!(m.try_pick_mirror_child(0, 100 * GIB, 0, 0), Some(a), "{release}");
+            assert_eq!(m.try_pick_mirror_child(0, 100 * GIB, 0, 0, 0), Some(a), "{release}");
+        }
+    }
+}
+
+/// zfs-0.7 (0.7.0 … 0.7.5, MR@zfs-0.7.0): the seek window is measured from the end of the
+/// last read the mirror sent a child, unsigned, so a read just behind it counts as near and
+/// one just ahead of it as a full seek; writes and other I/O (`last_offset`) do not count.
+/// From 0.7.6 (d6c6590c5d; zfs-0.8 here) the leaf's last issued I/O, either side.
+#[test]
+fn zfs_0_7_0_measures_the_seek_from_the_last_mirror_read_and_only_backwards() {
+    for release in ["zfs-0.7", "zfs-0.8"] {
+        let mut run = run_of(release, "hdd-7200-sata-2014", 1, json!([]));
+        let m = run.sim.model_mut();
+        quiet(m);
+        let (a, b) = (leaf_named(m, "sda"), leaf_named(m, "sdb"));
+        // A read of 128K at 64 MiB: both far (load 5 each), the 2 MiB stripe picks sda
+        // ((64M >> 21) % 2 = 0), which in 0.7.0 remembers 64M + 128K.
+        assert_eq!(m.try_pick_mirror_child(0, 64 * MIB, 128 << 10, 0, 0), Some(a), "{release}");
+        m.leaves[a as usize].last_offset = 64 * MIB + (128 << 10);
+        let behind = 64 * MIB + (64 << 10);
+        let ahead = 64 * MIB + (192 << 10);
+        // sdb is far from both offsets (load 5); sda's load tells the two rules apart.
+        let load_a = |m: &Model_, off: u64| m.mirror_child_load(0, 0, a, off);
+        assert_eq!(m.mirror_child_load(0, 1, b, behind), 5);
+        if release == "zfs-0.7" {
+            assert_eq!(m.leaves[a as usize].mirror_last, 64 * MIB + (128 << 10));
+            assert_eq!(load_a(m, behind), 2, "behind the last read, within 1 MiB: half the penalty");
+            assert_eq!(load_a(m, ahead), 5, "just ahead: the unsigned distance wraps, a full seek");
+            // A write there moves the queue's last offset, not vq_lastoffset.
+            m.leaves[a as usize].last_offset = 10 * GIB;
+            assert_eq!(load_a(m, behind), 2);
+        } else {
+            assert_eq!(m.leaves[a as usize].mirror_last, 0, "0.7.6+ keeps no vq_lastoffset");
+            assert_eq!(load_a(m, behind), 2);
+            assert_eq!(load_a(m, ahead), 2, "either side within 1 MiB");
+            m.leaves[a as usize].last_offset = 10 * GIB;
+            assert_eq!(load_a(m, behind), 5, "the last issued I/O of any class counts");
         }
     }
 }

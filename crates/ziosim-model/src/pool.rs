@@ -253,6 +253,29 @@ impl MirrorPenalty {
         }
     }
 
+    /// zfs-0.7.0 … 0.7.5 (`vdev_mirror_load`, MR@zfs-0.7.0): `last` is the child's
+    /// `vq_lastoffset`, the end of the last read the mirror sent it, and the distance is
+    /// taken on unsigned values (`ABS` of a `uint64_t` difference is the difference), so
+    /// only a read at or behind `last` can be "within" the seek offset; one just ahead of
+    /// it gets the full penalty. d6c6590c5d (first in 0.7.6) made both what `load` does.
+    pub fn load_070(&self, active: u32, last: u64, rotational: bool, offset: u64) -> i64 {
+        let mut load = active as i64;
+        if rotational {
+            if offset == last {
+                load += self.rotating_inc;
+            } else if last.wrapping_sub(offset) < self.rotating_seek_offset.max(0) as u64 {
+                load += self.rotating_seek_inc / 2;
+            } else {
+                load += self.rotating_seek_inc;
+            }
+        } else if offset == last {
+            load += self.non_rotating_inc;
+        } else {
+            load += self.non_rotating_seek_inc;
+        }
+        load
+    }
+
     pub fn load(&self, active: u32, last_offset: u64, rotational: bool, offset: u64) -> i64 {
         let mut load = active as i64;
         if rotational {

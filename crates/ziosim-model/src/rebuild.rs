@@ -551,7 +551,7 @@ impl Model_ {
                 self.draid_rebuild_read(t, slot, ctx);
                 continue;
             }
-            let Some(src) = self.try_pick_mirror_child(t, off, 0, ctx.now()) else {
+            let Some(src) = self.try_pick_mirror_child(t, off, size, 0, ctx.now()) else {
                 // No healthy copy: the read fails (vrp_errors) and nothing is written.
                 // Released here, not through rebuild_io_done: that re-enters this pump,
                 // one stack frame per failed chunk.

@@ -1494,7 +1494,7 @@ impl Model_ {
             }
             (VdevType::Mirror, ScanFunc::Resilver) => {
                 // One child holding the block's txg, chosen by load like a normal read.
-                if let Some(leaf) = self.try_pick_mirror_child(t, voff, birth, ctx.now()) {
+                if let Some(leaf) = self.try_pick_mirror_child(t, voff, psize, birth, ctx.now()) {
                     self.submit_leaf(leaf, Op::Read, IoClass::Scrub, fl, voff, psize as u32, owner, ctx);
                     n += 1;
                 }

@@ -365,6 +365,10 @@ pub(crate) struct Leaf {
     pub(crate) wake_at: Option<u64>,
     pub(crate) link: Option<(usize, usize)>,
     pub(crate) last_offset: u64,
+    /// zfs-0.7 (0.7.0 … 0.7.5): `vq_lastoffset`, the end of the last read a mirror sent
+    /// this leaf, set when the mirror chose it (`vdev_queue_register_lastoffset`); writes
+    /// and scrub reads leave it alone. From 0.7.6 the mirror reads `last_offset` instead.
+    pub(crate) mirror_last: u64,
     /// Issues handed out by the policy and not yet completed (mirror load).
     pub(crate) active: u32,
     pub(crate) rotational: bool,
@@ -496,6 +500,7 @@ impl Leaf {
             wake_at: None,
             link,
             last_offset: 0,
+            mirror_last: 0,
             active: 0,
             rotational,
             classes: vec![ClassStats::default(); NUM_CLASSES],
@@ -2674,7 +2679,7 @@ impl Model_ {
         }
         match self.tops[t].kind {
             VdevType::Disk | VdevType::Mirror => {
-                let leaf = if self.tops[t].kind == VdevType::Disk { self.child_read_leaf(t, 0) } else { self.try_pick_mirror_child(t, voff, 0, ctx.now()) };
+                let leaf = if self.tops[t].kind == VdevType::Disk { self.child_read_leaf(t, 0) } else { self.try_pick_mirror_child(t, voff, psize, 0, ctx.now()) };
                 let Some(leaf) = leaf else {
                     self.log_lost_read(t, voff);
                     return 0;
@@ -2910,7 +2915,7 @@ impl Model_ {
     /// `vdev_mirror_child_select` for a block born in `birth`: children whose DTL holds
     /// that txg are skipped (0: a block older than any DTL). None when no child can serve
     /// the read.
-    pub(crate) fn try_pick_mirror_child(&mut self, t: usize, off: u64, birth: u64, now: u64) -> Option<u16> {
+    pub(crate) fn try_pick_mirror_child(&mut self, t: usize, off: u64, size: u64, birth: u64, now: u64) -> Option<u16> {
         // The child a read may use: readable, and holding the block's txg (its DTL).
         let usable = |m: &Self, c: usize| {
             m.child_read_leaf(t, c).filter(|&l| !(birth > 0 && m.leaf_misses(l, birth)))
@@ -2968,12 +2973,21 @@ impl Model_ {
         // 2 MiB stripe picks, (io_offset >> vdev_mirror_shift) % count with shift 21 — no
         // random draw (only the root's choice among DVAs draws one).
         let pick = ((off >> 21) % tied as u64) as usize;
-        if let Some(&l) = cands.get(pick) {
-            return Some(l);
+        let chosen = match cands.get(pick) {
+            Some(&l) => Some(l),
+            None => (0..n)
+                .filter_map(|c| usable(self, c).filter(|&l| self.mirror_child_load(t, c, l, off) == best))
+                .nth(pick),
+        };
+        // 0.7.0 … 0.7.5: the chosen child remembers where this read ends. A replacing-N
+        // or spare-N child would remember it in its own (interior) queue, which the model
+        // keeps at 0 as later releases do.
+        if let Some(l) = chosen.filter(|_| self.cfg.release == crate::release::Release::Zfs07) {
+            if self.tops[t].leaves.iter().zip(&self.replacing[t]).any(|(&c, r)| c == l && r.is_none()) {
+                self.leaves[l as usize].mirror_last = off + size;
+            }
         }
-        (0..n)
-            .filter_map(|c| usable(self, c).filter(|&l| self.mirror_child_load(t, c, l, off) == best))
-            .nth(pick)
+        chosen
     }
 
     /// `vdev_mirror_load` of child `c` of mirror `t` (read leaf `l`) for a read at `off`.
@@ -2993,6 +3007,9 @@ impl Model_ {
             return self.mirror_pen.load(0, 0, rotational, off);
         }
         let leaf = &self.leaves[l as usize];
+        if self.cfg.release == crate::release::Release::Zfs07 {
+            return self.mirror_pen.load_070(leaf.active, leaf.mirror_last, leaf.rotational, off);
+        }
         self.mirror_pen.load(leaf.active, leaf.last_offset, leaf.rotational, off)
     }
 
