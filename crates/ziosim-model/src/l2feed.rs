@@ -15,11 +15,15 @@
 //!   (`vdev_psize_to_asize`); near the device's end the hand goes back to its start.
 //! * The thread waits for those writes (`zio_wait`); while it waits the device is
 //!   `l2ad_writing`, and with `l2arc_norw` an L2ARC hit on it is read from the pool
-//!   instead (`arcstat_l2_rw_clash`). 2.0+ then rewrites the device header (512 B, one
-//!   sector, at the end of the front labels: `l2arc_dev_hdr_update`, waited for), and
-//!   every 1022 buffers written adds a log block of their headers
-//!   (`l2arc_log_blk_commit`, persistent L2ARC); its target carries the worst case of
-//!   those log blocks on top (`l2arc_log_blk_overhead`: 17 of them on 8 MiB).
+//!   instead (ZFS counts it as an L2 miss; `rw_clash` here counts these, not arcstats'
+//!   `l2_rw_clash`, which is a hit on a buffer whose own L2 write is in flight). 2.0+ then
+//!   rewrites the device header (512 B, one sector, at the end of the front labels:
+//!   `l2arc_dev_hdr_update`, waited for), and every `l2ad_log_entries` buffers written
+//!   (1022; one per 16 MiB of a device under 16 GiB; none below 1 GiB) add a log block of
+//!   their headers (`l2arc_log_blk_commit`, persistent L2ARC). From 2.2 (feff9dfed3) the
+//!   target carries the worst case of those log blocks on top (`l2arc_log_blk_overhead`:
+//!   17 of them on 8 MiB), keeps 64 KiB for one in its buffer check, and counts them in
+//!   what it wrote; 2.0 and 2.1 only clear that much more ahead of the hand.
 //! * The next wake-up: `l2arc_feed_min_ms` after this one began if it wrote more than half
 //!   its target and `l2arc_feed_again` is set, else `l2arc_feed_secs`; never before the
 //!   writes are done (`next = MAX(now, MIN(now + interval, began + interval))`). With no
@@ -43,7 +47,12 @@
 //! feed takes from its front while the next buffer fits the target; buffers that would
 //! be more than `l2arc_headroom` × target from the end are evicted unfed (dropped from
 //! the front, `evicted_unfed_bytes`). Simplifications: the ARC is warm from the start
-//! (no `l2arc_write_boost`, fed from the lists' tails); the headroom counts eligible
+//! (no `l2arc_write_boost`, fed from the lists' tails) — ZFS sets `arc_warm` only at its
+//! first memory reclaim, so a real ARC that has not been short of memory feeds up to
+//! twice `l2arc_write_max`, newest buffers first; compressed blocks are read from the
+//! cache device whole and fed at their on-disk size, where 0.7+ reads them compressed
+//! and solaris-2009 fed them uncompressed (illumos-2012/2014 and 0.6.5 compressed them
+//! on the way, counting the target uncompressed); the headroom counts eligible
 //! bytes only (ZFS counts every buffer it passes, L2ARC copies included, so it feeds
 //! somewhat less under heavy churn); buffers keep the size they were read or written
 //! with (no compressed-ARC transforms); a log block is written at its full 64 KiB (its
@@ -107,6 +116,8 @@ pub(crate) struct L2Feed {
     write_bytes: u64,
     buffers: u64,
     log_blocks: u64,
+    /// Log-block bytes of the feed being issued (2.0/2.1 count them outside `wrote`).
+    log_bytes: u64,
     rw_clash: u64,
     evicted_unfed_bytes: u64,
 }
@@ -144,12 +155,15 @@ impl Model_ {
         // before it gets there. 0.7+ keeps buffers compressed in the ARC
         // (`zfs_compressed_arc_enabled`) and so boosts the headroom by
         // `l2arc_headroom_boost` = 200 %.
+        // `l2arc_headroom` = 0 is "no limit" from 2.0 (`l2arc_headroom != 0 &&`); before,
+        // the walk stopped at the first buffer it passed, so nothing was ever fed.
         let headroom = self.tun.get(T::l2arc_headroom) as u64;
-        if headroom == 0 {
+        if headroom == 0 && self.cfg.release >= Release::Zfs20 {
             return;
         }
         let boost = if self.cfg.release >= Release::Zfs07 { 2 } else { 1 };
-        let reach = headroom.saturating_mul(self.l2_target()).saturating_mul(boost);
+        let dev = self.l2.last.map_or(0, |d| (d + 1) % self.cache_leaves.len());
+        let reach = headroom.saturating_mul(self.l2_target(dev)).saturating_mul(boost);
         let l2 = &mut self.l2;
         while l2.backlog_bytes > reach {
             let (s, c) = l2.backlog.front_mut().unwrap();
@@ -164,16 +178,59 @@ impl Model_ {
         }
     }
 
-    /// Bytes one feed writes at most (`l2arc_write_size`): `l2arc_write_max`, plus on 2.0+
-    /// the worst case of log blocks, one per 1022 buffers of 512 B
-    /// (`l2arc_log_blk_overhead`).
-    fn l2_target(&self) -> u64 {
+    /// Bytes one feed to cache device `dev` writes at most (`l2arc_write_size`):
+    /// `l2arc_write_max`, plus from 2.2 the worst case of its log blocks (feff9dfed3; 2.0
+    /// and 2.1 add that only to how far ahead of the hand they evict, `l2_reach`).
+    fn l2_target(&self, dev: usize) -> u64 {
+        let max = self.tun.get(T::l2arc_write_max) as u64;
+        if self.cfg.release < Release::Zfs22 {
+            return max;
+        }
+        max + self.l2_log_overhead(dev, max)
+    }
+
+    /// How far ahead of the hand a feed of `dev` clears (`l2arc_evict`'s distance): the
+    /// target, with the worst case of log blocks on 2.0/2.1 too.
+    fn l2_reach(&self, dev: usize) -> u64 {
         let max = self.tun.get(T::l2arc_write_max) as u64;
         if self.cfg.release < Release::Zfs20 {
             return max;
         }
+        max + self.l2_log_overhead(dev, max)
+    }
+
+    /// `l2arc_log_blk_overhead`: log blocks `write` bytes of 512 B buffers would need on
+    /// `dev` at most, as the asize of full log blocks.
+    fn l2_log_overhead(&self, dev: usize, write: u64) -> u64 {
+        let entries = self.l2_log_entries(dev) as u64;
+        if entries == 0 {
+            return 0;
+        }
         let sector = 1u64 << self.cfg.pool.ashift;
-        max + (max >> 9).div_ceil(LOG_BLK_ENTRIES as u64) * LOG_BLK_BYTES.next_multiple_of(sector)
+        (write >> 9).div_ceil(entries) * LOG_BLK_BYTES.next_multiple_of(sector)
+    }
+
+    /// `l2ad_log_entries` (2.0+, `l2arc_rebuild_dev`): buffers per log block — none on a
+    /// device that ends below `l2arc_rebuild_blocks_min_l2size` (1 GiB), else one per
+    /// 16 MiB of the device up to 1022 (ARC@zfs-2.0.0, @zfs-2.2.0).
+    fn l2_log_entries(&self, dev: usize) -> u32 {
+        if self.cfg.release < Release::Zfs20 {
+            return 0;
+        }
+        let (start, end) = self.l2_span(dev);
+        if end < 1 << 30 {
+            return 0;
+        }
+        ((end - start) >> 24).min(LOG_BLK_ENTRIES as u64) as u32
+    }
+
+    /// Where cache device `dev`'s buffers go: after the front labels (and the 2.0+
+    /// device header), before the back labels.
+    fn l2_span(&self, dev: usize) -> (u64, u64) {
+        let sector = 1u64 << self.cfg.pool.ashift;
+        let start = LABEL_START + if self.cfg.release >= Release::Zfs20 { DEV_HDR_BYTES.max(sector) } else { 0 };
+        let end = self.leaves[self.cache_leaves[dev] as usize].size_bytes.saturating_sub(LABEL_END).max(start);
+        (start, end)
     }
 
     /// `l2arc_norw`: is cache device `leaf` being fed, so an L2ARC hit on it goes to the
@@ -201,18 +258,23 @@ impl Model_ {
         let leaf = self.cache_leaves[dev];
         let sector = 1u64 << self.cfg.pool.ashift;
         let v2 = self.cfg.release >= Release::Zfs20;
-        let start = LABEL_START + if v2 { DEV_HDR_BYTES.max(sector) } else { 0 };
-        let end = self.leaves[leaf as usize].size_bytes.saturating_sub(LABEL_END).max(start);
+        let (start, end) = self.l2_span(dev);
         // l2arc_write_size resets a target larger than the device; here it is cut to it.
-        let target = self.l2_target().min(end - start);
+        let target = self.l2_target(dev).min(end - start);
         // l2arc_evict: a hand that would pass the end with this write starts over.
-        if self.l2.hand[dev] < start || self.l2.hand[dev] + target > end {
+        if self.l2.hand[dev] < start || self.l2.hand[dev] + self.l2_reach(dev).min(end - start) > end {
             self.l2.hand[dev] = start;
         }
-        let log_reserve = if v2 { LOG_BLK_BYTES } else { 0 };
+        // 2.2+ keeps room for a log block in the buffer check, and counts log blocks in
+        // what the feed wrote (feff9dfed3); 2.0/2.1 did neither.
+        let v22 = self.cfg.release >= Release::Zfs22;
+        let log_reserve = if v22 && self.l2_log_entries(dev) > 0 { LOG_BLK_BYTES } else { 0 };
+        let log_entries = self.l2_log_entries(dev);
+        // Before 2.0 `l2arc_headroom` = 0 stops the walk at its first buffer.
+        let walk = !(self.tun.get(T::l2arc_headroom) == 0 && !v2);
         let mut wrote = 0u64;
         let mut pending = 0u32;
-        while let Some(&(size, _)) = self.l2.backlog.front() {
+        while let Some(&(size, _)) = self.l2.backlog.front().filter(|_| walk) {
             let asize = (size as u64).next_multiple_of(sector);
             if wrote + asize + log_reserve > target {
                 break;
@@ -229,14 +291,17 @@ impl Model_ {
             pending += 1;
             self.l2.buffers += 1;
             self.submit_leaf(leaf, Op::Write, IoClass::AsyncWrite, 0, hand, asize as u32, OWNER_L2FEED, ctx);
-            if v2 {
+            if log_entries > 0 {
                 self.l2.log_entries[dev] += 1;
-                if self.l2.log_entries[dev] == LOG_BLK_ENTRIES {
+                if self.l2.log_entries[dev] >= log_entries {
                     self.l2.log_entries[dev] = 0;
                     let hand = self.l2.hand[dev];
                     let lb = LOG_BLK_BYTES.next_multiple_of(sector);
                     self.l2.hand[dev] = hand + lb;
-                    wrote += lb;
+                    if v22 {
+                        wrote += lb;
+                    }
+                    self.l2.log_bytes += lb;
                     pending += 1;
                     self.l2.log_blocks += 1;
                     self.submit_leaf(leaf, Op::Write, IoClass::AsyncWrite, 0, hand, lb as u32, OWNER_L2FEED, ctx);
@@ -251,7 +316,8 @@ impl Model_ {
             return;
         }
         self.l2.writes_sent += 1;
-        self.l2.write_bytes += wrote;
+        self.l2.write_bytes += wrote + if v22 { 0 } else { std::mem::take(&mut self.l2.log_bytes) };
+        self.l2.log_bytes = 0;
         self.l2.writing = Some(w);
     }
 

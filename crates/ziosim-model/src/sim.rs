@@ -1652,11 +1652,20 @@ impl Model_ {
         }
         let first = off / rs;
         let last = (off + size - 1) / rs;
-        if l2_hit && self.l2_read(wl, id, first..=last, ctx) {
-            return;
-        }
+        // A record the stream's prefetch has read or is reading is in the ARC (or about to
+        // be): with `l2arc_noprefetch` the prefetch read the pool, and the demand read finds
+        // its buffer, never the L2ARC (`arc_read`). Only the others can be L2ARC hits.
+        let held = |m: &Self, b: u64| m.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(b).is_some());
+        let l2_recs: Vec<u64> = if l2_hit { (first..=last).filter(|&b| !held(self, b)).collect() } else { Vec::new() };
+        let from_l2 = !l2_recs.is_empty() && self.l2_read(wl, id, l2_recs.iter().copied(), ctx);
         for b in first..=last {
-            self.demand_read(wl, b, id, !l2_hit, ctx);
+            let h = held(self, b);
+            if from_l2 && !h {
+                continue;
+            }
+            // A demand hit on a prefetched buffer makes it L2-cacheable again; an L2ARC
+            // hit read from the pool instead (dead device, `l2arc_norw`) is not re-fed.
+            self.demand_read(wl, b, id, !l2_hit || h, ctx);
         }
         self.prefetch(wl, first, last, size, ctx);
         if self.ops[id as usize].pending == 0 {

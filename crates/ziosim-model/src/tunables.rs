@@ -333,13 +333,13 @@ tunables! {
 
     // ---- L2ARC feed thread (spec §7; l2feed.rs) ----
     l2arc_write_max = "l2arc_write_max", "bytes", [1, 1 << 40],
-        [(Solaris2009, 8 * MIB)], None,
+        [(Solaris2009, 8 * MIB), (Zfs23, 32 * MIB)], None,
         "Bytes the L2ARC feed writes to a cache device per interval once the ARC is warm; higher fills the cache faster and loads the device with more writes.",
-        "arc.c@b108 (d164b20935, 2009); illumos arc.c (openzfs/openzfs 061f2c3daf); ARC@zfs-0.6.5..2.3.0 (L2ARC_WRITE_SIZE)";
+        "arc.c@b108 (d164b20935, 2009); illumos arc.c (openzfs/openzfs 061f2c3daf); ARC@zfs-0.6.5..2.2.0 (L2ARC_WRITE_SIZE 8 MiB); 887a3c533b (32 MiB, zfs-2.3.0)";
     l2arc_headroom = "l2arc_headroom", "count", [0, 1 << 20],
-        [(Solaris2009, 2)], None,
-        "How far from the ARC's eviction end the feed looks for buffers, in feed writes (0: the whole ARC); buffers farther up are evicted before it sees them.",
-        "arc.c@b108; ARC@zfs-0.6.5..2.3.0 (L2ARC_HEADROOM)";
+        [(Solaris2009, 2), (Zfs23, 8)], None,
+        "How far from the ARC's eviction end the feed looks for buffers, in feed writes (0: the whole ARC from zfs-2.0; before it, nothing is fed); buffers farther up are evicted before it sees them.",
+        "arc.c@b108; ARC@zfs-0.6.5..2.2.0 (L2ARC_HEADROOM 2); 887a3c533b (8, zfs-2.3.0); 0 = no limit from ARC@zfs-2.0.0";
     l2arc_feed_secs = "l2arc_feed_secs", "s", [1, 3600],
         [(Solaris2009, 1)], None,
         "Seconds between L2ARC feeds when the last one wrote at most half of l2arc_write_max.",

@@ -122,3 +122,91 @@ fn same_seed_same_feed() {
     assert_eq!(a["digest"], b["digest"]);
     assert_eq!(a["l2arc"], b["l2arc"]);
 }
+
+/// Bytes of buffers (not log blocks) a run's feeds wrote, per feed that wrote.
+fn buffer_bytes_per_feed(res: &Value) -> f64 {
+    let l2 = &res["l2arc"];
+    let lb = u(&l2["log_blocks"]) * (64 << 10);
+    (u(&l2["write_bytes"]) - lb) as f64 / u(&l2["writes_sent"]).max(1) as f64
+}
+
+/// One 1 s feed after another (`l2arc_feed_again` off) under ≈ 13 MB/s of pool reads.
+fn busy(release: &str) -> Value {
+    let mut cfg = pool(release, 4, 0.0, 30);
+    cfg["tunables"] = json!({"l2arc_feed_again": 0});
+    run(&cfg)
+}
+
+/// zfs-2.3 (887a3c533b): `l2arc_write_max` 32 MiB and `l2arc_headroom` 8, where every
+/// earlier release had 8 MiB and 2.
+#[test]
+fn zfs_2_3_feeds_32_mib_at_a_time() {
+    let (old, new) = (busy("zfs-2.2"), busy("zfs-2.3"));
+    eprintln!("2.2 {} / 2.3 {}", old["l2arc"], new["l2arc"]);
+    assert!(u(&old["l2arc"]["evicted_unfed_bytes"]) > 0, "the disk reads faster than 8 MiB/s");
+    assert!(buffer_bytes_per_feed(&old) <= (9u64 << 20) as f64);
+    assert_eq!(u(&new["l2arc"]["evicted_unfed_bytes"]), 0, "32 MiB a second keeps up");
+    assert!(buffer_bytes_per_feed(&new) > (10u64 << 20) as f64, "{}", buffer_bytes_per_feed(&new));
+}
+
+/// 2.0 and 2.1 fill a feed up to `l2arc_write_max` and write their log blocks besides;
+/// 2.2 (feff9dfed3) makes room for the log blocks' worst case in the target, less a
+/// 64 KiB reserve: ≈ 9 MiB of buffers per full feed.
+#[test]
+fn the_log_block_allowance_came_with_2_2() {
+    let (v21, v22) = (busy("zfs-2.1"), busy("zfs-2.2"));
+    let (a, b) = (buffer_bytes_per_feed(&v21), buffer_bytes_per_feed(&v22));
+    eprintln!("2.1 {a} B per feed, 2.2 {b}");
+    assert!(a <= (8u64 << 20) as f64 && a > (7u64 << 20) as f64, "2.1: {a}");
+    assert!(b > (8u64 << 20) as f64, "2.2: {b}");
+    assert!(u(&v21["l2arc"]["log_blocks"]) > 0, "2.1 writes log blocks too");
+}
+
+/// Before 2.0, `l2arc_headroom` = 0 stops the feed's walk at its first buffer: nothing is
+/// fed. From 2.0 it means no limit.
+#[test]
+fn headroom_0_feeds_nothing_before_2_0() {
+    let go = |release: &str| {
+        let mut cfg = pool(release, 1, 0.0, 10);
+        cfg["tunables"] = json!({"l2arc_headroom": 0});
+        run(&cfg)
+    };
+    let old = go("zfs-0.7");
+    assert_eq!(u(&old["l2arc"]["buffers"]), 0, "{}", old["l2arc"]);
+    assert_eq!(u(&class(&old, 1, "async_write")["ops"]), 0);
+    let new = go("zfs-2.0");
+    assert!(u(&new["l2arc"]["buffers"]) > 0, "{}", new["l2arc"]);
+    assert_eq!(u(&new["l2arc"]["evicted_unfed_bytes"]), 0);
+}
+
+/// `l2arc_rebuild_dev`: no log blocks on a cache device smaller than 1 GiB, and one per
+/// 16 MiB of a device under 16 GiB (up to 1022 buffers each).
+#[test]
+fn log_blocks_follow_the_cache_device_size() {
+    let go = |capacity: u64| {
+        let mut cfg = pool("zfs-2.2", 4, 0.0, 30);
+        cfg["devices"]["ssd"]["capacity_bytes"] = json!(capacity);
+        run(&cfg)
+    };
+    let small = go(512 << 20);
+    assert_eq!(u(&small["l2arc"]["log_blocks"]), 0, "{}", small["l2arc"]);
+    let mid = go(4 << 30);
+    let l2 = &mid["l2arc"];
+    let per = ((4u64 << 30) - (4 << 20) - 4096 - (512 << 10)) >> 24;
+    assert_eq!(u(&l2["log_blocks"]), u(&l2["buffers"]) / per, "{l2}, {per} entries per log block");
+}
+
+/// A sequential reader's records come in by prefetch (which, with `l2arc_noprefetch`,
+/// reads the pool), so its demand reads find them in the ARC: it draws L2ARC hits only
+/// for what the prefetch does not hold.
+#[test]
+fn prefetched_records_are_not_l2arc_hits() {
+    let mut cfg = pool("zfs-2.2", 1, 0.5, 10);
+    cfg["workloads"] = json!([{"name": "s", "kind": "seq-read", "sizes": [[131072, 1.0]], "threads": 1, "l2arc_hit_ratio": 0.5}]);
+    let res = run(&cfg);
+    let pool_read = u(&class(&res, 0, "async_read")["bytes"]) + u(&class(&res, 0, "sync_read")["bytes"]);
+    let l2_read = u(&class(&res, 1, "sync_read")["bytes"]);
+    eprintln!("pool {pool_read} B, cache {l2_read} B");
+    assert!(pool_read > 200 << 20, "{pool_read}");
+    assert!(l2_read * 100 < pool_read, "the cache device read {l2_read} B beside the pool's {pool_read}");
+}
