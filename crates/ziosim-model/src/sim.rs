@@ -9,7 +9,8 @@
 //!   a memory copy), else an L2ARC hit with `l2arc_hit_ratio` (a SYNC_READ on a cache
 //!   device), else a read of every record it covers from the pool, at SYNC_READ priority
 //!   (`arc_read` → `zio_read`, ARC@zfs-2.2.0). A partial-record read reads the whole record.
-//!   Once every record is in memory the copy to the caller (`arc_hit_ns`) ends the read.
+//!   Once every record is in memory the copy to the caller (`arc_hit_ns` plus the bytes
+//!   at one core's memcpy rate, `copy_ns`) ends the read.
 //! * Where blocks live: the pool's contents come from the layout generator (`layout.rs`,
 //!   `pool.layout`; default a fresh fill of recordsize records). Logical record `b` of a
 //!   workload is the layout's `b`-th file data block in traversal order, read from its
@@ -1646,7 +1647,7 @@ impl Model_ {
         let l2_hit = !arc_hit && w.rng.chance(w.l2_hit);
         if arc_hit {
             self.wls[wl].arc_hits += 1;
-            let t = self.wls[wl].arc_hit_ns;
+            let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
         }
@@ -1670,7 +1671,7 @@ impl Model_ {
         self.prefetch(wl, first, last, size, ctx);
         if self.ops[id as usize].pending == 0 {
             // Every record was already prefetched: an ARC hit.
-            let t = self.wls[wl].arc_hit_ns;
+            let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
         }
     }
@@ -1686,7 +1687,7 @@ impl Model_ {
         let missing: Vec<u64> = (off / rs..=(off + size - 1) / rs).filter(|&b| !arc.touch(b, now)).collect();
         if missing.is_empty() {
             w.arc_hits += 1;
-            let t = w.arc_hit_ns;
+            let t = w.arc_hit_ns + copy_ns(size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
         }
@@ -1698,7 +1699,7 @@ impl Model_ {
             self.demand_read(wl, b, id, !l2_hit, ctx);
         }
         if self.ops[id as usize].pending == 0 {
-            let t = self.wls[wl].arc_hit_ns;
+            let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
         }
     }
@@ -2559,8 +2560,16 @@ impl Model_ {
             self.assign_write(id, false, ctx);
             return;
         }
-        let t = self.wls[self.ops[id as usize].wl as usize].arc_hit_ns;
+        let op = &self.ops[id as usize];
+        let t = self.read_copy_ns(op.wl as usize, op.bytes);
         ctx.schedule_in(t, Ev::OpDone { op: id });
+    }
+
+    /// What a read whose records are all in memory still costs: `arc_hit_ns` and the copy
+    /// of its `bytes` to the caller (`dmu_read_uio` → `uiomove`, one core's memcpy, as a
+    /// buffered write's copy the other way).
+    fn read_copy_ns(&self, wl: usize, bytes: u64) -> u64 {
+        self.wls[wl].arc_hit_ns + copy_ns(bytes)
     }
 
     fn finish_op(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
@@ -2825,6 +2834,9 @@ impl Model_ {
     /// (dmu_zfetch: the distance doubles per hit up to zfetch_max_distance).
     fn prefetch(&mut self, wl: usize, first: u64, last: u64, bytes: u64, ctx: &mut Ctx<Ev>) {
         let rs = self.recordsize;
+        // The stream reads one file, the workload's region: dmu_zfetch stops at its last
+        // block (`dn_maxblkid`), and a reader that wraps starts a new stream.
+        let end = (self.wls[wl].region_off + self.wls[wl].region_len).div_ceil(rs).min(self.nblocks);
         let Some(pf) = self.wls[wl].pf.as_mut() else { return };
         pf.consume_below(first, &mut self.pf_recs, &mut self.pf_free);
         if pf.next > 0 && (last + 1 < pf.next.saturating_sub(pf.window.len() as u64) || pf.next + 1 < first) {
@@ -2835,7 +2847,7 @@ impl Model_ {
         pf.next = pf.next.max(last + 1);
         pf.dist_bytes = (pf.dist_bytes * 2).max(bytes).min(pf.max_dist_bytes);
         let target = last + 1 + pf.dist_bytes / rs;
-        let todo = pf.next..pf.next.max(target.min(self.nblocks));
+        let todo = pf.next..pf.next.max(target.min(end));
         pf.next = todo.end;
         for b in todo {
             let slot = match self.pf_free.pop() {

@@ -48,12 +48,13 @@ fn raidz_read_touches_data_columns_only_and_mirror_one_child() {
     let rz = run(&mk(json!([{"type": "raidz2", "disks": disks(5)}])));
     let ops = rz["workloads"][0]["ops"].as_u64().unwrap();
     let leaf_bytes: u64 = rz["leaves"].as_array().unwrap().iter().map(|l| l["classes"]["sync_read"]["bytes"].as_u64().unwrap()).sum();
-    // 128 KiB on 5-wide raidz2, ashift 12: data columns 44+44+40 = 128 KiB (parity not read).
-    assert_eq!(leaf_bytes, ops * 131072);
+    // 128 KiB on 5-wide raidz2, ashift 12: data columns 44+44+40 = 128 KiB (parity not read);
+    // the one thread's last read may be read and still copying to it at the stop.
+    assert!(leaf_bytes == ops * 131072 || leaf_bytes == (ops + 1) * 131072, "{leaf_bytes} for {ops} reads");
     let m = run(&mk(json!([{"type": "mirror", "disks": disks(2)}])));
     let ops = m["workloads"][0]["ops"].as_u64().unwrap();
     let leaf_ops: u64 = m["leaves"].as_array().unwrap().iter().map(|l| l["classes"]["sync_read"]["ops"].as_u64().unwrap()).sum();
-    assert_eq!(leaf_ops, ops);
+    assert!(leaf_ops == ops || leaf_ops == ops + 1, "{leaf_ops} for {ops} reads");
     // Both children serve reads (load balancing), neither all of them.
     for l in m["leaves"].as_array().unwrap() {
         assert!(l["classes"]["sync_read"]["ops"].as_u64().unwrap() > ops / 5);
@@ -70,7 +71,8 @@ fn arc_hits_cost_a_memory_copy_and_no_io() {
         1,
     );
     let r = run(&cfg);
-    assert_eq!(r["workloads"][0]["latency_ns"]["max"].as_u64().unwrap(), 5000);
+    // arc_hit_ns and the copy of 4 KiB to the caller at 5.6 GB/s (731 ns).
+    assert_eq!(r["workloads"][0]["latency_ns"]["max"].as_u64().unwrap(), 5731);
     assert!(r["leaves"][0]["classes"].as_object().unwrap().is_empty());
 }
 
@@ -197,4 +199,36 @@ fn raidz_padding_is_written_from_6854621_and_not_by_snv_117() {
     let new = per_block("freebsd-9");
     assert!((4.0..4.1).contains(&old), "solaris-2009: {old} zios per block");
     assert!((4.9..5.1).contains(&new), "freebsd-9: {new} zios per block");
+}
+
+#[test]
+fn reads_pay_for_the_copy_to_the_caller() {
+    // A cached 1 MiB read costs arc_hit_ns and the copy of its bytes (5.6 GB/s), as a
+    // buffered write does the other way; it was arc_hit_ns alone (488 GB/s).
+    let cfg = config(
+        "zfs-2.2",
+        simple_device(100_000, "deterministic", 4),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "r", "kind": "random-read", "sizes": [[1048576, 1.0]], "threads": 1,
+                "arc_hit_ratio": 1.0, "arc_hit_ns": 2000}]),
+        1,
+    );
+    let r = run(&cfg);
+    let mean = r["workloads"][0]["latency_ns"]["mean"].as_f64().unwrap();
+    let want = 2000.0 + 1048576.0 / 5.6e9 * 1e9;
+    assert!((mean / want - 1.0).abs() < 0.01, "mean {mean} ns vs {want}");
+}
+
+#[test]
+fn prefetch_stops_at_the_end_of_the_file() {
+    // The reader wraps over a 64 MiB region (its file); dmu_zfetch never reads past the
+    // file's last block, so every prefetched record is one the reader then asks for.
+    let mut cfg = seq_cfg(0);
+    cfg["workloads"][0]["region_length_bytes"] = json!(64u64 << 20);
+    let r = run(&cfg);
+    let ops = r["workloads"][0]["ops"].as_u64().unwrap();
+    let pf = r["leaves"][0]["classes"]["async_read"]["ops"].as_u64().unwrap();
+    assert!(ops > 8_000, "{ops}");
+    // (Past the end it read twice what the reader used: 19 713 for 9 865.)
+    assert!(pf as f64 <= ops as f64 * 1.02 + 64.0, "prefetched {pf} records for {ops} reads");
 }
