@@ -450,3 +450,12 @@ def test_the_throttle_limit_reported_is_the_one_the_release_had():
     s = build_summary(r, m)["txg"]
     assert s["dirty_max_bytes"] is None
     assert s["write_limit_bytes"] == r["txg"]["write_limit_bytes"] >= 32 << 20
+
+
+@needs_core
+def test_prefetch_hits_reach_summary_json():
+    seq = (SCENARIO.replace('kind = "fsync-write"', 'kind = "seq-read"').replace('size = "4K"', 'size = "128K"')
+           .replace("arc_hit = 1", "arc_hit = 0"))
+    r, m = _run(seq, stop="3s")
+    hits = r["workloads"][0]["prefetch_hits"]
+    assert hits > 0 and build_summary(r, m)["workloads"]["w"]["prefetch_hits"] == hits

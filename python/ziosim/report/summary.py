@@ -106,6 +106,8 @@ def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
             "bytes_per_s": float(w.get("bytes_per_s", 0.0)),
             "arc_hits": w.get("arc_hits", 0),
             "l2arc_hits": w.get("l2arc_hits", 0),
+            # Records a demand read found already prefetched (dmu_zfetch), read or in flight.
+            "prefetch_hits": w.get("prefetch_hits", 0),
             "read_errors": w.get("read_errors", 0),
             "rmw_reads": w.get("rmw_reads", 0),
             # ops counts the operations finished, each with a latency: none, no statistics.
