@@ -7,25 +7,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from ziosim import poolspec, scenario
-from ziosim.cli import app
 from ziosim.errors import ScenarioError
 
 from conftest import SCENARIOS
+from test_cli_inputs import invoke
 
 needs_core = pytest.mark.needs_core
-ENV = {"NO_COLOR": "1", "COLUMNS": "100"}
 HDD = "hdd-7200-sata-2014"
-
-
-def invoke(*args):
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:  # click 8.2+ keeps stderr apart already
-        runner = CliRunner()
-    return runner.invoke(app, [str(a) for a in args], env=ENV)
 
 
 @pytest.mark.parametrize("spec, fields", [

@@ -259,42 +259,29 @@ impl MirrorPenalty {
     /// only a read at or behind `last` can be "within" the seek offset; one just ahead of
     /// it gets the full penalty. d6c6590c5d (first in 0.7.6) made both what `load` does.
     pub fn load_070(&self, active: u32, last: u64, rotational: bool, offset: u64) -> i64 {
-        let mut load = active as i64;
-        if rotational {
-            if offset == last {
-                load += self.rotating_inc;
-            } else if last.wrapping_sub(offset) < self.rotating_seek_offset.max(0) as u64 {
-                load += self.rotating_seek_inc / 2;
-            } else {
-                load += self.rotating_seek_inc;
-            }
-        } else if offset == last {
-            load += self.non_rotating_inc;
-        } else {
-            load += self.non_rotating_seek_inc;
-        }
-        load
+        let near = last.wrapping_sub(offset) < self.rotating_seek_offset.max(0) as u64;
+        self.penalized(active, rotational, offset == last, near)
     }
 
     pub fn load(&self, active: u32, last_offset: u64, rotational: bool, offset: u64) -> i64 {
-        let mut load = active as i64;
-        if rotational {
-            if offset == last_offset {
-                load += self.rotating_inc;
-            } else if (offset as i64 - last_offset as i64).abs() < self.rotating_seek_offset {
-                // ZFS adds rotating_seek_inc / 2 (integer) within the seek window, strictly
-                // closer than zfs_vdev_mirror_rotating_seek_offset (`ABS(offset_diff) <`,
-                // vdev_mirror_load, MR@zfs-0.7.0 … MR@zfs-2.3.0).
-                load += self.rotating_seek_inc / 2;
-            } else {
-                load += self.rotating_seek_inc;
-            }
-        } else if offset == last_offset {
-            load += self.non_rotating_inc;
-        } else {
-            load += self.non_rotating_seek_inc;
-        }
-        load
+        // ZFS adds rotating_seek_inc / 2 (integer) within the seek window, strictly closer
+        // than zfs_vdev_mirror_rotating_seek_offset (`ABS(offset_diff) <`, vdev_mirror_load,
+        // MR@zfs-0.7.6 … MR@zfs-2.3.0).
+        let near = (offset as i64 - last_offset as i64).abs() < self.rotating_seek_offset;
+        self.penalized(active, rotational, offset == last_offset, near)
+    }
+
+    /// Active I/Os plus the seek penalty: the `*_inc` one right at the last offset, half
+    /// the seek increment `near` it on rotating media, else the full seek increment.
+    fn penalized(&self, active: u32, rotational: bool, at_last: bool, near: bool) -> i64 {
+        let pen = match (rotational, at_last, near) {
+            (true, true, _) => self.rotating_inc,
+            (true, false, true) => self.rotating_seek_inc / 2,
+            (true, false, false) => self.rotating_seek_inc,
+            (false, true, _) => self.non_rotating_inc,
+            (false, false, _) => self.non_rotating_seek_inc,
+        };
+        active as i64 + pen
     }
 }
 
