@@ -116,8 +116,6 @@ pub(crate) struct L2Feed {
     write_bytes: u64,
     buffers: u64,
     log_blocks: u64,
-    /// Log-block bytes of the feed being issued (2.0/2.1 count them outside `wrote`).
-    log_bytes: u64,
     rw_clash: u64,
     evicted_unfed_bytes: u64,
 }
@@ -182,20 +180,16 @@ impl Model_ {
     /// `l2arc_write_max`, plus from 2.2 the worst case of its log blocks (feff9dfed3; 2.0
     /// and 2.1 add that only to how far ahead of the hand they evict, `l2_reach`).
     fn l2_target(&self, dev: usize) -> u64 {
-        let max = self.tun.get(T::l2arc_write_max) as u64;
         if self.cfg.release < Release::Zfs22 {
-            return max;
+            return self.tun.get(T::l2arc_write_max) as u64;
         }
-        max + self.l2_log_overhead(dev, max)
+        self.l2_reach(dev)
     }
 
     /// How far ahead of the hand a feed of `dev` clears (`l2arc_evict`'s distance): the
-    /// target, with the worst case of log blocks on 2.0/2.1 too.
+    /// target, with the worst case of log blocks on 2.0/2.1 too (none before 2.0).
     fn l2_reach(&self, dev: usize) -> u64 {
         let max = self.tun.get(T::l2arc_write_max) as u64;
-        if self.cfg.release < Release::Zfs20 {
-            return max;
-        }
         max + self.l2_log_overhead(dev, max)
     }
 
@@ -268,11 +262,12 @@ impl Model_ {
         // 2.2+ keeps room for a log block in the buffer check, and counts log blocks in
         // what the feed wrote (feff9dfed3); 2.0/2.1 did neither.
         let v22 = self.cfg.release >= Release::Zfs22;
-        let log_reserve = if v22 && self.l2_log_entries(dev) > 0 { LOG_BLK_BYTES } else { 0 };
         let log_entries = self.l2_log_entries(dev);
+        let log_reserve = if v22 && log_entries > 0 { LOG_BLK_BYTES } else { 0 };
         // Before 2.0 `l2arc_headroom` = 0 stops the walk at its first buffer.
         let walk = !(self.tun.get(T::l2arc_headroom) == 0 && !v2);
         let mut wrote = 0u64;
+        let mut log_bytes = 0u64;
         let mut pending = 0u32;
         while let Some(&(size, _)) = self.l2.backlog.front().filter(|_| walk) {
             let asize = (size as u64).next_multiple_of(sector);
@@ -301,7 +296,7 @@ impl Model_ {
                     if v22 {
                         wrote += lb;
                     }
-                    self.l2.log_bytes += lb;
+                    log_bytes += lb;
                     pending += 1;
                     self.l2.log_blocks += 1;
                     self.submit_leaf(leaf, Op::Write, IoClass::AsyncWrite, 0, hand, lb as u32, OWNER_L2FEED, ctx);
@@ -316,8 +311,8 @@ impl Model_ {
             return;
         }
         self.l2.writes_sent += 1;
-        self.l2.write_bytes += wrote + if v22 { 0 } else { std::mem::take(&mut self.l2.log_bytes) };
-        self.l2.log_bytes = 0;
+        // Every byte on the device, log blocks included, whether or not `wrote` counts them.
+        self.l2.write_bytes += if v22 { wrote } else { wrote + log_bytes };
         self.l2.writing = Some(w);
     }
 

@@ -371,14 +371,13 @@ impl ClassQueues {
         // `z`'s place in its per-type offset set, found by the planning.
         let mut zpos = None;
         if let Some(t) = aggregate::type_index(zio.class, zio.op) {
-            // Before 5313 the sync classes' FIFO queues were not searched for neighbours:
-            // `vdev_queue_aggregate` returned at once for SYNC_READ and SYNC_WRITE
-            // (il:69962b5647 through il:b515258426, and ZoL 0.6.3).
-            let sync = c == IoClass::SyncRead as usize || c == IoClass::SyncWrite as usize;
-            if self.agg_per_class && sync {
-            } else if self.agg_per_class {
+            if self.agg_per_class {
+                // Before 5313 a FIFO (sync) class queue was not searched for neighbours:
+                // `vdev_queue_aggregate` returned at once for SYNC_READ and SYNC_WRITE,
+                // whose queues are not in offset order (il:69962b5647 through
+                // il:b515258426, and ZoL 0.6.3).
                 let set = &self.sets[c];
-                if let Some(zpos) = set.find(&self.key(&zio, z)) {
+                if let Some(zpos) = set.find(&self.key(&zio, z)).filter(|_| !IoClass::from_idx(c).fifo()) {
                     aggregate::plan(set, zpos, |&k| key::id(k), ios, &self.agg, &mut members);
                 }
             } else {
