@@ -459,3 +459,17 @@ def test_prefetch_hits_reach_summary_json():
     r, m = _run(seq, stop="3s")
     hits = r["workloads"][0]["prefetch_hits"]
     assert hits > 0 and build_summary(r, m)["workloads"]["w"]["prefetch_hits"] == hits
+
+
+@needs_core
+def test_promoted_prefetches_reach_summary_json():
+    # A stream on an aged pool beside 32 random readers: 0.8+ raises the prefetches its
+    # reads wait for to SYNC_READ (zio_change_priority); summary.json counts them.
+    seq = (SCENARIO.replace('kind = "fsync-write"', 'kind = "seq-read"').replace('size = "4K"', 'size = "128K"')
+           .replace("arc_hit = 1", "arc_hit = 0").replace('allocated = "100G"', 'allocated = "100G"\nlayout = "aged"')
+           + '[[workload]]\nname = "r"\nkind = "random-read"\nsize = "4K"\nthreads = 32\narc_hit = 0\n')
+    r, m = _run(seq, stop="5s")
+    n = r["workloads"][0]["prefetch_promoted"]
+    assert n > 0 and build_summary(r, m)["workloads"]["w"]["prefetch_promoted"] == n
+    r, m = _run(seq.replace('release = "zfs-2.2"', 'release = "zfs-0.7"'), stop="5s")
+    assert r["workloads"][0]["prefetch_promoted"] == 0

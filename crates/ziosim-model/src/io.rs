@@ -124,10 +124,11 @@ pub struct LeafIo {
     /// Next member of the aggregate this I/O was issued in (NO_IO ends the chain).
     /// Owned by the queue policy while the I/O is queued or active.
     pub agg_next: IoId,
-    /// Arrival order in its leaf's queue (set by the queue policy at enqueue): breaks ties
-    /// between I/Os queued in the same simulated nanosecond as ZFS's distinct
-    /// `io_timestamp`s (2013 … 2.1) or list order (2.2+) do.
-    pub seq: u32,
+    /// Place in its leaf's arrival order (set by the queue policy at enqueue, and again
+    /// when 2.2+ moves a queued I/O to the tail of another class's list): the order of a
+    /// FIFO class — ZFS's `io_timestamp` order (2013 … 2.1), which also separates I/Os
+    /// queued in the same simulated nanosecond, or list order (2.2+).
+    pub seq: u64,
     /// The dRAID distributed spare this I/O was addressed to before it was sent to the
     /// disk holding the spare's share (`NO_LEAF`: none); `zpool iostat` counts it there too.
     pub via: u16,

@@ -152,6 +152,11 @@ pub(crate) enum LeafRole {
 pub(crate) struct PfRec {
     pending: u32,
     waiters: Vec<u32>,
+    /// Its leaf reads (0.8+, for `promote_prefetch`; ids of completed ones may have been
+    /// reused, so each is checked against the record's owner before use).
+    ios: Vec<IoId>,
+    /// A demand read raised it to SYNC_READ already.
+    promoted: bool,
     /// Still in its stream's window (else freed once its reads complete).
     in_window: bool,
     /// No copy could be read: a demand read of it gets EIO.
@@ -168,11 +173,13 @@ pub(crate) struct Prefetcher {
     next: u64,
     window: VecDeque<(u64, u32)>,
     hits: u64,
+    /// In-flight prefetches a demand read raised to SYNC_READ (`arcstat_async_upgrade_sync`).
+    promoted: u64,
 }
 
 impl Prefetcher {
     fn new(max_dist_bytes: u64) -> Prefetcher {
-        Prefetcher { max_dist_bytes, dist_bytes: 0, next: 0, window: VecDeque::new(), hits: 0 }
+        Prefetcher { max_dist_bytes, dist_bytes: 0, next: 0, window: VecDeque::new(), hits: 0, promoted: 0 }
     }
     /// The slot holding record `b`, if prefetched (the window is consecutive records).
     fn lookup(&self, b: u64) -> Option<u32> {
@@ -910,6 +917,10 @@ pub struct Model_ {
     pub(crate) ops_free: Vec<u32>,
     pub(crate) pf_recs: Vec<PfRec>,
     pub(crate) pf_free: Vec<u32>,
+    /// A demand read raises an in-flight prefetch to SYNC_READ (0.8+, `promote_prefetch`).
+    pf_promote: bool,
+    /// Collects the ids `submit_leaf_via` allocates while a prefetch read is being issued.
+    pf_capture: Option<Vec<IoId>>,
     pub(crate) wls: Vec<Workload>,
     pub(crate) txg: Txg,
     /// File data blocks of the layout: the records foreground workloads address.
@@ -1344,6 +1355,8 @@ impl Model_ {
             ops_free: Vec::new(),
             pf_recs: Vec::new(),
             pf_free: Vec::new(),
+            pf_promote: cfg.release >= Release::Zfs08,
+            pf_capture: None,
             wls,
             txg: Txg {
                 phase: SyncPhase::Data,
@@ -2806,6 +2819,11 @@ impl Model_ {
                 } else if rec.pending > 0 {
                     rec.waiters.push(id);
                     self.ops[id as usize].pending += 1;
+                    if self.pf_promote && !rec.promoted {
+                        rec.promoted = true;
+                        pf.promoted += 1;
+                        self.promote_prefetch(slot);
+                    }
                 } else {
                     pf.hits += 1;
                 }
@@ -2857,13 +2875,39 @@ impl Model_ {
                     (self.pf_recs.len() - 1) as u32
                 }
             };
-            self.pf_recs[slot as usize] = PfRec { pending: 1, waiters: Vec::new(), in_window: true, lost: false };
+            let rec = &mut self.pf_recs[slot as usize];
+            let mut ios = std::mem::take(&mut rec.ios);
+            ios.clear();
+            *rec = PfRec { pending: 1, waiters: Vec::new(), ios: Vec::new(), promoted: false, in_window: true, lost: false };
             self.wls[wl].pf.as_mut().unwrap().window.push_back((b, slot));
+            if self.pf_promote {
+                self.pf_capture = Some(ios);
+            }
             let n = self.read_block(b, IoClass::AsyncRead, OWNER_PF | slot, ctx);
             let rec = &mut self.pf_recs[slot as usize];
+            rec.ios = self.pf_capture.take().unwrap_or_default();
             rec.pending = rec.pending - 1 + n;
             rec.lost = n == 0;
         }
+    }
+
+    /// A demand read waits on prefetched record `slot` still in flight: from 0.8.0
+    /// `arc_read` raises the prefetch's zio tree to SYNC_READ (`zio_change_priority`,
+    /// a8b2e30685; ARC@zfs-0.8.0 … 2.3.0), so its reads still queued move to their
+    /// leaves' SYNC_READ queue; those already at the disk are left as they are
+    /// (`vdev_queue_change_io_priority`, VQ@zfs-0.8.0, 2.2.0). Nothing issues because of
+    /// it — the leaf picks again at its next enqueue or completion.
+    fn promote_prefetch(&mut self, slot: u32) {
+        let owner = OWNER_PF | slot;
+        let ios = std::mem::take(&mut self.pf_recs[slot as usize].ios);
+        for &id in &ios {
+            let io = self.ios.get(id);
+            if io.owner == owner && io.op == Op::Read {
+                let leaf = io.leaf as usize;
+                self.leaves[leaf].policy.change_priority(id, IoClass::SyncRead, &mut self.ios);
+            }
+        }
+        self.pf_recs[slot as usize].ios = ios;
     }
 
     fn prefetch_done(&mut self, slot: u32, ctx: &mut Ctx<Ev>) {
@@ -3470,6 +3514,9 @@ impl Model_ {
         io.via = via;
         io.enqueue_ns = ctx.now();
         let id = self.ios.alloc(io);
+        if let Some(c) = self.pf_capture.as_mut() {
+            c.push(id);
+        }
         let l = &mut self.leaves[leaf as usize];
         l.policy.enqueue(id, &mut self.ios, ctx.now());
         self.pump(leaf, ctx);
@@ -4043,6 +4090,7 @@ impl Model_ {
                     "name": w.name, "kind": w.kind.key(), "ops": w.ops, "bytes": w.bytes,
                     "arc_hits": w.arc_hits, "l2arc_hits": w.l2_hits, "read_errors": w.read_errors, "rmw_reads": w.rmw_reads,
                     "prefetch_hits": w.pf.as_ref().map_or(0, |p| p.hits),
+                    "prefetch_promoted": w.pf.as_ref().map_or(0, |p| p.promoted),
                     "latency_log2": w.lat_log2.counts.to_vec(), "latency_ns": pct(&w.lat),
                     "by_scan_phase": (self.scan.is_some() || self.rebuild_ran()).then(|| {
                         let mut m = serde_json::Map::new();

@@ -108,6 +108,9 @@ def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
             "l2arc_hits": w.get("l2arc_hits", 0),
             # Records a demand read found already prefetched (dmu_zfetch), read or in flight.
             "prefetch_hits": w.get("prefetch_hits", 0),
+            # Of those in flight, the ones whose reads a demand read raised to SYNC_READ
+            # (0.8+, arcstat_async_upgrade_sync).
+            "prefetch_promoted": w.get("prefetch_promoted", 0),
             "read_errors": w.get("read_errors", 0),
             "rmw_reads": w.get("rmw_reads", 0),
             # ops counts the operations finished, each with a latency: none, no statistics.

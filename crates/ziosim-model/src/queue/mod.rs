@@ -80,6 +80,12 @@ pub trait QueuePolicy {
     /// after `next_issue` returned `None`, until the next `enqueue` or `complete`: the model
     /// skips the issue loop on wake-ups that complete nothing, and checks this in debug builds.
     fn owes_attempt(&self) -> bool;
+    /// Raise or lower a queued I/O's priority (`vdev_queue_change_io_priority`, 0.8+): true
+    /// if it was queued and moved to class `to`; an issued one is left alone. The pre-2013
+    /// deadline queue never had it (the default: false).
+    fn change_priority(&mut self, _id: IoId, _to: IoClass, _ios: &mut IoSlab) -> bool {
+        false
+    }
     /// The tunables changed at run time (a `set` action): take the new limits, as ZFS reads
     /// `zfs_vdev_*` on every pick and every aggregation. What is queued stays queued.
     fn retune(&mut self, release: Release, t: &Tunables, rotational: bool);

@@ -205,6 +205,10 @@ impl QueuePolicy for NiaPolicy {
         self.q.depths()
     }
 
+    fn change_priority(&mut self, id: IoId, to: IoClass, ios: &mut IoSlab) -> bool {
+        self.q.change_priority(id, to, ios)
+    }
+
     fn take_discarded(&mut self) -> Option<IoId> {
         self.q.take_discarded()
     }

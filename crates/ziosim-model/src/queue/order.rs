@@ -15,21 +15,22 @@
 //! | 2.2+ | list head | oldest 0.537 s bucket (`timestamp >> 29`); inside it first offset ≥ `last_offset`, else the bucket's lowest |
 //!
 //! `last_offset` is one per leaf, shared by all classes. Keys are `(k1, k2, id)`: FIFO
-//! `(enqueue_ns, seq, id)`, LBA `(0, offset, id)` or `(bucket, offset, id)` in 2.2. A FIFO
-//! class is in arrival order: ZFS's `io_timestamp`s (`gethrtime()` at `vdev_queue_io`) are
-//! distinct for zios queued one after another, and 2.2+ keeps the class as a list
-//! (`list_insert_tail`), so I/Os the simulation queues in the same nanosecond (a commit's
-//! lwbs) keep the order they were queued in (`seq`, `LeafIo::seq`). Other ties fall to the
-//! I/O id (ZFS falls to the zio address), so the order is a pure function of the inputs.
+//! `(seq, id)`, LBA `(0, offset, id)` or `(bucket, offset, id)` in 2.2. A FIFO class is
+//! in arrival order (`seq`, `LeafIo::seq`, a per-leaf counter): ZFS's `io_timestamp`s
+//! (`gethrtime()` at `vdev_queue_io`) are distinct for zios queued one after another, and
+//! 2.2+ keeps the class as a list (`list_insert_tail`), so I/Os the simulation queues in
+//! the same nanosecond (a commit's lwbs) keep the order they were queued in. The two
+//! differ only for an I/O whose priority changes while queued (`change_priority`, 0.8+):
+//! 0.8 … 2.1 re-insert it by its old timestamp (it keeps its `seq`), 2.2+ at the tail of
+//! the new class's list (a new `seq`). Other ties fall to the I/O id (ZFS falls to the
+//! zio address), so the order is a pure function of the inputs.
 //! Every queued I/O is also in the read or write offset set that aggregation walks (TRIM
 //! in neither), keyed `(offset, id)`.
 //!
 //! Keys are packed into one `u128` whose integer order is the tuple order (one compare
-//! instead of three on the hot insert/remove path; see [`key`]): `enqueue_ns·2⁶⁴ +
-//! seq·2³² + id`, `offset·2³² + id`, `bucket·2⁹⁶ + offset·2³² + id`. The bucket has 32
-//! bits, i.e. 2⁶¹ ns (73 years) of simulated time; later I/Os would share the last bucket.
-//! `seq` wraps after 2³² enqueues on a leaf, which can misorder only two I/Os queued in
-//! the same nanosecond across the wrap.
+//! instead of three on the hot insert/remove path; see [`key`]): `seq·2³² + id`,
+//! `offset·2³² + id`, `bucket·2⁹⁶ + offset·2³² + id`. The bucket has 32 bits, i.e. 2⁶¹ ns
+//! (73 years) of simulated time; later I/Os would share the last bucket.
 
 use std::collections::VecDeque;
 
@@ -59,10 +60,10 @@ type Key = u128;
 pub mod key {
     use crate::io::IoId;
 
-    /// `(enqueue_ns, seq, id)` of a FIFO class.
+    /// `(seq, id)` of a FIFO class.
     #[inline]
-    pub fn fifo(enqueue_ns: u64, seq: u32, id: IoId) -> u128 {
-        (enqueue_ns as u128) << 64 | (seq as u128) << 32 | id as u128
+    pub fn fifo(seq: u64, id: IoId) -> u128 {
+        (seq as u128) << 32 | id as u128
     }
     /// `(0, offset, id)`, also the `(offset, id)` key of the per-type offset sets.
     #[inline]
@@ -140,7 +141,7 @@ pub struct ClassQueues {
     /// completion (`vdev_queue_io_done` loops); cleared when an attempt finds nothing.
     budget: u32,
     /// Arrival counter for `LeafIo::seq`.
-    next_seq: u32,
+    next_seq: u64,
     /// `(queued_mask, env)` when the last class pick found nothing; `None` once a take, a
     /// completion or a retune may have changed the answer (`pick_known_empty`).
     no_pick: Option<(u32, u64, bool)>,
@@ -191,7 +192,7 @@ impl ClassQueues {
     #[inline]
     fn key(&self, io: &LeafIo, id: IoId) -> Key {
         if io.class.fifo() {
-            key::fifo(io.enqueue_ns, io.seq, id)
+            key::fifo(io.seq, id)
         } else if self.order == InClassOrder::Bucketed {
             key::bucketed(io.enqueue_ns >> VDQ_T_SHIFT, io.offset, id)
         } else {
@@ -209,7 +210,7 @@ impl ClassQueues {
         debug_assert!(io.op != Op::Flush, "flushes bypass the vdev queue");
         io.agg_next = crate::io::NO_IO;
         io.seq = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1);
+        self.next_seq += 1;
         let c = self.fixup(io);
         io.class = c;
         let io = *io;
@@ -232,6 +233,41 @@ impl ClassQueues {
         if self.queued[c] == 0 {
             self.queued_mask &= !(1 << c);
         }
+    }
+
+    /// `vdev_queue_change_io_priority` (0.8+, a8b2e30685): move I/O `id`, if still queued,
+    /// to class `to` (after the same read/write fix-up), and true; an issued I/O keeps its
+    /// class and counts (false). Nothing issues because of it: the next enqueue or
+    /// completion picks again, as in ZFS. From 2.2 the I/O joins the tail of a FIFO class's
+    /// list; before, the class tree orders it by the time it was first queued.
+    pub fn change_priority(&mut self, id: IoId, to: IoClass, ios: &mut IoSlab) -> bool {
+        use IoClass::*;
+        let io = *ios.get(id);
+        let to = match (io.op, to) {
+            (Op::Read, SyncRead | AsyncRead | Scrub) | (Op::Write, SyncWrite | AsyncWrite) => to,
+            (Op::Read, _) => AsyncRead,
+            _ => AsyncWrite,
+        };
+        let from = io.class.idx();
+        if !self.sets[from].remove(&self.key(&io, id)) {
+            return false;
+        }
+        self.queued[from] -= 1;
+        if self.queued[from] == 0 {
+            self.queued_mask &= !(1 << from);
+        }
+        let io = ios.get_mut(id);
+        io.class = to;
+        if self.order == InClassOrder::Bucketed {
+            io.seq = self.next_seq;
+            self.next_seq += 1;
+        }
+        let io = *io;
+        self.sets[to.idx()].insert(self.key(&io, id));
+        self.queued[to.idx()] += 1;
+        self.queued_mask |= 1 << to.idx();
+        self.no_pick = None;
+        true
     }
 
     /// `remove_from_class` of every member of a take. Members of one class (in offset

@@ -313,6 +313,75 @@ fn zfs22_c_scan_inside_a_bucket() {
     assert_eq!(order, vec![600, 900, 100]);
 }
 
+// ---------------------------------------------------------------- priority change (0.8+)
+
+/// A queued prefetch raised to SYNC_READ (`vdev_queue_change_io_priority`): it leaves the
+/// async-read queue; 0.8 … 2.1 sort it among the sync reads by the time it was queued,
+/// 2.2+ put it at the tail of the sync-read list. The I/O at the disk is left alone.
+#[test]
+fn a_queued_read_raised_to_sync_read_goes_by_its_era_s_fifo_rule() {
+    for (r, raised_first) in [(Release::Zfs08, true), (Release::Zfs20, true), (Release::Zfs21, true), (Release::Zfs22, false), (Release::Zfs23, false)] {
+        let mut h = H::new(r, &[("zfs_vdev_max_active", 1)]);
+        let busy = h.add(Scrub, 900 * GIB, 128 * KIB);
+        let v = h.pump();
+        assert_eq!(v.len(), 1, "{r:?}");
+        let pf = h.add(AsyncRead, 500 * MIB, 128 * KIB);
+        h.now = 10;
+        let s1 = h.add(SyncRead, GIB, 4 * KIB);
+        h.now = 20;
+        let s2 = h.add(SyncRead, 2 * GIB, 4 * KIB);
+        h.now = 30;
+        assert!(!h.q.change_priority(busy, SyncRead, &mut h.ios), "{r:?}: an active I/O keeps its class");
+        assert_eq!(h.depth(Scrub), ClassDepth { queued: 0, active: 1 }, "{r:?}");
+        assert!(h.q.change_priority(pf, SyncRead, &mut h.ios), "{r:?}");
+        assert_eq!(h.ios.get(pf).class, SyncRead);
+        assert_eq!(h.depth(AsyncRead).queued, 0, "{r:?}");
+        assert_eq!(h.depth(SyncRead).queued, 3, "{r:?}");
+        assert!(h.pump().is_empty(), "{r:?}: the change itself issues nothing");
+        let mut order = Vec::new();
+        let mut last = v[0];
+        for _ in 0..3 {
+            h.done(&last);
+            let v = h.pump();
+            assert_eq!(v.len(), 1, "{r:?}");
+            assert_eq!(v[0].class, SyncRead, "{r:?}");
+            order.push(v[0].head);
+            last = v[0];
+        }
+        let want = if raised_first { vec![pf, s1, s2] } else { vec![s1, s2, pf] };
+        assert_eq!(order, want, "{r:?}");
+    }
+}
+
+/// Without the change the same prefetch waits behind both sync reads on every era, and the
+/// pre-2013 deadline queue has no way to change a priority.
+#[test]
+fn an_unraised_prefetch_waits_and_the_deadline_queue_cannot_raise_one() {
+    let mut h = H::new(Release::Zfs08, &[("zfs_vdev_max_active", 1)]);
+    h.add(Scrub, 900 * GIB, 128 * KIB);
+    let mut last = h.pump()[0];
+    let pf = h.add(AsyncRead, 500 * MIB, 128 * KIB);
+    h.now = 10;
+    h.add(SyncRead, GIB, 4 * KIB);
+    h.add(SyncRead, 2 * GIB, 4 * KIB);
+    let mut order = Vec::new();
+    for _ in 0..3 {
+        h.done(&last);
+        last = h.pump()[0];
+        order.push(last.head);
+    }
+    assert_eq!(order[2], pf);
+    for r in [Release::Solaris2009, Release::Freebsd9, Release::Illumos2012] {
+        let mut h = H::new(r, &[("zfs_vdev_min_pending", 1), ("zfs_vdev_max_pending", 1)]);
+        h.add(Scrub, 900 * GIB, 128 * KIB);
+        h.pump();
+        let pf = h.add(AsyncRead, 500 * MIB, 128 * KIB);
+        assert!(h.pump().is_empty(), "{r:?}: queued");
+        assert!(!h.q.change_priority(pf, SyncRead, &mut h.ios), "{r:?}");
+        assert_eq!(h.ios.get(pf).class, AsyncRead, "{r:?}");
+    }
+}
+
 // ---------------------------------------------------------------- NIA throttle (2.1, 2.2)
 
 fn nia(r: Release, tweaks: &[(&str, i64)]) -> (NiaPolicy, Tunables) {
