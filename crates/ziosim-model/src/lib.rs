@@ -33,3 +33,4 @@ pub mod trace;
 pub mod tunables;
 pub mod txg;
 pub mod zil;
+pub(crate) mod zfetch;

@@ -48,6 +48,7 @@ use crate::layout::{FileClass, Layout, LayoutParams};
 use crate::io::{flags, IoClass, IoId, IoSlab, LeafIo, Op, NO_IO, NO_LEAF, NUM_CLASSES};
 use crate::pool::{Column, MirrorPenalty, TopVdev, VdevType};
 use crate::release::Release;
+use crate::zfetch::Zfetch;
 use crate::queue::{self, Issue, QueueEnv, QueuePolicy};
 use crate::series::{self, SeriesStore};
 use crate::stats::{log2_bucket, FineHist, Log2Hist};
@@ -150,6 +151,11 @@ pub(crate) enum LeafRole {
 /// One prefetched record: in flight while `pending` > 0; demand reads wait on it.
 #[derive(Default)]
 pub(crate) struct PfRec {
+    /// Whose it is: the workload, its file and stream (`zfetch::Fetch`), the record.
+    wl: u16,
+    file: u32,
+    gen: u32,
+    b: u64,
     pending: u32,
     waiters: Vec<u32>,
     /// Its leaf reads (0.8+, for `promote_prefetch`; ids of completed ones may have been
@@ -161,55 +167,6 @@ pub(crate) struct PfRec {
     in_window: bool,
     /// No copy could be read: a demand read of it gets EIO.
     lost: bool,
-}
-
-/// A sequential stream's prefetcher (`dmu_zfetch`, ZF@zfs-0.8.0/2.2.0, simplified to one
-/// stream per sequential workload): records `next..` are read ahead at ASYNC_READ priority
-/// up to `dist_bytes` beyond the last access; the distance doubles per access up to
-/// `zfetch_max_distance`.
-pub(crate) struct Prefetcher {
-    max_dist_bytes: u64,
-    dist_bytes: u64,
-    next: u64,
-    window: VecDeque<(u64, u32)>,
-    hits: u64,
-    /// In-flight prefetches a demand read raised to SYNC_READ (`arcstat_async_upgrade_sync`).
-    promoted: u64,
-}
-
-impl Prefetcher {
-    fn new(max_dist_bytes: u64) -> Prefetcher {
-        Prefetcher { max_dist_bytes, dist_bytes: 0, next: 0, window: VecDeque::new(), hits: 0, promoted: 0 }
-    }
-    /// The slot holding record `b`, if prefetched (the window is consecutive records).
-    fn lookup(&self, b: u64) -> Option<u32> {
-        let &(front, _) = self.window.front()?;
-        let i = b.checked_sub(front)? as usize;
-        self.window.get(i).filter(|(blk, _)| *blk == b).map(|(_, s)| *s)
-    }
-    /// Forget records before `first` (consumed; the ARC keeps them but nobody asks again).
-    fn consume_below(&mut self, first: u64, recs: &mut [PfRec], free: &mut Vec<u32>) {
-        while let Some(&(b, slot)) = self.window.front() {
-            if b >= first {
-                break;
-            }
-            self.window.pop_front();
-            Self::release(slot, recs, free);
-        }
-    }
-    fn reset(&mut self, recs: &mut [PfRec], free: &mut Vec<u32>) {
-        while let Some((_, slot)) = self.window.pop_front() {
-            Self::release(slot, recs, free);
-        }
-        self.next = 0;
-    }
-    fn release(slot: u32, recs: &mut [PfRec], free: &mut Vec<u32>) {
-        let r = &mut recs[slot as usize];
-        r.in_window = false;
-        if r.pending == 0 {
-            free.push(slot);
-        }
-    }
 }
 
 const LEAF_LAT_BUCKETS: usize = 37;
@@ -775,8 +732,9 @@ pub(crate) struct Workload {
     /// Per interval: the non-empty bucket range of `s_lat_log2` as (first bucket, counts
     /// from it to the last non-empty one); `(0, [])` for an interval without operations.
     pub(crate) series_lat_log2: Vec<(u32, Vec<u64>)>,
-    /// The prefetcher of a sequential-read stream (None: random or prefetch disabled).
-    pub(crate) pf: Option<Prefetcher>,
+    /// The workload's predictive prefetcher, its files' streams (`zfetch.rs`; None when
+    /// `zfs_prefetch_disable` is set).
+    pub(crate) pf: Option<Zfetch>,
     /// Operations in flight now, and ∫ in-flight dt (ns) for Little's law.
     pub(crate) inflight: u64,
     pub(crate) inflight_ns: u128,
@@ -921,6 +879,11 @@ pub struct Model_ {
     pf_promote: bool,
     /// Collects the ids `submit_leaf_via` allocates while a prefetch read is being issued.
     pf_capture: Option<Vec<IoId>>,
+    /// Prefetch records in flight, pool-wide (2.2's `zfetch` `io_active`).
+    pf_active: u64,
+    /// Scratch of `zfetch`: the reads streams ask for and the records they let go of.
+    pf_fetches: Vec<crate::zfetch::Fetch>,
+    pf_released: Vec<u32>,
     pub(crate) wls: Vec<Workload>,
     pub(crate) txg: Txg,
     /// File data blocks of the layout: the records foreground workloads address.
@@ -1172,7 +1135,7 @@ impl Model_ {
             }
         }
         let prefetch_on = tun.get(T::zfs_prefetch_disable) == 0;
-        let zfetch_max = tun.get(T::zfetch_max_distance) as u64;
+        let zf_params = crate::zfetch::Params::new(cfg.release, &tun, rs, cfg.ram_bytes);
         let mut wls = Vec::new();
         // A trace's records move into its replay state (they can be tens of MB; the kept
         // config needs none of them).
@@ -1203,6 +1166,14 @@ impl Model_ {
                 ));
             }
             let threads = w.threads.unwrap_or(0);
+            // The files the prefetcher tracks: a trace's own (each from its lowest to its
+            // highest record), else the region as one file.
+            let files = match traces[i].as_ref() {
+                // A volume is one object: its reads share its streams, whatever device of
+                // the trace they came from.
+                Some(tc) if !cfg.is_volume() => crate::trace::trace_files(tc, w.region_offset_bytes, region_len, rs),
+                _ => vec![(w.region_offset_bytes / rs, (w.region_offset_bytes + region_len).div_ceil(rs) - w.region_offset_bytes / rs)],
+            };
             wls.push(Workload {
                 name: w.name.clone(),
                 kind: w.kind,
@@ -1234,7 +1205,7 @@ impl Model_ {
                 s_lat_log2: Log2Hist::default(),
                 series: Vec::new(),
                 series_lat_log2: Vec::new(),
-                pf: (w.kind == WorkloadKind::SeqRead && prefetch_on).then(|| Prefetcher::new(zfetch_max)),
+                pf: prefetch_on.then(|| Zfetch::new(zf_params.clone(), &files)),
                 inflight: 0,
                 inflight_ns: 0,
                 inflight_since_ns: 0,
@@ -1357,6 +1328,9 @@ impl Model_ {
             pf_free: Vec::new(),
             pf_promote: cfg.release >= Release::Zfs08,
             pf_capture: None,
+            pf_active: 0,
+            pf_fetches: Vec::new(),
+            pf_released: Vec::new(),
             wls,
             txg: Txg {
                 phase: SyncPhase::Data,
@@ -1601,7 +1575,7 @@ impl Model_ {
             return;
         }
         let id = self.alloc_op(op);
-        self.start_read(wl, id, off, size, ctx);
+        self.start_read(wl, id, off, size, 0, ctx);
     }
 
     /// `dmu_write` → `dmu_buf_will_dirty`: a record that write `id` covers only in part
@@ -1649,39 +1623,41 @@ impl Model_ {
 
     /// Read op `id` (`size` bytes at `off` of workload `wl`'s region): an ARC hit, an
     /// L2ARC hit, or demand reads of every record it covers (plus prefetch).
-    fn start_read(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+    fn start_read(&mut self, wl: usize, id: u32, off: u64, size: u64, file: u32, ctx: &mut Ctx<Ev>) {
         if self.wls[wl].arc.is_some() {
-            self.start_read_arc(wl, id, off, size, ctx);
+            self.start_read_arc(wl, id, off, size, file, ctx);
             return;
         }
         let rs = self.recordsize;
         let w = &mut self.wls[wl];
         let arc_hit = w.rng.chance(w.arc_hit);
         let l2_hit = !arc_hit && w.rng.chance(w.l2_hit);
+        let first = off / rs;
+        let last = (off + size - 1) / rs;
         if arc_hit {
             self.wls[wl].arc_hits += 1;
+            let cached = vec![true; (last - first + 1) as usize];
+            self.zfetch(wl, file, off, size, &cached, ctx);
             let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
         }
-        let first = off / rs;
-        let last = (off + size - 1) / rs;
-        // A record the stream's prefetch has read or is reading is in the ARC (or about to
+        // A record a stream has prefetched or is prefetching is in the ARC (or about to
         // be): with `l2arc_noprefetch` the prefetch read the pool, and the demand read finds
         // its buffer, never the L2ARC (`arc_read`). Only the others can be L2ARC hits.
-        let held = |m: &Self, b: u64| m.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(b).is_some());
-        let l2_recs: Vec<u64> = if l2_hit { (first..=last).filter(|&b| !held(self, b)).collect() } else { Vec::new() };
+        let held: Vec<bool> = (first..=last).map(|b| self.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(file, b).is_some())).collect();
+        let l2_recs: Vec<u64> = if l2_hit { (first..=last).filter(|&b| !held[(b - first) as usize]).collect() } else { Vec::new() };
         let from_l2 = !l2_recs.is_empty() && self.l2_read(wl, id, l2_recs.iter().copied(), ctx);
         for b in first..=last {
-            let h = held(self, b);
+            let h = held[(b - first) as usize];
             if from_l2 && !h {
                 continue;
             }
             // A demand hit on a prefetched buffer makes it L2-cacheable again; an L2ARC
             // hit read from the pool instead (dead device, `l2arc_norw`) is not re-fed.
-            self.demand_read(wl, b, id, !l2_hit || h, ctx);
+            self.demand_read(wl, b, id, !l2_hit || h, file, ctx);
         }
-        self.prefetch(wl, first, last, size, ctx);
+        self.zfetch(wl, file, off, size, &held, ctx);
         if self.ops[id as usize].pending == 0 {
             // Every record was already prefetched: an ARC hit.
             let t = self.read_copy_ns(wl, size);
@@ -1692,25 +1668,35 @@ impl Model_ {
     /// Read op `id` of a workload with a modelled ARC (`arc_size`): the records it covers
     /// that the cache does not hold are read — from the L2ARC (its hit share of the misses)
     /// or from the pool; none missing is an ARC hit.
-    fn start_read_arc(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+    fn start_read_arc(&mut self, wl: usize, id: u32, off: u64, size: u64, file: u32, ctx: &mut Ctx<Ev>) {
         let rs = self.recordsize;
         let now = ctx.now();
+        let first = off / rs;
         let w = &mut self.wls[wl];
         let arc = w.arc.as_mut().unwrap();
-        let missing: Vec<u64> = (off / rs..=(off + size - 1) / rs).filter(|&b| !arc.touch(b, now)).collect();
-        if missing.is_empty() {
+        let in_arc: Vec<bool> = (first..=(off + size - 1) / rs).map(|b| arc.touch(b, now)).collect();
+        if in_arc.iter().all(|&c| c) {
             w.arc_hits += 1;
             let t = w.arc_hit_ns + copy_ns(size);
+            self.zfetch(wl, file, off, size, &in_arc, ctx);
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
         }
-        let l2_hit = w.rng.chance(w.l2_hit);
-        if l2_hit && self.l2_read(wl, id, missing.iter().copied(), ctx) {
-            return;
+        // What the model's ARC lacks may be in a stream's prefetch (read or in flight);
+        // only the rest can be L2ARC hits (as in `start_read`).
+        let held: Vec<bool> = (first..).zip(&in_arc).map(|(b, &c)| !c && self.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(file, b).is_some())).collect();
+        let l2_share = self.wls[wl].l2_hit;
+        let l2_hit = self.wls[wl].rng.chance(l2_share);
+        let l2_recs: Vec<u64> = if l2_hit { (first..).zip(in_arc.iter().zip(&held)).filter(|(_, (&c, &h))| !c && !h).map(|(b, _)| b).collect() } else { Vec::new() };
+        let from_l2 = !l2_recs.is_empty() && self.l2_read(wl, id, l2_recs.iter().copied(), ctx);
+        for (i, b) in (first..).take(in_arc.len()).enumerate() {
+            if in_arc[i] || (from_l2 && !held[i]) {
+                continue;
+            }
+            self.demand_read(wl, b, id, !l2_hit || held[i], file, ctx);
         }
-        for b in missing {
-            self.demand_read(wl, b, id, !l2_hit, ctx);
-        }
+        let cached: Vec<bool> = in_arc.iter().zip(&held).map(|(&c, &h)| c || h).collect();
+        self.zfetch(wl, file, off, size, &cached, ctx);
         if self.ops[id as usize].pending == 0 {
             let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
@@ -1784,7 +1770,7 @@ impl Model_ {
         match rec.op {
             TraceOp::Read => {
                 let id = self.alloc_op(op);
-                self.start_read(wl, id, off, rec.size, ctx);
+                self.start_read(wl, id, off, rec.size, if volume { 0 } else { rec.file }, ctx);
             }
             TraceOp::Write | TraceOp::SyncWrite => {
                 let id = self.alloc_op(LogicalOp { dirty: dirty_bytes(off, rec.size, rs), ..op });
@@ -2394,7 +2380,7 @@ impl Model_ {
         if s.reads_done < db.reads_per_txn {
             let (off, size) = Self::db_page(w);
             let id = self.alloc_op(LogicalOp { bytes: size, offset: off, db: DbOp::Read, ..base });
-            self.start_read(wl, id, off, size, ctx);
+            self.start_read(wl, id, off, size, 0, ctx);
             return;
         }
         let (off, len) = (db.wal_off, db.wal_bytes);
@@ -2804,19 +2790,20 @@ impl Model_ {
     /// the stream has it (waiting for it if still in flight), else read from the pool.
     /// `feed`: the record is not on a cache device (not an L2ARC hit the pool serves
     /// instead), so once in the ARC it may be fed to one (`l2feed.rs`).
-    fn demand_read(&mut self, wl: usize, b: u64, id: u32, feed: bool, ctx: &mut Ctx<Ev>) {
+    fn demand_read(&mut self, wl: usize, b: u64, id: u32, feed: bool, file: u32, ctx: &mut Ctx<Ev>) {
         if feed && !self.cache_leaves.is_empty() {
             let psize = self.layout.data_block(b % self.nblocks.max(1)).psize;
             self.l2_eligible(psize, 1);
         }
         if let Some(pf) = self.wls[wl].pf.as_mut() {
-            if let Some(slot) = pf.lookup(b) {
+            if let Some(slot) = pf.lookup(file, b) {
                 let rec = &mut self.pf_recs[slot as usize];
                 if rec.lost {
                     if !self.demand_read_suspends(b, id, ctx) {
                         self.ops[id as usize].eio = true;
                     }
                 } else if rec.pending > 0 {
+                    pf.hits += 1;
                     rec.waiters.push(id);
                     self.ops[id as usize].pending += 1;
                     if self.pf_promote && !rec.promoted {
@@ -2848,46 +2835,80 @@ impl Model_ {
         self.read_suspends(t, id, ctx)
     }
 
-    /// Advance the stream's prefetcher after an access to records first..=last
-    /// (dmu_zfetch: the distance doubles per hit up to zfetch_max_distance).
-    fn prefetch(&mut self, wl: usize, first: u64, last: u64, bytes: u64, ctx: &mut Ctx<Ev>) {
+    /// Tell the workload's prefetcher about a read of `size` bytes at `off` of `file`
+    /// (`cached[i]`: its i-th record was in memory or in flight before it), and issue the
+    /// prefetch reads it asks for (ASYNC_READ, `dbuf_prefetch`). `zfs_read` hands the DMU
+    /// a read in pieces that end at 1 MiB file offsets (`zfs_read_chunk_size`, ZPL@zfs-0.6.5
+    /// … 2.3.0), each with its own `dmu_zfetch` call, so the prefetcher sees them one by
+    /// one; the model issues every piece's demand reads at once.
+    fn zfetch(&mut self, wl: usize, file: u32, off: u64, size: u64, cached: &[bool], ctx: &mut Ctx<Ev>) {
+        const CHUNK: u64 = 1 << 20;
         let rs = self.recordsize;
-        // The stream reads one file, the workload's region: dmu_zfetch stops at its last
-        // block (`dn_maxblkid`), and a reader that wraps starts a new stream.
-        let end = (self.wls[wl].region_off + self.wls[wl].region_len).div_ceil(rs).min(self.nblocks);
+        let now = ctx.now();
+        let io_active = self.pf_active;
         let Some(pf) = self.wls[wl].pf.as_mut() else { return };
-        pf.consume_below(first, &mut self.pf_recs, &mut self.pf_free);
-        if pf.next > 0 && (last + 1 < pf.next.saturating_sub(pf.window.len() as u64) || pf.next + 1 < first) {
-            // A jump (wrap of the stream): restart the window here.
-            pf.reset(&mut self.pf_recs, &mut self.pf_free);
-            pf.dist_bytes = bytes;
+        let file_start = pf.base(file) * rs;
+        let first = off / rs;
+        let mut fetches = std::mem::take(&mut self.pf_fetches);
+        let mut released = std::mem::take(&mut self.pf_released);
+        fetches.clear();
+        released.clear();
+        let (mut a, end) = (off, off + size);
+        while a < end {
+            let b = (a + CHUNK - (a - file_start.min(a)) % CHUNK).min(end);
+            let (r0, r1) = (a / rs, (b - 1) / rs);
+            pf.access(file, r0, &cached[(r0 - first) as usize..=(r1 - first) as usize], now, io_active, &mut fetches, &mut released);
+            a = b;
         }
-        pf.next = pf.next.max(last + 1);
-        pf.dist_bytes = (pf.dist_bytes * 2).max(bytes).min(pf.max_dist_bytes);
-        let target = last + 1 + pf.dist_bytes / rs;
-        let todo = pf.next..pf.next.max(target.min(end));
-        pf.next = todo.end;
-        for b in todo {
-            let slot = match self.pf_free.pop() {
-                Some(s) => s,
-                None => {
-                    self.pf_recs.push(PfRec::default());
-                    (self.pf_recs.len() - 1) as u32
-                }
-            };
+        for &slot in &released {
             let rec = &mut self.pf_recs[slot as usize];
-            let mut ios = std::mem::take(&mut rec.ios);
-            ios.clear();
-            *rec = PfRec { pending: 1, waiters: Vec::new(), ios: Vec::new(), promoted: false, in_window: true, lost: false };
-            self.wls[wl].pf.as_mut().unwrap().window.push_back((b, slot));
-            if self.pf_promote {
-                self.pf_capture = Some(ios);
+            rec.in_window = false;
+            if rec.pending == 0 {
+                self.pf_free.push(slot);
             }
-            let n = self.read_block(b, IoClass::AsyncRead, OWNER_PF | slot, ctx);
-            let rec = &mut self.pf_recs[slot as usize];
-            rec.ios = self.pf_capture.take().unwrap_or_default();
-            rec.pending = rec.pending - 1 + n;
-            rec.lost = n == 0;
+        }
+        let last = (end - 1) / rs;
+        for f in fetches.drain(..) {
+            for b in f.blocks {
+                // `dbuf_prefetch` reads nothing already in memory or being read: what a
+                // stream holds, and this read's own records (read on demand above).
+                if (first..=last).contains(&b) || self.wls[wl].pf.as_ref().unwrap().lookup(file, b).is_some() {
+                    continue;
+                }
+                self.prefetch_read(wl, f.file, f.gen, b, ctx);
+            }
+        }
+        self.pf_fetches = fetches;
+        self.pf_released = released;
+    }
+
+    /// Read record `b` ahead for stream `gen` of `file` of workload `wl`.
+    fn prefetch_read(&mut self, wl: usize, file: u32, gen: u32, b: u64, ctx: &mut Ctx<Ev>) {
+        let slot = match self.pf_free.pop() {
+            Some(s) => s,
+            None => {
+                self.pf_recs.push(PfRec::default());
+                (self.pf_recs.len() - 1) as u32
+            }
+        };
+        let rec = &mut self.pf_recs[slot as usize];
+        let mut ios = std::mem::take(&mut rec.ios);
+        ios.clear();
+        let waiters = std::mem::take(&mut rec.waiters);
+        *rec = PfRec { wl: wl as u16, file, gen, b, pending: 1, waiters, ios: Vec::new(), promoted: false, in_window: true, lost: false };
+        self.wls[wl].pf.as_mut().unwrap().push(file, gen, b, slot);
+        if self.pf_promote {
+            self.pf_capture = Some(ios);
+        }
+        let n = self.read_block(b, IoClass::AsyncRead, OWNER_PF | slot, ctx);
+        let rec = &mut self.pf_recs[slot as usize];
+        rec.ios = self.pf_capture.take().unwrap_or_default();
+        rec.pending = rec.pending - 1 + n;
+        rec.lost = n == 0;
+        if n == 0 {
+            self.wls[wl].pf.as_mut().unwrap().done(file, gen, b);
+        } else {
+            self.pf_active += 1;
         }
     }
 
@@ -2916,7 +2937,12 @@ impl Model_ {
         if rec.pending > 0 {
             return;
         }
+        let (wl, file, gen, b) = (rec.wl as usize, rec.file, rec.gen, rec.b);
         let waiters = std::mem::take(&mut rec.waiters);
+        self.pf_active -= 1;
+        if let Some(pf) = self.wls[wl].pf.as_mut() {
+            pf.done(file, gen, b);
+        }
         if !rec.in_window {
             self.pf_free.push(slot);
         }

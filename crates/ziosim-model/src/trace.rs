@@ -490,6 +490,19 @@ impl TraceState {
         Some(self.laps.saturating_mul(self.lap_ns).saturating_add(self.cfg.t_ns[self.next]))
     }
 
+    /// Where record `i` lands in a region of `region_len` bytes: `take`'s offset and size.
+    fn placed(cfg: &TraceConfig, i: usize, region_len: u64) -> (u64, u64) {
+        let op = TraceOp::from_letter(cfg.ops.as_bytes()[i]);
+        let size = if op == TraceOp::Flush { 0 } else { cfg.size[i].min(region_len) };
+        // Beyond the region: wrapped into it; a record crossing its end is moved back so
+        // that it ends there (same size, so the operation's bytes are the trace's).
+        let mut offset = cfg.offset[i] % region_len;
+        if offset + size > region_len {
+            offset = region_len - size;
+        }
+        (offset, size)
+    }
+
     /// Take the next record, or None once a single pass has issued them all.
     pub(crate) fn take(&mut self) -> Option<TraceRec> {
         if self.exhausted() {
@@ -497,13 +510,7 @@ impl TraceState {
         }
         let i = self.next;
         let op = TraceOp::from_letter(self.cfg.ops.as_bytes()[i]);
-        let size = if op == TraceOp::Flush { 0 } else { self.cfg.size[i].min(self.region_len) };
-        // Beyond the region: wrapped into it; a record crossing its end is moved back so
-        // that it ends there (same size, so the operation's bytes are the trace's).
-        let mut offset = self.cfg.offset[i] % self.region_len;
-        if offset + size > self.region_len {
-            offset = self.region_len - size;
-        }
+        let (offset, size) = Self::placed(&self.cfg, i, self.region_len);
         let file = self.cfg.file.get(i).copied().unwrap_or(0);
         self.next += 1;
         if self.next == self.cfg.offset.len() {
@@ -560,6 +567,33 @@ impl TraceState {
             "by_op": Value::Object(by_op),
         })
     }
+}
+
+/// The files of trace `cfg` replayed in a region at `region_off` of `region_len` bytes, as
+/// the prefetcher sees them: per file index, its first record (pool-wide number of
+/// `rs`-byte records) and its number of records, from its lowest to its highest byte
+/// (a file no record touches: none).
+pub(crate) fn trace_files(cfg: &TraceConfig, region_off: u64, region_len: u64, rs: u64) -> Vec<(u64, u64)> {
+    let mut span: Vec<(u64, u64)> = Vec::new();
+    for i in 0..cfg.offset.len() {
+        let (off, size) = TraceState::placed(cfg, i, region_len);
+        let f = cfg.file.get(i).copied().unwrap_or(0) as usize;
+        if span.len() <= f {
+            span.resize(f + 1, (u64::MAX, 0));
+        }
+        let (lo, hi) = &mut span[f];
+        *lo = (*lo).min(off);
+        *hi = (*hi).max(off + size.max(1));
+    }
+    span.into_iter()
+        .map(|(lo, hi)| {
+            if lo == u64::MAX {
+                return (0, 0);
+            }
+            let first = (region_off + lo) / rs;
+            (first, (region_off + hi).div_ceil(rs) - first)
+        })
+        .collect()
 }
 
 #[cfg(test)]

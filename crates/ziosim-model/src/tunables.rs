@@ -363,9 +363,29 @@ tunables! {
         "1 turns off predictive prefetch: sequential reads then wait on every record, random reads lose nothing.",
         "ZF@zfs-0.8.0..2.3.0";
     zfetch_max_distance = "zfetch_max_distance", "bytes", [0, 1 << 31],
-        [(Solaris2009, 8 * MIB), (Zfs22, 64 * MIB)], None,
+        [(Solaris2009, NA), (Zfs07, 8 * MIB), (Zfs22, 64 * MIB)], None,
         "How far ahead of a sequential stream prefetch reads; farther streams faster and holds more ARC and disk queue.",
-        "ZF@zfs-0.8.0 (8 MiB); ZF@zfs-2.2.0 (64 MiB)";
+        "ZF@zfs-0.7.0, 0.8.0 (8 MiB); ZF@zfs-2.2.0 (64 MiB)";
+    zfetch_min_distance = "zfetch_min_distance", "bytes", [0, 1 << 31],
+        [(Solaris2009, NA), (Zfs22, 4 * MIB)], None,
+        "A stream's prefetch distance doubles per hit up to this, then grows by 1/8 only when the reader catches up with its prefetch.",
+        "ZF@zfs-2.2.0, 2.3.0";
+    zfetch_block_cap = "zfetch_block_cap", "count", [1, 1 << 20],
+        [(Solaris2009, 256), (Zfs07, NA)], None,
+        "Blocks a stream of the old prefetcher reads ahead of the reader, in bursts (256 blocks of 128K: 32-64 MiB ahead); more streams faster and holds more ARC.",
+        "dmu_zfetch.c@zfs-0.6.5 and illumos il:d3d50737e5, il:69962b5647";
+    zfetch_max_streams = "zfetch_max_streams", "count", [1, 1 << 16],
+        [(Solaris2009, 8)], None,
+        "Sequential streams tracked per file; more lets more readers of one file each be prefetched.",
+        "dmu_zfetch.c@zfs-0.6.5; ZF@zfs-0.7.0..2.3.0";
+    zfetch_min_sec_reap = "zfetch_min_sec_reap", "s", [0, 1 << 20],
+        [(Solaris2009, 2), (Zfs22, 1)], None,
+        "Idle seconds before a stream may be recycled for a new one (before 2.2: idle more than this many whole seconds).",
+        "dmu_zfetch.c@zfs-0.6.5; ZF@zfs-0.7.0..2.1.0 (2), ZF@zfs-2.2.0 (1)";
+    zfetch_max_sec_reap = "zfetch_max_sec_reap", "s", [0, 1 << 20],
+        [(Solaris2009, NA), (Zfs22, 2)], None,
+        "Idle seconds after which a stream is reused for a new one whatever the cap.",
+        "ZF@zfs-2.2.0, 2.3.0";
 
     // ---- dirty data (drives async-write concurrency, §2.5 and §4.1) ----
     zfs_dirty_data_max_percent = "zfs_dirty_data_max_percent", "percent", [1, 100],
