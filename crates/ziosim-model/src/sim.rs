@@ -154,7 +154,7 @@ pub(crate) struct PfRec {
     /// Whose it is: the workload, its file and stream (`zfetch::Fetch`), the record.
     wl: u16,
     file: u32,
-    gen: u32,
+    gen: u64,
     b: u64,
     pending: u32,
     waiters: Vec<u32>,
@@ -884,6 +884,10 @@ pub struct Model_ {
     /// Scratch of `zfetch`: the reads streams ask for and the records they let go of.
     pf_fetches: Vec<crate::zfetch::Fetch>,
     pf_released: Vec<u32>,
+    pf_cached: Vec<bool>,
+    /// Scratch of `start_read`: per record of a read, in the ARC / held by a stream.
+    rd_in_arc: Vec<bool>,
+    rd_held: Vec<bool>,
     pub(crate) wls: Vec<Workload>,
     pub(crate) txg: Txg,
     /// File data blocks of the layout: the records foreground workloads address.
@@ -1331,6 +1335,9 @@ impl Model_ {
             pf_active: 0,
             pf_fetches: Vec::new(),
             pf_released: Vec::new(),
+            pf_cached: Vec::new(),
+            rd_in_arc: Vec::new(),
+            rd_held: Vec::new(),
             wls,
             txg: Txg {
                 phase: SyncPhase::Data,
@@ -1634,10 +1641,14 @@ impl Model_ {
         let l2_hit = !arc_hit && w.rng.chance(w.l2_hit);
         let first = off / rs;
         let last = (off + size - 1) / rs;
+        let n = (last - first + 1) as usize;
+        let mut in_arc = std::mem::take(&mut self.rd_in_arc);
+        in_arc.clear();
+        in_arc.resize(n, arc_hit);
         if arc_hit {
             self.wls[wl].arc_hits += 1;
-            let cached = vec![true; (last - first + 1) as usize];
-            self.zfetch(wl, file, off, size, &cached, ctx);
+            self.zfetch(wl, file, off, size, &in_arc, ctx);
+            self.rd_in_arc = in_arc;
             let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
@@ -1645,9 +1656,14 @@ impl Model_ {
         // A record a stream has prefetched or is prefetching is in the ARC (or about to
         // be): with `l2arc_noprefetch` the prefetch read the pool, and the demand read finds
         // its buffer, never the L2ARC (`arc_read`). Only the others can be L2ARC hits.
-        let held: Vec<bool> = (first..=last).map(|b| self.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(file, b).is_some())).collect();
-        let l2_recs: Vec<u64> = if l2_hit { (first..=last).filter(|&b| !held[(b - first) as usize]).collect() } else { Vec::new() };
-        let from_l2 = !l2_recs.is_empty() && self.l2_read(wl, id, l2_recs.iter().copied(), ctx);
+        let mut held = std::mem::take(&mut self.rd_held);
+        held.clear();
+        let pf = self.wls[wl].pf.as_ref();
+        held.extend((first..=last).map(|b| pf.is_some_and(|pf| pf.lookup(file, b).is_some())));
+        let from_l2 = l2_hit && held.iter().any(|&h| !h) && {
+            let recs: Vec<u64> = (first..=last).filter(|&b| !held[(b - first) as usize]).collect();
+            self.l2_read(wl, id, recs.into_iter(), ctx)
+        };
         for b in first..=last {
             let h = held[(b - first) as usize];
             if from_l2 && !h {
@@ -1657,7 +1673,9 @@ impl Model_ {
             // hit read from the pool instead (dead device, `l2arc_norw`) is not re-fed.
             self.demand_read(wl, b, id, !l2_hit || h, file, ctx);
         }
-        self.zfetch(wl, file, off, size, &held, ctx);
+        self.zfetch(wl, file, off, size, &in_arc, ctx);
+        self.rd_in_arc = in_arc;
+        self.rd_held = held;
         if self.ops[id as usize].pending == 0 {
             // Every record was already prefetched: an ARC hit.
             let t = self.read_copy_ns(wl, size);
@@ -1695,8 +1713,7 @@ impl Model_ {
             }
             self.demand_read(wl, b, id, !l2_hit || held[i], file, ctx);
         }
-        let cached: Vec<bool> = in_arc.iter().zip(&held).map(|(&c, &h)| c || h).collect();
-        self.zfetch(wl, file, off, size, &cached, ctx);
+        self.zfetch(wl, file, off, size, &in_arc, ctx);
         if self.ops[id as usize].pending == 0 {
             let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
@@ -2836,54 +2853,78 @@ impl Model_ {
     }
 
     /// Tell the workload's prefetcher about a read of `size` bytes at `off` of `file`
-    /// (`cached[i]`: its i-th record was in memory or in flight before it), and issue the
-    /// prefetch reads it asks for (ASYNC_READ, `dbuf_prefetch`). `zfs_read` hands the DMU
-    /// a read in pieces that end at 1 MiB file offsets (`zfs_read_chunk_size`, ZPL@zfs-0.6.5
-    /// … 2.3.0), each with its own `dmu_zfetch` call, so the prefetcher sees them one by
-    /// one; the model issues every piece's demand reads at once.
-    fn zfetch(&mut self, wl: usize, file: u32, off: u64, size: u64, cached: &[bool], ctx: &mut Ctx<Ev>) {
-        const CHUNK: u64 = 1 << 20;
+    /// (`in_arc[i]`: its i-th record was in memory), and issue the prefetch reads it asks
+    /// for (ASYNC_READ, `dbuf_prefetch`). `zfs_read` hands the DMU a read in pieces that end
+    /// at 1 MiB file offsets (`zfs_read_chunk_size`, ZPL@zfs-0.6.5 … 2.3.0), one after the
+    /// other, each with its own `dmu_zfetch` call and its prefetch issued before the next
+    /// piece; `zvol_read` hands it pieces of `DMU_MAX_ACCESS`/2 (32 MiB) from the request's
+    /// start (zvol.c@zfs-0.7.0:892, zvol_os.c@zfs-2.2.0:459). The model issues every
+    /// piece's demand reads at once, before this.
+    fn zfetch(&mut self, wl: usize, file: u32, off: u64, size: u64, in_arc: &[bool], ctx: &mut Ctx<Ev>) {
         let rs = self.recordsize;
         let now = ctx.now();
-        let io_active = self.pf_active;
-        let Some(pf) = self.wls[wl].pf.as_mut() else { return };
-        let file_start = pf.base(file) * rs;
+        let volume = self.zil.is_volume();
+        let Some(pf) = self.wls[wl].pf.as_ref() else { return };
+        let (chunk, origin) = if volume { (32 << 20, off) } else { (1 << 20, pf.base(file) * rs) };
+        let max_access = pf.max_access_bytes();
+        let in_flight_cached = pf.in_flight_is_cached();
         let first = off / rs;
+        let last = (off + size - 1) / rs;
         let mut fetches = std::mem::take(&mut self.pf_fetches);
         let mut released = std::mem::take(&mut self.pf_released);
+        let mut cached = std::mem::take(&mut self.pf_cached);
         fetches.clear();
-        released.clear();
         let (mut a, end) = (off, off + size);
+        let mut prev_last = None;
         while a < end {
-            let b = (a + CHUNK - (a - file_start.min(a)) % CHUNK).min(end);
+            let b = (a + chunk - (a - origin.min(a)) % chunk).min(end);
             let (r0, r1) = (a / rs, (b - 1) / rs);
-            pf.access(file, r0, &cached[(r0 - first) as usize..=(r1 - first) as usize], now, io_active, &mut fetches, &mut released);
+            let piece = b - a;
             a = b;
-        }
-        for &slot in &released {
-            let rec = &mut self.pf_recs[slot as usize];
-            rec.in_window = false;
-            if rec.pending == 0 {
-                self.pf_free.push(slot);
+            if piece > max_access {
+                // Before 2.2 a DMU access over `zfetch_array_rd_sz` is not prefetched for
+                // (only a volume's pieces can be; a file's are ≤ 1 MiB).
+                continue;
             }
-        }
-        let last = (end - 1) / rs;
-        for f in fetches.drain(..) {
-            for b in f.blocks {
-                // `dbuf_prefetch` reads nothing already in memory or being read: what a
-                // stream holds, and this read's own records (read on demand above).
-                if (first..=last).contains(&b) || self.wls[wl].pf.as_ref().unwrap().lookup(file, b).is_some() {
-                    continue;
+            // What each record looks like to this piece: in the ARC, or prefetched (read,
+            // or being read where that counts), or finished by the piece before (a record
+            // larger than a piece).
+            cached.clear();
+            for r in r0..=r1 {
+                let held = self.wls[wl].pf.as_ref().unwrap().lookup(file, r).map(|slot| in_flight_cached || self.pf_recs[slot as usize].pending == 0);
+                cached.push(in_arc[(r - first) as usize] || held == Some(true) || prev_last == Some(r));
+            }
+            prev_last = Some(r1);
+            released.clear();
+            let from = fetches.len();
+            let io_active = self.pf_active;
+            self.wls[wl].pf.as_mut().unwrap().access(file, r0, &cached, now, io_active, &mut fetches, &mut released);
+            for &slot in &released {
+                let rec = &mut self.pf_recs[slot as usize];
+                rec.in_window = false;
+                if rec.pending == 0 {
+                    self.pf_free.push(slot);
                 }
-                self.prefetch_read(wl, f.file, f.gen, b, ctx);
+            }
+            for k in from..fetches.len() {
+                let f = fetches[k].clone();
+                for r in f.blocks {
+                    // `dbuf_prefetch` reads nothing already in memory or being read: what a
+                    // stream holds, and this read's own records (read on demand already).
+                    if (first..=last).contains(&r) || self.wls[wl].pf.as_ref().unwrap().lookup(file, r).is_some() {
+                        continue;
+                    }
+                    self.prefetch_read(wl, f.file, f.gen, r, ctx);
+                }
             }
         }
         self.pf_fetches = fetches;
         self.pf_released = released;
+        self.pf_cached = cached;
     }
 
     /// Read record `b` ahead for stream `gen` of `file` of workload `wl`.
-    fn prefetch_read(&mut self, wl: usize, file: u32, gen: u32, b: u64, ctx: &mut Ctx<Ev>) {
+    fn prefetch_read(&mut self, wl: usize, file: u32, gen: u64, b: u64, ctx: &mut Ctx<Ev>) {
         let slot = match self.pf_free.pop() {
             Some(s) => s,
             None => {
@@ -2896,7 +2937,10 @@ impl Model_ {
         ios.clear();
         let waiters = std::mem::take(&mut rec.waiters);
         *rec = PfRec { wl: wl as u16, file, gen, b, pending: 1, waiters, ios: Vec::new(), promoted: false, in_window: true, lost: false };
-        self.wls[wl].pf.as_mut().unwrap().push(file, gen, b, slot);
+        // A stream gone since it asked (a later piece of the same read ended it): nobody
+        // will look the record up, so it is freed once read.
+        let kept = self.wls[wl].pf.as_mut().unwrap().push(file, gen, b, slot);
+        self.pf_recs[slot as usize].in_window = kept;
         if self.pf_promote {
             self.pf_capture = Some(ios);
         }
@@ -2907,6 +2951,9 @@ impl Model_ {
         rec.lost = n == 0;
         if n == 0 {
             self.wls[wl].pf.as_mut().unwrap().done(file, gen, b);
+            if !kept {
+                self.pf_free.push(slot);
+            }
         } else {
             self.pf_active += 1;
         }

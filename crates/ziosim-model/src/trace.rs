@@ -571,11 +571,16 @@ impl TraceState {
 
 /// The files of trace `cfg` replayed in a region at `region_off` of `region_len` bytes, as
 /// the prefetcher sees them: per file index, its first record (pool-wide number of
-/// `rs`-byte records) and its number of records, from its lowest to its highest byte
-/// (a file no record touches: none).
+/// `rs`-byte records) and its number of records, from its lowest byte rounded down to
+/// 1 MiB — where the parser starts the file (`python/ziosim/trace.py`), so `zfs_read`'s
+/// 1 MiB pieces fall where the application's did — to its highest (a file no read or
+/// write touches: none; a flush has no place).
 pub(crate) fn trace_files(cfg: &TraceConfig, region_off: u64, region_len: u64, rs: u64) -> Vec<(u64, u64)> {
     let mut span: Vec<(u64, u64)> = Vec::new();
     for i in 0..cfg.offset.len() {
+        if TraceOp::from_letter(cfg.ops.as_bytes()[i]) == TraceOp::Flush {
+            continue;
+        }
         let (off, size) = TraceState::placed(cfg, i, region_len);
         let f = cfg.file.get(i).copied().unwrap_or(0) as usize;
         if span.len() <= f {
@@ -590,7 +595,7 @@ pub(crate) fn trace_files(cfg: &TraceConfig, region_off: u64, region_len: u64, r
             if lo == u64::MAX {
                 return (0, 0);
             }
-            let first = (region_off + lo) / rs;
+            let first = (region_off + (lo & !((1 << 20) - 1))) / rs;
             (first, (region_off + hi).div_ceil(rs) - first)
         })
         .collect()
@@ -602,6 +607,18 @@ mod tests {
 
     fn cfg(ops: &str, t: Vec<u64>, off: Vec<u64>, size: Vec<u64>, repeat: bool) -> TraceConfig {
         TraceConfig { t_ns: t, ops: ops.into(), offset: off, size, file: vec![], repeat }
+    }
+
+    #[test]
+    fn a_files_prefetch_extent_runs_from_its_1_mib_start_and_ignores_flushes() {
+        const M: u64 = 1 << 20;
+        // File 0 at 0–3 MiB, file 1 from 17 MiB (+128K) with an fsync (offset 0, no size).
+        let mut c = cfg("RRRF", vec![], vec![0, 3 * M - 4096, 17 * M + 131072, 0], vec![4096, 4096, 131072, 0], false);
+        c.file = vec![0, 0, 1, 1];
+        let f = trace_files(&c, 8 * M, 64 * M, 131072);
+        assert_eq!(f[0], (64, 24));
+        // From 17 MiB (its first read at 17 MiB + 128K, rounded down) to 17.25 MiB.
+        assert_eq!(f[1], (64 + 17 * 8, 2));
     }
 
     #[test]

@@ -112,7 +112,7 @@ impl Params {
 /// One stream. Block numbers are the file's (0 = its first record).
 pub(crate) struct Stream {
     /// Unique among the run's streams: a completed prefetch finds its stream by it.
-    gen: u32,
+    gen: u64,
     /// 0.7+: the next block expected (`zs_blkid`).
     blkid: u64,
     /// 0.7+: the end of the predicted window (`zs_pf_blkid`, 2.2 `zs_pf_end`).
@@ -140,7 +140,7 @@ pub(crate) struct Stream {
 }
 
 impl Stream {
-    fn new(gen: u32, blkid: u64, now: u64) -> Stream {
+    fn new(gen: u64, blkid: u64, now: u64) -> Stream {
         Stream {
             gen,
             blkid,
@@ -173,7 +173,7 @@ pub(crate) struct FileZf {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Fetch {
     pub file: u32,
-    pub gen: u32,
+    pub gen: u64,
     pub blocks: Range<u64>,
 }
 
@@ -181,7 +181,9 @@ pub(crate) struct Fetch {
 pub(crate) struct Zfetch {
     p: Params,
     files: Vec<FileZf>,
-    next_gen: u32,
+    next_gen: u64,
+    /// Records held in all the streams' windows (`lookup` has nothing to find at 0).
+    windowed: u64,
     /// Records a read found prefetched (read or in flight).
     pub hits: u64,
     /// In-flight prefetches a demand read raised to SYNC_READ (0.8+).
@@ -192,7 +194,21 @@ impl Zfetch {
     /// `files`: each file's first record (pool-wide number) and its number of records.
     pub(crate) fn new(p: Params, files: &[(u64, u64)]) -> Zfetch {
         let files = files.iter().map(|&(base, n)| FileZf { base, maxblkid: n.saturating_sub(1), streams: Vec::new() }).collect();
-        Zfetch { p, files, next_gen: 0, hits: 0, promoted: 0 }
+        Zfetch { p, files, next_gen: 0, windowed: 0, hits: 0, promoted: 0 }
+    }
+
+    /// Whether a record being read counts as in memory for this release's prefetcher:
+    /// before 2.1 (`ARC_FLAG_CACHED` on an in-flight header, `dbuf_read`'s `prefetched`);
+    /// from 2.1 `missed` asks whether the dbuf was `DB_CACHED` after `dbuf_read`
+    /// (dmu.c@zfs-2.1.0:574), which a block still being read is not.
+    pub(crate) fn in_flight_is_cached(&self) -> bool {
+        self.p.era < Era::Gated
+    }
+
+    /// Before 2.2 a DMU access over `zfetch_array_rd_sz` (1 MiB) is not prefetched for
+    /// (dmu.c@zfs-0.6.5:400, @zfs-0.7.0:509, @zfs-2.1.0:542).
+    pub(crate) fn max_access_bytes(&self) -> u64 {
+        if self.p.era < Era::Bytes { 1 << 20 } else { u64::MAX }
     }
 
     /// The file's first record (pool-wide number).
@@ -202,23 +218,28 @@ impl Zfetch {
 
     /// The prefetch slot holding pool-wide record `b` of `file`, if a stream prefetched it.
     pub(crate) fn lookup(&self, file: u32, b: u64) -> Option<u32> {
+        if self.windowed == 0 {
+            return None;
+        }
         let f = self.files.get(file as usize)?;
         f.streams.iter().find_map(|s| s.window.binary_search_by_key(&b, |&(r, _)| r).ok().map(|i| s.window[i].1))
     }
 
-    /// A prefetch read of record `b` for stream `gen` of `file` was issued in `slot`.
-    pub(crate) fn push(&mut self, file: u32, gen: u32, b: u64, slot: u32) {
-        if let Some(s) = self.stream_mut(file, gen) {
-            debug_assert!(s.window.back().is_none_or(|&(r, _)| r < b), "prefetch window out of order");
-            s.window.push_back((b, slot));
-            s.inflight += 1;
-        }
+    /// A prefetch read of record `b` for stream `gen` of `file` was issued in `slot`: false
+    /// if that stream is gone (nobody will look the record up; free it once read).
+    pub(crate) fn push(&mut self, file: u32, gen: u64, b: u64, slot: u32) -> bool {
+        let Some(s) = self.stream_mut(file, gen) else { return false };
+        debug_assert!(s.window.back().is_none_or(|&(r, _)| r < b), "prefetch window out of order");
+        s.window.push_back((b, slot));
+        s.inflight += 1;
+        self.windowed += 1;
+        true
     }
 
     /// A prefetch of record `b` for stream `gen` of `file` completed (its last leaf read).
     /// 2.2+: one the reader had already passed marks its stream as falling behind
     /// (`dmu_zfetch_done`).
-    pub(crate) fn done(&mut self, file: u32, gen: u32, b: u64) {
+    pub(crate) fn done(&mut self, file: u32, gen: u64, b: u64) {
         let base = self.base(file);
         if let Some(s) = self.stream_mut(file, gen) {
             s.inflight = s.inflight.saturating_sub(1);
@@ -228,15 +249,16 @@ impl Zfetch {
         }
     }
 
-    fn stream_mut(&mut self, file: u32, gen: u32) -> Option<&mut Stream> {
+    fn stream_mut(&mut self, file: u32, gen: u64) -> Option<&mut Stream> {
         self.files.get_mut(file as usize)?.streams.iter_mut().find(|s| s.gen == gen)
     }
 
     /// A read of `cached.len()` records of `file` from pool-wide record `first` — a piece
     /// no larger than `zfs_read`'s 1 MiB chunk — at `now`; `cached[i]`: record `first + i`
-    /// was in memory or being read before this access. `io_active`: the pool's prefetch
-    /// records in flight. Appends the reads to issue to `out` and the slots streams let go
-    /// of to `released`.
+    /// counts as in memory (`in_flight_is_cached`). `io_active`: the pool's prefetch
+    /// records in flight. Appends the reads to issue to `out`, which holds those of this
+    /// read's earlier pieces (old era: a block one of them asked for is in flight by its
+    /// turn), and the slots streams let go of to `released`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn access(&mut self, file: u32, first: u64, cached: &[bool], now: u64, io_active: u64, out: &mut Vec<Fetch>, released: &mut Vec<u32>) {
         let Some(f) = self.files.get_mut(file as usize) else { return };
@@ -246,13 +268,13 @@ impl Zfetch {
         let blkid = first - f.base;
         let p = &self.p;
         let gen = &mut self.next_gen;
+        let before = released.len();
         if p.era == Era::Capped {
             // Block by block, as `dbuf_read` calls it: a block an earlier step of this
             // read prefetched is in flight by its turn (`ARC_FLAG_CACHED`).
-            let from = out.len();
             for (i, &c) in cached.iter().enumerate() {
                 let b = blkid + i as u64;
-                let c = c || out[from..].iter().any(|x| x.blocks.contains(&(f.base + b)));
+                let c = c || out.iter().any(|x| x.file == file && x.blocks.contains(&(f.base + b)));
                 if let Some((g, r)) = old_access(p, f, b, c, now, gen, released) {
                     out.push(Fetch { file, gen: g, blocks: f.base + r.start..f.base + r.end });
                 }
@@ -263,6 +285,7 @@ impl Zfetch {
                 out.push(Fetch { file, gen: g, blocks: f.base + r.start..f.base + r.end });
             }
         }
+        self.windowed -= (released.len() - before) as u64;
     }
 }
 
@@ -282,7 +305,7 @@ fn release_below(s: &mut Stream, upto: u64, released: &mut Vec<u32>) {
     }
 }
 
-fn new_gen(gen: &mut u32) -> u32 {
+fn new_gen(gen: &mut u64) -> u64 {
     let g = *gen;
     *gen = gen.wrapping_add(1);
     g
@@ -292,7 +315,7 @@ fn new_gen(gen: &mut u32) -> u32 {
 /// `dmu_zfetch_dofetch`, `dmu_zfetch_stream_reclaim` at zfs-0.6.5 and illumos): one
 /// `dbuf_read` of block `b`, `prefetched` if it was in memory or in flight. Forward
 /// streams only. Returns the blocks (the file's numbering) to prefetch and the stream.
-fn old_access(p: &Params, f: &mut FileZf, b: u64, prefetched: bool, now: u64, gen: &mut u32, released: &mut Vec<u32>) -> Option<(u32, Range<u64>)> {
+fn old_access(p: &Params, f: &mut FileZf, b: u64, prefetched: bool, now: u64, gen: &mut u64, released: &mut Vec<u32>) -> Option<(u64, Range<u64>)> {
     let mut reset = None;
     for (i, s) in f.streams.iter_mut().enumerate() {
         if s.len == 0 {
@@ -315,7 +338,8 @@ fn old_access(p: &Params, f: &mut FileZf, b: u64, prefetched: bool, now: u64, ge
                 s.off += s.len - p.block_cap;
                 s.len = p.block_cap;
             }
-            release_below(s, f.base + b + 1, released);
+            // The reader may still be inside block `b` (a read smaller than a record).
+            release_below(s, f.base + b, released);
             // dmu_zfetch_dofetch: read ahead in pieces of the window's length up to
             // `cap` blocks past it.
             s.cap = (2 * s.cap).min(p.block_cap);
@@ -337,7 +361,6 @@ fn old_access(p: &Params, f: &mut FileZf, b: u64, prefetched: bool, now: u64, ge
     }
     // A new stream: reuse the first idle more than `zfetch_min_sec_reap` whole seconds.
     let idle = |s: &Stream| (now - s.atime) / S > p.min_reap_ns / S;
-    let stream = Stream { atime: now, ..Stream::new(new_gen(gen), b, now) };
     if let Some(i) = f.streams.iter().position(idle) {
         let mut old = f.streams.remove(i);
         release_all(&mut old, released);
@@ -347,14 +370,14 @@ fn old_access(p: &Params, f: &mut FileZf, b: u64, prefetched: bool, now: u64, ge
             return None;
         }
     }
-    f.streams.insert(0, stream);
+    f.streams.insert(0, Stream::new(new_gen(gen), b, now));
     None
 }
 
 /// 0.7+ (`dmu_zfetch` at 0.7.0/0.8.0/2.0.0, `dmu_zfetch_prepare`/`_run` at 2.1.0/2.2.0):
 /// an access of `nblks` blocks from `blkid`; `missed`: one of them was not in memory.
 #[allow(clippy::too_many_arguments)]
-fn new_access(p: &Params, f: &mut FileZf, mut blkid: u64, mut nblks: u64, missed: bool, now: u64, io_active: u64, gen: &mut u32, released: &mut Vec<u32>) -> Option<(u32, Range<u64>)> {
+fn new_access(p: &Params, f: &mut FileZf, mut blkid: u64, mut nblks: u64, missed: bool, now: u64, io_active: u64, gen: &mut u64, released: &mut Vec<u32>) -> Option<(u64, Range<u64>)> {
     // 0.7 and 0.8/2.0 ignore block 0 (`dmu_zfetch` returns); 2.1+ track it on the
     // `dmu_buf_hold_array` path and skip files of two blocks or fewer.
     if p.era <= Era::Trim && blkid == 0 {
@@ -364,14 +387,13 @@ fn new_access(p: &Params, f: &mut FileZf, mut blkid: u64, mut nblks: u64, missed
         return None;
     }
     let end = blkid + nblks;
-    let mut found = f.streams.iter().position(|s| s.blkid == blkid);
-    if found.is_none() && p.era >= Era::Trim {
-        // An access that starts in the last block read (illumos 8835).
-        if let Some(i) = f.streams.iter().position(|s| s.blkid == blkid + 1) {
-            found = Some(i);
-            blkid += 1;
-            nblks -= 1;
-        }
+    // The first stream in the list the access continues: at its next block, or from 0.8
+    // (illumos 8835) in the last block read, which is then trimmed off the access.
+    let found = f.streams.iter().position(|s| s.blkid == blkid || (p.era >= Era::Trim && s.blkid == blkid + 1));
+    if let Some(i) = found.filter(|&i| f.streams[i].blkid == blkid + 1) {
+        debug_assert!(f.streams[i].blkid != blkid);
+        blkid += 1;
+        nblks -= 1;
     }
     if p.era >= Era::Gated && end >= f.maxblkid {
         // Reaching the end of the file ends the stream, with nothing read ahead.
@@ -435,7 +457,8 @@ fn new_access(p: &Params, f: &mut FileZf, mut blkid: u64, mut nblks: u64, missed
     };
     s.blkid = end;
     s.atime = now;
-    release_below(s, base + end, released);
+    // The reader may still be inside the last block (a read smaller than a record).
+    release_below(s, base + end - 1, released);
     // `dbuf_prefetch` reads nothing past the file's last block.
     let r = range.start.min(maxblkid + 1)..range.end.min(maxblkid + 1);
     (!r.is_empty()).then(|| (s.gen, r))
@@ -443,14 +466,13 @@ fn new_access(p: &Params, f: &mut FileZf, mut blkid: u64, mut nblks: u64, missed
 
 /// A new stream expecting block `blkid` (`dmu_zfetch_stream_create`), if the file may
 /// have another.
-fn create(p: &Params, f: &mut FileZf, blkid: u64, now: u64, gen: &mut u32, released: &mut Vec<u32>) {
+fn create(p: &Params, f: &mut FileZf, blkid: u64, now: u64, gen: &mut u64, released: &mut Vec<u32>) {
     let max = p.max_streams.min((f.maxblkid << p.dbs) / p.max_dist.max(1)).max(1);
-    let fresh = Stream::new(new_gen(gen), blkid, now);
     if p.era == Era::Bytes {
         // Reuse a stream idle `zfetch_max_sec_reap` (the first; the others go), else at
         // the cap the oldest idle `zfetch_min_sec_reap`. A new stream is born "idle"
         // `zfetch_min_sec_reap` so that it can be reused before its first hit.
-        let born = Stream { atime: now.saturating_sub(p.min_reap_ns), ..fresh };
+        let born = |gen: &mut u64| Stream { atime: now.saturating_sub(p.min_reap_ns), ..Stream::new(new_gen(gen), blkid, now) };
         let stale = |s: &Stream| s.inflight == 0 && s.atime + p.max_reap_ns <= now;
         let mut reuse = None;
         let mut i = 0;
@@ -482,9 +504,9 @@ fn create(p: &Params, f: &mut FileZf, blkid: u64, now: u64, gen: &mut u32, relea
         match reuse {
             Some(i) => {
                 release_all(&mut f.streams[i], released);
-                f.streams[i] = born;
+                f.streams[i] = born(gen);
             }
-            None => f.streams.insert(0, born),
+            None => f.streams.insert(0, born(gen)),
         }
         return;
     }
@@ -501,7 +523,7 @@ fn create(p: &Params, f: &mut FileZf, blkid: u64, now: u64, gen: &mut u32, relea
         }
     }
     if (f.streams.len() as u64) < max {
-        f.streams.insert(0, fresh);
+        f.streams.insert(0, Stream::new(new_gen(gen), blkid, now));
     }
 }
 
@@ -663,8 +685,9 @@ mod tests {
                 }
             }
         }
-        assert_eq!(z.lookup(0, 1009), None, "read, and passed");
+        assert_eq!(z.lookup(0, 1008), None, "read, and passed");
+        assert_eq!(z.lookup(0, 1009), Some(1009), "the reader may still be inside the block it read last");
         assert_eq!(z.lookup(0, 1010), Some(1010));
-        assert!(rel.contains(&1003) && !rel.contains(&1010));
+        assert!(rel.contains(&1003) && !rel.contains(&1009));
     }
 }
