@@ -426,31 +426,15 @@ fn new_access(p: &Params, f: &mut FileZf, mut blkid: u64, mut nblks: u64, missed
         s.more = false;
         s.dist = s.dist.min(p.max_dist);
         let pf_n = s.dist >> dbs;
-        s.pf1 = s.pf1.max(end);
         s.pf = s.pf.max(end + pf_n);
-        s.missed |= missed;
-        if s.missed {
-            let r = s.pf1..s.pf;
-            s.pf1 = s.pf;
-            r
-        } else {
-            end..end
-        }
+        gated_run(s, end, missed)
     } else {
         let pf_start = s.pf.max(end);
         let dist = p.max_dist >> dbs;
         let pf_n = (s.pf.saturating_sub(blkid) + nblks).min(dist.saturating_sub(pf_start - end));
         s.pf = pf_start + pf_n;
         if p.era == Era::Gated {
-            s.pf1 = s.pf1.max(end);
-            s.missed |= missed;
-            if s.missed {
-                let r = s.pf1..s.pf;
-                s.pf1 = s.pf;
-                r
-            } else {
-                end..end
-            }
+            gated_run(s, end, missed)
         } else {
             pf_start..s.pf
         }
@@ -462,6 +446,19 @@ fn new_access(p: &Params, f: &mut FileZf, mut blkid: u64, mut nblks: u64, missed
     // `dbuf_prefetch` reads nothing past the file's last block.
     let r = range.start.min(maxblkid + 1)..range.end.min(maxblkid + 1);
     (!r.is_empty()).then(|| (s.gen, r))
+}
+
+/// 2.1+'s `dmu_zfetch_run` for an access ending at `end`: the predicted blocks not yet
+/// read, once the stream has met a block not in memory (`zs_missed` is sticky); none before.
+fn gated_run(s: &mut Stream, end: u64, missed: bool) -> Range<u64> {
+    s.pf1 = s.pf1.max(end);
+    s.missed |= missed;
+    if !s.missed {
+        return end..end;
+    }
+    let r = s.pf1..s.pf;
+    s.pf1 = s.pf;
+    r
 }
 
 /// A new stream expecting block `blkid` (`dmu_zfetch_stream_create`), if the file may
