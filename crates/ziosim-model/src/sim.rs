@@ -1170,8 +1170,9 @@ impl Model_ {
                 ));
             }
             let threads = w.threads.unwrap_or(0);
-            // The files the prefetcher tracks: a trace's own (each from its lowest to its
-            // highest record), else the region as one file.
+            // The files the prefetcher tracks: a trace's own (`trace_files`: each from the
+            // 1 MiB boundary below its lowest record to its highest), else the region as
+            // one file.
             let files = match traces[i].as_ref() {
                 // A volume is one object: its reads share its streams, whatever device of
                 // the trace they came from.
