@@ -2820,17 +2820,17 @@ impl Model_ {
                     if !self.demand_read_suspends(b, id, ctx) {
                         self.ops[id as usize].eio = true;
                     }
-                } else if rec.pending > 0 {
-                    pf.hits += 1;
-                    rec.waiters.push(id);
-                    self.ops[id as usize].pending += 1;
-                    if self.pf_promote && !rec.promoted {
-                        rec.promoted = true;
-                        pf.promoted += 1;
-                        self.promote_prefetch(slot);
-                    }
                 } else {
                     pf.hits += 1;
+                    if rec.pending > 0 {
+                        rec.waiters.push(id);
+                        self.ops[id as usize].pending += 1;
+                        if self.pf_promote && !rec.promoted {
+                            rec.promoted = true;
+                            pf.promoted += 1;
+                            self.promote_prefetch(slot);
+                        }
+                    }
                 }
                 return;
             }
@@ -2908,14 +2908,14 @@ impl Model_ {
                 }
             }
             for k in from..fetches.len() {
-                let f = fetches[k].clone();
-                for r in f.blocks {
+                let (gen, blocks) = (fetches[k].gen, fetches[k].blocks.clone());
+                for r in blocks {
                     // `dbuf_prefetch` reads nothing already in memory or being read: what a
                     // stream holds, and this read's own records (read on demand already).
                     if (first..=last).contains(&r) || self.wls[wl].pf.as_ref().unwrap().lookup(file, r).is_some() {
                         continue;
                     }
-                    self.prefetch_read(wl, f.file, f.gen, r, ctx);
+                    self.prefetch_read(wl, file, gen, r, ctx);
                 }
             }
         }

@@ -169,10 +169,10 @@ pub(crate) struct FileZf {
     streams: Vec<Stream>,
 }
 
-/// Reads a stream asks for: blocks `blocks` (pool-wide record numbers) for stream `gen`.
+/// Reads a stream of the accessed file asks for: blocks `blocks` (pool-wide record
+/// numbers) for stream `gen`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Fetch {
-    pub file: u32,
     pub gen: u64,
     pub blocks: Range<u64>,
 }
@@ -274,15 +274,15 @@ impl Zfetch {
             // read prefetched is in flight by its turn (`ARC_FLAG_CACHED`).
             for (i, &c) in cached.iter().enumerate() {
                 let b = blkid + i as u64;
-                let c = c || out.iter().any(|x| x.file == file && x.blocks.contains(&(f.base + b)));
+                let c = c || out.iter().any(|x| x.blocks.contains(&(f.base + b)));
                 if let Some((g, r)) = old_access(p, f, b, c, now, gen, released) {
-                    out.push(Fetch { file, gen: g, blocks: f.base + r.start..f.base + r.end });
+                    out.push(Fetch { gen: g, blocks: f.base + r.start..f.base + r.end });
                 }
             }
         } else {
             let missed = cached.iter().any(|&c| !c);
             if let Some((g, r)) = new_access(p, f, blkid, cached.len() as u64, missed, now, io_active, gen, released) {
-                out.push(Fetch { file, gen: g, blocks: f.base + r.start..f.base + r.end });
+                out.push(Fetch { gen: g, blocks: f.base + r.start..f.base + r.end });
             }
         }
         self.windowed -= (released.len() - before) as u64;

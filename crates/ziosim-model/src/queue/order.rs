@@ -214,25 +214,39 @@ impl ClassQueues {
         let c = self.fixup(io);
         io.class = c;
         let io = *io;
-        self.sets[c.idx()].insert(self.key(&io, id));
+        self.add_to_class(id, &io);
         if let Some(t) = aggregate::type_index(c, io.op).filter(|_| !self.agg_per_class) {
             self.by_type[t].insert(key::lba(io.offset, id));
         }
-        self.queued[c.idx()] += 1;
-        self.queued_mask |= 1 << c.idx();
         self.budget = self.budget.saturating_add(1);
     }
 
     /// Remove from the class queue only; the caller removes the offset-set entries (all the
     /// members of a take at once, see `take`).
     fn remove_from_class(&mut self, id: IoId, io: &LeafIo) {
-        let c = io.class.idx();
-        let removed = self.sets[c].remove(&self.key(io, id));
+        let removed = self.try_remove_from_class(id, io);
         debug_assert!(removed, "io {id} not queued in {:?}", io.class);
+    }
+
+    /// `remove_from_class` of an I/O that may not be queued (false: it was not).
+    fn try_remove_from_class(&mut self, id: IoId, io: &LeafIo) -> bool {
+        let c = io.class.idx();
+        if !self.sets[c].remove(&self.key(io, id)) {
+            return false;
+        }
         self.queued[c] -= 1;
         if self.queued[c] == 0 {
             self.queued_mask &= !(1 << c);
         }
+        true
+    }
+
+    /// Put `io` in its class queue (its `class` and, for a FIFO class, `seq` set).
+    fn add_to_class(&mut self, id: IoId, io: &LeafIo) {
+        let c = io.class.idx();
+        self.sets[c].insert(self.key(io, id));
+        self.queued[c] += 1;
+        self.queued_mask |= 1 << c;
     }
 
     /// `vdev_queue_change_io_priority` (0.8+, a8b2e30685): move I/O `id`, if still queued,
@@ -248,13 +262,8 @@ impl ClassQueues {
             (Op::Read, _) => AsyncRead,
             _ => AsyncWrite,
         };
-        let from = io.class.idx();
-        if !self.sets[from].remove(&self.key(&io, id)) {
+        if !self.try_remove_from_class(id, &io) {
             return false;
-        }
-        self.queued[from] -= 1;
-        if self.queued[from] == 0 {
-            self.queued_mask &= !(1 << from);
         }
         let io = ios.get_mut(id);
         io.class = to;
@@ -263,9 +272,7 @@ impl ClassQueues {
             self.next_seq += 1;
         }
         let io = *io;
-        self.sets[to.idx()].insert(self.key(&io, id));
-        self.queued[to.idx()] += 1;
-        self.queued_mask |= 1 << to.idx();
+        self.add_to_class(id, &io);
         self.no_pick = None;
         true
     }
