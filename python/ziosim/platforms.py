@@ -87,6 +87,8 @@ _P = ("zfs_prefetch", "zfs_prefetch_")
 _F = ("zfs_prefetch", "zfetch_")
 _L = ("zfs_zil", "zil_")
 _L2 = ("zfs_l2arc", "l2arc_")
+_ZIO = ("zfs_zio", "zio_")
+_SPA = ("zfs", "spa_")
 
 
 class _Row(NamedTuple):
@@ -192,6 +194,10 @@ _ROWS = tuple(_Row(*r) for r in (
     ("zfs_write_limit_min",                    "",          RW, None, "write_limit_min",        RD, "2009-2012", 64),
     ("zfs_write_limit_override",               "",          RW, None, "write_limit_override",   RD, "2009-2012", 64),
     ("zfs_no_write_throttle",                  "",          RW, None, "no_write_throttle",      RD, "2009-2012", 32),
+    ("zio_dva_throttle_enabled",               "0.7+",      RW, _ZIO, "",                       RW, "",          0),
+    ("zfs_vdev_queue_depth_pct",               "0.7+",      RW, _V,   "",                       RW, "",          0),
+    ("zfs_vdev_def_queue_depth",               "2.2+",      RW, _V,   "",                       RW, "",          0),
+    ("spa_num_allocators",                     "2.3",       RW, _SPA, "",                       RW, "",          0),
     ("zfs_immediate_write_sz",                 "0.6.5+",    RW, _Z,   "",                       RW, "2009+",     64),
     ("zvol_immediate_write_sz",                "",          RW, None, "",                       RW, "2009+",     64),
     ("zil_slog_limit",                         "0.6.5",     RW, None, "",                       RW, "2012+",     64),

@@ -511,6 +511,8 @@ _READ_AT_MODULE_LOAD = {"zfs_scan_fill_weight": "scan_init copies it into fill_w
 # until a remount, which ziosim does not model (snv_117 `zfsvfs_setup`: `if (zil_disable)
 # { zil_destroy(…); zfsvfs->z_log = NULL; }`, zfs_vfsops.c; the ZPL never reads it again).
 _READ_AT_MOUNT = {"zil_disable": "zfsvfs_setup reads it when a file system is mounted, zfs_vfsops.c"}
+# Knobs read when a pool is imported or created: a running pool keeps what it read.
+_READ_AT_IMPORT = {"spa_num_allocators": "spa_add sets spa_alloc_count from it, spa_misc.c@zfs-2.3.0"}
 
 
 def boot_only(name: str, release: str) -> str | None:
@@ -524,6 +526,8 @@ def boot_only(name: str, release: str) -> str | None:
         return f"{release} reads it only when the zfs module loads ({_READ_AT_MODULE_LOAD[name]})"
     if name in _READ_AT_MOUNT:
         return f"{release} reads it only when a file system is mounted ({_READ_AT_MOUNT[name]})"
+    if name in _READ_AT_IMPORT:
+        return f"{release} reads it only when a pool is imported ({_READ_AT_IMPORT[name]})"
     why = []
     for p in platforms.platforms_for(release):
         k = platforms.knob(p, release, name)

@@ -190,8 +190,8 @@ def test_how_long(tmp_path, monkeypatch):
     scenarios = "".join((ROOT / "scenarios" / f).read_text(encoding="utf-8")
                         for f in ("resilver-straggler.toml", "rebuild-mirror-zfs-2.1.toml"))
     _check("guide-time", blocks, [
-        "7.76% done, 00:54:03 to go", "resilvered 50.1G in 00:56:50", "00:16:13", "p99=172ms", "p99=45.1ms",
-        "00:01:14", "00:01:40", "00:02:04", "200G", "60G", "1m24s", "2m04s"], inputs=scenarios)
+        "7.76% done, 00:54:03 to go", "resilvered 50.1G in 00:56:50", "00:16:16", "p99=172ms", "p99=45.1ms",
+        "00:01:14", "00:01:39", "00:02:03", "200G", "60G", "1m24s", "2m03s"], inputs=scenarios)
 
 
 @needs_core

@@ -288,12 +288,12 @@ def test_dumps_are_real_names_so_unknown_never_and_not_modelled_for_the_rest():
     assert {r.verdict for r in sysfs} == {V_OK, V_RED, V_NM}
     assert {n for n, r in by.items() if r.verdict == V_NM} == {
         "l2arc_noprefetch", "spa_slop_shift", "zfs_arc_max", "zfs_arc_min",
-        "zfs_scan_ignore_errors", "zfs_txg_history", "zfs_vdev_queue_depth_pct", "zil_replay_disable",
-        "zio_slow_io_ms"}
+        "zfs_scan_ignore_errors", "zfs_txg_history", "zil_replay_disable", "zio_slow_io_ms"}
     assert {n for n, r in by.items() if r.verdict == V_OK} == {
         "zfs_vdev_scrub_max_active", "zfs_resilver_min_time_ms",  # changed
         "zfs_dirty_data_max", "zfs_dirty_data_max_max", "zfs_wrlog_data_max"}  # derived from RAM: never REDUNDANT
     assert by["l2arc_write_max"].verdict == V_RED  # modelled (the L2ARC feed), at its default
+    assert by["zfs_vdev_queue_depth_pct"].verdict == V_RED  # modelled (the allocation throttle), at 1000
     sysctl = {r.name: r.verdict for r in conf.audit(fixture("sysctl-vfs-zfs.txt"), "zfs-2.2")}
     assert {n for n, v in sysctl.items() if v == V_OK} == {
         "vfs.zfs.vdev.nia_delay", "vfs.zfs.vdev.nia_credit", "vfs.zfs.scan_vdev_limit", "vfs.zfs.dirty_data_max"}

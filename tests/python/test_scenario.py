@@ -1278,6 +1278,10 @@ def test_set_of_a_boot_only_tunable_is_refused():
     # running system's change waits for a remount, which ziosim does not model.
     assert "solaris-2009 reads it only when a file system is mounted (zfsvfs_setup" in err(
         set_("solaris-2009", "zil_disable", 1))
+    # 2.3 counts its allocators when the pool is imported (spa_add); a live pool keeps them.
+    assert "zfs-2.3 reads it only when a pool is imported (spa_add" in err(
+        set_("zfs-2.3", "spa_num_allocators", 2))
+    assert ok(set_("zfs-2.2", "zio_dva_throttle_enabled", 0))["actions"][1]["value"] == 0
     # In zfs.tunables they are what the system booted with.
     booted = ok('[zfs]\nrelease = "zfs-2.2"\ntunables = { zfs_dirty_data_max_percent = 20, zfs_scan_fill_weight = 2 }\n'
                 + SET_POOL)

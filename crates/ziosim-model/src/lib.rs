@@ -6,6 +6,7 @@
 //! fixed-size histograms and sampled counters. See `../shared/design.md` §2.
 
 pub mod admin;
+mod alloc;
 mod aux_fail;
 pub mod config;
 pub mod device;
@@ -29,6 +30,7 @@ pub(crate) mod spacemap;
 pub mod stats;
 pub(crate) mod status_log;
 pub mod suspend;
+mod sync_alloc;
 pub mod trace;
 pub mod tunables;
 pub mod txg;

@@ -97,6 +97,8 @@ pub enum Ev {
     ScanResume,
     /// The L2ARC feed thread wakes (`l2feed.rs`).
     L2Feed,
+    /// Blocks of the syncing txg leave the write issue taskq (`sync_alloc.rs`).
+    SyncArrive,
     /// Scenario action number `idx` is due.
     Action { idx: u32 },
     /// End of the run.
@@ -116,7 +118,7 @@ fn dirty_bytes(off: u64, size: u64, rs: u64) -> u64 {
 /// writer only this; the write throttle never sees it.
 const COPY_BYTES_PER_S: u64 = 5_600_000_000;
 
-fn copy_ns(bytes: u64) -> u64 {
+pub(crate) fn copy_ns(bytes: u64) -> u64 {
     (bytes as u128 * NS_PER_S as u128 / COPY_BYTES_PER_S as u128) as u64
 }
 
@@ -127,11 +129,13 @@ const ZVOL_FOID: u64 = u64::MAX - 1;
 // Who waits for a leaf I/O (`LeafIo::owner`): the top three bits name the waiter, the
 // bits below index its table. 000 a logical op (`ops`), 001 a rebuild chunk
 // (`rebuild::OWNER_REBUILD`), 010 a scan zio (`scan::OWNER_SCAN`, with
-// `scan_prefetch::OWNER_SCAN_PF` below it), 011 the ZIL (`zil_ios`), 1xx a prefetch
-// (`pf_recs`); `NO_IO` (nobody) and `OWNER_TXG` (the sync thread) are whole values.
+// `scan_prefetch::OWNER_SCAN_PF` below it), 011 the ZIL (`zil_ios`), 10x a prefetch
+// (`pf_recs`), 11x a copy spa_sync writes (`sync_alloc::OWNER_SYNC`); `NO_IO` (nobody),
+// `OWNER_TXG` (the sync thread's flushes and uberblocks) and `l2feed::OWNER_L2FEED` are
+// whole values.
 const OWNER_TXG: u32 = u32::MAX - 1;
 /// Held on a pending-I/O counter while its writes are being submitted (see `begin_sync`).
-const SUBMIT_GUARD: u64 = 1 << 30;
+pub(crate) const SUBMIT_GUARD: u64 = 1 << 30;
 /// Owner bits of ZIL I/O (lwb, indirect and flush); the low bits index `zil_ios`.
 const OWNER_ZIL: u32 = 3 << 29;
 /// Owner bit of prefetch reads; the low bits index `pf_recs`.
@@ -808,9 +812,6 @@ pub(crate) struct Txg {
     /// The txg being synced.
     pub(crate) sync_txg: u64,
     pub(crate) sync_pending_ios: u64,
-    /// Data-phase leaf writes issued and completed (dirty bytes fall in proportion).
-    pub(crate) sync_data_ios: u64,
-    pub(crate) sync_data_done: u64,
     /// The syncing txg's data phase rewrote the objsets (it had dirty records).
     pub(crate) sync_wrote_objsets: bool,
     pub(crate) sync_bytes: u64,
@@ -892,7 +893,11 @@ pub struct Model_ {
     pub(crate) txg: Txg,
     /// File data blocks of the layout: the records foreground workloads address.
     pub(crate) nblocks: u64,
-    pub(crate) blocks_per_run: u64,
+    /// Where spa_sync's new blocks go and how many may be in flight (`alloc.rs`), and the
+    /// syncing txg's blocks on their way (`sync_alloc.rs`); 2.3's allocator count.
+    pub(crate) alloc: crate::alloc::Allocation,
+    pub(crate) sblk: crate::sync_alloc::SyncBlocks,
+    pub(crate) alloc_count: usize,
     pub(crate) recordsize: u64,
     pub(crate) cols: Vec<Column>,
     /// Scratch list of (leaf, offset, size) writes, reused by the repair paths.
@@ -1121,7 +1126,26 @@ impl Model_ {
         let rs = cfg.pool.recordsize_bytes;
         let layout = build_layout(&cfg, &tops)?;
         let nblocks = layout.data_blocks();
-        let blocks_per_run = ((1u64 << 20) / rs).max(1);
+        // `mg_aliquot` of each top-level vdev (`metaslab_group_create`/`_activate`):
+        // `metaslab_aliquot` (512 KiB, 1 MiB from 2.2) × its children to 2.1, × its data
+        // disks from 2.2 (c55b293287; a mirror counts one), in asize bytes.
+        let mg_aliquot: Vec<u64> = tops
+            .iter()
+            .map(|t| {
+                if cfg.release < Release::Zfs22 {
+                    (512u64 << 10) * t.leaves.len().max(1) as u64
+                } else if let Some(d) = &t.draid {
+                    (1u64 << 20) * d.ndata as u64
+                } else if t.kind.is_raidz() {
+                    (1u64 << 20) * (t.leaves.len() as u64 - t.kind.nparity() as u64).max(1)
+                } else {
+                    1 << 20
+                }
+            })
+            .collect();
+        // spa_alloc_count (2.3): MAX(MIN(spa_num_allocators, ncpus / spa_cpus_per_allocator
+        // (4)), 1), read when the pool is imported; the model takes 16 CPUs, so at most 4.
+        let alloc_count = tun.try_get(T::spa_num_allocators).unwrap_or(4).clamp(1, 16 / 4) as usize;
         // New txg writes go to free space after the pre-existing contents of each vdev.
         // (dRAID allocates whole stripes from a stripe-aligned start, `vdev_draid_get_astart`.)
         let top_alloc_bytes: Vec<u64> = (0..tops.len())
@@ -1347,8 +1371,6 @@ impl Model_ {
                 syncing: false,
                 sync_txg: 0,
                 sync_pending_ios: 0,
-                sync_data_ios: 0,
-                sync_data_done: 0,
                 sync_wrote_objsets: false,
                 sync_bytes: 0,
                 sync_reported_bytes: 0,
@@ -1372,7 +1394,9 @@ impl Model_ {
                 throttle_ns_sum: 0,
             },
             nblocks,
-            blocks_per_run,
+            alloc: crate::alloc::Allocation::new(mg_aliquot),
+            sblk: Default::default(),
+            alloc_count,
             recordsize: rs,
             cols: Vec::with_capacity(32),
             writes: Vec::with_capacity(32),
@@ -2945,6 +2969,7 @@ impl Model_ {
         if self.pf_promote {
             self.pf_capture = Some(ios);
         }
+        debug_assert!(slot < 1 << 30, "prefetch slots end below the sync copies' owner tag");
         let n = self.read_block(b, IoClass::AsyncRead, OWNER_PF | slot, ctx);
         let rec = &mut self.pf_recs[slot as usize];
         rec.ios = self.pf_capture.take().unwrap_or_default();
@@ -3201,36 +3226,21 @@ impl Model_ {
         self.txg.phase = SyncPhase::Data;
         self.txg.sync_bytes = bytes;
         self.txg.sync_reported_bytes = 0;
-        self.txg.sync_data_done = 0;
         self.txg.last_sync_start_ns = ctx.now();
         let w = self.dirty_recs.take(&self.layout, txg);
         self.txg.sync_wrote_objsets = !w.meta.is_empty();
         debug_assert!(w.data_bytes + w.meta.iter().map(|m| m.2).sum::<u64>() > 0 || bytes == 0);
-        let nrec = (w.data_bytes - overridden.min(w.data_bytes)).div_ceil(rs);
-        // metaslab_alloc skips top-level vdevs that cannot be written (`suspend.rs`).
-        let tops = self.writeable_tops();
-        let ntops = tops.len();
+        let written = w.data_bytes - overridden.min(w.data_bytes);
+        let nrec = written.div_ceil(rs);
         self.dtl_note_sync(txg);
-        let mut pending = 0;
-        // Raidz skip-sector writes the policy drops complete inside `write_block`, before
-        // their count is known: hold the counters up until every write is submitted.
-        self.txg.sync_pending_ios += SUBMIT_GUARD;
-        self.txg.sync_data_ios = u64::MAX;
         // A scan's sync writes its state to the MOS too (dsl_scan_sync_state).
-        if ntops == 0 && (nrec > 0 || !w.meta.is_empty() || self.scan_active()) {
+        if self.writeable_tops().is_empty() && (nrec > 0 || !w.meta.is_empty() || self.scan_active()) {
             // No vdev for the txg's blocks: the allocation fails, the pool suspends, and
             // this sync waits in zio_wait for a resume that never comes (the guard stays).
+            self.txg.sync_pending_ios += SUBMIT_GUARD;
             self.suspend(crate::suspend::SuspendCause::Write, ctx);
             return;
         }
-        let mut recs = Vec::with_capacity(nrec as usize);
-        for k in 0..nrec {
-            let t = tops[((k / self.blocks_per_run) % ntops as u64) as usize];
-            let (n, piece) = self.sync_write(t, rs, txg, ctx);
-            pending += n;
-            recs.push(piece);
-        }
-        self.space_note_data(&w.data, &recs, w.data_bytes - overridden.min(w.data_bytes), txg);
         // Every dirty buffer of the txg is in the ARC once written, L2ARC-eligible
         // (`arc_write`), the ones dmu_sync wrote early too.
         if !self.cache_leaves.is_empty() {
@@ -3239,20 +3249,13 @@ impl Model_ {
                 self.l2_eligible(psize, n);
             }
         }
-        self.txg.data_bytes += nrec * rs;
-        // The dirty indirect and dnode blocks, then the objsets above them; each copy of a
-        // block on the next top-level vdev (ditto blocks, `metaslab_alloc`), the rotor going
-        // on from the data.
-        let mut k = nrec;
+        // The data records, then the dirty indirect and dnode blocks and the objsets
+        // above them, each with its copies (ditto blocks), through the allocation stage.
+        let mut meta = Vec::new();
         for (&(psize, ndvas, n), keys) in w.meta.iter().zip(&w.meta_keys) {
-            for &key in keys.iter().take(n as usize) {
-                let t0 = ((k / self.blocks_per_run) % ntops as u64) as usize;
-                k += 1;
-                pending += self.sync_write_meta(&tops, t0, psize, ndvas as usize, key, txg, ctx);
-            }
+            meta.extend(keys.iter().take(n as usize).map(|&key| (psize, ndvas, key)));
         }
-        self.txg.sync_data_ios = pending;
-        self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
+        self.sync_data_blocks(w.data, written, nrec, meta, bytes, ctx);
         self.sync_advance(ctx);
     }
 
@@ -3260,12 +3263,11 @@ impl Model_ {
     /// then the space-map blocks (`spacemap.rs`) of the metaslabs its allocations
     /// (`ms_allocating`, SLOG log blocks) and frees touched, then the MOS dnode block and
     /// objset above them when the data phase did not write those; each block three copies
-    /// on successive writeable top-level vdevs. Returns the leaf writes submitted.
+    /// through the allocation stage. Returns the sync's pending work (0: nothing to wait for).
     fn sync_space_maps(&mut self, ctx: &mut Ctx<Ev>) -> u64 {
         use crate::spacemap::MsChange;
         let txg = self.txg.sync_txg;
         let tops = self.writeable_tops();
-        let mut pending = 0;
         self.txg.sync_pending_ios += SUBMIT_GUARD;
         // A running scan rewrites its state every txg: dsl_scan_sync_state's zap_update of
         // the pool directory's "scan" entry (a fat ZAP: its 24 integers rule out a
@@ -3283,8 +3285,9 @@ impl Model_ {
         let mos_dirty = !zaps.is_empty();
         if !tops.is_empty() {
             let (psize, _) = self.layout.metadata_write(16 << 10);
-            for (k, &key) in zaps.iter().enumerate() {
-                pending += self.sync_write_meta(&tops, k, psize, 3, key, txg, ctx);
+            // Allocated at once: the space maps below record their allocations.
+            for &key in &zaps {
+                self.sync_mos_block_now(psize, 3, key, ctx);
             }
         }
         let mut changes: std::collections::BTreeMap<(u16, u64), MsChange> = Default::default();
@@ -3345,50 +3348,33 @@ impl Model_ {
         if !tops.is_empty() {
             for (k, b) in blocks.iter().enumerate() {
                 let (psize, _) = self.layout.metadata_write(b.lsize);
-                pending += self.sync_write_meta(&tops, k, psize, 3, b.key, txg, ctx);
+                self.sync_mos_block(psize, 3, b.key, ctx);
                 if k < n_sm {
                     self.txg.sm_blocks += 3;
                     self.txg.sm_bytes += 3 * psize;
                 }
             }
         }
-        self.txg.sync_pending_ios = self.txg.sync_pending_ios + pending - SUBMIT_GUARD;
+        self.txg.sync_pending_ios -= SUBMIT_GUARD;
         self.sm_scratch = (blocks, gone);
-        pending
+        self.txg.sync_pending_ios
     }
 
     /// One block (one copy) the sync of `txg` writes on top-level vdev `t`: allocated from
-    /// free space, noted as born in `txg`, written at ASYNC_WRITE. Returns its leaf writes.
-    fn sync_write(&mut self, t: usize, psize: u64, txg: u64, ctx: &mut Ctx<Ev>) -> (u64, crate::space::Piece) {
+    /// free space, noted as born in `txg`, written at ASYNC_WRITE for `owner`. Returns its
+    /// leaf writes and where it went.
+    pub(crate) fn sync_write(&mut self, t: usize, psize: u64, txg: u64, owner: u32, ctx: &mut Ctx<Ev>) -> (u64, crate::space::Piece) {
         let asize = self.tops[t].asize(psize);
         let off = self.alloc_free(t, asize, txg);
         self.admin.note_write(t, off, asize, psize, self.layout.last_txg() + txg);
-        (self.write_block(t, off, psize, IoClass::AsyncWrite, OWNER_TXG, ctx), (t as u16, off, asize))
-    }
-
-    /// One metadata block (record `key`) the sync of `txg` writes: `ndvas` copies on
-    /// successive top-level vdevs of `tops` from index `t0` (ditto blocks, `metaslab_alloc`);
-    /// its previous copy is freed with this txg (COW). Returns its leaf writes.
-    #[allow(clippy::too_many_arguments)]
-    fn sync_write_meta(&mut self, tops: &[usize], t0: usize, psize: u64, ndvas: usize, key: (u64, u64), txg: u64, ctx: &mut Ctx<Ev>) -> u64 {
-        let mut pending = 0;
-        let mut c = crate::space::Copies::default();
-        for d in 0..ndvas {
-            let (m, piece) = self.sync_write(tops[(t0 + d) % tops.len()], psize, txg, ctx);
-            pending += m;
-            c.push(piece);
-        }
-        self.txg.meta_blocks += ndvas as u64;
-        self.txg.meta_bytes += ndvas as u64 * psize;
-        self.space.rewrite(key, c, txg);
-        pending
+        (self.write_block(t, off, psize, IoClass::AsyncWrite, owner, ctx), (t as u16, off, asize))
     }
 
     /// The sync of `txg` packed its data records' bytes into records of `rs` bytes
     /// (`recs`, the first `written` bytes; the rest were overridden by `dmu_sync`): each
     /// record's copy is its slice of them (the last one takes the last record's tail), or
     /// its txg's next `dmu_sync` block. Its previous copy is freed with the txg.
-    fn space_note_data(&mut self, data: &[((u64, u64), u64)], recs: &[crate::space::Piece], written: u64, txg: u64) {
+    pub(crate) fn space_note_data(&mut self, data: &[((u64, u64), u64)], recs: &[crate::space::Piece], written: u64, txg: u64) {
         let rs = self.recordsize;
         let packed = recs.len() as u64 * rs;
         let mut pos = 0;
@@ -3421,19 +3407,6 @@ impl Model_ {
                 }
             }
         }
-    }
-
-    /// A data-phase write of the syncing txg landed: dirty data falls in proportion
-    /// (`dsl_pool_undirty_space`), which may release throttled writers.
-    fn sync_data_progress(&mut self, ctx: &mut Ctx<Ev>) {
-        let t = &mut self.txg;
-        t.sync_data_done += 1;
-        let landed = crate::layout::mul_div(t.sync_bytes, t.sync_data_done, t.sync_data_ios.max(1));
-        let delta = landed - t.sync_reported_bytes;
-        t.sync_reported_bytes = landed;
-        let mut out = Vec::new();
-        self.txg.eng.on_sync_progress(ctx.now(), delta, &mut out);
-        self.txg_actions(out, ctx);
     }
 
     /// Move the sync thread on once what it waits for is done.
@@ -3558,6 +3531,7 @@ impl Model_ {
 
     fn end_sync(&mut self, ctx: &mut Ctx<Ev>) {
         let now = ctx.now();
+        debug_assert_eq!(self.alloc.waiting(), 0, "a sync ended with blocks waiting for allocation");
         self.txg.syncing = false;
         self.txg.sync_ns_hist.add(now - self.txg.last_sync_start_ns);
         self.scan_txg_end(ctx);
@@ -3912,9 +3886,6 @@ impl Model_ {
             self.l2_write_done(ctx);
         } else if owner == OWNER_TXG {
             self.txg.sync_pending_ios -= 1;
-            if self.txg.phase == SyncPhase::Data {
-                self.sync_data_progress(ctx);
-            }
             self.sync_advance(ctx);
         } else {
             match owner >> OWNER_TAG_SHIFT {
@@ -3928,7 +3899,8 @@ impl Model_ {
                 1 => self.rebuild_leaf_done(owner & OWNER_INDEX_MASK, ctx),
                 2 => self.scan_leaf_done(owner & OWNER_INDEX_MASK, ctx),
                 3 => self.zil_io_done(owner & OWNER_INDEX_MASK, ctx),
-                _ => self.prefetch_done(owner & !OWNER_PF, ctx),
+                4 | 5 => self.prefetch_done(owner & !OWNER_PF, ctx),
+                _ => self.sync_leaf_done(owner & OWNER_INDEX_MASK, ctx),
             }
         }
     }
@@ -4412,6 +4384,7 @@ impl Model for Model_ {
                 self.txg_actions(out, ctx);
             }
             Ev::TxRetry { op } => self.assign_write(op, true, ctx),
+            Ev::SyncArrive => self.sync_arrivals_due(ctx),
             Ev::NfsServer { op } => self.nfs_server(op, ctx),
             Ev::SrcWake { wl, gen } => self.src_wake(wl as usize, gen, ctx),
             Ev::DbCheckpoint { wl } => self.db_checkpoint(wl as usize, ctx),
@@ -4480,6 +4453,7 @@ impl Model for Model_ {
             Ev::DbTick { wl } => 15 << 56 | wl as u64,
             Ev::SrcWake { wl, gen } => 16 << 56 | (wl as u64) << 32 | gen as u64,
             Ev::L2Feed => 17 << 56,
+            Ev::SyncArrive => 18 << 56,
         }
     }
 }

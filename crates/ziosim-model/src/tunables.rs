@@ -453,6 +453,24 @@ tunables! {
         "1 turns the pre-2013 per-txg write limit off: writers wait for the next txg only once dirty data passes half the ARC (arc_tempreserve_space).",
         "DP@zfs-0.6.2";
 
+    // ---- allocation throttle (alloc.rs) ----
+    zio_dva_throttle_enabled = "zio_dva_throttle_enabled", "bool", [0, 1],
+        [(Solaris2009, NA), (Zfs07, 1)], None,
+        "1 caps each top-level vdev's spa_sync writes in flight and gives the next to a vdev with room, so faster vdevs take more; 0 spreads every txg by the rotor alone and the slowest vdev paces it.",
+        "zio.c@zfs-0.7.0 (3dfb57a35e, OpenZFS 7090) .. zio.c@zfs-2.3.0";
+    zfs_vdev_queue_depth_pct = "zfs_vdev_queue_depth_pct", "percent", [1, 100_000],
+        [(Solaris2009, NA), (Zfs07, 1000)], None,
+        "A top-level vdev's limit of spa_sync writes in flight (from 0.8 the ceiling it grows to) as % of zfs_vdev_async_write_max_active; lower moves writes to faster vdevs sooner, higher queues more to aggregate.",
+        "vdev_queue.c@zfs-0.7.0 .. 2.3.0 (kernel default; 300 in userland)";
+    zfs_vdev_def_queue_depth = "zfs_vdev_def_queue_depth", "count", [1, 100_000],
+        [(Solaris2009, NA), (Zfs08, 32)], None,
+        "spa_sync writes in flight per top-level vdev and allocator at the start of each txg; each completed write raises it by one up to the zfs_vdev_queue_depth_pct ceiling.",
+        "vdev_queue.c@zfs-0.8.0 (492f64e941, OpenZFS 9112) .. 2.3.0; a Linux module parameter from 2.2 (ece7ab7e7d), a FreeBSD sysctl (vfs.zfs.vdev.def_queue_depth) from 2.0";
+    spa_num_allocators = "spa_num_allocators", "count", [1, 1 << 10],
+        [(Solaris2009, NA), (Zfs23, 4)], None,
+        "Allocators, each with its own queue and limits for spa_sync writes, read at pool import; 2.3 uses min(this, CPUs / 4), and ziosim takes 16 CPUs: at most 4.",
+        "spa_misc.c@zfs-2.3.0 (645b833079); 4, fixed, in 0.8 .. 2.2";
+
     // ---- ZIL (§6; zil.rs) ----
     zfs_immediate_write_sz = "zfs_immediate_write_sz", "bytes", [0, 1 << 30],
         [(Solaris2009, 32 * KIB)], None,

@@ -68,8 +68,15 @@ fn a_pool_whose_only_disk_dies_suspends_at_the_next_sync_and_blocks_writers() {
 /// fsync waits for a log block no vdev can take, then for a txg sync the suspension holds.
 #[test]
 fn fsyncs_on_a_dead_pool_block() {
-    let short = run(&cfg("zfs-2.2", one_disk(), writer("fsync-write"), "wait", &["sda"], 20));
-    let long = run(&cfg("zfs-2.2", one_disk(), writer("fsync-write"), "wait", &["sda"], 40));
+    // The disk dies between syncs (one starts at 5 s): dying while a sync's blocks wait to
+    // be allocated would suspend the pool on them first (docs/sync-writes.md).
+    let between = |stop_s| {
+        let mut c = cfg("zfs-2.2", one_disk(), writer("fsync-write"), "wait", &["sda"], stop_s);
+        c["actions"][0]["at_ns"] = json!(6 * S + S / 2);
+        c
+    };
+    let short = run(&between(20));
+    let long = run(&between(40));
     let sp = &long["pool"]["suspended"];
     assert_eq!(sp["cause"], "write", "{sp}");
     assert!(sp["stalled_log_blocks"].as_u64().unwrap() > 0, "{sp}");
@@ -144,7 +151,12 @@ fn a_healthy_pool_is_not_suspended() {
 #[test]
 fn partial_writes_that_must_read_a_dead_record_wait_with_the_pool_or_fail() {
     let wl = json!([{"name": "w", "kind": "random-write", "sizes": [[8192, 1.0]], "threads": 4}]);
-    let wait = run(&cfg("zfs-2.2", one_disk(), wl.clone(), "wait", &["sda"], 20));
+    // The disk dies between syncs (the first starts at 5 s): a sync whose blocks the
+    // allocation throttle still holds when it dies suspends the pool on them before any
+    // read (docs/sync-writes.md, "A disk that dies mid-sync").
+    let mut c = cfg("zfs-2.2", one_disk(), wl.clone(), "wait", &["sda"], 20);
+    c["actions"][0]["at_ns"] = json!(6 * S + S / 2);
+    let wait = run(&c);
     let sp = &wait["pool"]["suspended"];
     assert!(sp["blocked_reads"].as_u64().unwrap() >= 1, "{sp}");
     assert_eq!(last_snapshot(&wait)["errors"], 0);
