@@ -172,10 +172,11 @@ impl Allocation {
             Some(t) => (t + 1) % n,
             None => self.rotors[ri].at % n,
         };
+        let groups = usable.iter().filter(|&&u| u).count();
         let mut g = start;
         let mut chosen = None;
         loop {
-            if usable[g] && self.allowed(a, d, g, start, usable) {
+            if usable[g] && self.allowed(a, d, g, start, groups) {
                 chosen = Some(g);
                 break;
             }
@@ -203,10 +204,10 @@ impl Allocation {
     }
 
     /// `metaslab_group_allocatable`'s throttle test of vdev `g` for copy `d`, the walk
-    /// having begun at `start`.
-    fn allowed(&self, a: usize, d: usize, g: usize, start: usize, usable: &[bool]) -> bool {
+    /// having begun at `start`, with `groups` writable vdevs.
+    fn allowed(&self, a: usize, d: usize, g: usize, start: usize, groups: usize) -> bool {
         let n = self.aliquot.len();
-        if !self.p.on || n <= 1 || usable.iter().filter(|&&u| u).count() <= 1 {
+        if !self.p.on || n <= 1 || groups <= 1 {
             return true;
         }
         let al = &self.al[a];

@@ -104,6 +104,21 @@ pub const INDBLKSHIFT_NEW: u32 = 17;
 pub const INDBLKSHIFT_OLD: u32 = 14;
 
 /// The `indblkshift` a release gives the objects it creates.
+/// What `metaslab_aliquot` is multiplied by for a top-level vdev's `mg_aliquot`: its
+/// children (`vdev_children`, to 2.1), or with `per_data_disk` its data disks (2.2's
+/// `vdev_get_ndisks` − `vdev_get_nparity`, c55b2932; a mirror or disk counts one).
+pub fn aliquot_multiplier(t: &TopVdev, per_data_disk: bool) -> u64 {
+    if !per_data_disk {
+        t.leaves.len().max(1) as u64
+    } else if let Some(d) = &t.draid {
+        d.ndata as u64
+    } else if t.kind.is_raidz() {
+        (t.leaves.len() as u64).saturating_sub(t.kind.nparity() as u64).max(1)
+    } else {
+        1
+    }
+}
+
 pub fn indblkshift(release: crate::release::Release) -> u32 {
     if release < crate::release::Release::Zfs07 {
         INDBLKSHIFT_OLD
@@ -816,15 +831,7 @@ impl Layout {
         let (imin, umin) = usable.iter().cloned().enumerate().fold((0, f64::INFINITY), |a, (i, u)| if u < a.1 { (i, u) } else { a });
         let umin = umin.max(1.0);
         let t0 = &tops[imin];
-        let mult = if !p.aliquot_per_data_disk {
-            t0.leaves.len() as f64
-        } else if let Some(d) = &t0.draid {
-            d.ndata as f64
-        } else if t0.kind.is_raidz() {
-            (t0.leaves.len() as u32 - t0.kind.nparity()) as f64
-        } else {
-            1.0
-        };
+        let mult = aliquot_multiplier(t0, p.aliquot_per_data_disk) as f64;
         let runs_min = (mult * t0.data_fraction()).max(1.0);
         let total: f64 = usable.iter().map(|u| u / umin * runs_min).sum();
         let scale = if total > 4096.0 { 4096.0 / total } else { 1.0 };

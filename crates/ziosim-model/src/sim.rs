@@ -814,8 +814,6 @@ pub(crate) struct Txg {
     pub(crate) sync_pending_ios: u64,
     /// The syncing txg's data phase rewrote the objsets (it had dirty records).
     pub(crate) sync_wrote_objsets: bool,
-    pub(crate) sync_bytes: u64,
-    pub(crate) sync_reported_bytes: u64,
     pub(crate) last_sync_start_ns: u64,
     pub(crate) write_cursor: Vec<u64>,
     /// Per top-level vdev: (engine txg, start, end) of the space allocated in txgs whose
@@ -1129,20 +1127,9 @@ impl Model_ {
         // `mg_aliquot` of each top-level vdev (`metaslab_group_create`/`_activate`):
         // `metaslab_aliquot` (512 KiB, 1 MiB from 2.2) × its children to 2.1, × its data
         // disks from 2.2 (c55b293287; a mirror counts one), in asize bytes.
-        let mg_aliquot: Vec<u64> = tops
-            .iter()
-            .map(|t| {
-                if cfg.release < Release::Zfs22 {
-                    (512u64 << 10) * t.leaves.len().max(1) as u64
-                } else if let Some(d) = &t.draid {
-                    (1u64 << 20) * d.ndata as u64
-                } else if t.kind.is_raidz() {
-                    (1u64 << 20) * (t.leaves.len() as u64 - t.kind.nparity() as u64).max(1)
-                } else {
-                    1 << 20
-                }
-            })
-            .collect();
+        let z22 = cfg.release >= Release::Zfs22;
+        let aliquot: u64 = if z22 { 1 << 20 } else { 512 << 10 };
+        let mg_aliquot: Vec<u64> = tops.iter().map(|t| aliquot * crate::layout::aliquot_multiplier(t, z22)).collect();
         // spa_alloc_count (2.3): MAX(MIN(spa_num_allocators, ncpus / spa_cpus_per_allocator
         // (4)), 1), read when the pool is imported; the model takes 16 CPUs, so at most 4.
         let alloc_count = tun.try_get(T::spa_num_allocators).unwrap_or(4).clamp(1, 16 / 4) as usize;
@@ -1372,8 +1359,6 @@ impl Model_ {
                 sync_txg: 0,
                 sync_pending_ios: 0,
                 sync_wrote_objsets: false,
-                sync_bytes: 0,
-                sync_reported_bytes: 0,
                 last_sync_start_ns: 0,
                 ms_allocating: vec![Vec::new(); write_cursor.len()],
                 write_cursor,
@@ -3224,8 +3209,6 @@ impl Model_ {
         self.txg.syncing = true;
         self.txg.sync_txg = txg;
         self.txg.phase = SyncPhase::Data;
-        self.txg.sync_bytes = bytes;
-        self.txg.sync_reported_bytes = 0;
         self.txg.last_sync_start_ns = ctx.now();
         let w = self.dirty_recs.take(&self.layout, txg);
         self.txg.sync_wrote_objsets = !w.meta.is_empty();
@@ -3287,7 +3270,7 @@ impl Model_ {
             let (psize, _) = self.layout.metadata_write(16 << 10);
             // Allocated at once: the space maps below record their allocations.
             for &key in &zaps {
-                self.sync_mos_block_now(psize, 3, key, ctx);
+                self.sync_mos_block(psize, 3, key, true, ctx);
             }
         }
         let mut changes: std::collections::BTreeMap<(u16, u64), MsChange> = Default::default();
@@ -3348,7 +3331,7 @@ impl Model_ {
         if !tops.is_empty() {
             for (k, b) in blocks.iter().enumerate() {
                 let (psize, _) = self.layout.metadata_write(b.lsize);
-                self.sync_mos_block(psize, 3, b.key, ctx);
+                self.sync_mos_block(psize, 3, b.key, false, ctx);
                 if k < n_sm {
                     self.txg.sm_blocks += 3;
                     self.txg.sm_bytes += 3 * psize;

@@ -48,6 +48,8 @@ enum Kind {
 struct Blk {
     kind: Kind,
     key: (u64, u64),
+    /// Its bookmark (`bookmark`): the allocator's queue order.
+    order: (u64, u64, u64, u64),
     psize: u64,
     ndvas: u8,
     alloc: u8,
@@ -159,14 +161,13 @@ impl Model_ {
             self.sblk.meta_waiting.push(b);
         }
         self.txg.data_bytes += nrec * rs;
-        self.txg.sync_pending_ios += SUBMIT_GUARD;
+        // (Issuing only schedules: nothing completes before this returns.)
         for b in 0..nrec as u32 {
             self.sblk_issue(b, ctx);
         }
         if nrec == 0 {
             self.sync_data_allocated(ctx);
         }
-        self.txg.sync_pending_ios -= SUBMIT_GUARD;
     }
 
     /// Block `b` goes to the write issue taskq: the first free thread checksums it, and it
@@ -216,26 +217,26 @@ impl Model_ {
     }
 
     /// A MOS block of the space-map phase: `ndvas` copies of `psize` bytes, record `key`.
-    pub(crate) fn sync_mos_block(&mut self, psize: u64, ndvas: u8, key: (u64, u64), ctx: &mut Ctx<Ev>) {
-        let b = self.sblk_push(Kind::Mos, key, psize, ndvas, 0);
-        self.sblk_issue(b, ctx);
-    }
-
-    /// The same, reaching the allocation stage at once (not through the issue taskq): a
+    /// `at_once`: it reaches the allocation stage now, not through the issue taskq — a
     /// block whose allocation the phase's space-map update must already see (in ZFS it is
     /// written in the sync pass before `metaslab_sync`).
-    pub(crate) fn sync_mos_block_now(&mut self, psize: u64, ndvas: u8, key: (u64, u64), ctx: &mut Ctx<Ev>) {
+    pub(crate) fn sync_mos_block(&mut self, psize: u64, ndvas: u8, key: (u64, u64), at_once: bool, ctx: &mut Ctx<Ev>) {
         let b = self.sblk_push(Kind::Mos, key, psize, ndvas, 0);
-        self.sblk_arrive(b, ctx);
+        if at_once {
+            self.sblk_arrive(b, ctx);
+        } else {
+            self.sblk_issue(b, ctx);
+        }
     }
 
     fn sblk_push(&mut self, kind: Kind, key: (u64, u64), psize: u64, ndvas: u8, share: u64) -> u32 {
-        let (os, obj, lvl, blkid) = self.bookmark(key);
-        let alloc = self.alloc.allocator_of(os, obj, lvl, blkid) as u8;
+        let order = self.bookmark(key);
+        let alloc = self.alloc.allocator_of(order.0, order.1, order.2, order.3) as u8;
         let sb = &mut self.sblk;
         sb.blks.push(Blk {
             kind,
             key,
+            order,
             psize,
             ndvas: ndvas.clamp(1, 3),
             alloc,
@@ -278,8 +279,7 @@ impl Model_ {
             return;
         }
         let blk = self.sblk.blks[b as usize];
-        let key = self.bookmark(blk.key);
-        self.alloc.enqueue(blk.alloc as usize, key, b);
+        self.alloc.enqueue(blk.alloc as usize, blk.order, b);
         self.txg.sync_pending_ios += 1;
         self.sblk_admit(blk.alloc as usize, ctx);
     }
@@ -423,7 +423,6 @@ impl Model_ {
         };
         if delta > 0 && self.txg.phase == crate::sim::SyncPhase::Data {
             let mut out = Vec::new();
-            self.txg.sync_reported_bytes += delta;
             self.txg.eng.on_sync_progress(ctx.now(), delta, &mut out);
             self.txg_actions(out, ctx);
         }
