@@ -39,7 +39,8 @@ def test_a_rebuild_beside_a_rewriter_copies_what_is_live_and_ends():
     res = runner.run(sc)
     summ = build_summary(res, runner.meta(sc))
     w = summ["pool"]["written"]
-    assert set(w) == {"live_bytes", "live_ranges", "freed_bytes", "records_followed", "unfollowed_bytes"}
+    assert set(w) == {"live_bytes", "live_ranges", "freed_bytes", "records_followed", "unfollowed_bytes",
+                      "layout_freed_bytes"}
     # 2 GiB of 1 MiB records rewritten at 50 MiB/s: one live copy each at most, the rest freed.
     assert 0 < w["live_bytes"] <= (2 << 30) + (256 << 20) and w["freed_bytes"] > 0
     assert w["unfollowed_bytes"] == 0

@@ -3381,11 +3381,15 @@ impl Model_ {
             pos += charge;
             if !self.space.rewrite(key, c, txg) {
                 // The first rewrite of a layout block frees its layout copy: in the space
-                // maps only (the layout's space stays as it is, `alloc_free`).
+                // maps, and for every traversal from this sync on (a scan then meets the
+                // record's new copy, or nothing if it is out of the scan's range); the
+                // layout's space itself stays as it is (`alloc_free`).
                 if let Some(b) = crate::dirty::layout_data_block(key) {
                     let blk = self.layout.data_block(b % self.layout.data_blocks().max(1));
-                    for d in &blk.dvas[..blk.ndvas as usize] {
-                        self.sm_layout_frees.push((d.vdev, d.offset, d.asize));
+                    if self.space.layout_freed(blk.index, blk.asize_total()) {
+                        for d in &blk.dvas[..blk.ndvas as usize] {
+                            self.sm_layout_frees.push((d.vdev, d.offset, d.asize));
+                        }
                     }
                 }
             }

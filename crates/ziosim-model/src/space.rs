@@ -44,6 +44,9 @@ use std::hash::BuildHasherDefault;
 
 #[allow(clippy::disallowed_types)]
 type KeyMap = HashMap<(u64, u64), Copies, BuildHasherDefault<crate::dirty::KeyHasher>>;
+// Same fixed hasher; asked for membership only.
+#[allow(clippy::disallowed_types)]
+type IndexSet = std::collections::HashSet<u64, BuildHasherDefault<crate::dirty::KeyHasher>>;
 
 /// Records followed at most: ≈ 80 bytes each in the map, so ≈ 80 MiB at most, and a run
 /// rewriting fewer distinct records than this (any rewriter of a working set under
@@ -245,6 +248,11 @@ pub(crate) struct RunSpace {
     /// Per top-level vdev: the allocator went round, so `busy` is kept.
     wrapped: Vec<bool>,
     copies: KeyMap,
+    /// Layout data blocks (by traversal index) whose layout copy a rewrite freed: no
+    /// traversal reaches them any more (the record's tree now points at its new copy).
+    layout_gone: IndexSet,
+    /// Their allocated bytes (every DVA), which the pool's `vs_alloc` no longer holds.
+    pub(crate) layout_gone_bytes: u64,
     /// Frees by the txg that frees them: out of `live` at its sync, out of `busy` two later.
     freeing: BTreeMap<u64, Vec<Piece>>,
     /// `dmu_sync` blocks by the txg whose dirty records they override, in write order.
@@ -325,6 +333,24 @@ impl RunSpace {
         false
     }
 
+    /// The first rewrite of layout data block `index` (traversal index, `asize` bytes over
+    /// its DVAs) freed its layout copy. False when it was already gone, or when the blocks
+    /// followed reached `MAX_TRACKED` (its copy then stays allocated, as a record past the
+    /// limit keeps its copies).
+    pub(crate) fn layout_freed(&mut self, index: u64, asize: u64) -> bool {
+        if self.layout_gone.len() >= self.limit || !self.layout_gone.insert(index) {
+            return false;
+        }
+        self.layout_gone_bytes += asize;
+        true
+    }
+
+    /// Layout data block `index` was freed by a rewrite (`layout_freed`).
+    #[inline]
+    pub(crate) fn layout_gone(&self, index: u64) -> bool {
+        !self.layout_gone.is_empty() && self.layout_gone.contains(&index)
+    }
+
     /// Record `key` is gone (its object destroyed by the sync of `txg`): its copy is freed.
     pub(crate) fn forget(&mut self, key: (u64, u64), txg: u64) {
         if let Some(old) = self.copies.remove(&key) {
@@ -396,6 +422,7 @@ impl RunSpace {
             "freed_bytes": self.freed_bytes,
             "records_followed": self.tracked(),
             "unfollowed_bytes": self.untracked_bytes,
+            "layout_freed_bytes": self.layout_gone_bytes,
         })
     }
 }

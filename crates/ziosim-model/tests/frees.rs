@@ -47,8 +47,9 @@ fn rewrites_free_their_old_copies() {
     // few more: well under twice the region.
     assert!((60 * MIB..128 * MIB).contains(&live), "live {live}");
     // All the rest was freed, but for the first rewrite of each record (its old copy is the
-    // layout's, which the model does not free).
+    // layout's, counted apart: `layout_freed_bytes`, the 512 records' 64 MiB).
     assert!(freed > synced - 64 * MIB - live && freed <= synced - live, "freed {freed} of {synced}");
+    assert_eq!(written(&res, "layout_freed_bytes"), 64 * MIB);
     assert_eq!(written(&res, "unfollowed_bytes"), 0);
     assert!(written(&res, "records_followed") >= 512);
 }
@@ -62,8 +63,9 @@ fn a_sequential_rebuild_after_rewrites_copies_only_live_space() {
     assert_eq!(rb["state"], "complete", "{rb}");
     let rebuilt = rb["rebuilt_bytes"].as_u64().unwrap();
     let layout = res["pool"]["alloc_bytes"].as_u64().unwrap();
-    // The layout (the writer's first rewrite of a record leaves its layout copy allocated:
-    // `space.rs`) plus what is live above it, up to a txg or two of writes.
+    // The layout (a sequential rebuild copies the layout's ranges whole, the copies the
+    // writer's first rewrites freed included: docs/validation.md) plus what is live above
+    // it, up to a txg or two of writes.
     assert!(rebuilt >= layout && rebuilt < layout + 160 * MIB, "rebuilt {rebuilt}, layout {layout}");
 }
 
@@ -81,7 +83,14 @@ fn a_scrub_after_rewrites_reads_only_live_blocks() {
         let layout = res["pool"]["alloc_bytes"].as_u64().unwrap();
         let (ex, total) = (g("examined_bytes"), g("to_examine_bytes"));
         assert!(ex <= total && total - ex <= 9 * 16384, "{rel}: {ex} of {total}");
-        assert!(g("to_examine_bytes") < layout + 160 * MIB, "{rel}: {sc}");
+        // The layout less the 64 MiB of records the writer rewrote (their layout copies were
+        // freed by their first rewrite: no tree holds them), plus their live copies and
+        // metadata: never the layout and the live copies both.
+        let live = written(&res, "live_bytes");
+        assert_eq!(written(&res, "layout_freed_bytes"), 64 * MIB, "{rel}");
+        assert!(total <= layout - 64 * MIB + live && total + 64 * MIB > layout, "{rel}: {total} of layout {layout} + live {live}");
+        // A scrub reads both sides of the mirror: twice what it issued, nothing more.
+        assert!(g("leaf_read_bytes") <= 2 * g("issued_bytes") + 2 * MIB, "{rel}: {sc}");
     }
 }
 
@@ -113,8 +122,9 @@ fn a_scrub_after_the_allocator_wrapped_reads_each_live_block_once() {
     let layout = res["pool"]["alloc_bytes"].as_u64().unwrap();
     // Live at the end: since the scrub started, its txgs have flushed space maps and
     // destroyed the log space maps every metaslab had flushed past (at most what the
-    // space maps ever took).
+    // space maps ever took). The layout's records the writer rewrote are gone from it.
     let sm = t["space_map_bytes"].as_u64().unwrap();
-    assert!(g("to_examine_bytes") <= layout + live + sm, "{sc} live {live} space maps {sm}");
-    assert!(g("to_examine_bytes") > layout + live / 2, "{sc} live {live}");
+    let kept = layout - written(&res, "layout_freed_bytes");
+    assert!(g("to_examine_bytes") <= kept + live + sm, "{sc} live {live} space maps {sm}");
+    assert!(g("to_examine_bytes") > kept + live / 2, "{sc} live {live}");
 }
