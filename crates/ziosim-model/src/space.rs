@@ -28,11 +28,13 @@
 //! of the packed records a small data block was written into. Rewriting a record frees
 //! the pieces of its previous copy in the rewriting txg.
 //!
-//! Simplified: the layout's own blocks are never freed (the first rewrite of a layout
-//! block leaves its old copy allocated, so a rebuild or scan still reads it: at most the
-//! writers' footprint, once); a `dmu_sync` block is matched to its txg's overridden data
-//! records in order, not by file and block; a record past `MAX_TRACKED` distinct ones is
-//! not followed (its copies stay allocated — the behaviour before frees were modelled),
+//! The first rewrite of a layout data block frees its layout copy for the space maps and
+//! for every scan's traversal and total (`layout_freed`, `layout_gone`), but the layout's
+//! space stays out of the allocator's reach and a sequential rebuild still copies the
+//! layout's ranges whole (at most the writers' footprint, once); a layout indirect block's
+//! first rewrite frees nothing. Simplified also: a `dmu_sync` block is matched to its
+//! txg's overridden data records in order, not by file and block; a record past
+//! `MAX_TRACKED` distinct ones is not followed (its copies stay allocated — the behaviour before frees were modelled),
 //! so memory stays bounded by that many entries.
 
 use std::collections::{BTreeMap, VecDeque};
@@ -48,7 +50,8 @@ type KeyMap = HashMap<(u64, u64), Copies, BuildHasherDefault<crate::dirty::KeyHa
 #[allow(clippy::disallowed_types)]
 type IndexSet = std::collections::HashSet<u64, BuildHasherDefault<crate::dirty::KeyHasher>>;
 
-/// Records followed at most: ≈ 80 bytes each in the map, so ≈ 80 MiB at most, and a run
+/// Records followed at most (and layout blocks noted as freed, ≈ 16 bytes each, at most as
+/// many): ≈ 80 bytes each in the map, so ≈ 80 MiB at most, and a run
 /// rewriting fewer distinct records than this (any rewriter of a working set under
 /// 128 GiB of 128 KiB records) frees every copy it replaces.
 pub(crate) const MAX_TRACKED: usize = 1 << 20;
