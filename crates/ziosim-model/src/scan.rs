@@ -1784,6 +1784,9 @@ impl Model_ {
                     "pass_scrub_pause_s": s.paused_since_ns.map_or(0, secs),
                     "pass_scrub_spent_paused_s": s.spent_paused_s,
                     "pass_issued": s.pass_issued, "issued": s.issued,
+                    // Not in pool_scan_stat_t either: the root vdev's vs_alloc now, which
+                    // solaris-2009's `zpool status` divides by (`print_scrub_status`).
+                    "pool_alloc": (0..self.tops.len()).map(|t| self.top_alloc_now(t)).sum::<u64>(),
                 })
             }
         }

@@ -981,6 +981,9 @@ pub struct Model_ {
     /// its samples at each report interval.
     pub(crate) top_cnt: Vec<TopCounters>,
     top_series: Vec<Vec<TopCounters>>,
+    /// Per report interval, each top-level vdev's `vs_alloc` at its end (data vdevs, then
+    /// log vdevs): `top_alloc_now`.
+    alloc_series: Vec<Vec<u64>>,
     /// Every leaf's per-interval series (`series.rs`).
     series: SeriesStore,
     pub(crate) zil_slog_rotor: usize,
@@ -1436,6 +1439,7 @@ impl Model_ {
             log_tops,
             top_cnt: vec![TopCounters::default(); tops_len + log_len],
             top_series: Vec::new(),
+            alloc_series: Vec::new(),
             series,
             log_names,
             zil_slog_rotor: 0,
@@ -2176,9 +2180,9 @@ impl Model_ {
         let now = ctx.now();
         for a in out {
             match a {
-                ZilAction::LwbWrite { token, bytes, on_slog, class } => {
+                ZilAction::LwbWrite { token, bytes, on_slog, class, seq } => {
                     if on_slog && !self.log_tops.is_empty() {
-                        self.zil_slog_write(token, bytes, class, ctx);
+                        self.zil_slog_write(token, bytes, class, seq, ctx);
                     } else {
                         self.zil_pool_write(token, bytes, class, None, ctx);
                     }
@@ -2222,11 +2226,12 @@ impl Model_ {
 
     /// An lwb on the separate log: the log vdevs take turns; a mirror writes every live
     /// child. With no usable log vdev the block goes to the main pool (`aux_fail.rs`).
-    fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, ctx: &mut Ctx<Ev>) {
+    fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, seq: u64, ctx: &mut Ctx<Ev>) {
         let Some(t) = self.slog_pick() else {
             self.zil_pool_write(token, bytes, class, None, ctx);
             return;
         };
+        self.zil.place_lwb(seq, t as u16);
         let cap = self.log_tops[t].iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap();
         let mut off = self.zil_slog_cursor[t];
         if off + bytes as u64 > cap {
@@ -3175,6 +3180,10 @@ impl Model_ {
                 TxgAction::Timer { at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxgTimer),
                 TxgAction::Resume { tx_id, at_ns } => ctx.schedule_at(at_ns.max(ctx.now()), Ev::TxRetry { op: tx_id }),
                 TxgAction::Synced { txg } => self.zil.on_txg_synced(txg),
+                TxgAction::Elided => {
+                    self.space.idle_sync();
+                    self.zil.on_idle_sync();
+                }
                 TxgAction::WaitDone { waiter } if waiter & crate::aux_fail::ZIL_TXG_WAITER != 0 => {
                     self.zil_io_done(waiter & !crate::aux_fail::ZIL_TXG_WAITER, ctx)
                 }
@@ -3389,6 +3398,7 @@ impl Model_ {
                     if self.space.layout_freed(blk.index, blk.asize_total()) {
                         for d in &blk.dvas[..blk.ndvas as usize] {
                             self.sm_layout_frees.push((d.vdev, d.offset, d.asize));
+                            self.space.layout_gone_on(d.vdev as usize, d.asize);
                         }
                     }
                 }
@@ -3912,6 +3922,8 @@ impl Model_ {
             self.series.push(i, l.cnt.cumulative(), row);
         }
         self.top_series.push(self.top_cnt.clone());
+        let row = (0..self.top_cnt.len()).map(|t| self.top_alloc_now(t)).collect();
+        self.alloc_series.push(row);
         if !self.cfg.actions.is_empty() {
             let snap = self.status_snapshot(now);
             self.status_snaps.push(snap);
@@ -3932,6 +3944,17 @@ impl Model_ {
         }
         if now + self.cfg.report_interval_ns <= self.cfg.stop_ns {
             ctx.schedule_in(self.cfg.report_interval_ns, Ev::Sample);
+        }
+    }
+
+    /// `vs_alloc` of top-level vdev `t` now (data vdevs, then log vdevs): the layout's
+    /// blocks less the copies rewrites freed, plus what the run allocated and has not yet
+    /// got back (`space.rs`); a log vdev's is the space its log blocks hold (`zil.rs`,
+    /// `LogSpace`).
+    pub(crate) fn top_alloc_now(&self, t: usize) -> u64 {
+        match t.checked_sub(self.tops.len()) {
+            None => self.space.alloc_bytes(t, self.layout.alloc_bytes(t)),
+            Some(l) => self.zil.log_held_bytes(l),
         }
     }
 
@@ -4090,7 +4113,8 @@ impl Model_ {
                     (0..n).map(|k| f(&self.top_series[k][t]) - if k == 0 { 0 } else { f(&self.top_series[k - 1][t]) }).collect()
                 };
                 json!({"read_ops": delta(&|c| c.read_ops), "write_ops": delta(&|c| c.write_ops),
-                       "read_bytes": delta(&|c| c.read_bytes), "write_bytes": delta(&|c| c.write_bytes)})
+                       "read_bytes": delta(&|c| c.read_bytes), "write_bytes": delta(&|c| c.write_bytes),
+                       "alloc_bytes": self.alloc_series.iter().map(|r| r[t]).collect::<Vec<u64>>()})
             })
             .collect();
         let series_wls: Vec<Value> = self
@@ -4174,7 +4198,8 @@ impl Model_ {
             .enumerate()
             .map(|(i, t)| {
                 json!({"name": t.name, "type": t.kind.label(), "leaves": t.leaves,
-                       "alloc_bytes": self.layout.alloc_bytes(i), "size_bytes": t.size_bytes})
+                       "alloc_bytes": self.top_alloc_now(i), "layout_alloc_bytes": self.layout.alloc_bytes(i),
+                       "size_bytes": t.size_bytes})
             })
             .collect();
         let scan = self.scan.as_ref().map(|sc| {
@@ -4194,14 +4219,17 @@ impl Model_ {
             "scan": scan, "scans": scans, "rebuilds": rebuilds, "actions": self.admin.log,
             "digest": format!("{digest:016x}"), "events": events, "sim_time_ns": sim_time_ns, "end": end,
             "leaf_ios": self.leaf_ios_done, "peak_live_ios": self.ios.live_max(),
-            "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
+            "pool": {"name": self.cfg.pool.name, "alloc_bytes": (0..self.tops.len()).map(|t| self.top_alloc_now(t)).sum::<u64>(),
+                     "layout_alloc_bytes": (0..self.tops.len()).map(|t| self.layout.alloc_bytes(t)).sum::<u64>(),
                      "size_bytes": self.tops.iter().map(|t| t.size_bytes).sum::<u64>(),
                      "failmode": self.cfg.pool.failmode.name(), "suspended": self.suspension_json(),
                      "written": self.space.json(),
                      "vdevs": vdevs, "cache": self.cache_leaves, "redundancy": self.redundancy_json(sim_time_ns),
                      "spares": self.spares.iter().map(|sp| &sp.name).collect::<Vec<_>>(),
                      "log": self.log_names.iter().zip(&self.log_tops)
-                         .map(|((name, kind), leaves)| json!({"name": name, "type": kind.label(), "leaves": leaves}))
+                         .enumerate()
+                         .map(|(i, ((name, kind), leaves))| json!({"name": name, "type": kind.label(), "leaves": leaves,
+                                                                  "alloc_bytes": self.zil.log_held_bytes(i)}))
                          .collect::<Vec<_>>()},
             "leaves": leaves, "classes": pool_classes, "workloads": wls,
             "txg": {"syncs": self.txg.eng.syncs(), "sync_ns": pct(&self.txg.sync_ns_hist), "dirty_max_bytes": self.txg_dirty_max_json(), "write_limit_bytes": self.txg_write_limit_json(),

@@ -265,6 +265,15 @@ pub(crate) struct RunSpace {
     pub(crate) untracked_bytes: u64,
     /// Records followed at most (`MAX_TRACKED`).
     limit: usize,
+    /// Frees of txgs up to this one are back with the allocator; an idle (elided) sync
+    /// moves it on by one, up to the last synced txg.
+    defer_back: u64,
+    last_synced: u64,
+    /// Per top-level vdev, what the run changed in its `vs_alloc`: bytes the run allocated
+    /// less bytes whose free has left the defer tree (`metaslab_sync_done` adds a txg's
+    /// allocations and takes back the frees of txg − `TXG_DEFER_SIZE`, MS@zfs-2.2.0), less
+    /// the layout copies rewrites freed (`layout_gone_on`, taken off at once).
+    held: Vec<i64>,
 }
 
 impl RunSpace {
@@ -273,6 +282,7 @@ impl RunSpace {
             live: vec![RangeSet::default(); ntops],
             busy: vec![RangeSet::default(); ntops],
             wrapped: vec![false; ntops],
+            held: vec![0; ntops],
             limit: MAX_TRACKED,
             ..Default::default()
         }
@@ -283,6 +293,7 @@ impl RunSpace {
     /// model counts it at once, as the rebuild's load did).
     pub(crate) fn alloc(&mut self, t: usize, off: u64, len: u64, birth: u64) {
         self.live[t].add(off, off + len, birth);
+        self.held[t] += len as i64;
         if self.wrapped[t] {
             self.busy[t].add(off, off + len, 0);
         }
@@ -348,6 +359,16 @@ impl RunSpace {
         true
     }
 
+    /// `asize` bytes of a freed layout copy (`layout_freed`) lay on top-level vdev `t`.
+    pub(crate) fn layout_gone_on(&mut self, t: usize, asize: u64) {
+        self.held[t] -= asize as i64;
+    }
+
+    /// What `vs_alloc` of top-level vdev `t` holds beyond the layout's `layout_bytes`.
+    pub(crate) fn alloc_bytes(&self, t: usize, layout_bytes: u64) -> u64 {
+        (layout_bytes as i64 + self.held[t]).max(0) as u64
+    }
+
     /// Layout data block `index` was freed by a rewrite (`layout_freed`).
     #[inline]
     pub(crate) fn layout_gone(&self, index: u64) -> bool {
@@ -402,9 +423,26 @@ impl RunSpace {
                 self.freed_bytes += len;
             }
         }
-        let back = txg.saturating_sub(TXG_DEFER_SIZE);
+        self.last_synced = self.last_synced.max(txg);
+        self.defer_back = self.defer_back.max(txg.saturating_sub(TXG_DEFER_SIZE));
+        self.return_deferred();
+    }
+
+    /// An idle txg synced (`TxgAction::Elided`): its `metaslab_sync_done` returns the frees
+    /// of the txg two before it.
+    pub(crate) fn idle_sync(&mut self) {
+        if self.defer_back < self.last_synced {
+            self.defer_back += 1;
+            self.return_deferred();
+        }
+    }
+
+    /// Give the allocator back the frees of txgs up to `defer_back`.
+    fn return_deferred(&mut self) {
+        let back = self.defer_back;
         while let Some(e) = self.freeing.first_entry().filter(|e| *e.key() <= back) {
             for (t, off, len) in e.remove() {
+                self.held[t as usize] -= len as i64;
                 if self.wrapped[t as usize] {
                     self.busy[t as usize].remove(off, off + len);
                 }

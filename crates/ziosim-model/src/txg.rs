@@ -25,7 +25,8 @@
 //!   5. `zfs_txg_timeout` has passed since the *start* of the previous sync.
 //!
 //! A txg that rule 5 alone would sync while it holds no dirty data is elided (ZFS writes
-//! nothing for it either); the timer is re-armed as if it had synced instantly.
+//! nothing for it either); the timer is re-armed as if it had synced instantly, and the
+//! deferred frees move on by one txg (`TxgAction::Elided`).
 //!
 //! *Kick* (`txg_kick`): 2013 → 2.1, every `dmu_tx_assign` checks pool-total dirty against
 //! the sync threshold (`zfs_dirty_data_sync` ≤ 0.7, `zfs_dirty_data_sync_percent` of
@@ -128,6 +129,12 @@ pub enum TxgAction {
     Synced { txg: u64 },
     /// A `wait_synced` caller is released.
     WaitDone { waiter: u32 },
+    /// The timeout came with nothing dirty: ZFS syncs that txg without writing anything
+    /// (`vdev_config_sync` returns early when the uberblock did not change), but its
+    /// `metaslab_sync_done` still returns the frees of two txgs back to the allocator (a
+    /// metaslab with deferred space dirties itself in the next txg, MS@zfs-2.2.0). The model
+    /// gives that txg no number: forward to `RunSpace::idle_sync` and `Zil::on_idle_sync`.
+    Elided,
 }
 
 /// Data-at-risk statistics (see module doc).
@@ -668,6 +675,7 @@ impl Txg {
         if !forced && self.open_empty() {
             // Timeout with nothing to write: elided (see module doc).
             self.last_sync_start_ns = now_ns;
+            out.push(TxgAction::Elided);
             self.arm(now_ns + self.timeout_ns, out);
             return;
         }

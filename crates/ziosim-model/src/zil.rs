@@ -185,7 +185,8 @@ pub enum WriteState {
 pub enum ZilAction {
     /// Write a log block of `bytes` to the SLOG (`on_slog`) or the main pool at `class`;
     /// report completion with `on_io_done(token)`.
-    LwbWrite { token: Token, bytes: u32, on_slog: bool, class: IoClass },
+    /// `seq` names the block's space for `place_lwb`.
+    LwbWrite { token: Token, bytes: u32, on_slog: bool, class: IoClass, seq: u64 },
     /// `dmu_sync`: write one whole data block of `bytes` (the file's block size) in place
     /// in the main pool at SYNC_WRITE; report with `on_io_done(token)`. The block is txg
     /// `txg`'s dirty data: while that txg is open or quiescing, the write overrides its
@@ -351,6 +352,10 @@ pub struct ZilStats {
 /// t + 2 has synced (zfs-2.2.0 `include/sys/txg.h`; not checked in the 2009 sources).
 const TXG_DEFER_SIZE: u64 = 2;
 
+/// A log block not (yet) placed on a log vdev: in the main pool, whose own accounting
+/// holds it (`space.rs`).
+const NO_TOP: u16 = u16::MAX;
+
 /// The log blocks' space on their device. `zil_sync` (zfs-2.2.0 `zil.c`) frees the lwbs at
 /// the head of the chain, in order, once the txg syncing is at least each one's
 /// `lwb_alloc_txg` and `lwb_max_txg` (the highest txg of its records); the metaslab then
@@ -358,13 +363,34 @@ const TXG_DEFER_SIZE: u64 = 2;
 /// written-and-not-yet-reusable bytes.
 #[derive(Default)]
 struct LogSpace {
-    /// Issued lwbs in chain order: (txg whose sync frees it, bytes).
-    live: VecDeque<(u64, u64)>,
-    /// Freed in txg t, reusable once t + TXG_DEFER_SIZE has synced: (t, bytes).
-    deferred: VecDeque<(u64, u64)>,
+    /// Issued lwbs in chain order: (txg whose sync frees it, bytes, log vdev or `NO_TOP`).
+    live: VecDeque<(u64, u64, u16)>,
+    /// Freed in txg t, reusable once t + TXG_DEFER_SIZE has synced: (t, bytes, log vdev).
+    deferred: VecDeque<(u64, u64, u16)>,
     bytes: u64,
+    /// Entries `live` gave up so far: lwb `seq` is `live[seq − popped]`.
+    popped: u64,
+    /// Space freed in txgs up to this one is reusable: the last synced txg − 2, moved on
+    /// by one per idle sync (`on_idle_sync`).
+    defer_back: u64,
+    /// Per log vdev (index among the log vdevs), the bytes of `bytes` it holds: what its
+    /// `vs_alloc` shows (`zpool iostat -v`).
+    by_top: Vec<u64>,
     /// Highest txg a record or allocation has been seen in (≈ the open txg).
     seen_txg: u64,
+}
+
+impl LogSpace {
+    /// Deferred space freed in txgs up to `defer_back` is reusable again.
+    fn return_deferred(&mut self) {
+        while self.deferred.front().is_some_and(|&(freed, _, _)| freed <= self.defer_back) {
+            let (_, b, top) = self.deferred.pop_front().unwrap();
+            self.bytes -= b;
+            if top != NO_TOP {
+                self.by_top[top as usize] -= b;
+            }
+        }
+    }
 }
 
 /// The intent log of one dataset.
@@ -728,20 +754,48 @@ impl Zil {
         }
     }
 
+    /// An idle txg synced (`TxgAction::Elided`): the space freed two txgs before it is
+    /// reusable.
+    pub fn on_idle_sync(&mut self) {
+        let sp = &mut self.space;
+        if sp.defer_back < self.synced_txg {
+            sp.defer_back += 1;
+            sp.return_deferred();
+        }
+    }
+
+    /// Log block `seq` (`ZilAction::LwbWrite`) was allocated on log vdev `top`.
+    pub fn place_lwb(&mut self, seq: u64, top: u16) {
+        let sp = &mut self.space;
+        let Some(e) = seq.checked_sub(sp.popped).and_then(|i| sp.live.get_mut(i as usize)) else {
+            debug_assert!(false, "lwb {seq} placed after it was freed");
+            return;
+        };
+        e.2 = top;
+        if sp.by_top.len() <= top as usize {
+            sp.by_top.resize(top as usize + 1, 0);
+        }
+        sp.by_top[top as usize] += e.1;
+    }
+
+    /// Bytes log blocks hold on log vdev `top` now (written and not yet reusable).
+    pub fn log_held_bytes(&self, top: usize) -> u64 {
+        self.space.by_top.get(top).copied().unwrap_or(0)
+    }
+
     /// `zil_clean`: records of txgs up to `txg` are on disk through the txg and need no
     /// log (forward `TxgAction::Synced`).
     pub fn on_txg_synced(&mut self, txg: u64) {
         self.synced_txg = self.synced_txg.max(txg);
         self.overrides = self.overrides.split_off(&(txg + 1, 0, 0));
         let sp = &mut self.space;
-        while sp.live.front().is_some_and(|&(free, _)| free <= txg) {
-            let (_, b) = sp.live.pop_front().unwrap();
-            sp.deferred.push_back((txg, b));
+        while sp.live.front().is_some_and(|&(free, _, _)| free <= txg) {
+            let (_, b, top) = sp.live.pop_front().unwrap();
+            sp.popped += 1;
+            sp.deferred.push_back((txg, b, top));
         }
-        while sp.deferred.front().is_some_and(|&(freed, _)| freed + TXG_DEFER_SIZE <= txg) {
-            let (_, b) = sp.deferred.pop_front().unwrap();
-            sp.bytes -= b;
-        }
+        sp.defer_back = sp.defer_back.max(txg.saturating_sub(TXG_DEFER_SIZE));
+        sp.return_deferred();
         self.sync_list.retain(|i| i.txg > txg);
         for v in self.async_by_foid.values_mut() {
             v.retain(|i| i.txg > txg);
@@ -1042,13 +1096,15 @@ impl Zil {
         // The block was allocated in the open txg (`lwb_alloc_txg`) at its full planned size.
         let alloc_txg = self.space.seen_txg.max(self.synced_txg + 1);
         let synced = self.synced_txg;
+        let seq;
         let (id, bytes, indirect) = {
             let l = &mut self.lwbs[idx];
             debug_assert_eq!(l.state, LwbState::Opened);
             l.state = LwbState::Issued;
             l.issued_ns = now_ns;
             let sp = &mut self.space;
-            sp.live.push_back((alloc_txg.max(l.max_txg), l.size as u64));
+            seq = sp.popped + sp.live.len() as u64;
+            sp.live.push_back((alloc_txg.max(l.max_txg), l.size as u64, NO_TOP));
             sp.bytes += l.size as u64;
             self.stats.log_space_bytes_max = self.stats.log_space_bytes_max.max(sp.bytes);
             let bytes = if self.slim { round_up(l.nused, ZIL_MIN_BLKSZ).min(l.size) } else { l.size };
@@ -1079,7 +1135,7 @@ impl Zil {
         };
         self.stats.lwb_writes += 1;
         self.stats.lwb_bytes += bytes as u64;
-        out.push(ZilAction::LwbWrite { token, bytes, on_slog, class });
+        out.push(ZilAction::LwbWrite { token, bytes, on_slog, class, seq });
         if legacy {
             let l = &self.lwbs[idx];
             self.legacy_pending += l.pending;

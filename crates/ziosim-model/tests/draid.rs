@@ -44,7 +44,7 @@ fn scrub_reads_whole_stripes_spread_over_every_child() {
     let total: u64 = per.iter().sum();
     // Every 128K record is 32 data sectors in 8 stripes of 4 + 2: 48 sectors, 1.5 × psize;
     // the scrub reads all of it (and the traversal's few metadata blocks again).
-    let alloc = res["pool"]["alloc_bytes"].as_u64().unwrap();
+    let alloc = res["pool"]["layout_alloc_bytes"].as_u64().unwrap();
     assert!(total >= alloc && total <= alloc + alloc / 1000, "scrub read {total} of {alloc} allocated");
     // The permutations spread the groups: every child within 10 % of the mean.
     let mean = total as f64 / 11.0;
@@ -68,7 +68,7 @@ fn resilver_writes_the_new_disk_its_share_and_reads_every_survivor() {
     let new = leaf(&res, "d11");
     let written = class_bytes(&new, "async_write");
     assert_eq!(written, res["scan"]["processed_bytes"].as_u64().unwrap());
-    let alloc = res["pool"]["alloc_bytes"].as_f64().unwrap();
+    let alloc = res["pool"]["layout_alloc_bytes"].as_f64().unwrap();
     assert!((written as f64 / (alloc / 11.0) - 1.0).abs() < 0.05, "written {written} of {alloc}");
     assert!(leaf(&res, "d3")["classes"].as_object().unwrap().is_empty());
     // Every survivor takes part in the reconstruction.
@@ -160,7 +160,7 @@ fn a_failed_disk_gets_a_distributed_spare_rebuilt_sequentially_then_a_scrub() {
     let mean = per.iter().sum::<u64>() as f64 / per.len() as f64;
     assert!(per.iter().all(|&b| (b as f64 / mean - 1.0).abs() < 0.25), "rebuild bytes per survivor {per:?}");
     // Rebuilt: the failed child's share, 1/11 of the allocation.
-    let alloc = res["pool"]["alloc_bytes"].as_f64().unwrap();
+    let alloc = res["pool"]["layout_alloc_bytes"].as_f64().unwrap();
     let rebuilt = rb["rebuilt_bytes"].as_f64().unwrap();
     assert!((rebuilt / (alloc / 11.0) - 1.0).abs() < 0.05, "rebuilt {rebuilt} of {alloc}");
     let snap = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
@@ -318,7 +318,7 @@ fn after_both_rebuilds_a_scrub_finds_every_block_whole() {
     assert_eq!(res["scan"]["state"], "finished", "{}", res["scan"]);
     assert_eq!(scan_errors(&res), 0);
     let scrub: u64 = (0..22).map(|i| class_bytes(&leaf(&res, &format!("d{i}")), "scrub")).sum();
-    let alloc = res["pool"]["alloc_bytes"].as_u64().unwrap();
+    let alloc = res["pool"]["layout_alloc_bytes"].as_u64().unwrap();
     assert!(scrub >= alloc && scrub <= alloc + alloc / 500, "scrub read {scrub} of {alloc}");
     assert_eq!(class_bytes(&leaf(&res, &x), "scrub") + class_bytes(&leaf(&res, "d5"), "scrub"), 0);
 }

@@ -65,7 +65,7 @@ fn sequential_rebuild_copies_the_allocated_space_in_1m_chunks_then_scrubs() {
     let rb = &res["rebuilds"].as_array().unwrap()[0];
     assert_eq!(rb["state"], "complete");
     assert_eq!(rb["vdev"], "mirror-0");
-    let alloc = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+    let alloc = res["pool"]["vdevs"][0]["layout_alloc_bytes"].as_u64().unwrap();
     // Every allocated byte is scanned and copied once, to the new disk only.
     assert_eq!(rb["scanned_bytes"].as_u64().unwrap(), alloc);
     assert_eq!(rb["rebuilt_bytes"].as_u64().unwrap(), alloc);
@@ -158,7 +158,7 @@ fn attach_turns_a_disk_into_a_mirror_and_detach_undoes_it() {
     let res = run(&pool("zfs-2.2", json!([{"type": "disk", "disks": [disk("sda")]}]), 2, actions));
     assert_eq!(res["scan"]["func"], "resilver");
     assert_eq!(res["scan"]["state"], "finished");
-    let alloc = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+    let alloc = res["pool"]["vdevs"][0]["layout_alloc_bytes"].as_u64().unwrap();
     // Every block once, and the ditto metadata (both copies on this one vdev) once more: a
     // sio is queued for each copy and each repairs both (`dsl_scan_enqueue`,
     // `vdev_mirror_io_done` at the root; audit 1 F5).
@@ -282,7 +282,7 @@ fn a_second_resilver_need_restarts_before_0_8_and_is_deferred_after() {
     assert_eq!(sdc.3, "(awaiting resilver)", "{rows:?}");
     // The first resilver wrote its blocks to the waiting disk too, so both new disks end
     // up holding the vdev's data, and the second pass is not shorter for it.
-    let alloc = new["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+    let alloc = new["pool"]["vdevs"][0]["layout_alloc_bytes"].as_u64().unwrap();
     assert!(class_bytes(&leaf(&new, "sdc"), "async_write") >= alloc);
     // zfs_resilver_disable_defer = 1 restarts instead.
     let dis = run(&two_needs("zfs-2.2", 10, json!({"zfs_resilver_disable_defer": 1})));
@@ -344,7 +344,7 @@ fn a_disk_replaced_as_a_resilver_ends_is_resilvered_whole_from_illumos_3958() {
         let scans = funcs_states(&res);
         assert_eq!(scans[0], ("resilver".into(), "finished".into()), "{rel}: {scans:?}");
         // A raidz2 child holds a sixth of the vdev's allocated bytes.
-        let share = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap() / 6;
+        let share = res["pool"]["vdevs"][0]["layout_alloc_bytes"].as_u64().unwrap() / 6;
         let sdh = class_bytes(&leaf(&res, "sdh"), "async_write");
         if whole {
             assert!(sdh >= share * 9 / 10, "{rel}: sdh got {sdh} of {share}");
@@ -370,7 +370,7 @@ fn two_replaces_at_one_instant_share_one_resilver() {
                    {"at_ns": S, "do": "replace", "old": "sdc", "new": "sdh"}]),
         ));
         assert_eq!(funcs_states(&res), vec![("resilver".into(), "finished".into())], "{rel}");
-        let share = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap() / 6;
+        let share = res["pool"]["vdevs"][0]["layout_alloc_bytes"].as_u64().unwrap() / 6;
         for d in ["sdg", "sdh"] {
             assert!(class_bytes(&leaf(&res, d), "async_write") >= share * 9 / 10, "{rel}: {d}");
         }
@@ -398,7 +398,7 @@ fn solaris_2009_replace_cancels_the_running_scan_and_restarts() {
     let first_end = run(&raidz2_pool("solaris-2009", one))["scan"]["end_ns"].as_u64().unwrap();
     let res = run(&late_replace("solaris-2009", first_end / 3));
     assert_eq!(funcs_states(&res), vec![("resilver".into(), "canceled".into()), ("resilver".into(), "finished".into())]);
-    let share = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap() / 6;
+    let share = res["pool"]["vdevs"][0]["layout_alloc_bytes"].as_u64().unwrap() / 6;
     // The restart copies both new disks in full.
     assert!(res["scans"][1]["processed_bytes"].as_u64().unwrap() >= 2 * share * 9 / 10);
 }
@@ -625,7 +625,7 @@ fn solaris_2009_scrub_commands_restart_and_cancel_as_2009_did() {
     assert!(res["actions"].as_array().unwrap().iter().all(|a| a["warning"].is_null()));
     // The new disk got part of the data and stays in its replacing vdev.
     let sdc = leaf(&res, "sdc");
-    let alloc = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+    let alloc = res["pool"]["vdevs"][0]["layout_alloc_bytes"].as_u64().unwrap();
     assert!(class_bytes(&sdc, "async_write") + class_bytes(&sdc, "scrub") < alloc, "{sdc}");
 }
 

@@ -90,7 +90,7 @@ fn raidz_resilver_reads_survivors_and_writes_only_the_new_disk() {
     let meta = res["txg"]["metadata_bytes"].as_u64().unwrap();
     assert!(written >= repaired && written - repaired <= meta, "{written} {repaired} {meta}");
     // One fifth of a 5-wide raidz2's allocation lands on each child.
-    let alloc = res["pool"]["alloc_bytes"].as_f64().unwrap();
+    let alloc = res["pool"]["layout_alloc_bytes"].as_f64().unwrap();
     assert!((written as f64 / (alloc / 5.0) - 1.0).abs() < 0.05, "written {written} of {alloc}");
     assert!(by("sdb")["classes"].as_object().unwrap().is_empty());
     let last = res["status"]["snapshots"].as_array().unwrap().last().unwrap().clone();
@@ -232,7 +232,7 @@ fn resilver_reads_the_whole_block_when_any_copy_needs_it() {
         let (total, exam, issued, skipped) = scan_bytes(sc);
         assert_eq!(exam, total, "{release}");
         assert_eq!(issued + skipped, exam, "{release}");
-        let top0 = res["pool"]["vdevs"][0]["alloc_bytes"].as_u64().unwrap();
+        let top0 = res["pool"]["vdevs"][0]["layout_alloc_bytes"].as_u64().unwrap();
         assert!(issued > top0, "{release}: issued {issued} = mirror-0's {top0} and the ditto copies on mirror-1");
         let leaves = res["leaves"].as_array().unwrap();
         let scrub_read = |n: &str| leaves.iter().find(|l| l["name"] == n).unwrap()["classes"]["scrub"]["bytes"].as_u64().unwrap_or(0);

@@ -485,6 +485,45 @@ fn log_space_peak_follows_the_txg_interval() {
     assert_eq!(off["zil"]["log_space_bytes_max"].as_u64().unwrap(), 0);
 }
 
+/// A log vdev's `vs_alloc` (`zpool iostat -v`'s `alloc` of its row) is the space its log
+/// blocks hold: over the run its interval samples stay at or under the peak, reach a few
+/// txgs' worth of log writes while the writer runs, and fall to 0 once the writer has
+/// stopped and three txgs have synced. Two log vdevs take turns and hold alike.
+#[test]
+fn a_log_vdevs_allocation_is_what_its_log_blocks_hold() {
+    let mut cfg = fsync_loop("zfs-2.2", 1, 60);
+    cfg["devices"]["slog"] = preset("intel-s3700");
+    cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "sdb", "device": "slog"}]},
+                                {"type": "disk", "disks": [{"name": "sdc", "device": "slog"}]}]);
+    cfg["pool"]["recordsize_bytes"] = json!(4096);
+    cfg["workloads"][0]["region_length_bytes"] = json!(64u64 << 20);
+    cfg["workloads"][0]["think_ns"] = json!(2_000_000u64);
+    cfg["workloads"][0]["stop_ns"] = json!(40_000_000_000u64);
+    cfg["report_interval_ns"] = json!(5_000_000_000u64);
+    let res = run(&cfg);
+    let peak = res["zil"]["log_space_bytes_max"].as_u64().unwrap();
+    let ntops = res["pool"]["vdevs"].as_array().unwrap().len();
+    let tops = res["series"]["tops"].as_array().unwrap();
+    assert_eq!(tops.len(), ntops + 2);
+    let held = |t: usize| -> Vec<u64> { tops[t]["alloc_bytes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect() };
+    let (a, b) = (held(ntops), held(ntops + 1));
+    eprintln!("log vdevs hold {a:?} and {b:?}; peak {peak}");
+    assert_eq!(a.len(), 12);
+    for k in 0..a.len() {
+        assert!(a[k] + b[k] <= peak, "interval {k}: {} + {} over the peak {peak}", a[k], b[k]);
+    }
+    // While the writer runs (5 to 40 s) each holds something, the two within a factor of 2.
+    for k in 1..7 {
+        assert!(a[k] > 0 && b[k] > 0 && a[k] < 2 * b[k] && b[k] < 2 * a[k], "interval {k}: {a:?} {b:?}");
+    }
+    assert!(a[3] + b[3] > peak / 3, "mid-run {} + {} vs peak {peak}", a[3], b[3]);
+    // 20 s after the last commit: every log block freed and out of the defer tree.
+    assert_eq!((a[11], b[11]), (0, 0));
+    for log in res["pool"]["log"].as_array().unwrap() {
+        assert_eq!(log["alloc_bytes"], 0, "{log}");
+    }
+}
+
 /// A sync write logged INDIRECT writes its whole block with `dmu_sync`, which overrides
 /// the block's dirty record: the txg's sync must not write that record again, however
 /// little of the block the write covered (`zfs_get_data` syncs `zp->z_blksz`).

@@ -31,10 +31,15 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
   and in the ``-w``/``-r`` histograms a blank line. solaris-2009 (il:379c004d1f) has no
   ``logs`` label: ``print_vdev_stats`` walks every child of the root, so a log vdev prints
   among the data vdevs, after them.
+* capacity is the vdev's ``vs_alloc`` at the end of each interval (``series.tops[t]
+  .alloc_bytes``; the end of the run for a single report): the pool's contents as the
+  scenario set them up, plus what the run's writes allocated, less what their frees gave
+  back (``space.rs``). The pool row sums the data vdevs (``vdev_space_update`` leaves the
+  log class out of the root's).
 * a log vdev is a top-level vdev with its own capacity columns: ``free`` is its size (the
-  smallest of its disks, as ZFS sizes a mirror) and ``alloc`` 0 — the ZIL blocks it holds
-  at a moment are not in the results (``zil.log_space_bytes_max`` is a whole-run peak).
-  A lone log disk goes by its own name, a log mirror as the data vdevs do (``mirror`` /
+  smallest of its disks, as ZFS sizes a mirror) less ``alloc``, the space its ZIL blocks
+  hold (written, and not yet reusable: freed by the sync of their txgs and then deferred
+  two txgs; ``zil.rs`` ``LogSpace``). A lone log disk goes by its own name, a log mirror as the data vdevs do (``mirror`` /
   ``mirror-1``). An L2ARC device has capacity columns in ZFS too (``vdev_space_update``
   from arc.c; ``spa_l2cache_space_update`` in 2009), but how full the L2ARC is is not in
   the results either: ziosim prints ``-`` there.
@@ -139,16 +144,20 @@ def pool_rows(results: dict, release: str, k: int | None = None) -> list[Row]:
     pool = results["pool"]
     leaves = results["leaves"]
     tree = _tree_at(results, k)
+    ndata = len(pool["vdevs"])
     if tree is not None:
-        top = _tree_top_rows(results, release, tree)
+        top = _tree_top_rows(results, release, tree, k)
     else:
-        top = [_top_row(v, leaves, release, v.get("alloc_bytes", 0), v.get("size_bytes", 0))
-               for v in pool["vdevs"]]
-    # Log vdevs: alloc 0 (not in the results), size that of the smallest disk.
+        top = [_top_row(v, leaves, release, _alloc_at(results, t, k, v), v.get("size_bytes", 0))
+               for t, v in enumerate(pool["vdevs"])]
+    # Log vdevs: size that of the smallest disk.
     section = "" if release == "solaris-2009" else "logs"
-    top += [_top_row(v, leaves, release, 0, min(int(leaves[i]["size_bytes"]) for i in v["leaves"]), section)
-            for v in pool.get("log") or []]
-    rows = [Row(pool["name"], 0, [i for row in top for i in row.leaves], pool.get("alloc_bytes", 0),
+    top += [_top_row(v, leaves, release, _alloc_at(results, ndata + j, k, v),
+                     min(int(leaves[i]["size_bytes"]) for i in v["leaves"]), section)
+            for j, v in enumerate(pool.get("log") or [])]
+    pool_alloc = (sum(_alloc_at(results, t, k, v) for t, v in enumerate(pool["vdevs"])) if k is not None
+                  else pool.get("alloc_bytes", 0))
+    rows = [Row(pool["name"], 0, [i for row in top for i in row.leaves], pool_alloc,
                 pool.get("size_bytes", 0))]
     if not rel.has_extended_iostat(release) and results["series"].get("tops"):
         # vdev_get_stats before 0.7 (ZM, VD@zfs-0.6.5): an interior vdev's stats are its own
@@ -164,6 +173,16 @@ def pool_rows(results: dict, release: str, k: int | None = None) -> list[Row]:
     for i in pool.get("cache", []):
         rows.append(Row(leaves[i]["name"], 2, [i], section="cache"))
     return rows
+
+
+def _alloc_at(results: dict, t: int, k: int | None, vdev: dict) -> int:
+    """Top-level vdev ``t``'s (data vdevs, then log vdevs) allocated bytes at the end of
+    report interval ``k`` (None: at the end of the run, ``vdev["alloc_bytes"]``)."""
+    if k is not None:
+        tops = results["series"].get("tops") or []
+        if t < len(tops) and "alloc_bytes" in tops[t]:
+            return int(tops[t]["alloc_bytes"][k])
+    return int(vdev.get("alloc_bytes", 0))
 
 
 def _snapshot_at(results: dict, k: int | None) -> dict | None:
@@ -191,12 +210,13 @@ def _spare_names(results: dict, k: int | None) -> list[str]:
     return list(results["pool"].get("spares") or [])
 
 
-def _tree_top_rows(results: dict, release: str, tree: list[dict]) -> list[Row]:
+def _tree_top_rows(results: dict, release: str, tree: list[dict], k: int | None = None) -> list[Row]:
     """Top-level rows (with their children) from a snapshot's tree: interior rows below the
     top (``replacing-N``, ``spare-N``) add up their disks and print no capacity."""
     pool, leaves = results["pool"], results["leaves"]
     by_name = {leaf["name"]: i for i, leaf in enumerate(leaves)}
     vdevs = {v["name"]: (i, v) for i, v in enumerate(pool["vdevs"])}
+    alloc = [_alloc_at(results, t, k, v) for t, v in enumerate(pool["vdevs"])]
     tops: list[Row] = []
     stack: list[tuple[int, Row]] = []
     for r in tree[1:]:
@@ -204,8 +224,8 @@ def _tree_top_rows(results: dict, release: str, tree: list[dict]) -> list[Row]:
         idx = by_name.get(name)
         if d == 1:
             if name in vdevs:
-                v = vdevs[name][1]
-                row = Row(_vdev_display_name(name, release), 2, [], v.get("alloc_bytes", 0), v.get("size_bytes", 0),
+                t, v = vdevs[name]
+                row = Row(_vdev_display_name(name, release), 2, [], alloc[t], v.get("size_bytes", 0),
                           id_name=name)
                 tops.append(row)
             else:  # a disk that is a top-level vdev, or the replacing/spare vdev standing for it
@@ -224,9 +244,10 @@ def _tree_top_rows(results: dict, release: str, tree: list[dict]) -> list[Row]:
     # A disk top-level vdev (or its replacing vdev) takes the capacity of the vdev it is.
     for row in tops:
         if row.alloc_bytes is None:
-            v = next((v for v in pool["vdevs"] if v.get("type") == "disk" and set(v["leaves"]) & set(row.leaves)), None)
-            if v is not None:
-                row.alloc_bytes, row.size_bytes = v.get("alloc_bytes", 0), v.get("size_bytes", 0)
+            t = next((t for t, v in enumerate(pool["vdevs"])
+                      if v.get("type") == "disk" and set(v["leaves"]) & set(row.leaves)), None)
+            if t is not None:
+                row.alloc_bytes, row.size_bytes = alloc[t], pool["vdevs"][t].get("size_bytes", 0)
     return tops
 
 

@@ -324,8 +324,10 @@ def scan_progress(ps: dict, release: str, now_s: int) -> ScanProgress:
     """Progress of an in-progress scan as ``release``'s ``zpool status`` computes it."""
     era = scan_era(release)
     if era == "2009":
+        # print_scrub_status (il:379c004d1f): total = the root's vs_alloc at this moment,
+        # raised to what was examined when that is more.
         examined = int(ps["examined"]) or 1
-        total = max(int(ps["to_examine"]), examined)
+        total = max(int(ps.get("pool_alloc", ps["to_examine"])), examined)
         fraction = examined / total
         ran = now_s - int(ps["start_s"])
         mins_left = int(ran * (1 - fraction) / fraction / 60)

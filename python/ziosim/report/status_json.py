@@ -47,9 +47,10 @@ epoch, durations in ns), and ``time`` too. Key order is insertion order, as the 
 a key added twice (``state`` of a rebuild entry) keeps its first place only because it was
 the last one added.
 
-A log vdev's ``alloc_space`` (the ZIL blocks it holds) is not in the results: it is 0, so
-left out as ``vdev_stats_nvlist`` leaves out a zero; its ``total_space`` is its smallest
-disk. Not modelled, so left out — exactly as ``fill_pool_info``/``fill_vdev_info`` leave them out
+The space figures are the run's end (``alloc_bytes`` of the pool and of each top-level
+vdev: the scenario's contents plus what the run's writes hold). A log vdev's
+``alloc_space`` is the space its ZIL blocks hold then (left out when 0, as
+``vdev_stats_nvlist`` leaves out a zero); its ``total_space`` is its smallest disk. Not modelled, so left out — exactly as ``fill_pool_info``/``fill_vdev_info`` leave them out
 when the configuration lacks them or they are zero: ``pool_guid``, ``txg``, vdev ``guid``,
 ``path``, ``phys_path``, ``devid``, and the space figures ziosim does not keep
 (``def_space``, ``rep_dev_size``). A disk's ``scan_processed`` (its repair bytes in the last
@@ -260,13 +261,14 @@ def _class_items(pool: dict, leaves: list[dict], nice: _Nice, snapshot: dict | N
     for v in pool.get("log") or []:
         idx = v["leaves"]
         total = min(int(leaves[i].get("size_bytes", 0)) for i in idx)
+        alloc = int(v.get("alloc_bytes", 0))
         if v.get("type") == "disk" and len(idx) == 1:
             name = leaves[idx[0]]["name"]
             logs[name] = _vdev(st(name), 2, False, nice,
-                               {"class": "log", "total_space": total,
+                               {"class": "log", "alloc_space": alloc, "total_space": total,
                                 "phys_space": int(leaves[idx[0]].get("size_bytes", 0))})
             continue
-        d = _vdev(st(v["name"]), 2, True, nice, {"class": "log", "total_space": total})
+        d = _vdev(st(v["name"]), 2, True, nice, {"class": "log", "alloc_space": alloc, "total_space": total})
         d["vdevs"] = {leaves[i]["name"]: _vdev(st(leaves[i]["name"]), 4, False, nice,
                                                {"class": "log", "phys_space": int(leaves[i].get("size_bytes", 0))})
                       for i in idx}

@@ -449,6 +449,7 @@ def build_summary(results: dict, meta: dict) -> dict:
         "pool": {
             "name": pool.get("name"),
             "alloc_bytes": pool.get("alloc_bytes", 0),
+            "layout_alloc_bytes": pool.get("layout_alloc_bytes", pool.get("alloc_bytes", 0)),
             "size_bytes": pool.get("size_bytes", 0),
             "redundancy": _redundancy(results),
             "data_vdevs": len((results.get("pool") or {}).get("redundancy") or []),
