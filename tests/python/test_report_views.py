@@ -460,8 +460,9 @@ def test_logs_section_per_era(slog):
 
 def test_log_vdev_rows_and_the_pool_row(slog):
     """A log vdev has its own capacity (alloc: what its log blocks hold, in this
-    fixture, 190M and 40M at the end; free: its smallest disk less that); its disks print "-". The pool row counts the log vdevs' I/O (the root sums
-    every top-level vdev) but not the L2ARC device's."""
+    fixture 190M and 40M at the end; free: its smallest disk less that); its disks print
+    "-". The pool row counts the log vdevs' I/O (the root sums every top-level vdev) but
+    not the L2ARC device's."""
     block = _block(slog, "zfs-2.2")
     rows = {ln.split()[0]: ln.split()[1:] for ln in block[3:-1]}
     assert rows["mirror-1"][:2] == ["190M", "372G"] and rows["nvd3"][:2] == ["40M", "373G"]

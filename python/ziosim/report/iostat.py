@@ -39,10 +39,10 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
 * a log vdev is a top-level vdev with its own capacity columns: ``free`` is its size (the
   smallest of its disks, as ZFS sizes a mirror) less ``alloc``, the space its ZIL blocks
   hold (written, and not yet reusable: freed by the sync of their txgs and then deferred
-  two txgs; ``zil.rs`` ``LogSpace``). A lone log disk goes by its own name, a log mirror as the data vdevs do (``mirror`` /
-  ``mirror-1``). An L2ARC device has capacity columns in ZFS too (``vdev_space_update``
-  from arc.c; ``spa_l2cache_space_update`` in 2009), but how full the L2ARC is is not in
-  the results either: ziosim prints ``-`` there.
+  two txgs; ``zil.rs`` ``LogSpace``). A lone log disk goes by its own name, a log mirror
+  as the data vdevs do (``mirror`` / ``mirror-1``). An L2ARC device has capacity columns
+  in ZFS too (``vdev_space_update`` from arc.c; ``spa_l2cache_space_update`` in 2009), but
+  how full the L2ARC is is not in the results: ziosim prints ``-`` there.
 * ``-l`` cells are ZFS's ``single_histo_average`` of the interval: the core sums each
   command's log2-bucket midpoint (``*_mid_ns_sum``), divided (floor) by the commands and
   printed with ``zfs_nicetime``; a results document without those sums gets exact means.

@@ -50,8 +50,9 @@ the last one added.
 The space figures are the run's end (``alloc_bytes`` of the pool and of each top-level
 vdev: the scenario's contents plus what the run's writes hold). A log vdev's
 ``alloc_space`` is the space its ZIL blocks hold then (left out when 0, as
-``vdev_stats_nvlist`` leaves out a zero); its ``total_space`` is its smallest disk. Not modelled, so left out — exactly as ``fill_pool_info``/``fill_vdev_info`` leave them out
-when the configuration lacks them or they are zero: ``pool_guid``, ``txg``, vdev ``guid``,
+``vdev_stats_nvlist`` leaves out a zero); its ``total_space`` is its smallest disk. Not
+modelled, so left out — exactly as ``fill_pool_info``/``fill_vdev_info`` leave them out when
+the configuration lacks them or they are zero: ``pool_guid``, ``txg``, vdev ``guid``,
 ``path``, ``phys_path``, ``devid``, and the space figures ziosim does not keep
 (``def_space``, ``rep_dev_size``). A disk's ``scan_processed`` (its repair bytes in the last
 scan, kept after it ends) and ``resilver_deferred`` come from the snapshot's row, as
