@@ -147,6 +147,16 @@ def test_eta_2009():
     assert p.eta == "1h2m"
 
 
+def test_2009_divides_by_the_pools_allocation_when_it_prints():
+    """print_scrub_status (2009): total = the root's vs_alloc at that moment, raised to
+    what was examined; not the bytes to examine fixed at the scan's start."""
+    p = scan_progress(scan(pool_alloc=2 * X), "solaris-2009", E + NOW_T)
+    assert (p.total_s, p.fraction_done) == (2 * X, 0.5)
+    assert p.eta == f"{NOW_T // 3600}h{NOW_T % 3600 // 60}m"  # as long again as it ran
+    p = scan_progress(scan(pool_alloc=X // 2), "solaris-2009", E + NOW_T)
+    assert (p.total_s, p.fraction_done, p.eta) == (X, 1.0, "0h0m")
+
+
 # ----------------------------------------------------------------------------- per era
 
 
