@@ -443,8 +443,11 @@ def _load(path: Path, seed: Optional[int], stop: Optional[str], sets: Optional[l
     try:
         return scenario_mod.from_dict(doc, default_name=path.stem, path=str(path), seed=seed, stop=stop)
     except ScenarioError as e:
-        # A field the command line gave is named with the option that gave it.
+        # A field the command line gave is named with the option that gave it; a --set
+        # given after --pool wins (its field is named as it was set).
         where = None
+        if any(re.match(re.escape(str(fld)) + r"(\b|$)", e.line) for fld, _ in parsed):
+            raise
         if pool_fields is not None and re.match(r"pool\.(vdevs|log|cache|spares)\b", e.line):
             where = f"--pool {json.dumps(pool)}"
         elif fill_ratio is not None and re.match(r"pool\.(fill|allocated)\b", e.line):
@@ -586,6 +589,10 @@ def run(
         sys.stdout.flush()
         if str(results.get("end", "")).startswith("limit:"):
             _say(f"warning: the run stopped early — {results['end']}")
+        for name, need, size in report.overfull_vdevs(results):
+            _say(f"warning: vdev {name} needed {report.zfs_nicebytes(need)} of its {report.zfs_nicebytes(size)}: "
+                 "the run's writes outgrew it, and ziosim models no ENOSPC (its blocks went on the vdev as if "
+                 "there were room; docs/output.md, \"zpool iostat\")")
         if not quiet:
             _say(
                 f"wrote {outdir} — {sim_seconds(results.get('sim_time_ns', 0))} simulated, "

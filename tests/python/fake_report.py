@@ -1,6 +1,6 @@
 """A stand-in for `ziosim.report` (written by the report engineer), for CLI tests.
 
-It has the two calls the CLI makes, with the signatures of the real one (branch pyreport):
+It has the calls the CLI makes, with the signatures of the real one (branch pyreport):
 `render_text(results, meta, views=DEFAULT_VIEWS)` returns the text report (and raises
 ValueError for an unknown view), and `write_outputs(outdir, results,
 meta)` writes summary.json atomically (a temporary directory renamed into place), so an
@@ -53,6 +53,16 @@ def summary(results, meta):
         "digest": results["digest"],
         "workloads": [{"name": w["name"], "latency_ns": w["latency_ns"]} for w in results["workloads"]],
     }
+
+
+def overfull_vdevs(results):
+    """The real one lists the data vdevs the run's writes outgrew; the fake results
+    outgrow none."""
+    return []
+
+
+def zfs_nicebytes(n):
+    return f"{n}B"
 
 
 def write_outputs(outdir, results, meta, plots=True):

@@ -67,7 +67,7 @@ pub(crate) struct AuxState {
     commit_before: FineHist,
     commit_after: FineHist,
     /// Log blocks the allocator sent to the main pool for want of a usable log vdev.
-    lwb_pool_writes: u64,
+    pub(crate) lwb_pool_writes: u64,
     /// Per workload: L2ARC hits read from the pool (device gone), and L2ARC reads that
     /// failed in flight and were read again from the pool.
     l2_redirected: Vec<u64>,
@@ -146,12 +146,15 @@ impl AuxState {
 
 impl Model_ {
     /// `metaslab_alloc` on the log class: the next log vdev in turn with a writeable
-    /// child, or None (no usable log vdev: the normal class takes the block).
-    pub(crate) fn slog_pick(&mut self) -> Option<usize> {
+    /// child and room for `need` bytes beside the log blocks it holds, or None (no usable
+    /// log vdev, or all full: the normal class takes the block, `zio_alloc_zil`).
+    pub(crate) fn slog_pick(&mut self, need: u64) -> Option<usize> {
         let n = self.log_tops.len();
         for k in 0..n {
             let t = (self.zil_slog_rotor + k) % n;
-            if self.log_tops[t].iter().any(|&l| self.leaves[l as usize].writeable()) {
+            let cap = self.log_tops[t].iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap_or(0);
+            let room = self.zil.log_taken_bytes(t) + need <= cap;
+            if room && self.log_tops[t].iter().any(|&l| self.leaves[l as usize].writeable()) {
                 self.zil_slog_rotor += k + 1;
                 return Some(t);
             }

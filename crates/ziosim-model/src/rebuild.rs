@@ -994,7 +994,7 @@ mod tests {
         let alloc = m.layout.alloc_bytes(0);
         // The allocator gives out 64 MiB of metaslab 0 after the load.
         assert_eq!(m.space.live[0].bytes(), 0);
-        m.space.alloc(0, m.top_alloc_bytes[0], 64 << 20, 1);
+        m.space.alloc(0, m.top_alloc_bytes[0], 64 << 20, 1, 1);
         while !run.step_events(1) {}
         let r = run.sim.model().admin.rebuilds[0].as_ref().unwrap();
         assert_eq!(r.state, RebuildState::Complete);

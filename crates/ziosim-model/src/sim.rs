@@ -1426,7 +1426,7 @@ impl Model_ {
             phase_ns: [0; 3],
             status_snaps: Default::default(),
             admin: crate::admin::Admin::new(ntops_all),
-            space: crate::space::RunSpace::new(ntops_all),
+            space: crate::space::RunSpace::new(ntops_all, crate::space::defer_syncs(cfg.release)),
             scan_history: Vec::new(),
             seed,
             zil,
@@ -2227,7 +2227,10 @@ impl Model_ {
     /// An lwb on the separate log: the log vdevs take turns; a mirror writes every live
     /// child. With no usable log vdev the block goes to the main pool (`aux_fail.rs`).
     fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, seq: u64, ctx: &mut Ctx<Ev>) {
-        let Some(t) = self.slog_pick() else {
+        // zio_alloc_zil: the log class first (the rotor passes over a log vdev with no room
+        // for the block's planned size), then the main pool (ZIO@zfs-2.2.0).
+        let need = self.zil.lwb_alloc_bytes(seq);
+        let Some(t) = self.slog_pick(need) else {
             self.zil_pool_write(token, bytes, class, None, ctx);
             return;
         };
@@ -2278,7 +2281,7 @@ impl Model_ {
         // start of the free space when nothing is left ahead. The model has no ENOSPC: a
         // full vdev places the block at the cursor.
         let off = self.space.next_free(t, off, asize, end).or_else(|| self.space.next_free(t, lo, asize, end)).unwrap_or(off);
-        self.space.alloc(t, off, asize, self.layout.last_txg() + txg);
+        self.space.alloc(t, off, asize, self.layout.last_txg() + txg, txg);
         self.txg.write_cursor[t] = off + asize;
         // metaslab_alloc_dva → metaslab_group_alloc adds the range to ms_allocating[txg].
         let pend = &mut self.txg.ms_allocating[t];
@@ -3398,7 +3401,7 @@ impl Model_ {
                     if self.space.layout_freed(blk.index, blk.asize_total()) {
                         for d in &blk.dvas[..blk.ndvas as usize] {
                             self.sm_layout_frees.push((d.vdev, d.offset, d.asize));
-                            self.space.layout_gone_on(d.vdev as usize, d.asize);
+                            self.space.layout_gone_on(txg, d.vdev as usize, d.asize);
                         }
                     }
                 }
@@ -4270,6 +4273,7 @@ impl Model_ {
             "flush_requests": z.flushes, "batches": z.batches, "disabled": self.zil.is_disabled(),
             "log_space_bytes_max": z.log_space_bytes_max,
             "slog": !self.log_tops.is_empty(),
+            "lwb_pool_writes": self.aux.lwb_pool_writes,
             "commit_latency_ns": serde_json::to_value(self.zil_commit_hist.pcts()).unwrap(),
             "leaf_flushes": self.flushes,
             "flush_latency_ns": serde_json::to_value(self.flush_hist.pcts()).unwrap(),

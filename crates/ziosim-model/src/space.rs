@@ -55,8 +55,16 @@ type IndexSet = std::collections::HashSet<u64, BuildHasherDefault<crate::dirty::
 /// rewriting fewer distinct records than this (any rewriter of a working set under
 /// 128 GiB of 128 KiB records) frees every copy it replaces.
 pub(crate) const MAX_TRACKED: usize = 1 << 20;
-/// `TXG_DEFER_SIZE`.
-const TXG_DEFER_SIZE: u64 = 2;
+/// `TXG_DEFER_SIZE` (MS@zfs-2.2.0): a txg's frees go back to the allocator this many syncs
+/// after their own. OpenSolaris b117 (`solaris-2009`) had no defer tree: its
+/// `metaslab_sync_done` vacates the txg's freed map into the allocatable one at once
+/// (9babb37438 metaslab.c; `TXG_DEFER_SIZE` first appears at 428870ff73, b141).
+pub(crate) const TXG_DEFER_SIZE: u64 = 2;
+
+/// Syncs a free stays deferred on `release`.
+pub(crate) fn defer_syncs(release: crate::release::Release) -> u64 {
+    if release == crate::release::Release::Solaris2009 { 0 } else { TXG_DEFER_SIZE }
+}
 
 /// Disjoint ranges [start, end), each with a tag (the birth txg of the blocks in it, or 0
 /// when it does not matter); touching ranges of one tag are one range.
@@ -265,35 +273,52 @@ pub(crate) struct RunSpace {
     pub(crate) untracked_bytes: u64,
     /// Records followed at most (`MAX_TRACKED`).
     limit: usize,
-    /// Frees of txgs up to this one are back with the allocator; an idle (elided) sync
-    /// moves it on by one, up to the last synced txg.
-    defer_back: u64,
-    last_synced: u64,
-    /// Per top-level vdev, what the run changed in its `vs_alloc`: bytes the run allocated
-    /// less bytes whose free has left the defer tree (`metaslab_sync_done` adds a txg's
-    /// allocations and takes back the frees of txg − `TXG_DEFER_SIZE`, MS@zfs-2.2.0), less
-    /// the layout copies rewrites freed (`layout_gone_on`, taken off at once).
+    /// Syncs so far, idle ones (`idle_sync`) included: ZFS numbers those too.
+    syncs: u64,
+    /// Syncs a free stays deferred: `TXG_DEFER_SIZE`, 0 on solaris-2009.
+    defer: u64,
+    /// Synced txgs whose frees are still deferred: (txg, `syncs` at its sync).
+    deferring: VecDeque<(u64, u64)>,
+    /// Per top-level vdev, what the run changed in its `vs_alloc`, which moves only in
+    /// `metaslab_sync_done` (MS@zfs-2.2.0): + a txg's allocations when that txg has synced
+    /// (until then in `pending`), − its frees (the run's and the layout copies rewrites
+    /// freed, `layout_frees`) when they leave the defer tree.
     held: Vec<i64>,
+    /// Allocations whose txg has not synced yet: (engine txg, bytes per top-level vdev).
+    pending: VecDeque<(u64, Vec<u64>)>,
+    /// Layout copies freed by rewrites, by the txg that freed them: (top-level vdev, asize).
+    layout_frees: BTreeMap<u64, Vec<(u16, u64)>>,
 }
 
 impl RunSpace {
-    pub(crate) fn new(ntops: usize) -> RunSpace {
+    /// The space of `ntops` top-level vdevs; frees deferred `defer` syncs.
+    pub(crate) fn new(ntops: usize, defer: u64) -> RunSpace {
         RunSpace {
             live: vec![RangeSet::default(); ntops],
             busy: vec![RangeSet::default(); ntops],
             wrapped: vec![false; ntops],
             held: vec![0; ntops],
+            defer,
             limit: MAX_TRACKED,
             ..Default::default()
         }
     }
 
-    /// `alloc_free` gave out [off, off + len) of `t` (`ms_allocating`) for blocks born in
-    /// `birth` (the scan's txg numbering): in the space maps from the txg's sync on (the
-    /// model counts it at once, as the rebuild's load did).
-    pub(crate) fn alloc(&mut self, t: usize, off: u64, len: u64, birth: u64) {
+    /// `alloc_free` gave out [off, off + len) of `t` (`ms_allocating[txg]`, engine txg
+    /// `txg`) for blocks born in `birth` (the scan's txg numbering): in the space maps from
+    /// the txg's sync on (the model counts it at once, as the rebuild's load did), in
+    /// `vs_alloc` from the end of that sync.
+    pub(crate) fn alloc(&mut self, t: usize, off: u64, len: u64, birth: u64, txg: u64) {
         self.live[t].add(off, off + len, birth);
-        self.held[t] += len as i64;
+        let i = match self.pending.iter().rposition(|e| e.0 == txg) {
+            Some(i) => i,
+            None => {
+                let i = self.pending.partition_point(|e| e.0 < txg);
+                self.pending.insert(i, (txg, vec![0; self.held.len()]));
+                i
+            }
+        };
+        self.pending[i].1[t] += len;
         if self.wrapped[t] {
             self.busy[t].add(off, off + len, 0);
         }
@@ -359,9 +384,10 @@ impl RunSpace {
         true
     }
 
-    /// `asize` bytes of a freed layout copy (`layout_freed`) lay on top-level vdev `t`.
-    pub(crate) fn layout_gone_on(&mut self, t: usize, asize: u64) {
-        self.held[t] -= asize as i64;
+    /// `asize` bytes of a layout copy freed in `txg` (`layout_freed`) lay on top-level
+    /// vdev `t`: out of `vs_alloc` when that free leaves the defer tree.
+    pub(crate) fn layout_gone_on(&mut self, txg: u64, t: usize, asize: u64) {
+        self.layout_frees.entry(txg).or_default().push((t as u16, asize));
     }
 
     /// What `vs_alloc` of top-level vdev `t` holds beyond the layout's `layout_bytes`.
@@ -423,28 +449,39 @@ impl RunSpace {
                 self.freed_bytes += len;
             }
         }
-        self.last_synced = self.last_synced.max(txg);
-        self.defer_back = self.defer_back.max(txg.saturating_sub(TXG_DEFER_SIZE));
+        while self.pending.front().is_some_and(|e| e.0 <= txg) {
+            let (_, v) = self.pending.pop_front().unwrap();
+            for (h, b) in self.held.iter_mut().zip(v) {
+                *h += b as i64;
+            }
+        }
+        self.syncs += 1;
+        self.deferring.push_back((txg, self.syncs));
         self.return_deferred();
     }
 
-    /// An idle txg synced (`TxgAction::Elided`): its `metaslab_sync_done` returns the frees
-    /// of the txg two before it.
+    /// An idle txg synced (`TxgAction::Elided`): ZFS gives it a number, and its
+    /// `metaslab_sync_done` returns the frees of the txg `defer` syncs before it.
     pub(crate) fn idle_sync(&mut self) {
-        if self.defer_back < self.last_synced {
-            self.defer_back += 1;
-            self.return_deferred();
-        }
+        self.syncs += 1;
+        self.return_deferred();
     }
 
-    /// Give the allocator back the frees of txgs up to `defer_back`.
+    /// Give the allocator back the frees of the txgs that synced `defer` syncs ago.
     fn return_deferred(&mut self) {
-        let back = self.defer_back;
-        while let Some(e) = self.freeing.first_entry().filter(|e| *e.key() <= back) {
-            for (t, off, len) in e.remove() {
-                self.held[t as usize] -= len as i64;
-                if self.wrapped[t as usize] {
-                    self.busy[t as usize].remove(off, off + len);
+        while let Some(&(txg, _)) = self.deferring.front().filter(|e| e.1 + self.defer <= self.syncs) {
+            self.deferring.pop_front();
+            while let Some(e) = self.freeing.first_entry().filter(|e| *e.key() <= txg) {
+                for (t, off, len) in e.remove() {
+                    self.held[t as usize] -= len as i64;
+                    if self.wrapped[t as usize] {
+                        self.busy[t as usize].remove(off, off + len);
+                    }
+                }
+            }
+            while let Some(e) = self.layout_frees.first_entry().filter(|e| *e.key() <= txg) {
+                for (t, asize) in e.remove() {
+                    self.held[t as usize] -= asize as i64;
                 }
             }
         }
@@ -504,14 +541,14 @@ mod tests {
 
     #[test]
     fn a_rewrite_frees_the_old_copy_at_its_sync_and_to_the_allocator_two_syncs_later() {
-        let mut sp = RunSpace::new(1);
+        let mut sp = RunSpace::new(1, TXG_DEFER_SIZE);
         let mut c = Copies::default();
         c.push((0, 1000, 100));
-        sp.alloc(0, 1000, 100, 5);
+        sp.alloc(0, 1000, 100, 5, 5);
         sp.rewrite((1, 7), c, 5);
         let mut c2 = Copies::default();
         c2.push((0, 1100, 100));
-        sp.alloc(0, 1100, 100, 6);
+        sp.alloc(0, 1100, 100, 6, 6);
         sp.rewrite((1, 7), c2, 6);
         assert_eq!(sp.live[0].bytes(), 200);
         sp.synced(5); // the first copy's txg: nothing freed in it
@@ -529,11 +566,43 @@ mod tests {
         assert_eq!(sp.tracked(), 1);
     }
 
+    /// Idle syncs count towards the defer (ZFS numbers them); b117 had no defer tree; and
+    /// `vs_alloc` takes a txg's allocations when it has synced, its frees when they are back.
+    #[test]
+    fn the_defer_counts_idle_syncs_and_is_none_on_solaris_2009() {
+        let rewrite = |defer: u64| {
+            let mut sp = RunSpace::new(1, defer);
+            let c = |off| {
+                let mut c = Copies::default();
+                c.push((0, off, 100));
+                c
+            };
+            sp.alloc(0, 1000, 100, 5, 5);
+            sp.rewrite((1, 7), c(1000), 5);
+            assert_eq!(sp.alloc_bytes(0, 0), 0, "not in vs_alloc before its txg synced");
+            sp.synced(5);
+            sp.wrap(0);
+            sp.alloc(0, 1100, 100, 6, 6);
+            sp.rewrite((1, 7), c(1100), 6);
+            sp.layout_gone_on(6, 0, 40);
+            sp.synced(6);
+            sp
+        };
+        let mut sp = rewrite(TXG_DEFER_SIZE);
+        assert_eq!((sp.alloc_bytes(0, 1000), sp.next_free(0, 1000, 100, 10_000)), (1200, Some(1200)));
+        sp.idle_sync();
+        assert_eq!(sp.alloc_bytes(0, 1000), 1200);
+        sp.idle_sync(); // two syncs after the free's own: back
+        assert_eq!((sp.alloc_bytes(0, 1000), sp.next_free(0, 1000, 100, 10_000)), (1060, Some(1000)));
+        let sp = rewrite(defer_syncs(crate::release::Release::Solaris2009));
+        assert_eq!((sp.alloc_bytes(0, 1000), sp.next_free(0, 1000, 100, 10_000)), (1060, Some(1000)));
+    }
+
     #[test]
     fn dmu_sync_blocks_go_to_their_records_or_are_freed_with_their_txg() {
-        let mut sp = RunSpace::new(1);
-        sp.alloc(0, 0, 10, 4);
-        sp.alloc(0, 10, 10, 4);
+        let mut sp = RunSpace::new(1, TXG_DEFER_SIZE);
+        sp.alloc(0, 0, 10, 4, 4);
+        sp.alloc(0, 10, 10, 4, 4);
         sp.orphan(4, (0, 0, 10));
         sp.orphan(4, (0, 10, 10));
         assert_eq!(sp.take_orphan(4), Some((0, 0, 10)));
@@ -546,7 +615,7 @@ mod tests {
 
     #[test]
     fn records_past_the_limit_keep_their_copies() {
-        let mut sp = RunSpace::new(1);
+        let mut sp = RunSpace::new(1, TXG_DEFER_SIZE);
         sp.limit = 2;
         let c = |off| {
             let mut c = Copies::default();

@@ -348,10 +348,6 @@ pub struct ZilStats {
     pub commits_unlogged: u64,
 }
 
-/// `metaslab.c` `TXG_DEFER_SIZE`: space freed in txg t is allocatable again after txg
-/// t + 2 has synced (zfs-2.2.0 `include/sys/txg.h`; not checked in the 2009 sources).
-const TXG_DEFER_SIZE: u64 = 2;
-
 /// A log block not (yet) placed on a log vdev: in the main pool, whose own accounting
 /// holds it (`space.rs`).
 const NO_TOP: u16 = u16::MAX;
@@ -359,35 +355,42 @@ const NO_TOP: u16 = u16::MAX;
 /// The log blocks' space on their device. `zil_sync` (zfs-2.2.0 `zil.c`) frees the lwbs at
 /// the head of the chain, in order, once the txg syncing is at least each one's
 /// `lwb_alloc_txg` and `lwb_max_txg` (the highest txg of its records); the metaslab then
-/// defers the freed space for `TXG_DEFER_SIZE` txgs. What a SLOG must hold is the peak of
-/// written-and-not-yet-reusable bytes.
+/// defers the freed space for `TXG_DEFER_SIZE` syncs (none on solaris-2009, `space.rs`).
+/// What a SLOG must hold is the peak of written-and-not-yet-reusable bytes; what `zpool
+/// iostat` shows of it (`vs_alloc`, moved only by `metaslab_sync_done`) counts an lwb from
+/// the end of its allocation txg's sync.
 #[derive(Default)]
 struct LogSpace {
-    /// Issued lwbs in chain order: (txg whose sync frees it, bytes, log vdev or `NO_TOP`).
-    live: VecDeque<(u64, u64, u16)>,
-    /// Freed in txg t, reusable once t + TXG_DEFER_SIZE has synced: (t, bytes, log vdev).
+    /// Issued lwbs in chain order: (txg allocated in, txg whose sync frees it, bytes, log
+    /// vdev or `NO_TOP`).
+    live: VecDeque<(u64, u64, u64, u16)>,
+    /// Freed lwbs: (`syncs` when their free synced, bytes, log vdev).
     deferred: VecDeque<(u64, u64, u16)>,
     bytes: u64,
     /// Entries `live` gave up so far: lwb `seq` is `live[seq − popped]`.
     popped: u64,
-    /// Space freed in txgs up to this one is reusable: the last synced txg − 2, moved on
-    /// by one per idle sync (`on_idle_sync`).
-    defer_back: u64,
-    /// Per log vdev (index among the log vdevs), the bytes of `bytes` it holds: what its
-    /// `vs_alloc` shows (`zpool iostat -v`).
-    by_top: Vec<u64>,
+    /// Leading entries of `live` whose allocation txg has synced (in `vs_alloc`).
+    counted: usize,
+    /// Syncs so far, idle ones included; a free is reusable `defer` syncs after its own.
+    syncs: u64,
+    defer: u64,
+    /// Per log vdev (index among the log vdevs): the bytes its lwbs hold for the
+    /// allocator (placed, not yet reusable), and its `vs_alloc`.
+    held_by_top: Vec<u64>,
+    alloc_by_top: Vec<u64>,
     /// Highest txg a record or allocation has been seen in (≈ the open txg).
     seen_txg: u64,
 }
 
 impl LogSpace {
-    /// Deferred space freed in txgs up to `defer_back` is reusable again.
+    /// Deferred space whose free synced `defer` syncs ago is reusable again.
     fn return_deferred(&mut self) {
-        while self.deferred.front().is_some_and(|&(freed, _, _)| freed <= self.defer_back) {
+        while self.deferred.front().is_some_and(|&(at, _, _)| at + self.defer <= self.syncs) {
             let (_, b, top) = self.deferred.pop_front().unwrap();
             self.bytes -= b;
             if top != NO_TOP {
-                self.by_top[top as usize] -= b;
+                self.held_by_top[top as usize] -= b;
+                self.alloc_by_top[top as usize] -= b;
             }
         }
     }
@@ -550,7 +553,7 @@ impl Zil {
             legacy_risk: Vec::new(),
             legacy_lwb_risk: BTreeMap::new(),
             stats: ZilStats::default(),
-            space: LogSpace::default(),
+            space: LogSpace { defer: crate::space::defer_syncs(release), ..LogSpace::default() },
         }
     }
 
@@ -754,33 +757,48 @@ impl Zil {
         }
     }
 
-    /// An idle txg synced (`TxgAction::Elided`): the space freed two txgs before it is
-    /// reusable.
+    /// An idle txg synced (`TxgAction::Elided`; ZFS numbers it): space freed `defer`
+    /// syncs before it is reusable.
     pub fn on_idle_sync(&mut self) {
-        let sp = &mut self.space;
-        if sp.defer_back < self.synced_txg {
-            sp.defer_back += 1;
-            sp.return_deferred();
-        }
+        self.space.syncs += 1;
+        self.space.return_deferred();
+    }
+
+    /// Bytes allocated for log block `seq` (`ZilAction::LwbWrite`): its planned size.
+    pub fn lwb_alloc_bytes(&self, seq: u64) -> u64 {
+        let sp = &self.space;
+        seq.checked_sub(sp.popped).and_then(|i| sp.live.get(i as usize)).map_or(0, |e| e.2)
     }
 
     /// Log block `seq` (`ZilAction::LwbWrite`) was allocated on log vdev `top`.
     pub fn place_lwb(&mut self, seq: u64, top: u16) {
         let sp = &mut self.space;
-        let Some(e) = seq.checked_sub(sp.popped).and_then(|i| sp.live.get_mut(i as usize)) else {
+        let Some(i) = seq.checked_sub(sp.popped).map(|i| i as usize).filter(|&i| i < sp.live.len()) else {
             debug_assert!(false, "lwb {seq} placed after it was freed");
             return;
         };
-        e.2 = top;
-        if sp.by_top.len() <= top as usize {
-            sp.by_top.resize(top as usize + 1, 0);
+        sp.live[i].3 = top;
+        let b = sp.live[i].2;
+        if sp.held_by_top.len() <= top as usize {
+            sp.held_by_top.resize(top as usize + 1, 0);
+            sp.alloc_by_top.resize(top as usize + 1, 0);
         }
-        sp.by_top[top as usize] += e.1;
+        sp.held_by_top[top as usize] += b;
+        if i < sp.counted {
+            sp.alloc_by_top[top as usize] += b;
+        }
     }
 
-    /// Bytes log blocks hold on log vdev `top` now (written and not yet reusable).
+    /// Log vdev `top`'s `vs_alloc` now: its log blocks whose allocation txg has synced,
+    /// until their space is reusable.
     pub fn log_held_bytes(&self, top: usize) -> u64 {
-        self.space.by_top.get(top).copied().unwrap_or(0)
+        self.space.alloc_by_top.get(top).copied().unwrap_or(0)
+    }
+
+    /// Bytes the allocator cannot give out on log vdev `top`: its log blocks from their
+    /// allocation until their space is reusable.
+    pub fn log_taken_bytes(&self, top: usize) -> u64 {
+        self.space.held_by_top.get(top).copied().unwrap_or(0)
     }
 
     /// `zil_clean`: records of txgs up to `txg` are on disk through the txg and need no
@@ -789,12 +807,21 @@ impl Zil {
         self.synced_txg = self.synced_txg.max(txg);
         self.overrides = self.overrides.split_off(&(txg + 1, 0, 0));
         let sp = &mut self.space;
-        while sp.live.front().is_some_and(|&(free, _, _)| free <= txg) {
-            let (_, b, top) = sp.live.pop_front().unwrap();
-            sp.popped += 1;
-            sp.deferred.push_back((txg, b, top));
+        sp.syncs += 1;
+        // metaslab_sync_done of txg: its allocations enter vs_alloc ...
+        while let Some(&(_, _, b, top)) = sp.live.get(sp.counted).filter(|e| e.0 <= txg) {
+            if top != NO_TOP {
+                sp.alloc_by_top[top as usize] += b;
+            }
+            sp.counted += 1;
         }
-        sp.defer_back = sp.defer_back.max(txg.saturating_sub(TXG_DEFER_SIZE));
+        // ... and zil_sync's frees enter the defer tree.
+        while sp.live.front().is_some_and(|&(_, free, _, _)| free <= txg) {
+            let (_, _, b, top) = sp.live.pop_front().unwrap();
+            sp.popped += 1;
+            sp.counted = sp.counted.saturating_sub(1);
+            sp.deferred.push_back((sp.syncs, b, top));
+        }
         sp.return_deferred();
         self.sync_list.retain(|i| i.txg > txg);
         for v in self.async_by_foid.values_mut() {
@@ -1104,7 +1131,7 @@ impl Zil {
             l.issued_ns = now_ns;
             let sp = &mut self.space;
             seq = sp.popped + sp.live.len() as u64;
-            sp.live.push_back((alloc_txg.max(l.max_txg), l.size as u64, NO_TOP));
+            sp.live.push_back((alloc_txg, alloc_txg.max(l.max_txg), l.size as u64, NO_TOP));
             sp.bytes += l.size as u64;
             self.stats.log_space_bytes_max = self.stats.log_space_bytes_max.max(sp.bytes);
             let bytes = if self.slim { round_up(l.nused, ZIL_MIN_BLKSZ).min(l.size) } else { l.size };

@@ -524,6 +524,35 @@ fn a_log_vdevs_allocation_is_what_its_log_blocks_hold() {
     }
 }
 
+/// A SLOG too small for the log's space: the rotor passes a log vdev with no room for a
+/// block and, with none, `zio_alloc_zil` takes the main pool. The log vdev's allocation
+/// never passes its size, and the blocks sent to the pool are counted.
+#[test]
+fn a_full_slog_sends_log_blocks_to_the_pool() {
+    let mut cfg = fsync_loop("zfs-2.2", 8, 30);
+    let mut small = preset("intel-s3700");
+    small["capacity_bytes"] = json!(64u64 << 20);
+    cfg["devices"]["slog"] = small;
+    cfg["pool"]["log"] = json!([{"type": "disk", "disks": [{"name": "sdb", "device": "slog"}]}]);
+    cfg["workloads"][0]["sizes"] = json!([[131072, 1.0]]);
+    cfg["report_interval_ns"] = json!(1_000_000_000u64);
+    let res = run(&cfg);
+    let z = &res["zil"];
+    let ntops = res["pool"]["vdevs"].as_array().unwrap().len();
+    let held: Vec<u64> = res["series"]["tops"][ntops]["alloc_bytes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    eprintln!("log vdev holds {held:?}; zil {z}");
+    let pool_lwbs = z["lwb_pool_writes"].as_u64().unwrap();
+    assert!(pool_lwbs > 0 && pool_lwbs < z["lwb_writes"].as_u64().unwrap(), "{z}");
+    assert!(held.iter().all(|&b| b <= 64 << 20), "{held:?}");
+    assert!(*held.iter().max().unwrap() > 32 << 20, "the SLOG is used up to near its size: {held:?}");
+    let big = run(&{
+        let mut c = cfg.clone();
+        c["devices"]["slog"] = preset("intel-s3700");
+        c
+    });
+    assert_eq!(big["zil"]["lwb_pool_writes"], 0);
+}
+
 /// A sync write logged INDIRECT writes its whole block with `dmu_sync`, which overrides
 /// the block's dirty record: the txg's sync must not write that record again, however
 /// little of the block the write covered (`zfs_get_data` syncs `zp->z_blksz`).

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from . import releases
 from .files import write_outputs
-from .iostat import os_iostat_x, unsupported_note, whole_samples, zpool_iostat, zpool_iostat_r, zpool_iostat_w
+from .iostat import (os_iostat_x, overfull_vdevs, unsupported_note, whole_samples, zpool_iostat, zpool_iostat_r,
+                     zpool_iostat_w)
 from .nicenum import nicerate, zfs_nicebytes, zfs_nicenum, zfs_nicetime
 from .quantize import keyed_quantize, quantize
 from .status import zpool_status, zpool_status_config
@@ -31,6 +32,7 @@ __all__ = [
     "zpool_iostat_w",
     "zpool_iostat_r",
     "os_iostat_x",
+    "overfull_vdevs",
     "zpool_status",
     "zpool_status_config",
     "zpool_status_json",

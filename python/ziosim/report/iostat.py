@@ -185,6 +185,21 @@ def _alloc_at(results: dict, t: int, k: int | None, vdev: dict) -> int:
     return int(vdev.get("alloc_bytes", 0))
 
 
+def overfull_vdevs(results: dict) -> list[tuple[str, int, int]]:
+    """(name, most bytes allocated, size) of each data vdev whose allocation went past its
+    size at some interval or at the end: the model has no ENOSPC (``alloc_free``), so a
+    run whose writes outgrow a vdev places them as if there were room, which ZFS never does
+    (``vs_alloc`` ≤ ``vs_space``)."""
+    tops = (results.get("series") or {}).get("tops") or []
+    out = []
+    for t, v in enumerate((results.get("pool") or {}).get("vdevs") or []):
+        size = int(v.get("size_bytes", 0))
+        seen = [int(v.get("alloc_bytes", 0))] + [int(b) for b in (tops[t].get("alloc_bytes") or [] if t < len(tops) else [])]
+        if size and max(seen) > size:
+            out.append((str(v["name"]), max(seen), size))
+    return out
+
+
 def _snapshot_at(results: dict, k: int | None) -> dict | None:
     """The status snapshot at report interval ``k`` (the last one for None)."""
     snaps = (results.get("status") or {}).get("snapshots") or []

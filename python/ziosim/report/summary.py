@@ -336,6 +336,7 @@ def _zil(results: dict) -> dict:
         "leaf_flushes": z.get("leaf_flushes", 0),
         "log_space_bytes_max": z.get("log_space_bytes_max", 0),
         "slog": bool(z.get("slog", False)),
+        "lwb_pool_writes": z.get("lwb_pool_writes", 0),
         "disabled": bool(z.get("disabled", False)),
         "commit_latency_ns": finished_stats(z.get("commit_latency_ns")),
         "flush_latency_ns": finished_stats(z.get("flush_latency_ns")),
@@ -754,7 +755,8 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
     if syncy:
         lines.append(
             f"zil: commits={z['commits']}, lwb_writes={z['lwb_writes']}, flushes={z['leaf_flushes']}, "
-            f"slog={'yes' if z['slog'] else 'no'}, log space max={zfs_nicebytes(z['log_space_bytes_max'])}")
+            f"slog={'yes' if z['slog'] else 'no'}, log space max={zfs_nicebytes(z['log_space_bytes_max'])}"
+            + (f", lwbs in the pool={z['lwb_pool_writes']}" if z["slog"] and z["lwb_pool_writes"] else ""))
         lines.append(_lat_line("commit", z["commit_latency_ns"]))
         if "log_devices" in z:
             d = z["log_devices"]
