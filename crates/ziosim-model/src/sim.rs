@@ -3951,9 +3951,9 @@ impl Model_ {
     }
 
     /// `vs_alloc` of top-level vdev `t` now (data vdevs, then log vdevs): the layout's
-    /// blocks less the copies rewrites freed, plus what the run allocated and has not yet
-    /// got back (`space.rs`); a log vdev's is the space its log blocks hold (`zil.rs`,
-    /// `LogSpace`).
+    /// blocks plus the run's of every synced txg, less the frees out of the defer tree
+    /// (`space.rs`); a log vdev's is the space of its synced log blocks until reusable
+    /// (`zil.rs`, `LogSpace`).
     pub(crate) fn top_alloc_now(&self, t: usize) -> u64 {
         match t.checked_sub(self.tops.len()) {
             None => self.space.alloc_bytes(t, self.layout.alloc_bytes(t)),

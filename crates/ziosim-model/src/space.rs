@@ -9,7 +9,10 @@
 //! it after that sync; the allocator gets the space back only two syncs later:
 //! `metaslab_sync_done` of txg N moves N's frees into `ms_defer[N % TXG_DEFER_SIZE]` and
 //! returns the frees of N − 2 to `ms_allocatable` (MS@zfs-2.2.0 `metaslab_sync_done`,
-//! `TXG_DEFER_SIZE` 2). Log blocks in the main pool are freed by `zil_sync` of the first
+//! `TXG_DEFER_SIZE` 2; idle syncs count too; solaris-2009 has no defer: `defer_syncs`).
+//! `vs_alloc` (`zpool iostat`'s `alloc`) follows the same `metaslab_sync_done`: a txg's
+//! allocations count once it has synced, frees once they leave the defer tree (`held`,
+//! `alloc_bytes`). Log blocks in the main pool are freed by `zil_sync` of the first
 //! txg whose sync covers every record in them (`lwb_max_txg`, ZIL@zfs-2.2.0 `zil_sync`);
 //! the model frees an lwb with the txg that was open when it was allocated.
 //!

@@ -33,16 +33,17 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
   among the data vdevs, after them.
 * capacity is the vdev's ``vs_alloc`` at the end of each interval (``series.tops[t]
   .alloc_bytes``; the end of the run for a single report): the pool's contents as the
-  scenario set them up, plus what the run's writes allocated, less what their frees gave
-  back (``space.rs``). The pool row sums the data vdevs (``vdev_space_update`` leaves the
-  log class out of the root's).
+  scenario set them up, plus the run's blocks of every synced txg, less the frees out of
+  the defer tree (``space.rs``; ``vs_alloc`` moves only in ``metaslab_sync_done``). The
+  pool row sums the data vdevs (``vdev_space_update`` leaves the log class out of the
+  root's).
 * a log vdev is a top-level vdev with its own capacity columns: ``free`` is its size (the
-  smallest of its disks, as ZFS sizes a mirror) less ``alloc``, the space its ZIL blocks
-  hold (written, and not yet reusable: freed by the sync of their txgs and then deferred
-  two txgs; ``zil.rs`` ``LogSpace``). A lone log disk goes by its own name, a log mirror
-  as the data vdevs do (``mirror`` / ``mirror-1``). An L2ARC device has capacity columns
-  in ZFS too (``vdev_space_update`` from arc.c; ``spa_l2cache_space_update`` in 2009), but
-  how full the L2ARC is is not in the results: ziosim prints ``-`` there.
+  smallest of its disks, as ZFS sizes a mirror) less ``alloc``, the space of its ZIL blocks
+  whose allocation txg has synced, until it is reusable (``zil.rs`` ``LogSpace``). A lone
+  log disk goes by its own name, a log mirror as the data vdevs do (``mirror`` /
+  ``mirror-1``). An L2ARC device has capacity columns in ZFS too (``vdev_space_update``
+  from arc.c; ``spa_l2cache_space_update`` in 2009), but how full the L2ARC is is not in
+  the results: ziosim prints ``-`` there.
 * ``-l`` cells are ZFS's ``single_histo_average`` of the interval: the core sums each
   command's log2-bucket midpoint (``*_mid_ns_sum``), divided (floor) by the commands and
   printed with ``zfs_nicetime``; a results document without those sums gets exact means.
@@ -194,7 +195,8 @@ def overfull_vdevs(results: dict) -> list[tuple[str, int, int]]:
     out = []
     for t, v in enumerate((results.get("pool") or {}).get("vdevs") or []):
         size = int(v.get("size_bytes", 0))
-        seen = [int(v.get("alloc_bytes", 0))] + [int(b) for b in (tops[t].get("alloc_bytes") or [] if t < len(tops) else [])]
+        series = (tops[t].get("alloc_bytes") or []) if t < len(tops) else []
+        seen = [int(v.get("alloc_bytes", 0)), *(int(b) for b in series)]
         if size and max(seen) > size:
             out.append((str(v["name"]), max(seen), size))
     return out
