@@ -152,8 +152,7 @@ impl Model_ {
         let n = self.log_tops.len();
         for k in 0..n {
             let t = (self.zil_slog_rotor + k) % n;
-            let cap = self.log_tops[t].iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap_or(0);
-            let room = self.zil.log_taken_bytes(t) + need <= cap;
+            let room = self.zil.log_taken_bytes(t) + need <= self.log_top_size(t);
             if room && self.log_tops[t].iter().any(|&l| self.leaves[l as usize].writeable()) {
                 self.zil_slog_rotor += k + 1;
                 return Some(t);

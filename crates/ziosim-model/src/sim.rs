@@ -2224,6 +2224,11 @@ impl Model_ {
         slot
     }
 
+    /// Size of log vdev `t`: its smallest disk (a mirror is as large as its smallest child).
+    pub(crate) fn log_top_size(&self, t: usize) -> u64 {
+        self.log_tops[t].iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap_or(0)
+    }
+
     /// An lwb on the separate log: the log vdevs take turns; a mirror writes every live
     /// child. With no usable log vdev the block goes to the main pool (`aux_fail.rs`).
     fn zil_slog_write(&mut self, token: u32, bytes: u32, class: IoClass, seq: u64, ctx: &mut Ctx<Ev>) {
@@ -2235,7 +2240,7 @@ impl Model_ {
             return;
         };
         self.zil.place_lwb(seq, t as u16);
-        let cap = self.log_tops[t].iter().map(|&l| self.leaves[l as usize].size_bytes).min().unwrap();
+        let cap = self.log_top_size(t);
         let mut off = self.zil_slog_cursor[t];
         if off + bytes as u64 > cap {
             off = 0;

@@ -146,18 +146,17 @@ def pool_rows(results: dict, release: str, k: int | None = None) -> list[Row]:
     leaves = results["leaves"]
     tree = _tree_at(results, k)
     ndata = len(pool["vdevs"])
+    alloc = [_alloc_at(results, t, k, v) for t, v in enumerate(pool["vdevs"])]
     if tree is not None:
-        top = _tree_top_rows(results, release, tree, k)
+        top = _tree_top_rows(results, release, tree, alloc)
     else:
-        top = [_top_row(v, leaves, release, _alloc_at(results, t, k, v), v.get("size_bytes", 0))
-               for t, v in enumerate(pool["vdevs"])]
+        top = [_top_row(v, leaves, release, alloc[t], v.get("size_bytes", 0)) for t, v in enumerate(pool["vdevs"])]
     # Log vdevs: size that of the smallest disk.
     section = "" if release == "solaris-2009" else "logs"
     top += [_top_row(v, leaves, release, _alloc_at(results, ndata + j, k, v),
                      min(int(leaves[i]["size_bytes"]) for i in v["leaves"]), section)
             for j, v in enumerate(pool.get("log") or [])]
-    pool_alloc = (sum(_alloc_at(results, t, k, v) for t, v in enumerate(pool["vdevs"])) if k is not None
-                  else pool.get("alloc_bytes", 0))
+    pool_alloc = sum(alloc) if k is not None else pool.get("alloc_bytes", 0)
     rows = [Row(pool["name"], 0, [i for row in top for i in row.leaves], pool_alloc,
                 pool.get("size_bytes", 0))]
     if not rel.has_extended_iostat(release) and results["series"].get("tops"):
@@ -227,13 +226,13 @@ def _spare_names(results: dict, k: int | None) -> list[str]:
     return list(results["pool"].get("spares") or [])
 
 
-def _tree_top_rows(results: dict, release: str, tree: list[dict], k: int | None = None) -> list[Row]:
-    """Top-level rows (with their children) from a snapshot's tree: interior rows below the
-    top (``replacing-N``, ``spare-N``) add up their disks and print no capacity."""
+def _tree_top_rows(results: dict, release: str, tree: list[dict], alloc: list[int]) -> list[Row]:
+    """Top-level rows (with their children) from a snapshot's tree, the data vdevs with the
+    ``alloc`` of that interval: interior rows below the top (``replacing-N``, ``spare-N``)
+    add up their disks and print no capacity."""
     pool, leaves = results["pool"], results["leaves"]
     by_name = {leaf["name"]: i for i, leaf in enumerate(leaves)}
     vdevs = {v["name"]: (i, v) for i, v in enumerate(pool["vdevs"])}
-    alloc = [_alloc_at(results, t, k, v) for t, v in enumerate(pool["vdevs"])]
     tops: list[Row] = []
     stack: list[tuple[int, Row]] = []
     for r in tree[1:]:
