@@ -1223,6 +1223,32 @@ impl Layout {
         (found, u, f, j, self.units_before(found, u) * DNODES_PER_BLOCK + f)
     }
 
+    /// The indirect blocks of data block `i`'s file above it, top level first, into `out`
+    /// (none for a file whose one block pointer lives in its dnode): the chain
+    /// `dbuf_findbp` climbs to find the block's pointer (DBUF@zfs-2.2.0). The blocks are
+    /// the ones the traversal meets (same index, lane, rank and birth): in a file's
+    /// pre-order the level-`l` block `m` comes `l` places before data block `m << (sh·l)`.
+    pub fn data_parents(&self, i: u64, out: &mut Vec<Block>) {
+        out.clear();
+        let (ci, u, f, j, files_before) = self.locate_data(i);
+        let c = &self.classes[ci];
+        let mut file_start = self.index_start(u) + 1 + f * c.file_blocks;
+        for l in 1..=self.meta_levels {
+            file_start += u64::from(u & ((1 << (self.sh * l)) - 1) == 0);
+        }
+        let k = if u == self.u_full && f == self.last_files_full && self.last_k > 0 { self.last_k } else { c.k };
+        for l in (1..=c.levels).rev() {
+            let sh = self.sh * l;
+            let m = j >> sh;
+            let last = m == k.div_ceil(1 << sh) - 1;
+            let li = c.ind_lane + 2 * (l - 1) + u32::from(last);
+            let rank = if last { files_before } else { files_before * (c.n[l as usize] - 1) + m };
+            let j_end = ((m + 1) << sh).min(k) - 1;
+            let birth = self.meta_birth(file_start + c.pos(j_end));
+            out.push(self.make(file_start + c.pos(m << sh) - l as u64, BlockKind::Indirect, l as u8, li, rank, birth));
+        }
+    }
+
     /// Where the `i`-th file data block sits in the object tree (`i < data_blocks()`): its
     /// file, its block id in the file and the file's dnode block — what `dbuf_dirty` and
     /// `dnode_setdirty` dirty above it when it is written.
@@ -1742,6 +1768,41 @@ mod tests {
             prev = Some(p);
         }
         assert_eq!(files.len() as u64, lo.summary().files);
+    }
+
+    #[test]
+    fn a_data_blocks_parents_are_the_indirects_the_traversal_met_above_it() {
+        let tops = pool3();
+        // 16 KiB indirects (7 pointer bits) and 128 KiB (10), fresh and aged, a partial last
+        // file (the allocation is no whole number of periods).
+        for (ibs, f, alloc) in [(17, 0.0, (20 << 30) + (5 << 20)), (14, 0.3, (9 << 30) + (77 << 20) + 4096)] {
+            let lo = Layout::new(&LayoutParams { indblkshift: ibs, ..mixed(alloc, f, 3) }, &tops).unwrap();
+            let mut t = lo.traverse();
+            let mut above: Vec<Option<Block>> = vec![None; MAX_LEVELS + 1];
+            let (mut file, mut data, mut checked) = (None, 0u64, 0u64);
+            let mut got = Vec::new();
+            loop {
+                let c = t.cursor();
+                let Some(b) = t.next() else { break };
+                if c.file() != file {
+                    file = c.file();
+                    above.iter_mut().for_each(|a| *a = None);
+                }
+                match b.kind {
+                    BlockKind::Indirect if c.file().is_some() => above[b.level as usize] = Some(b),
+                    BlockKind::Data => {
+                        lo.data_parents(data, &mut got);
+                        let want: Vec<Block> = above[1..].iter().rev().flatten().copied().collect();
+                        assert_eq!(got, want, "data block {data} ({b:?})");
+                        checked += got.len() as u64;
+                        data += 1;
+                    }
+                    _ => {}
+                }
+            }
+            assert_eq!(data, lo.data_blocks());
+            assert!(checked > data / 2, "{checked} parents of {data} data blocks");
+        }
     }
 
     #[test]
