@@ -86,6 +86,8 @@ WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync
                   "trace")
 WORKLOAD_KINDS_LATER: tuple[str, ...] = ()
 TRACE_KEYS = ("trace", "trace_format", "speed", "repeat", "arc_size", "volume")
+# Kinds whose reads a modelled ARC (`arc_size`) may serve (config.rs `arc_kind`).
+ARC_SIZE_KINDS = ("trace", "random-read", "seq-read")
 # Most records a trace's modelled ARC may hold (config.rs ARC_RECORDS_MAX).
 ARC_RECORDS_MAX = 1 << 22
 NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs", "source")
@@ -1603,8 +1605,11 @@ class _Normaliser:
         )
         name = _str(w.get("name", kind), f"{path}.name", "a non-empty string")
         for k in TRACE_KEYS:
+            if k == "arc_size" and kind in ARC_SIZE_KINDS:
+                continue
             if k in w and kind != "trace":
-                raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to trace only; remove it for {kind}")
+                allowed = ", ".join(ARC_SIZE_KINDS) if k == "arc_size" else "trace"
+                raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to {allowed} only; remove it for {kind}")
         trace = None
         if kind == "trace":
             trace = self.trace(w, path)
@@ -1698,17 +1703,17 @@ class _Normaliser:
                 raise ScenarioError(f"{path}.volume: {show(volume)} — allowed: true or false")
             if volume:
                 extra["volume"] = True
-            if "arc_size" in w:
-                if "arc_hit" in w:
-                    raise ScenarioError(f"{path}.arc_hit: {show(w['arc_hit'])} — give arc_hit (a share of hits) or "
-                                        "arc_size (the ARC modelled over the trace's records), not both")
-                arc_b = parse_size(w["arc_size"], f"{path}.arc_size")
-                recs = arc_b // pool["recordsize_bytes"]
-                if not 1 <= recs <= ARC_RECORDS_MAX:
-                    raise ScenarioError(
-                        f"{path}.arc_size: {show(w['arc_size'])} — {recs} records of pool.recordsize; allowed: "
-                        f"1 to {ARC_RECORDS_MAX} records")
-                extra["arc_bytes"] = arc_b
+        if "arc_size" in w:
+            if "arc_hit" in w:
+                raise ScenarioError(f"{path}.arc_hit: {show(w['arc_hit'])} — give arc_hit (a share of hits) or "
+                                    "arc_size (the ARC modelled over the records it reads), not both")
+            arc_b = parse_size(w["arc_size"], f"{path}.arc_size")
+            recs = arc_b // pool["recordsize_bytes"]
+            if not 1 <= recs <= ARC_RECORDS_MAX:
+                raise ScenarioError(
+                    f"{path}.arc_size: {show(w['arc_size'])} — {recs} records of pool.recordsize; allowed: "
+                    f"1 to {ARC_RECORDS_MAX} records")
+            extra["arc_bytes"] = arc_b
         for k in ("fua", "flush_every"):
             if k in w and kind != "zvol":
                 raise ScenarioError(f"{path}.{k}: {show(w[k])} — applies to zvol only; remove it for {kind}")

@@ -293,6 +293,49 @@ def test_trace_keys_on_another_kind_and_untimed_traces_without_threads(tmp_path,
         scenario.load(_scenario(tmp_path, "", trace="op,offset,size\nR,0,4096\n"))
 
 
+def test_arc_size_models_the_arc_of_a_random_or_sequential_reader_too(tmp_path, fake_core):
+    from ziosim import scenario
+
+    def load(kind: str, extra: str = 'arc_size = "2G"'):
+        p = tmp_path / "s.toml"
+        p.write_text('[zfs]\nrelease = "zfs-2.2"\n[pool]\nallocated = "100G"\n'
+                     'vdevs = [{ type = "disk", disks = 1, device = "hdd-7200-sata-2014" }]\n'
+                     f'[[workload]]\nkind = "{kind}"\nthreads = 1\n{extra}\n')
+        return scenario.load(p).config["workloads"][0]
+
+    assert load("random-read")["arc_bytes"] == 2 << 30
+    assert load("seq-read")["arc_bytes"] == 2 << 30
+    with pytest.raises(ScenarioError, match=r"^workload\[0\]\.arc_size: \"2G\" — applies to trace, random-read, "
+                                            r"seq-read only; remove it for random-write$"):
+        load("random-write")
+    with pytest.raises(ScenarioError, match=r"^workload\[0\]\.arc_hit: 0\.5 — give arc_hit"):
+        load("random-read", 'arc_size = "2G"\narc_hit = 0.5')
+
+
+@pytest.mark.needs_core
+def test_a_reader_with_a_modelled_arc_reports_its_indirect_blocks(tmp_path):
+    # 16 KiB records over 200 GiB: a 32 MiB ARC holds few records and few of the ~12,800
+    # level-1 blocks above them, so reads climb, and the summary says how often.
+    from ziosim import runner, scenario
+    from ziosim.report.summary import build_summary, summary_text
+
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nstop = "20s"\n[zfs]\nrelease = "zfs-2.1"\n[pool]\nallocated = "200G"\n'
+                 'recordsize = "16K"\nvdevs = [{ type = "disk", disks = 1, device = "hdd-7200-sata-2014" }]\n'
+                 '[[workload]]\nname = "db"\nkind = "random-read"\nthreads = 1\nsizes = [["8K", 1.0]]\n'
+                 'arc_size = "32M"\n')
+    res = runner.run(scenario.load(p))
+    meta = {"release": "zfs-2.1", "name": "s", "seed": 0, "version": "t", "scenario_hash": "h"}
+    summ = build_summary(res, meta)
+    w = summ["workloads"]["db"]
+    ind = w["arc"]["indirect"]
+    assert ind["cache_bytes"] == 24 << 20  # zfs-2.1: zfs_arc_meta_limit_percent = 75
+    assert ind["reads"] == ind["misses"] and ind["reads"] > (w["ops"] - w["arc_hits"]) // 2, ind
+    text = summary_text(res, meta, summ)
+    assert f"of 24M held): hits={ind['hits']}, misses={ind['misses']}, reads before their records={ind['reads']}" \
+        in text, text
+
+
 @pytest.mark.needs_core
 def test_a_replay_through_the_core_ends_with_workloads_done(tmp_path):
     import ziosim

@@ -373,8 +373,9 @@ pub struct WorkloadConfig {
     /// trace: the records to replay (Python parses the trace file into these columns).
     #[serde(default)]
     pub trace: Option<TraceConfig>,
-    /// trace: a model of the ARC (`trace::ArcCache`) of this many bytes of records decides
-    /// ARC hits, instead of the `arc_hit_ratio` draw; 0 = off.
+    /// trace, random-read, seq-read: a model of the ARC (`trace::ArcCache`) of this many
+    /// bytes of records decides ARC hits, instead of the `arc_hit_ratio` draw, and the
+    /// release's metadata share of it the indirect blocks' (`indirect.rs`); 0 = off.
     #[serde(default)]
     pub arc_bytes: u64,
     /// trace: the trace is a block device's (a VM disk, an iSCSI LU) and replays on a
@@ -676,8 +677,9 @@ impl RunConfig {
                 return Err(field_err(&f("trace"), "records", &format!("applies to trace only; remove it for {}", w.kind.key())));
             }
             if w.arc_bytes > 0 {
-                if !trace {
-                    return Err(field_err(&f("arc_size"), w.arc_bytes, &format!("applies to trace only; remove it for {}", w.kind.key())));
+                if !matches!(w.kind, WorkloadKind::Trace | WorkloadKind::RandomRead | WorkloadKind::SeqRead) {
+                    return Err(field_err(&f("arc_size"), w.arc_bytes, &format!(
+                        "applies to trace, random-read, seq-read only; remove it for {}", w.kind.key())));
                 }
                 let recs = w.arc_bytes / self.pool.recordsize_bytes.max(1);
                 if recs > ARC_RECORDS_MAX {

@@ -11,6 +11,7 @@ mod aux_fail;
 pub mod config;
 pub mod device;
 mod dirty;
+pub(crate) mod indirect;
 pub mod draid;
 pub mod io;
 mod l2feed;

@@ -10,7 +10,9 @@
 //!   device), else a read of every record it covers from the pool, at SYNC_READ priority
 //!   (`arc_read` → `zio_read`, ARC@zfs-2.2.0). A partial-record read reads the whole record.
 //!   Once every record is in memory the copy to the caller (`arc_hit_ns` plus the bytes
-//!   at one core's memcpy rate, `copy_ns`) ends the read.
+//!   at one core's memcpy rate, `copy_ns`) ends the read. With a modelled ARC
+//!   (`arc_size`) a record's read first reads the indirect blocks above it that the ARC
+//!   lacks, one after the other (`indirect.rs`).
 //! * Where blocks live: the pool's contents come from the layout generator (`layout.rs`,
 //!   `pool.layout`; default a fresh fill of recordsize records). Logical record `b` of a
 //!   workload is the layout's `b`-th file data block in traversal order, read from its
@@ -491,6 +493,17 @@ impl Leaf {
     }
 }
 
+/// A read of a workload with a modelled ARC waiting for the indirect blocks above its
+/// records (`indirect.rs`): what it reads once they are in.
+struct MetaChain {
+    off: u64,
+    size: u64,
+    file: u32,
+    in_arc: Vec<bool>,
+    /// Still to read, in order (each record's chain top level first).
+    chain: VecDeque<crate::layout::Block>,
+}
+
 pub(crate) struct LogicalOp {
     pub(crate) wl: u16,
     pub(crate) thread: u32,
@@ -756,8 +769,13 @@ pub(crate) struct Workload {
     pub(crate) nfs: Option<NfsClient>,
     pub(crate) db: Option<Db>,
     pub(crate) trace: Option<TraceState>,
-    /// trace with `arc_size`: which records the ARC holds (instead of the `arc_hit` draw).
+    /// trace, random-read or seq-read with `arc_size`: which records the ARC holds
+    /// (instead of the `arc_hit` draw).
     pub(crate) arc: Option<ArcCache>,
+    /// With `arc`: the indirect blocks the ARC holds (`indirect.rs`), and the reads of
+    /// missing ones that records' reads waited for.
+    pub(crate) meta: Option<crate::indirect::IndirectCache>,
+    pub(crate) indirect_reads: u64,
 }
 
 impl Workload {
@@ -887,6 +905,10 @@ pub struct Model_ {
     /// Scratch of `start_read`: per record of a read, in the ARC / held by a stream.
     rd_in_arc: Vec<bool>,
     rd_held: Vec<bool>,
+    /// Reads waiting for the indirect blocks above their records (`indirect.rs`), by op.
+    meta_chains: std::collections::BTreeMap<u32, MetaChain>,
+    /// Scratch of `start_read_arc`: a record's parents.
+    rd_parents: Vec<crate::layout::Block>,
     pub(crate) wls: Vec<Workload>,
     pub(crate) txg: Txg,
     /// File data blocks of the layout: the records foreground workloads address.
@@ -1297,6 +1319,11 @@ impl Model_ {
                 // RunConfig::check made sure only a trace workload has records, and has them.
                 trace: traces[i].take().map(|tc| TraceState::new(tc, region_len, w.threads.is_none())),
                 arc: (w.arc_bytes > 0).then(|| ArcCache::new(w.arc_bytes / rs, rs, arc_era, cfg.hz)),
+                meta: (w.arc_bytes > 0).then(|| {
+                    let (n, d) = crate::indirect::meta_share(cfg.release);
+                    crate::indirect::IndirectCache::new(w.arc_bytes / d * n)
+                }),
+                indirect_reads: 0,
             });
         }
         let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
@@ -1353,6 +1380,8 @@ impl Model_ {
             pf_cached: Vec::new(),
             rd_in_arc: Vec::new(),
             rd_held: Vec::new(),
+            meta_chains: std::collections::BTreeMap::new(),
+            rd_parents: Vec::new(),
             wls,
             txg: Txg {
                 phase: SyncPhase::Data,
@@ -1714,9 +1743,73 @@ impl Model_ {
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
         }
+        // The records it reads need their block pointers: the indirect blocks above a
+        // record neither cached nor held by a stream, missing from the ARC, are read
+        // first, one after the other (`indirect.rs`).
+        if self.wls[wl].meta.is_some() {
+            let mut chain = VecDeque::new();
+            let mut parents = std::mem::take(&mut self.rd_parents);
+            for (b, &c) in (first..).zip(&in_arc) {
+                if c || self.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(file, b).is_some()) {
+                    continue;
+                }
+                // `dbuf_findbp` climbs only past parents the ARC lacks: from level 1 up
+                // to the first cached one, whose reads then come top down.
+                self.layout.data_parents(b % self.nblocks.max(1), &mut parents);
+                let meta = self.wls[wl].meta.as_mut().unwrap();
+                let missing = parents.iter().rev().take_while(|p| !meta.touch(p.index, crate::indirect::arc_bytes(self.cfg.release, p.psize, p.lsize))).count();
+                chain.extend(parents[parents.len() - missing..].iter().copied());
+            }
+            self.rd_parents = parents;
+            if !chain.is_empty() {
+                self.meta_chains.insert(id, MetaChain { off, size, file, in_arc, chain });
+                self.next_indirect(id, ctx);
+                return;
+            }
+        }
+        self.read_arc_records(wl, id, off, size, file, &in_arc, ctx);
+    }
+
+    /// The next indirect block read op `id` waits for, or, with none left, its records.
+    /// A block with no readable copy fails the read (`dbuf_findbp`'s EIO fails the hold).
+    fn next_indirect(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let wl = self.ops[id as usize].wl as usize;
+        let chain = self.meta_chains.get_mut(&id).expect("op in a chain");
+        let Some(blk) = chain.chain.pop_front() else {
+            let c = self.meta_chains.remove(&id).unwrap();
+            self.read_arc_records(wl, id, c.off, c.size, c.file, &c.in_arc, ctx);
+            return;
+        };
+        self.last_user_io_ns = ctx.now();
+        self.ops[id as usize].pending += 1;
+        let mut n = 0;
+        for d in blk.dvas() {
+            n = self.read_at(d.vdev as usize, d.offset, blk.psize, IoClass::SyncRead, 0, id, ctx);
+            if n > 0 {
+                break;
+            }
+        }
+        self.ops[id as usize].pending -= 1;
+        self.ops[id as usize].pending += n;
+        if n > 0 {
+            self.wls[wl].indirect_reads += 1;
+        } else {
+            self.meta_chains.remove(&id);
+            self.ops[id as usize].eio = true;
+            if self.ops[id as usize].pending == 0 {
+                self.data_ready(id, ctx);
+            }
+        }
+    }
+
+    /// The rest of `start_read_arc` once the records' block pointers are in: the records
+    /// not in `in_arc` from a stream's prefetch, the L2ARC or the pool.
+    #[allow(clippy::too_many_arguments)]
+    fn read_arc_records(&mut self, wl: usize, id: u32, off: u64, size: u64, file: u32, in_arc: &[bool], ctx: &mut Ctx<Ev>) {
+        let first = off / self.recordsize;
         // What the model's ARC lacks may be in a stream's prefetch (read or in flight);
         // only the rest can be L2ARC hits (as in `start_read`).
-        let held: Vec<bool> = (first..).zip(&in_arc).map(|(b, &c)| !c && self.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(file, b).is_some())).collect();
+        let held: Vec<bool> = (first..).zip(in_arc).map(|(b, &c)| !c && self.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(file, b).is_some())).collect();
         let l2_share = self.wls[wl].l2_hit;
         let l2_hit = self.wls[wl].rng.chance(l2_share);
         let l2_recs: Vec<u64> = if l2_hit { (first..).zip(in_arc.iter().zip(&held)).filter(|(_, (&c, &h))| !c && !h).map(|(b, _)| b).collect() } else { Vec::new() };
@@ -1727,7 +1820,7 @@ impl Model_ {
             }
             self.demand_read(wl, b, id, !l2_hit || held[i], file, ctx);
         }
-        self.zfetch(wl, file, off, size, &in_arc, ctx);
+        self.zfetch(wl, file, off, size, in_arc, ctx);
         if self.ops[id as usize].pending == 0 {
             let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
@@ -3898,7 +3991,11 @@ impl Model_ {
                     let op = &mut self.ops[owner as usize];
                     op.pending -= 1;
                     if op.pending == 0 {
-                        self.data_ready(owner, ctx);
+                        if !self.meta_chains.is_empty() && self.meta_chains.contains_key(&owner) {
+                            self.next_indirect(owner, ctx);
+                        } else {
+                            self.data_ready(owner, ctx);
+                        }
                     }
                 }
                 1 => self.rebuild_leaf_done(owner & OWNER_INDEX_MASK, ctx),
@@ -4182,19 +4279,32 @@ impl Model_ {
                     "db": w.db.as_ref().map(Self::db_results),
                     "mean_inflight": ((w.inflight_ns + (sim_time_ns.saturating_sub(w.inflight_since_ns)) as u128 * w.inflight as u128) as f64 / sim_time_ns.max(1) as f64),
                 });
-                // Only a trace workload has the key, so other workloads' results keep their shape.
+                let arc = w.arc.as_ref().map(|a| {
+                    let (mru, mfu, mru_target) = a.sizes();
+                    let mut j = json!({
+                        "records": a.capacity(), "hits": a.hits, "misses": a.misses,
+                        "mru_hits": a.list_hits[0], "mfu_hits": a.list_hits[1],
+                        "mru_ghost_hits": a.list_hits[2], "mfu_ghost_hits": a.list_hits[3],
+                        "mru_records": mru, "mfu_records": mfu, "mru_target_records": mru_target,
+                    });
+                    if let Some(m) = &w.meta {
+                        j["indirect"] = json!({
+                            "cache_bytes": m.capacity(), "held_bytes": m.used(), "hits": m.hits,
+                            "misses": m.misses, "reads": w.indirect_reads,
+                        });
+                    }
+                    j
+                });
+                // Only a trace workload has the key, and only one with `arc_size` has `arc`
+                // (a trace's in `trace`), so other workloads' results keep their shape.
                 if let Some(t) = &w.trace {
                     let scanned = self.scan.is_some() || self.rebuild_ran();
                     v["trace"] = t.results(scanned.then_some(&ScanPhase::KEYS));
-                    if let Some(a) = &w.arc {
-                        let (mru, mfu, mru_target) = a.sizes();
-                        v["trace"]["arc"] = json!({
-                            "records": a.capacity(), "hits": a.hits, "misses": a.misses,
-                            "mru_hits": a.list_hits[0], "mfu_hits": a.list_hits[1],
-                            "mru_ghost_hits": a.list_hits[2], "mfu_ghost_hits": a.list_hits[3],
-                            "mru_records": mru, "mfu_records": mfu, "mru_target_records": mru_target,
-                        });
+                    if let Some(a) = arc {
+                        v["trace"]["arc"] = a;
                     }
+                } else if let Some(a) = arc {
+                    v["arc"] = a;
                 }
                 self.aux_workload_results(i, &mut v);
                 v

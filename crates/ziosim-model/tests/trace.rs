@@ -203,15 +203,15 @@ fn the_arc_serves_rereads_of_a_working_set_that_fits() {
     cfg["workloads"][0]["arc_bytes"] = json!(1u64 << 20);
     let r = run(&cfg);
     assert_eq!(r["workloads"][0]["arc_hits"], 1);
-    // Only for traces.
+    // Only for workloads that read.
     let mut bad = one_disk(records(10, 'R', 4096, 1000), None, 1);
-    bad["workloads"][0]["kind"] = json!("random-read");
+    bad["workloads"][0]["kind"] = json!("random-write");
     bad["workloads"][0]["rate_per_s"] = json!(1.0);
     bad["workloads"][0]["sizes"] = json!([[4096, 1.0]]);
     bad["workloads"][0]["trace"] = json!(null);
     bad["workloads"][0]["arc_bytes"] = json!(1u64 << 20);
     let e = ziosim_model::config::RunConfig::from_json(&bad.to_string()).err().unwrap();
-    assert!(e.starts_with("workload[0].arc_size: 1048576 — applies to trace only"), "{e}");
+    assert!(e.starts_with("workload[0].arc_size: 1048576 — applies to trace, random-read, seq-read only"), "{e}");
 }
 
 #[test]
@@ -269,4 +269,47 @@ fn a_block_trace_replays_on_a_volume() {
     old["release"] = json!("solaris-2009");
     let e = ziosim_model::config::RunConfig::from_json(&old.to_string()).err().unwrap();
     assert!(e.starts_with("workload[0].volume: true — allowed: from release freebsd-9"), "{e}");
+}
+
+#[test]
+fn a_read_the_arc_misses_first_reads_the_indirect_blocks_it_lacks() {
+    // 2000 random 4 KiB reads, one at a time, over a 100 GiB file of 128 KiB records: with a
+    // 1 MiB ARC every record misses. Its metadata share (3/4 on 2.1) holds a few of the
+    // ~800 level-1 blocks above them, so nearly every read first reads its level-1 block
+    // (`dbuf_findbp`), then the record: two dependent disk reads where the `arc_hit` draw
+    // (every indirect block cached) makes one.
+    let n = 2000;
+    let t = records(n, 'R', 4096, 0);
+    let with = |arc: Option<u64>| {
+        let mut cfg = one_disk(t.clone(), Some(1), 3600);
+        cfg["release"] = json!("zfs-2.1");
+        match arc {
+            Some(b) => cfg["workloads"][0]["arc_bytes"] = json!(b),
+            None => cfg["workloads"][0]["arc_hit_ratio"] = json!(0.0),
+        }
+        run(&cfg)
+    };
+    let cold = with(Some(1 << 20));
+    let ind = &tr(&cold)["arc"]["indirect"];
+    assert_eq!(ind["cache_bytes"], (1u64 << 20) / 4 * 3, "{ind}");
+    let reads = ind["reads"].as_u64().unwrap();
+    assert!(reads > n as u64 * 9 / 10, "{ind}");
+    assert_eq!(ind["misses"].as_u64().unwrap(), reads, "each missing block read once: {ind}");
+    let drawn = with(None);
+    let disk_ops = |r: &Value| r["leaves"][0]["classes"]["sync_read"]["ops"].as_u64().unwrap();
+    assert_eq!(disk_ops(&drawn), n as u64);
+    assert_eq!(disk_ops(&cold), n as u64 + reads);
+    let mean = |r: &Value| r["workloads"][0]["latency_ns"]["mean"].as_f64().unwrap();
+    assert!(mean(&cold) > 1.6 * mean(&drawn), "cold {} drawn {}", mean(&cold), mean(&drawn));
+    // With 1 GiB the indirect blocks stay: each is read once, the first time a record
+    // under it misses, so later reads under it find it (and climb no further).
+    let warm = with(Some(1 << 30));
+    let ind = &tr(&warm)["arc"]["indirect"];
+    let (reads, hits, misses) = (ind["reads"].as_u64().unwrap(), ind["hits"].as_u64().unwrap(), ind["misses"].as_u64().unwrap());
+    assert_eq!(misses, reads, "{ind}");
+    assert!(reads > 0 && reads < n as u64 / 2 && hits >= n as u64 - reads, "{ind}");
+    let held = ind["held_bytes"].as_u64().unwrap();
+    assert!(held < 1 << 30 && held >= reads * 4096, "nothing evicted: {ind}");
+    let data_misses = n as u64 - warm["workloads"][0]["arc_hits"].as_u64().unwrap();
+    assert_eq!(disk_ops(&warm), data_misses + reads);
 }

@@ -298,3 +298,40 @@ fn sequential_readers_read_each_record_once_in_every_prefetcher_era() {
         }
     }
 }
+
+#[test]
+fn a_random_reader_with_a_modelled_arc_reads_the_indirect_blocks_it_lacks() {
+    // One reader of 4 KiB over 100 GiB of 16 KiB records (a database's recordsize): each
+    // level-1 block maps 16 MiB, ~6400 of them. A 64 MiB ARC serves almost no record, and
+    // its metadata share — 3/4 on zfs-2.1, 48 MiB — holds a fraction of the level-1
+    // blocks, so most reads first read one. On zfs-2.2 the whole 64 MiB may hold metadata.
+    let mk = |release: &str| {
+        let mut c = config(
+            release,
+            simple_device(5_000_000, "deterministic", 4),
+            json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+            json!([{"name": "db", "kind": "random-read", "sizes": [[4096, 1.0]], "threads": 1, "arc_bytes": 64u64 << 20}]),
+            60,
+        );
+        c["pool"]["recordsize_bytes"] = json!(16384);
+        run(&c)
+    };
+    for release in ["zfs-2.1", "zfs-2.2"] {
+        let r = mk(release);
+        let w = &r["workloads"][0];
+        let (arc, ind) = (&w["arc"], &w["arc"]["indirect"]);
+        assert_eq!(arc["records"], 4096, "{arc}");
+        let ops = w["ops"].as_u64().unwrap();
+        let reads = ind["reads"].as_u64().unwrap();
+        let data_misses = ops - w["arc_hits"].as_u64().unwrap();
+        assert!(data_misses > ops * 95 / 100, "{release}: {arc}");
+        assert_eq!(ind["cache_bytes"].as_u64().unwrap(), if release == "zfs-2.1" { 48 << 20 } else { 64 << 20 });
+        // Every disk read is a record's or an indirect block's (5 ms each, one at a time;
+        // the run may stop with one in flight).
+        let disk = r["leaves"][0]["classes"]["sync_read"]["ops"].as_u64().unwrap();
+        assert!((data_misses + reads).abs_diff(disk) <= 1, "{release}: {disk} {data_misses} {reads}");
+        assert!(reads > data_misses / 2, "{release}: most reads climb: {ind}");
+        let mean_ms = w["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+        assert!(mean_ms > 5.0 * (1.0 + reads as f64 / ops as f64) * 0.95, "{release}: {mean_ms} ms");
+    }
+}

@@ -124,6 +124,9 @@ def _workloads(results: dict, meta: Mapping[str, Any]) -> dict:
             # read from the pool, and its in-flight reads read again there.
             out[w["name"]]["l2arc_redirected"] = w["l2arc_redirected"]
             out[w["name"]]["l2arc_read_errors"] = w.get("l2arc_read_errors", 0)
+        if w.get("arc"):
+            # random-read / seq-read with arc_size: the modelled ARC (a trace's is in `trace`).
+            out[w["name"]]["arc"] = dict(w["arc"])
         src = w.get("source")
         if src:
             out[w["name"]]["source"] = {
@@ -706,14 +709,19 @@ def summary_text(results: dict, meta: dict, summary: dict | None = None) -> str:
             lines.append(_lat_line(f"source reads ({src['reads']} on {src['device']}, "
                                    f"{src['data_reads']} file data, {zfs_nicebytes(src['bytes'])})",
                                    src["latency_ns"]))
+        arc = w.get("arc") or (w.get("trace") or {}).get("arc")
+        if arc:
+            # As arc_summary splits them: hits by list, misses that were ghost hits.
+            lines.append(f"  arc ({arc['records']} records): hits={arc['hits']} (mru={arc['mru_hits']}, "
+                         f"mfu={arc['mfu_hits']}), misses={arc['misses']} (ghost: mru={arc['mru_ghost_hits']}, "
+                         f"mfu={arc['mfu_ghost_hits']}); at the end mru={arc['mru_records']}, "
+                         f"mfu={arc['mfu_records']}, mru target={arc['mru_target_records']}")
+            ind = arc.get("indirect")
+            if ind:
+                lines.append(f"  indirect blocks ({zfs_nicebytes(ind['held_bytes'])} of "
+                             f"{zfs_nicebytes(ind['cache_bytes'])} held): hits={ind['hits']}, "
+                             f"misses={ind['misses']}, reads before their records={ind['reads']}")
         if "trace" in w:
-            arc = w["trace"].get("arc")
-            if arc:
-                # As arc_summary splits them: hits by list, misses that were ghost hits.
-                lines.append(f"  arc ({arc['records']} records): hits={arc['hits']} (mru={arc['mru_hits']}, "
-                             f"mfu={arc['mfu_hits']}), misses={arc['misses']} (ghost: mru={arc['mru_ghost_hits']}, "
-                             f"mfu={arc['mfu_ghost_hits']}); at the end mru={arc['mru_records']}, "
-                             f"mfu={arc['mfu_records']}, mru target={arc['mru_target_records']}")
             by_op = w["trace"]["by_op"]
             for k, label in TRACE_OPS:
                 v = by_op.get(k)
