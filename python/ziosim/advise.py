@@ -705,8 +705,11 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
                              f"to go back, restore {before} rather than the default")
         elif fld in ("zfs.sync", "zfs.logbias"):
             prop = fld.split(".")[1]
-            other.append(f"zfs set {prop}={v} {a.pool}" + (f"        # revert: zfs set {prop}={before} {a.pool}"
-                                                            if before is not None else ""))
+            # At its default the property was inherited (source default): `zfs inherit` puts
+            # it back so, where `zfs set` would leave a local value behind.
+            revert = (f"zfs inherit {prop} {a.pool}" if before in (None, _PROPERTY_DEFAULTS[prop])
+                      else f"zfs set {prop}={before} {a.pool}")
+            other.append(f"zfs set {prop}={v} {a.pool}        # revert: {revert}")
         elif fld == "pool.recordsize":
             other.append(f"zfs set recordsize={value_label(v)} {a.pool}        # applies to blocks written from now on")
         elif fld in ("pool.log", "pool.cache") and v:
@@ -714,6 +717,13 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
             other.append(f"# hardware: add a {kind} device like the one modelled ({value_label(v)}):")
             other.append(f"zpool add {a.pool} {kind} <device>" + ("   # two devices: zpool add ... log mirror <dev1> <dev2>"
                                                                   if kind == "log" else ""))
+            if kind == "log" and a.release == "solaris-2009":
+                # Pool version 19 (log device removal) came with snv_125, after this release.
+                other.append("# revert: none on this release — a log device cannot be removed before pool "
+                             "version 19 (snv_125)")
+            else:
+                other.append(f"# revert: zpool remove {a.pool} <device>" + ("   # a mirror: zpool remove "
+                                                                          f"{a.pool} mirror-N" if kind == "log" else ""))
         else:
             was = f"{value_label(before)} -> " if before is not None else ""
             other.append(f"# not a setting: {fld} {was}{value_label(v)} is a change to the pool's hardware, "

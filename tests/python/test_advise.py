@@ -479,6 +479,31 @@ def test_values_spelt_with_units_are_compared_labelled_and_commanded_as_integers
     json.dumps(doc)
 
 
+@pytest.mark.parametrize("release, base_sync, revert_sync, revert_log", [
+    # sync at its default was inherited: `zfs inherit` restores that, `zfs set` would not.
+    ("zfs-2.2", "standard", "zfs inherit sync tank", "# revert: zpool remove tank <device>"),
+    ("zfs-2.2", "always", "zfs set sync=always tank", "# revert: zpool remove tank <device>"),
+    # b117 cannot remove a log device (pool version 19, snv_125).
+    ("solaris-2009", "standard", "zfs inherit sync tank", "# revert: none on this release"),
+])
+def test_every_change_advise_recommends_has_its_way_back(fake_core, release, base_sync, revert_sync, revert_log):
+    axes = [{"field": "zfs.sync", "name": "zfs.sync", "values": [base_sync, "disabled"]},
+            {"field": "pool.log", "name": "slog", "values": [[], [{"device": "intel-s3700"}]]}]
+    labels = [(base_sync, "none"), (base_sync, "s3700"), ("disabled", "none"), ("disabled", "s3700")]
+    vals = [(base_sync, []), (base_sync, [{"device": "intel-s3700"}]), ("disabled", []),
+            ("disabled", [{"device": "intel-s3700"}])]
+    points = [{"index": i + 1, "id": f"p{i + 1}", "values": list(v), "labels": list(lab)}
+              for i, (v, lab) in enumerate(zip(vals, labels))]
+    rows = [{"point": i + 1, "release": release, "workload": "cp", "kind": "nfs-copy", "elapsed_ns": e,
+             "at_risk_bytes_max": 0} for i, e in enumerate([10e9, 2e9, 1e9, 0.9e9])]
+    a = advise.choose(advise.parse_goal("cp.elapsed"), [], {"axes": axes, "points": points}, rows, "p1",
+                      scan_window=False, allow_unsafe=True, pool="tank")
+    assert a.best.index == 4
+    text = advise.render(a, "out/x")
+    assert f"zfs set sync=disabled tank        # revert: {revert_sync}" in text, text
+    assert "zpool add tank log <device>" in text and revert_log in text, text
+
+
 @needs_core
 def test_advise_with_a_size_in_set_prints_the_commands_in_bytes(tmp_path):
     """The tester's reproduction: `--set zfs.tunables.zfs_scan_vdev_limit=64M` was an

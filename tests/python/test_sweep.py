@@ -440,6 +440,20 @@ def test_ratios_and_units():
         "583ms", "11.0s", "3m37s", "2h02m", "1d03h"]
     assert compare._ratio(5, 10) == "×0.50" and compare._ratio(250, 10) == "×25.0"
     assert compare._ratio(1, 0) == "—" and compare._ratio(None, 1) == "—"
+    # A large improvement keeps its size (QA pass 15: "P50 125us ×0.00" read as zero).
+    assert [compare._ratio(v, 1) for v in (0.099, 0.0146, 0.0029, 0.00029, 0)] == [
+        "×0.099", "×0.015", "×0.0029", "÷3448", "×0.00"]
+
+
+def test_a_scan_adds_the_workloads_latency_while_it_issued():
+    # The whole-run P99 dilutes the scan's effect with the time before it; advise measures
+    # in the scan's window, and the view now shows that window too (QA pass 15).
+    rows = [{"workload": "u", "kind": "random-read", "scan_func": "scrub", "scan_window_ops": 10,
+             "latency_ns_p99": 60e6, "scan_window_latency_ns_p99": 80e6}]
+    ms = compare.default_metrics(rows, [])
+    assert ms[-3:] == ["scan_p99", "scan", "scan_rate"] and "p99" in ms
+    assert "scan_p99" not in compare.default_metrics([dict(rows[0], scan_window_ops=0)], [])
+    assert compare.METRICS["scan_p99"].fmt(80e6, rows[0]) == "80.0ms"
 
 
 def test_txg_sync_columns_are_null_and_shown_as_dash_before_any_sync_finished():
