@@ -296,7 +296,8 @@ def test_two_by_two_end_to_end_and_resume(tmp_path, real_core):
     ids = [pt["id"] for pt in man["points"]]
     for i in ids:
         assert {f.name for f in (out / "points" / i).iterdir()} == {
-            "summary.json", "run.json", "series.parquet", "histograms.parquet", "report.html", "metrics.json"}
+            "summary.json", "run.json", "series.parquet", "vdevs.parquet", "histograms.parquet", "report.html",
+            "metrics.json"}
         assert json.loads((out / "points" / i / "summary.json").read_text())["scenario_hash"] == i
     t = pq.read_table(out / "sweep.parquet")
     cols = t.column_names

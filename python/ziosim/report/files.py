@@ -22,6 +22,12 @@ Files:
   one column per metric (units in the column names; per-class series become
   ``class_ops_<class>``, ``queued_<class>``, ``active_<class>``). A row has ``leaf`` or
   ``workload`` set, never both; columns that do not apply are null.
+* ``vdevs.parquet`` — one row per (``t_ns``, top-level vdev): ``class`` (data or log),
+  ``alloc_bytes`` (``vs_alloc`` at ``t_ns``), ``size_bytes``, and the vdev's own zios (one
+  per block) ``read_ops``/``write_ops``/``read_bytes``/``write_bytes`` in the interval
+  ending there — the capacity columns of its ``zpool iostat -v`` row, and its operations
+  as releases before 0.7 print them (later ones sum the disks' commands: the leaf rows of
+  ``series.parquet``).
 * ``histograms.parquet`` — one row per (``leaf``, ``class``, ``stage``, ``bucket``) with
   ``stage`` in total/disk/queue, ``lo_ns`` inclusive and ``hi_ns`` exclusive
   (bucket 0 is ``[0, 2)`` because it also holds 0), ``count``.
@@ -52,11 +58,12 @@ from pathlib import Path
 from ..errors import ScenarioError
 from .summary import canonical_json, identity, summary_json
 
-__all__ = ["write_outputs", "write_report", "series_table", "histograms_table", "scan_table", "run_document",
+__all__ = ["write_outputs", "write_report", "series_table", "histograms_table", "scan_table", "vdevs_table",
+           "run_document",
            "check_outdir", "check_writable", "follow_umask", "OWN_FILE"]
 
 #: The names of the files ``write_outputs`` writes (the plots' names are plots.py's).
-OWN_FILE = re.compile(r"(summary|run)\.json|(series|histograms|scan)\.parquet|report\.html"
+OWN_FILE = re.compile(r"(summary|run)\.json|(series|histograms|scan|vdevs)\.parquet|report\.html"
                       r"|latency-(heatmap|phases)-.+\.svg|(scan-progress|disk-busy|throughput)\.svg")
 
 STAGES = (("total", "total_wait_log2"), ("disk", "disk_wait_log2"), ("queue", "queue_wait_log2"))
@@ -172,6 +179,41 @@ def series_table(results: dict, meta: dict):
     arrays.append(pa.array(by_row(none, hist), pa.list_(pa.int64())))
     fields.append(pa.field("latency_log2", pa.list_(pa.int64())))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_parquet_metadata(meta)))
+
+
+def vdevs_table(results: dict, meta: dict):
+    """Per report interval and top-level vdev (data vdevs, then log vdevs): its capacity
+    (``vs_alloc`` at the end of the interval, and its size) and its own zios and bytes in
+    the interval, as a ``pyarrow.Table``; None for results without the per-vdev series."""
+    import pyarrow as pa
+
+    series = results.get("series") or {}
+    tops = series.get("tops") or []
+    if not tops:
+        return None
+    pool = results["pool"]
+    leaves = results.get("leaves", [])
+    t_ns = [int(t) for t in series["t_ns"]]
+    vdevs = [(str(v["name"]), "data", int(v.get("size_bytes", 0))) for v in pool.get("vdevs") or []]
+    # A log vdev is as large as its smallest disk (iostat.py's rows).
+    vdevs += [(str(v["name"]), "log", min(int(leaves[i]["size_bytes"]) for i in v["leaves"]))
+              for v in pool.get("log") or []]
+    cols: dict[str, list] = {k: [] for k in ("t_ns", "vdev", "class", "alloc_bytes", "size_bytes", "read_ops",
+                                             "write_ops", "read_bytes", "write_bytes")}
+    for k, t in enumerate(t_ns):
+        for i, (name, cls, size) in enumerate(vdevs[:len(tops)]):
+            s = tops[i]
+            cols["t_ns"].append(t)
+            cols["vdev"].append(name)
+            cols["class"].append(cls)
+            cols["alloc_bytes"].append(int(s["alloc_bytes"][k]) if "alloc_bytes" in s else None)
+            cols["size_bytes"].append(size)
+            for c in ("read_ops", "write_ops", "read_bytes", "write_bytes"):
+                cols[c].append(int(s[c][k]))
+    types = {"vdev": pa.string(), "class": pa.string()}
+    fields = [pa.field(k, types.get(k, pa.int64())) for k in cols]
+    return pa.Table.from_arrays([pa.array(v, f.type) for v, f in zip(cols.values(), fields)],
+                                schema=pa.schema(fields, metadata=_parquet_metadata(meta)))
 
 
 def histograms_table(results: dict, meta: dict):
@@ -416,7 +458,7 @@ def _remove_empty(dirs: list[Path]) -> None:
 
 
 def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict, plots: bool = True) -> list[Path]:
-    """Write summary.json, run.json, series.parquet, histograms.parquet (and scan.parquet
+    """Write summary.json, run.json, series.parquet, vdevs.parquet, histograms.parquet (and scan.parquet
     for a run with status snapshots), the plots and report.html into ``outdir``
     (``plots=False``: no SVG files, report.html without plots).
 
@@ -458,6 +500,10 @@ def write_outputs(outdir: str | os.PathLike, results: dict, meta: dict, plots: b
         _write_parquet(tmp / "series.parquet", series_table(results, meta))
         doing = "write histograms.parquet"
         _write_parquet(tmp / "histograms.parquet", histograms_table(results, meta))
+        vdevs = vdevs_table(results, meta)
+        if vdevs is not None:
+            doing = "write vdevs.parquet"
+            _write_parquet(tmp / "vdevs.parquet", vdevs)
         scan = scan_table(results, meta)
         if scan is not None:
             doing = "write scan.parquet"
