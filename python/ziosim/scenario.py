@@ -87,7 +87,7 @@ WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync
 WORKLOAD_KINDS_LATER: tuple[str, ...] = ()
 TRACE_KEYS = ("trace", "trace_format", "speed", "repeat", "arc_size", "volume")
 # Kinds whose reads a modelled ARC (`arc_size`) may serve (config.rs `arc_kind`).
-ARC_SIZE_KINDS = ("trace", "random-read", "seq-read")
+ARC_SIZE_KINDS = ("trace", "random-read", "seq-read", "random-write", "seq-write")
 # Most records a trace's modelled ARC may hold (config.rs ARC_RECORDS_MAX).
 ARC_RECORDS_MAX = 1 << 22
 NFS_KEYS = ("files", "wsize", "rtt", "net_rate", "dirs", "source")

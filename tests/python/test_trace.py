@@ -305,9 +305,10 @@ def test_arc_size_models_the_arc_of_a_random_or_sequential_reader_too(tmp_path, 
 
     assert load("random-read")["arc_bytes"] == 2 << 30
     assert load("seq-read")["arc_bytes"] == 2 << 30
+    assert load("random-write")["arc_bytes"] == 2 << 30
     with pytest.raises(ScenarioError, match=r"^workload\[0\]\.arc_size: \"2G\" — applies to trace, random-read, "
-                                            r"seq-read only; remove it for random-write$"):
-        load("random-write")
+                                            r"seq-read, random-write, seq-write only; remove it for fsync-write$"):
+        load("fsync-write")
     with pytest.raises(ScenarioError, match=r"^workload\[0\]\.arc_hit: 0\.5 — give arc_hit"):
         load("random-read", 'arc_size = "2G"\narc_hit = 0.5')
 

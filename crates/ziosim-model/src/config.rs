@@ -282,6 +282,13 @@ pub enum WorkloadKind {
 }
 
 impl WorkloadKind {
+    /// Kinds a modelled ARC (`arc_size`) may serve: the plain readers and writers and a
+    /// trace (python/ziosim/scenario.py `ARC_SIZE_KINDS`).
+    pub fn arc_size_allowed(self) -> bool {
+        matches!(self, WorkloadKind::Trace | WorkloadKind::RandomRead | WorkloadKind::SeqRead | WorkloadKind::RandomWrite
+            | WorkloadKind::SeqWrite)
+    }
+
     pub fn key(self) -> &'static str {
         match self {
             WorkloadKind::RandomRead => "random-read",
@@ -373,7 +380,7 @@ pub struct WorkloadConfig {
     /// trace: the records to replay (Python parses the trace file into these columns).
     #[serde(default)]
     pub trace: Option<TraceConfig>,
-    /// trace, random-read, seq-read: a model of the ARC (`trace::ArcCache`) of this many
+    /// trace, random/seq read/write: a model of the ARC (`trace::ArcCache`) of this many
     /// bytes of records decides ARC hits, instead of the `arc_hit_ratio` draw, and the
     /// release's metadata share of it the indirect blocks' (`indirect.rs`); 0 = off.
     #[serde(default)]
@@ -677,9 +684,10 @@ impl RunConfig {
                 return Err(field_err(&f("trace"), "records", &format!("applies to trace only; remove it for {}", w.kind.key())));
             }
             if w.arc_bytes > 0 {
-                if !matches!(w.kind, WorkloadKind::Trace | WorkloadKind::RandomRead | WorkloadKind::SeqRead) {
+                if !w.kind.arc_size_allowed() {
                     return Err(field_err(&f("arc_size"), w.arc_bytes, &format!(
-                        "applies to trace, random-read, seq-read only; remove it for {}", w.kind.key())));
+                        "applies to trace, random-read, seq-read, random-write, seq-write only; remove it for {}",
+                        w.kind.key())));
                 }
                 let recs = w.arc_bytes / self.pool.recordsize_bytes.max(1);
                 if recs > ARC_RECORDS_MAX {

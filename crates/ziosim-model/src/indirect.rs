@@ -11,6 +11,10 @@
 //! a read of a cold region three or more: the extra latency a read-mostly workload shows
 //! when its working set's indirect blocks no longer fit in memory.
 //!
+//! A write needs them too: `dmu_tx_hold_write` → `dmu_tx_count_write` reads every level-1
+//! block above the records it covers (`dmu_tx_check_ioerr`, DMU_TX@zfs-2.2.0) before the
+//! write's tx can be assigned, and the partly covered records after them (`rmw_reads`).
+//!
 //! This is modelled for workloads with a modelled ARC (`arc_size`): beside the records'
 //! cache (`trace::ArcCache`) the indirect blocks of the layout's files (`Layout::
 //! data_parents`) live in a cache of their own, sized as the release limits metadata in
@@ -19,9 +23,10 @@
 //! top level first, one block at a time, before the record reads it leads to. Simplified:
 //! the metadata cache is one LRU list (ZFS's metadata buffers sit in the MRU/MFU lists
 //! too, evicted to `arc_meta_limit` by `arc_adjust_meta`); it takes no room from the
-//! records' cache; an indirect block is read from the pool, never from the L2ARC; and
-//! a workload with the `arc_hit` draw instead of `arc_size` finds every indirect block
-//! cached, as before.
+//! records' cache; an indirect block is read from the pool, never from the L2ARC; an
+//! operation's chain blocks are read one at a time before any of its records; the
+//! prefetcher's reads do not climb; and a workload with the `arc_hit` draw instead of
+//! `arc_size` finds every indirect block cached, as before.
 
 use std::collections::BTreeMap;
 

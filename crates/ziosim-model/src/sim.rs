@@ -499,7 +499,9 @@ struct MetaChain {
     off: u64,
     size: u64,
     file: u32,
-    in_arc: Vec<bool>,
+    /// A read: which of its records the ARC held (`read_arc_records` reads the others).
+    /// None: a write, which goes on with `write_go`.
+    in_arc: Option<Vec<bool>>,
     /// Still to read, in order (each record's chain top level first).
     chain: VecDeque<crate::layout::Block>,
 }
@@ -769,8 +771,8 @@ pub(crate) struct Workload {
     pub(crate) nfs: Option<NfsClient>,
     pub(crate) db: Option<Db>,
     pub(crate) trace: Option<TraceState>,
-    /// trace, random-read or seq-read with `arc_size`: which records the ARC holds
-    /// (instead of the `arc_hit` draw).
+    /// With `arc_size` (trace, random or sequential reads and writes): which records the
+    /// ARC holds (instead of the `arc_hit` draw).
     pub(crate) arc: Option<ArcCache>,
     /// With `arc`: the indirect blocks the ARC holds (`indirect.rs`), and the reads of
     /// missing ones that records' reads waited for.
@@ -1619,9 +1621,7 @@ impl Model_ {
         };
         if !is_read {
             let id = self.alloc_op(LogicalOp { dirty: dirty_bytes(off, size, rs), ..op });
-            if self.rmw_reads(wl, id, off, size, ctx) == 0 {
-                self.assign_write(id, false, ctx);
-            }
+            self.write_start(wl, id, off, size, ctx);
             return;
         }
         let id = self.alloc_op(op);
@@ -1747,27 +1747,71 @@ impl Model_ {
         // record neither cached nor held by a stream, missing from the ARC, are read
         // first, one after the other (`indirect.rs`).
         if self.wls[wl].meta.is_some() {
-            let mut chain = VecDeque::new();
-            let mut parents = std::mem::take(&mut self.rd_parents);
-            for (b, &c) in (first..).zip(&in_arc) {
-                if c || self.wls[wl].pf.as_ref().is_some_and(|pf| pf.lookup(file, b).is_some()) {
-                    continue;
-                }
-                // `dbuf_findbp` climbs only past parents the ARC lacks: from level 1 up
-                // to the first cached one, whose reads then come top down.
-                self.layout.data_parents(b % self.nblocks.max(1), &mut parents);
-                let meta = self.wls[wl].meta.as_mut().unwrap();
-                let missing = parents.iter().rev().take_while(|p| !meta.touch(p.index, crate::indirect::arc_bytes(self.cfg.release, p.psize, p.lsize))).count();
-                chain.extend(parents[parents.len() - missing..].iter().copied());
-            }
-            self.rd_parents = parents;
+            let pf = self.wls[wl].pf.as_ref();
+            let need: Vec<u64> = (first..).zip(&in_arc).filter(|&(b, &c)| !c && !pf.is_some_and(|pf| pf.lookup(file, b).is_some())).map(|(b, _)| b).collect();
+            let chain = self.missing_parents(wl, need.into_iter());
             if !chain.is_empty() {
-                self.meta_chains.insert(id, MetaChain { off, size, file, in_arc, chain });
+                self.meta_chains.insert(id, MetaChain { off, size, file, in_arc: Some(in_arc), chain });
                 self.next_indirect(id, ctx);
                 return;
             }
         }
         self.read_arc_records(wl, id, off, size, file, &in_arc, ctx);
+    }
+
+    /// The indirect blocks above records `recs` (in order) that workload `wl`'s ARC lacks,
+    /// in the order they are read: `dbuf_findbp` climbs only past parents the ARC lacks,
+    /// from level 1 up to the first cached one, whose reads then come top down. Records
+    /// under the level-1 block of the one before them share its lookup.
+    fn missing_parents(&mut self, wl: usize, recs: impl Iterator<Item = u64>) -> VecDeque<crate::layout::Block> {
+        let mut chain = VecDeque::new();
+        let mut parents = std::mem::take(&mut self.rd_parents);
+        let mut last_l1 = u64::MAX;
+        for b in recs {
+            self.layout.data_parents(b % self.nblocks.max(1), &mut parents);
+            let Some(l1) = parents.last() else { continue };
+            if std::mem::replace(&mut last_l1, l1.index) == l1.index {
+                continue;
+            }
+            let meta = self.wls[wl].meta.as_mut().unwrap();
+            let missing = parents.iter().rev().take_while(|p| !meta.touch(p.index, crate::indirect::arc_bytes(self.cfg.release, p.psize, p.lsize))).count();
+            chain.extend(parents[parents.len() - missing..].iter().copied());
+        }
+        self.rd_parents = parents;
+        chain
+    }
+
+    /// A write of `size` bytes at `off` by op `id` of workload `wl`: `dmu_tx_hold_write`
+    /// first reads the level-1 blocks above every record it covers (`dmu_tx_count_write` →
+    /// `dmu_tx_check_ioerr`, DMU_TX@zfs-2.2.0), which a modelled ARC may lack (`indirect.rs`);
+    /// then `write_go`.
+    fn write_start(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+        if self.wls[wl].meta.is_some() {
+            let rs = self.recordsize;
+            let chain = self.missing_parents(wl, off / rs..=(off + size - 1) / rs);
+            if !chain.is_empty() {
+                self.meta_chains.insert(id, MetaChain { off, size, file: 0, in_arc: None, chain });
+                self.next_indirect(id, ctx);
+                return;
+            }
+        }
+        self.write_go(wl, id, off, size, ctx);
+    }
+
+    /// A write whose level-1 blocks are in: the records it covers in part are read
+    /// (`rmw_reads`), the records it writes become dirty buffers in a modelled ARC, and
+    /// once the reads are in the write is assigned to a txg.
+    fn write_go(&mut self, wl: usize, id: u32, off: u64, size: u64, ctx: &mut Ctx<Ev>) {
+        let reads = self.rmw_reads(wl, id, off, size, ctx);
+        let (rs, now) = (self.recordsize, ctx.now());
+        if let Some(arc) = self.wls[wl].arc.as_mut() {
+            for b in off / rs..=(off + size - 1) / rs {
+                arc.insert(b, now);
+            }
+        }
+        if reads == 0 {
+            self.assign_write(id, false, ctx);
+        }
     }
 
     /// The next indirect block read op `id` waits for, or, with none left, its records.
@@ -1777,7 +1821,10 @@ impl Model_ {
         let chain = self.meta_chains.get_mut(&id).expect("op in a chain");
         let Some(blk) = chain.chain.pop_front() else {
             let c = self.meta_chains.remove(&id).unwrap();
-            self.read_arc_records(wl, id, c.off, c.size, c.file, &c.in_arc, ctx);
+            match c.in_arc {
+                Some(in_arc) => self.read_arc_records(wl, id, c.off, c.size, c.file, &in_arc, ctx),
+                None => self.write_go(wl, id, c.off, c.size, ctx),
+            }
             return;
         };
         self.last_user_io_ns = ctx.now();
@@ -1794,8 +1841,11 @@ impl Model_ {
         if n > 0 {
             self.wls[wl].indirect_reads += 1;
         } else {
-            self.meta_chains.remove(&id);
+            // A write fails with it too (`dmu_tx_check_ioerr` sets `tx_err`): `data_ready`
+            // hands it to `assign_write`, which fails an op marked EIO.
+            let write = self.meta_chains.remove(&id).is_some_and(|c| c.in_arc.is_none());
             self.ops[id as usize].eio = true;
+            self.ops[id as usize].rmw |= write;
             if self.ops[id as usize].pending == 0 {
                 self.data_ready(id, ctx);
             }
@@ -1898,16 +1948,7 @@ impl Model_ {
             }
             TraceOp::Write | TraceOp::SyncWrite => {
                 let id = self.alloc_op(LogicalOp { dirty: dirty_bytes(off, rec.size, rs), ..op });
-                let reads = self.rmw_reads(wl, id, off, rec.size, ctx);
-                if let Some(arc) = self.wls[wl].arc.as_mut() {
-                    // The written records are dirty buffers in the ARC from now on.
-                    for b in off / rs..=(off + rec.size - 1) / rs {
-                        arc.insert(b, now);
-                    }
-                }
-                if reads == 0 {
-                    self.assign_write(id, false, ctx);
-                }
+                self.write_start(wl, id, off, rec.size, ctx);
             }
             TraceOp::Flush => {
                 // fsync(2) / a flush request: zil_commit of the file, no data (zfs_fsync).

@@ -203,15 +203,15 @@ fn the_arc_serves_rereads_of_a_working_set_that_fits() {
     cfg["workloads"][0]["arc_bytes"] = json!(1u64 << 20);
     let r = run(&cfg);
     assert_eq!(r["workloads"][0]["arc_hits"], 1);
-    // Only for workloads that read.
+    // Only for the plain readers and writers and traces.
     let mut bad = one_disk(records(10, 'R', 4096, 1000), None, 1);
-    bad["workloads"][0]["kind"] = json!("random-write");
+    bad["workloads"][0]["kind"] = json!("fsync-write");
     bad["workloads"][0]["rate_per_s"] = json!(1.0);
     bad["workloads"][0]["sizes"] = json!([[4096, 1.0]]);
     bad["workloads"][0]["trace"] = json!(null);
     bad["workloads"][0]["arc_bytes"] = json!(1u64 << 20);
     let e = ziosim_model::config::RunConfig::from_json(&bad.to_string()).err().unwrap();
-    assert!(e.starts_with("workload[0].arc_size: 1048576 — applies to trace, random-read, seq-read only"), "{e}");
+    assert!(e.starts_with("workload[0].arc_size: 1048576 — applies to trace, random-read, seq-read, random-write, seq-write only"), "{e}");
 }
 
 #[test]
