@@ -502,8 +502,12 @@ struct MetaChain {
     /// A read: which of its records the ARC held (`read_arc_records` reads the others).
     /// None: a write, which goes on with `write_go`.
     in_arc: Option<Vec<bool>>,
-    /// Still to read, in order (each record's chain top level first).
-    chain: VecDeque<crate::layout::Block>,
+    /// Still to read, in order (each record's chain top level first): a block this op
+    /// reads (`true`; it is in `ind_inflight` from the lookup on, so others wait for it),
+    /// or one another op is reading, which this op waits for (`false`).
+    chain: VecDeque<(crate::layout::Block, bool)>,
+    /// The block whose read this op issued and waits for, if any.
+    reading: Option<u64>,
 }
 
 pub(crate) struct LogicalOp {
@@ -911,6 +915,15 @@ pub struct Model_ {
     meta_chains: std::collections::BTreeMap<u32, MetaChain>,
     /// Scratch of `start_read_arc`: a record's parents.
     rd_parents: Vec<crate::layout::Block>,
+    /// Indirect blocks (workload, traversal index) an op of a workload with a modelled ARC
+    /// is reading or is about to read in its chain, and the ops waiting for them (`dbuf_read`
+    /// of a dbuf in DB_READ waits for that read).
+    ind_inflight: std::collections::BTreeMap<(u16, u64), Vec<u32>>,
+    /// Records (workload, record) such ops are reading from the pool or the L2ARC, and the
+    /// ops that found them being read (`arc_read` of a buffer in IO_IN_PROGRESS waits).
+    rec_inflight: std::collections::BTreeMap<(u16, u64), Vec<u32>>,
+    /// Per op, the records of `rec_inflight` it is reading (released in `data_ready`).
+    op_recs: std::collections::BTreeMap<u32, Vec<u64>>,
     pub(crate) wls: Vec<Workload>,
     pub(crate) txg: Txg,
     /// File data blocks of the layout: the records foreground workloads address.
@@ -1384,6 +1397,9 @@ impl Model_ {
             rd_held: Vec::new(),
             meta_chains: std::collections::BTreeMap::new(),
             rd_parents: Vec::new(),
+            ind_inflight: std::collections::BTreeMap::new(),
+            rec_inflight: std::collections::BTreeMap::new(),
+            op_recs: std::collections::BTreeMap::new(),
             wls,
             txg: Txg {
                 phase: SyncPhase::Data,
@@ -1733,25 +1749,42 @@ impl Model_ {
         let rs = self.recordsize;
         let now = ctx.now();
         let first = off / rs;
+        let last = (off + size - 1) / rs;
+        // A record a stream prefetched or is prefetching is an ARC buffer (the prefetch put
+        // it there), but the read takes it through the stream (`demand_read`: it may have
+        // to wait for it); a record another op is reading is cached too, but this op waits
+        // for that read (`read_arc_records`), so neither makes the op a plain hit.
+        let pf = self.wls[wl].pf.as_ref();
+        let held: Vec<bool> = (first..=last).map(|b| pf.is_some_and(|pf| pf.lookup(file, b).is_some())).collect();
+        let w16 = wl as u16;
         let w = &mut self.wls[wl];
         let arc = w.arc.as_mut().unwrap();
-        let in_arc: Vec<bool> = (first..=(off + size - 1) / rs).map(|b| arc.touch(b, now)).collect();
-        if in_arc.iter().all(|&c| c) {
+        let in_arc: Vec<bool> = (first..=last).zip(&held).map(|(b, &h)| arc.touch(b, now) && !h).collect();
+        let waits = !self.rec_inflight.is_empty()
+            && (first..).zip(&in_arc).any(|(b, &c)| c && self.rec_inflight.contains_key(&(w16, b)));
+        if !waits && in_arc.iter().all(|&c| c) {
             w.arc_hits += 1;
             let t = w.arc_hit_ns + copy_ns(size);
             self.zfetch(wl, file, off, size, &in_arc, ctx);
             ctx.schedule_in(t, Ev::OpDone { op: id });
             return;
         }
+        // The records it reads itself are being read from now on (their ARC headers exist):
+        // a later op wants them waits for this one.
+        for (b, (&c, &h)) in (first..).zip(in_arc.iter().zip(&held)) {
+            if !c && !h {
+                self.rec_inflight.insert((w16, b), Vec::new());
+                self.op_recs.entry(id).or_default().push(b);
+            }
+        }
         // The records it reads need their block pointers: the indirect blocks above a
         // record neither cached nor held by a stream, missing from the ARC, are read
         // first, one after the other (`indirect.rs`).
         if self.wls[wl].meta.is_some() {
-            let pf = self.wls[wl].pf.as_ref();
-            let need: Vec<u64> = (first..).zip(&in_arc).filter(|&(b, &c)| !c && !pf.is_some_and(|pf| pf.lookup(file, b).is_some())).map(|(b, _)| b).collect();
+            let need: Vec<u64> = (first..).zip(in_arc.iter().zip(&held)).filter(|&(_, (&c, &h))| !c && !h).map(|(b, _)| b).collect();
             let chain = self.missing_parents(wl, need.into_iter());
             if !chain.is_empty() {
-                self.meta_chains.insert(id, MetaChain { off, size, file, in_arc: Some(in_arc), chain });
+                self.meta_chains.insert(id, MetaChain { off, size, file, in_arc: Some(in_arc), chain, reading: None });
                 self.next_indirect(id, ctx);
                 return;
             }
@@ -1763,19 +1796,32 @@ impl Model_ {
     /// in the order they are read: `dbuf_findbp` climbs only past parents the ARC lacks,
     /// from level 1 up to the first cached one, whose reads then come top down. Records
     /// under the level-1 block of the one before them share its lookup.
-    fn missing_parents(&mut self, wl: usize, recs: impl Iterator<Item = u64>) -> VecDeque<crate::layout::Block> {
+    fn missing_parents(&mut self, wl: usize, recs: impl Iterator<Item = u64>) -> VecDeque<(crate::layout::Block, bool)> {
         let mut chain = VecDeque::new();
         let mut parents = std::mem::take(&mut self.rd_parents);
         let mut last_l1 = u64::MAX;
+        let w16 = wl as u16;
         for b in recs {
             self.layout.data_parents(b % self.nblocks.max(1), &mut parents);
             let Some(l1) = parents.last() else { continue };
             if std::mem::replace(&mut last_l1, l1.index) == l1.index {
                 continue;
             }
-            let meta = self.wls[wl].meta.as_mut().unwrap();
-            let missing = parents.iter().rev().take_while(|p| !meta.touch(p.index, crate::indirect::arc_bytes(self.cfg.release, p.psize, p.lsize))).count();
-            chain.extend(parents[parents.len() - missing..].iter().copied());
+            // Bottom up: a block being read (by another op, or earlier in this chain) is
+            // waited for and ends the climb; a cached one ends it; a missing one is read.
+            let at = chain.len();
+            for p in parents.iter().rev() {
+                if self.ind_inflight.contains_key(&(w16, p.index)) {
+                    chain.insert(at, (*p, false));
+                    break;
+                }
+                let bytes = crate::indirect::arc_bytes(self.cfg.release, p.psize, p.lsize);
+                if self.wls[wl].meta.as_mut().unwrap().touch(p.index, bytes) {
+                    break;
+                }
+                self.ind_inflight.insert((w16, p.index), Vec::new());
+                chain.insert(at, (*p, true));
+            }
         }
         self.rd_parents = parents;
         chain
@@ -1790,7 +1836,7 @@ impl Model_ {
             let rs = self.recordsize;
             let chain = self.missing_parents(wl, off / rs..=(off + size - 1) / rs);
             if !chain.is_empty() {
-                self.meta_chains.insert(id, MetaChain { off, size, file: 0, in_arc: None, chain });
+                self.meta_chains.insert(id, MetaChain { off, size, file: 0, in_arc: None, chain, reading: None });
                 self.next_indirect(id, ctx);
                 return;
             }
@@ -1818,36 +1864,74 @@ impl Model_ {
     /// A block with no readable copy fails the read (`dbuf_findbp`'s EIO fails the hold).
     fn next_indirect(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
         let wl = self.ops[id as usize].wl as usize;
-        let chain = self.meta_chains.get_mut(&id).expect("op in a chain");
-        let Some(blk) = chain.chain.pop_front() else {
-            let c = self.meta_chains.remove(&id).unwrap();
-            match c.in_arc {
-                Some(in_arc) => self.read_arc_records(wl, id, c.off, c.size, c.file, &in_arc, ctx),
-                None => self.write_go(wl, id, c.off, c.size, ctx),
-            }
-            return;
-        };
-        self.last_user_io_ns = ctx.now();
-        self.ops[id as usize].pending += 1;
-        let mut n = 0;
-        for d in blk.dvas() {
-            n = self.read_at(d.vdev as usize, d.offset, blk.psize, IoClass::SyncRead, 0, id, ctx);
-            if n > 0 {
-                break;
-            }
+        let w16 = wl as u16;
+        // The block this op was reading is in: whoever waited for it goes on.
+        if let Some(done) = self.meta_chains.get_mut(&id).expect("op in a chain").reading.take() {
+            self.ind_read_done(w16, done, ctx);
         }
-        self.ops[id as usize].pending -= 1;
-        self.ops[id as usize].pending += n;
-        if n > 0 {
-            self.wls[wl].indirect_reads += 1;
-        } else {
-            // A write fails with it too (`dmu_tx_check_ioerr` sets `tx_err`): `data_ready`
-            // hands it to `assign_write`, which fails an op marked EIO.
-            let write = self.meta_chains.remove(&id).is_some_and(|c| c.in_arc.is_none());
+        loop {
+            let chain = self.meta_chains.get_mut(&id).expect("op in a chain");
+            let Some((blk, own)) = chain.chain.pop_front() else {
+                let c = self.meta_chains.remove(&id).unwrap();
+                match c.in_arc {
+                    Some(in_arc) => self.read_arc_records(wl, id, c.off, c.size, c.file, &in_arc, ctx),
+                    None => self.write_go(wl, id, c.off, c.size, ctx),
+                }
+                return;
+            };
+            if !own {
+                // Another op's read of it: wait, unless it is in already.
+                if let Some(waiters) = self.ind_inflight.get_mut(&(w16, blk.index)) {
+                    waiters.push(id);
+                    self.ops[id as usize].pending += 1;
+                    return;
+                }
+                continue;
+            }
+            self.last_user_io_ns = ctx.now();
+            self.ops[id as usize].pending += 1;
+            let mut n = 0;
+            for d in blk.dvas() {
+                n = self.read_at(d.vdev as usize, d.offset, blk.psize, IoClass::SyncRead, 0, id, ctx);
+                if n > 0 {
+                    break;
+                }
+            }
+            self.ops[id as usize].pending -= 1;
+            self.ops[id as usize].pending += n;
+            if n > 0 {
+                self.wls[wl].indirect_reads += 1;
+                self.meta_chains.get_mut(&id).unwrap().reading = Some(blk.index);
+                return;
+            }
+            // No copy: the hold fails with EIO, and so does the read — or the write
+            // (`dmu_tx_check_ioerr` sets `tx_err`; `data_ready` hands it to `assign_write`,
+            // which fails an op marked EIO). The blocks it was to read are released to
+            // their waiters, which try them themselves.
+            let c = self.meta_chains.remove(&id).unwrap();
+            self.ind_read_done(w16, blk.index, ctx);
+            for (b, own) in c.chain {
+                if own {
+                    self.ind_read_done(w16, b.index, ctx);
+                }
+            }
             self.ops[id as usize].eio = true;
-            self.ops[id as usize].rmw |= write;
+            self.ops[id as usize].rmw |= c.in_arc.is_none();
             if self.ops[id as usize].pending == 0 {
                 self.data_ready(id, ctx);
+            }
+            return;
+        }
+    }
+
+    /// Indirect block `index` of workload `w16` is in (or will not be read by the op that
+    /// was to): the ops waiting for it go on with their chains.
+    fn ind_read_done(&mut self, w16: u16, index: u64, ctx: &mut Ctx<Ev>) {
+        let Some(waiters) = self.ind_inflight.remove(&(w16, index)) else { return };
+        for w in waiters {
+            self.ops[w as usize].pending -= 1;
+            if self.ops[w as usize].pending == 0 {
+                self.next_indirect(w, ctx);
             }
         }
     }
@@ -1864,8 +1948,17 @@ impl Model_ {
         let l2_hit = self.wls[wl].rng.chance(l2_share);
         let l2_recs: Vec<u64> = if l2_hit { (first..).zip(in_arc.iter().zip(&held)).filter(|(_, (&c, &h))| !c && !h).map(|(b, _)| b).collect() } else { Vec::new() };
         let from_l2 = !l2_recs.is_empty() && self.l2_read(wl, id, l2_recs.iter().copied(), ctx);
+        let w16 = wl as u16;
         for (i, b) in (first..).take(in_arc.len()).enumerate() {
-            if in_arc[i] || (from_l2 && !held[i]) {
+            if in_arc[i] {
+                // Being read by another op: wait for that read.
+                if let Some(waiters) = self.rec_inflight.get_mut(&(w16, b)) {
+                    waiters.push(id);
+                    self.ops[id as usize].pending += 1;
+                }
+                continue;
+            }
+            if from_l2 && !held[i] {
                 continue;
             }
             self.demand_read(wl, b, id, !l2_hit || held[i], file, ctx);
@@ -2728,6 +2821,20 @@ impl Model_ {
     /// Every record an operation needs is in memory: the copy to the caller's buffer
     /// (the same memory-copy cost as an ARC hit) ends the operation.
     fn data_ready(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        if !self.op_recs.is_empty() {
+            if let Some(recs) = self.op_recs.remove(&id) {
+                // The records this op read are in: ops that found them being read go on.
+                let w16 = self.ops[id as usize].wl;
+                for b in recs {
+                    for w in self.rec_inflight.remove(&(w16, b)).unwrap_or_default() {
+                        self.ops[w as usize].pending -= 1;
+                        if self.ops[w as usize].pending == 0 {
+                            self.data_ready(w, ctx);
+                        }
+                    }
+                }
+            }
+        }
         if std::mem::take(&mut self.ops[id as usize].rmw) {
             // The records a write covers in part are in: now the write itself.
             self.assign_write(id, false, ctx);
@@ -3068,7 +3175,8 @@ impl Model_ {
                 for r in blocks {
                     // `dbuf_prefetch` reads nothing already in memory or being read: what a
                     // stream holds, and this read's own records (read on demand already).
-                    if (first..=last).contains(&r) || self.wls[wl].pf.as_ref().unwrap().lookup(file, r).is_some() {
+                    if (first..=last).contains(&r) || self.wls[wl].pf.as_ref().unwrap().lookup(file, r).is_some()
+                        || self.wls[wl].arc.as_ref().is_some_and(|a| a.holds(r)) {
                         continue;
                     }
                     self.prefetch_read(wl, file, gen, r, ctx);
@@ -3114,6 +3222,12 @@ impl Model_ {
             }
         } else {
             self.pf_active += 1;
+            // The prefetch's `arc_read` makes the record an ARC buffer (a modelled ARC's
+            // too: a later demand read of it is a hit).
+            let now = ctx.now();
+            if let Some(arc) = self.wls[wl].arc.as_mut() {
+                arc.insert_prefetched(b, now);
+            }
         }
     }
 

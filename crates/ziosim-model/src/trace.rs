@@ -65,6 +65,8 @@ struct Node {
     list: u8,
     /// `b_arc_access`, in clock ticks.
     access: u64,
+    /// ARC_FLAG_PREFETCH: read ahead, not yet asked for.
+    prefetch: bool,
 }
 
 /// ZFS's adaptive replacement cache over a trace's records (`workload.arc_size`): which of
@@ -143,6 +145,12 @@ impl ArcCache {
         self.c
     }
 
+    /// Is record `rec` cached now (in the MRU or MFU list, not a ghost)? A lookup that
+    /// changes nothing: what `dbuf_prefetch` checks before reading a record ahead.
+    pub(crate) fn holds(&self, rec: u64) -> bool {
+        self.map.get(&rec).is_some_and(|&i| (self.nodes[i as usize].list as usize) < MRU_GHOST)
+    }
+
     /// Records now in the MRU and MFU lists, and the MRU's target (`arc_p`, or `arc_pd`'s
     /// share of `arc_c`).
     pub(crate) fn sizes(&self) -> (u64, u64, u64) {
@@ -194,6 +202,14 @@ impl ArcCache {
         match list {
             MRU => {
                 self.hits += 1;
+                // The first demand access of a prefetched buffer only clears its flag: the
+                // prefetch "already handled possible promotion" (`arc_access`, ARC@zfs-2.2.0;
+                // the HDR_PREFETCH branch before).
+                if std::mem::take(&mut self.nodes[i as usize].prefetch) {
+                    self.nodes[i as usize].access = now;
+                    self.move_to(i, MRU);
+                    return true;
+                }
                 // `ddi_time_after(now, b_arc_access + ARC_MINTIME)`: promote, else stay.
                 if now > self.nodes[i as usize].access + self.mintime_ticks {
                     self.nodes[i as usize].access = now;
@@ -219,6 +235,7 @@ impl ArcCache {
                     ArcEra::Balance => self.ghost_hits[g - MRU_GHOST] += self.rec_bytes,
                 }
                 self.nodes[i as usize].access = now;
+                self.nodes[i as usize].prefetch = false;
                 self.move_to(i, MFU);
                 self.evict();
                 false
@@ -231,6 +248,7 @@ impl ArcCache {
         let now = now_ns / self.tick_ns;
         if let Some(&i) = self.map.get(&rec) {
             self.nodes[i as usize].access = now;
+            self.nodes[i as usize].prefetch = false;
             self.move_to(i, MRU);
             self.evict();
         } else {
@@ -238,8 +256,21 @@ impl ArcCache {
         }
     }
 
+    /// A record read ahead (`dbuf_prefetch` → `arc_read` with ARC_FLAG_PREFETCH): a new
+    /// buffer at the MRU's head, flagged until a demand read asks for it. The caller
+    /// prefetches only what the cache does not hold.
+    pub(crate) fn insert_prefetched(&mut self, rec: u64, now_ns: u64) {
+        let now = now_ns / self.tick_ns;
+        if !self.map.contains_key(&rec) {
+            self.add_new(rec, now);
+        }
+        if let Some(&i) = self.map.get(&rec) {
+            self.nodes[i as usize].prefetch = true;
+        }
+    }
+
     fn add_new(&mut self, rec: u64, now: u64) {
-        let node = Node { rec, prev: NIL, next: NIL, list: MRU as u8, access: now };
+        let node = Node { rec, prev: NIL, next: NIL, list: MRU as u8, access: now, prefetch: false };
         let i = match self.free.pop() {
             Some(i) => {
                 self.nodes[i as usize] = node;
@@ -683,6 +714,22 @@ mod tests {
             assert!(a.touch(1, 63 * MS)); // 63 ticks after the first access (ARC_MINTIME = 62)
             assert_eq!((a.sizes().0, a.sizes().1), (0, 1));
             assert_eq!((a.hits, a.misses, a.list_hits[0], a.list_hits[1]), (2, 1, 2, 0));
+        }
+    }
+
+    #[test]
+    fn a_prefetched_records_first_demand_read_is_a_hit_that_leaves_it_in_the_mru() {
+        // `arc_access`: the prefetch already handled promotion, so the first demand access
+        // only clears the flag; the next one, past ARC_MINTIME, promotes it.
+        for era in ERAS {
+            let mut a = arc(8, era);
+            a.insert_prefetched(5, 0);
+            assert!(a.holds(5) && !a.holds(6));
+            assert!(a.touch(5, 500 * MS));
+            assert_eq!((a.sizes().0, a.sizes().1), (1, 0), "{era:?}");
+            assert!(a.touch(5, 600 * MS));
+            assert_eq!((a.sizes().0, a.sizes().1), (0, 1), "{era:?}");
+            assert_eq!((a.hits, a.misses), (2, 0));
         }
     }
 

@@ -361,3 +361,48 @@ fn a_random_writer_with_a_modelled_arc_reads_the_level_1_blocks_it_lacks_before_
     let mean_ms = w["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
     assert!(mean_ms > 9.0, "{mean_ms}");
 }
+
+/// Readers of a modelled ARC over a small region of 16 KiB records on one 100 µs disk.
+fn arc_readers(threads: u32, region: u64, stop_ns: u64) -> serde_json::Value {
+    let mut c = config(
+        "zfs-2.2",
+        simple_device(100_000, "deterministic", 32),
+        json!([{"type": "disk", "disks": [{"name": "sda", "device": "d"}]}]),
+        json!([{"name": "r", "kind": "random-read", "sizes": [[16384, 1.0]], "threads": threads,
+                "region_length_bytes": region, "arc_bytes": 1u64 << 30}]),
+        1,
+    );
+    c["pool"]["recordsize_bytes"] = json!(16384);
+    c["stop_ns"] = json!(stop_ns);
+    c["report_interval_ns"] = json!(stop_ns);
+    run(&c)
+}
+
+#[test]
+fn readers_wait_for_an_indirect_block_another_reader_is_reading() {
+    // 16 readers start together under one level-1 block (16 MiB of 16 KiB records): the
+    // first reads the chain, the others wait for those reads (`dbuf_read` of a dbuf in
+    // DB_READ), so no read can end before chain + record, and each block is read once.
+    let early = arc_readers(16, 16 << 20, 190_000);
+    assert_eq!(early["workloads"][0]["ops"], 0, "no read ends before its chain is in");
+    let r = arc_readers(16, 16 << 20, 2_000_000);
+    let ind = &r["workloads"][0]["arc"]["indirect"];
+    assert!(r["workloads"][0]["ops"].as_u64().unwrap() > 16, "{}", r["workloads"][0]);
+    assert_eq!(ind["reads"], ind["misses"], "{ind}");
+    assert!(ind["reads"].as_u64().unwrap() <= 3, "one read per block of the chain: {ind}");
+}
+
+#[test]
+fn a_reader_waits_for_a_record_another_reader_is_reading() {
+    // Two readers of one record at once: the second finds it being read and waits (an
+    // `arc_read` of a buffer in IO_IN_PROGRESS); it is no ARC hit. Later reads hit.
+    let r = arc_readers(2, 16384, 1_000_000);
+    let w = &r["workloads"][0];
+    let (ops, hits) = (w["ops"].as_u64().unwrap(), w["arc_hits"].as_u64().unwrap());
+    let open = w["inflight_at_end"].as_u64().unwrap(); // hits counted as they start
+    assert!(ops > 10, "{w}");
+    assert_eq!(hits, ops - 2 + open, "the reader and the one that waited are not hits: {w}");
+    let slow = w["latency_log2"].as_array().unwrap().iter().enumerate()
+        .filter(|&(i, _)| i >= 16).map(|(_, c)| c.as_u64().unwrap()).sum::<u64>();
+    assert_eq!(slow, 2, "both took the read's time (≥ 65 µs): {w}");
+}
