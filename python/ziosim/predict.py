@@ -78,6 +78,12 @@ def remaining(
         raise ValueError(f"fraction {fraction}: allowed 0..1")
     rows = _rows(results, meta, kind)
     if not rows:
+        ahead = [r for r in _rows(results, meta, "rebuild") if r.get("state") not in ("finished", "complete")]
+        if kind != "rebuild" and ahead:
+            # A dRAID spare's or `replace -s` rebuild comes first; its scrub starts when it ends.
+            raise PredictError(f"the simulation ran no {kind} by the end of the run: the sequential rebuild ahead "
+                               f"of it had not finished; allowed: a longer --stop (the {kind} starts when the "
+                               "rebuild ends)")
         raise PredictError(f"the simulation ran no {kind}: nothing to compare with")
     start_s = rows[0]["start_s"]
     if start_s is None:

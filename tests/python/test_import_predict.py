@@ -100,3 +100,13 @@ def test_docs_example_is_regenerated(tmp_path):
     assert r.exit_code == 0, r.stderr
     expected = {"import-predict": f"$ ziosim import {rel} --predict --out tank.toml\n{r.stdout}"}
     check_doc_blocks(ROOT / "docs" / "import.md", "predict", expected, bool(os.environ.get("UPDATE_SNAPSHOTS")))
+
+
+def test_a_scrub_behind_an_unfinished_rebuild_says_to_run_longer(tmp_path):
+    # A dRAID pool's scrub follows its distributed spare's rebuild; with a --stop before the
+    # rebuild ends the run has no scrub, and the error says why (QA pass 16).
+    r = _invoke(FIX / "zfs-2.2-draid-scrub.txt", "--predict", "--stop", "30m", "--out", tmp_path / "d.toml", "-q")
+    assert r.exit_code == 2
+    assert r.stderr.strip().splitlines() == [
+        "error: --predict: the simulation ran no scrub by the end of the run: the sequential rebuild ahead of it "
+        "had not finished; allowed: a longer --stop (the scrub starts when the rebuild ends)"]

@@ -145,6 +145,10 @@ def test_an_unspared_failure_beside_an_avail_spare_turns_the_agent_off(presets):
     spares = doc["pool"]["spares"]
     assert spares["names"] == ["sdf", "sdg"] and spares["auto"] is False
     assert "sdd failed and no spare stands in for it while sdg is AVAIL" in toml
+    # The release's agent would act; this pool's did not (QA pass 16: the header blamed
+    # the release).
+    assert "none goes in by itself (pool.spares.auto = false, as on the real pool)" in toml
+    assert "puts none in by itself" not in toml
     assert "spare sdh (UNAVAIL)" in toml
     res = _run(re.sub(r'^stop = ".*"', 'stop = "2s"', toml, flags=re.M).replace('report_interval = "1m"',
                                                                                  'report_interval = "1s"'))

@@ -755,9 +755,15 @@ class _Builder:
         listed = {r.name: r.size_bytes for r in self.imp.listing.section_rows("spares")} if self.imp.listing else {}
         sizes = [listed[n] for n in names if listed.get(n)]
         auto = self.release not in SPARES_MANUAL_RELEASES and self.spares_auto is not False
-        agent = ("a disk that fails during the run takes the first AVAIL one at once (the release's retire agent)"
-                 if auto else f"{self.release} puts none in by itself, so a disk that fails during the run waits "
-                 "for a replace action")
+        if auto:
+            agent = "a disk that fails during the run takes the first AVAIL one at once (the release's retire agent)"
+        elif self.release in SPARES_MANUAL_RELEASES:
+            agent = (f"{self.release} puts none in by itself, so a disk that fails during the run waits "
+                     "for a replace action")
+        else:
+            # The release's retire agent would, but this pool's did not (spares.auto = false above).
+            agent = ("none goes in by itself (pool.spares.auto = false, as on the real pool), so a disk that fails "
+                     "during the run waits for a replace action")
         if sizes and (cap is None or _size(min(sizes), self.exact) != _size(cap, self.exact)):
             self.spare_dev = ("spare", min(sizes))
             plan.inferred.append(f"hot spares {', '.join(names)}: [pool.spares] on the {self.dev_preset} model, "
