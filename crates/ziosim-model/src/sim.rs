@@ -1904,6 +1904,12 @@ impl Model_ {
                 self.meta_chains.get_mut(&id).unwrap().reading = Some(blk.index);
                 return;
             }
+            // No copy on a dead top-level vdev under failmode wait or panic: the pool
+            // suspends and the read waits with it (as a record's read does), and so do the
+            // ops waiting for its blocks.
+            if self.read_suspends(blk.dvas[0].vdev as usize, id, ctx) {
+                return;
+            }
             // No copy: the hold fails with EIO, and so does the read — or the write
             // (`dmu_tx_check_ioerr` sets `tx_err`; `data_ready` hands it to `assign_write`,
             // which fails an op marked EIO). The blocks it was to read are released to

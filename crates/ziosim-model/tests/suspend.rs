@@ -255,3 +255,24 @@ fn zpool_commands_on_a_suspended_pool_are_refused_or_hang() {
         assert!(!res["leaves"].as_array().unwrap().iter().any(|l| l["name"] == "sdz"), "{release}");
     }
 }
+
+/// Readers (open loop) with a modelled ARC too small to keep their level-1 blocks: after the
+/// only disk dies, each new read first needs an indirect block with no copy left. Under
+/// failmode=wait such a read waits on the suspended pool, as a record's read does; under
+/// continue it is EIO.
+#[test]
+fn an_indirect_block_on_a_dead_vdev_suspends_or_fails_the_read_by_failmode() {
+    let wl = json!([{"name": "r", "kind": "random-read", "sizes": [[4096, 1.0]], "rate_per_s": 20.0, "arc_bytes": 131072}]);
+    let wait = run(&cfg("zfs-2.2", one_disk(), wl.clone(), "wait", &["sda"], 10));
+    assert!(wait["workloads"][0]["arc"]["indirect"]["reads"].as_u64().unwrap() > 10, "{}", wait["workloads"][0]);
+    let sp = &wait["pool"]["suspended"];
+    assert_eq!(sp["cause"], "read", "{sp}");
+    // The reads after it wait too: on the pool (those that tried a dead block) or on an
+    // indirect block a waiting read was to read.
+    assert!(sp["blocked_reads"].as_u64().unwrap() > 1, "{sp}");
+    assert!(wait["workloads"][0]["inflight_at_end"].as_u64().unwrap() > 50, "{}", wait["workloads"][0]);
+    assert_eq!(wait["workloads"][0]["read_errors"], 0);
+    let cont = run(&cfg("zfs-2.2", one_disk(), wl, "continue", &["sda"], 10));
+    assert!(cont["pool"]["suspended"].is_null(), "{}", cont["pool"]["suspended"]);
+    assert!(cont["workloads"][0]["read_errors"].as_u64().unwrap() > 0);
+}
