@@ -79,24 +79,29 @@ def _done(v: Any, row: Mapping[str, Any]) -> str:
     return fmt_duration(v)
 
 
+def _ns(v: Any, row: Mapping[str, Any]) -> str:
+    return human_ns(v)
+
+
+def _bytes(v: Any, row: Mapping[str, Any]) -> str:
+    return zfs_nicebytes(v)
+
+
 METRICS: dict[str, Metric] = {
     "ops_per_s": Metric("OPS/S", "ops_per_s", lambda v, r: fmt_ops(v), "workload", "operations per second"),
     "bw": Metric("BW", "bytes_per_s", _rate, "workload", "throughput, bytes per second"),
-    "mean": Metric("MEAN", "latency_ns_mean", lambda v, r: human_ns(v), "workload", "mean latency"),
-    "p50": Metric("P50", "latency_ns_p50", lambda v, r: human_ns(v), "workload", "median latency"),
-    "p90": Metric("P90", "latency_ns_p90", lambda v, r: human_ns(v), "workload", "90th percentile latency"),
-    "p99": Metric("P99", "latency_ns_p99", lambda v, r: human_ns(v), "workload",
+    "mean": Metric("MEAN", "latency_ns_mean", _ns, "workload", "mean latency"),
+    "p50": Metric("P50", "latency_ns_p50", _ns, "workload", "median latency"),
+    "p90": Metric("P90", "latency_ns_p90", _ns, "workload", "90th percentile latency"),
+    "p99": Metric("P99", "latency_ns_p99", _ns, "workload",
                   "99th percentile latency (over the whole run)"),
-    "p99.9": Metric("P99.9", "latency_ns_p999", lambda v, r: human_ns(v), "workload", "99.9th percentile latency"),
-    "max": Metric("MAX", "latency_ns_max", lambda v, r: human_ns(v), "workload", "maximum latency"),
+    "p99.9": Metric("P99.9", "latency_ns_p999", _ns, "workload", "99.9th percentile latency"),
+    "max": Metric("MAX", "latency_ns_max", _ns, "workload", "maximum latency"),
     # The same while the scan was issuing (summary.json by_scan_phase.during): the window
     # advise takes workload measures in, which the whole run dilutes with the time before.
-    "scan_p50": Metric("P50 IN SCAN", "scan_window_latency_ns_p50", lambda v, r: human_ns(v), "workload",
-                       "median latency while the scan was issuing"),
-    "scan_p99": Metric("P99 IN SCAN", "scan_window_latency_ns_p99", lambda v, r: human_ns(v), "workload",
-                       "99th percentile latency while the scan was issuing"),
-    "scan_max": Metric("MAX IN SCAN", "scan_window_latency_ns_max", lambda v, r: human_ns(v), "workload",
-                       "maximum latency while the scan was issuing"),
+    **{f"scan_{k}": Metric(f"{k.upper()} IN SCAN", f"scan_window_latency_ns_{k}", _ns, "workload",
+                           f"{what} latency while the scan was issuing")
+       for k, what in (("p50", "median"), ("p99", "99th percentile"), ("max", "maximum"))},
     "elapsed": Metric("ELAPSED", "elapsed_ns", _done, "workload", "time a finite workload (nfs-copy, trace) took"),
     "eio": Metric("EIO", "read_errors", lambda v, r: "-" if v is None else str(v), "workload",
                   "operations that returned EIO (a record with no readable copy)"),
@@ -106,23 +111,23 @@ METRICS: dict[str, Metric] = {
     "scan_rate": Metric("ISSUED/S", "scan_issued_bytes_per_s", _rate, "point", "scan issue rate (mean)"),
     "scan_examined_rate": Metric("SCANNED/S", "scan_examined_bytes_per_s", _rate, "point",
                                  "scan examine rate (mean)"),
-    "txg_sync": Metric("TXG SYNC", "txg_sync_ns_mean", lambda v, r: human_ns(v), "point", "mean txg sync time"),
-    "txg_sync_max": Metric("TXG MAX", "txg_sync_ns_max", lambda v, r: human_ns(v), "point", "longest txg sync"),
-    "txg_data": Metric("TXG DATA", "txg_data_bytes", lambda v, r: zfs_nicebytes(v), "point",
+    "txg_sync": Metric("TXG SYNC", "txg_sync_ns_mean", _ns, "point", "mean txg sync time"),
+    "txg_sync_max": Metric("TXG MAX", "txg_sync_ns_max", _ns, "point", "longest txg sync"),
+    "txg_data": Metric("TXG DATA", "txg_data_bytes", _bytes, "point",
                        "data records the txg syncs wrote"),
-    "txg_meta": Metric("TXG META", "txg_metadata_bytes", lambda v, r: zfs_nicebytes(v), "point",
+    "txg_meta": Metric("TXG META", "txg_metadata_bytes", _bytes, "point",
                        "indirect, dnode and objset blocks the txg syncs wrote (every copy)"),
-    "zil_commit": Metric("ZIL COMMIT", "zil_commit_latency_ns_mean", lambda v, r: human_ns(v), "point",
+    "zil_commit": Metric("ZIL COMMIT", "zil_commit_latency_ns_mean", _ns, "point",
                          "mean zil_commit latency"),
-    "zil_commit_p99": Metric("COMMIT P99", "zil_commit_latency_ns_p99", lambda v, r: human_ns(v), "point",
+    "zil_commit_p99": Metric("COMMIT P99", "zil_commit_latency_ns_p99", _ns, "point",
                              "99th percentile zil_commit latency"),
-    "log_space": Metric("LOG SPACE", "zil_log_space_bytes_max", lambda v, r: zfs_nicebytes(v), "point",
+    "log_space": Metric("LOG SPACE", "zil_log_space_bytes_max", _bytes, "point",
                         "most log-block space in use at once: what a SLOG must hold"),
-    "at_risk_max": Metric("AT RISK MAX", "at_risk_bytes_max", lambda v, r: zfs_nicebytes(v), "point",
+    "at_risk_max": Metric("AT RISK MAX", "at_risk_bytes_max", _bytes, "point",
                           "most acknowledged bytes not yet stable"),
-    "at_risk_mean": Metric("AT RISK MEAN", "at_risk_bytes_mean", lambda v, r: zfs_nicebytes(v), "point",
+    "at_risk_mean": Metric("AT RISK MEAN", "at_risk_bytes_mean", _bytes, "point",
                            "time-mean of acknowledged bytes not yet stable"),
-    "at_risk_window": Metric("RISK WINDOW", "at_risk_window_ns_max", lambda v, r: human_ns(v), "point",
+    "at_risk_window": Metric("RISK WINDOW", "at_risk_window_ns_max", _ns, "point",
                              "longest time an acknowledged write was not stable"),
 }
 _SYNC_FIELDS = ("zfs.sync", "zfs.logbias", "pool.log", "zil_disable", "zil_", "zfs_txg_timeout", "o_dsync")
