@@ -1759,7 +1759,14 @@ impl Model_ {
         let w16 = wl as u16;
         let w = &mut self.wls[wl];
         let arc = w.arc.as_mut().unwrap();
-        let in_arc: Vec<bool> = (first..=last).zip(&held).map(|(b, &h)| arc.touch(b, now) && !h).collect();
+        let mut in_arc: Vec<bool> = (first..=last).zip(&held).map(|(b, &h)| arc.touch(b, now) && !h).collect();
+        // A record still being read whose header the model's ARC already let go is still
+        // being read: wait for that read rather than read it again.
+        if !self.rec_inflight.is_empty() {
+            for (b, c) in (first..).zip(in_arc.iter_mut()) {
+                *c |= self.rec_inflight.contains_key(&(w16, b));
+            }
+        }
         let waits = !self.rec_inflight.is_empty()
             && (first..).zip(&in_arc).any(|(b, &c)| c && self.rec_inflight.contains_key(&(w16, b)));
         if !waits && in_arc.iter().all(|&c| c) {
@@ -1967,10 +1974,19 @@ impl Model_ {
             if from_l2 && !held[i] {
                 continue;
             }
+            let eio = std::mem::take(&mut self.ops[id as usize].eio);
             self.demand_read(wl, b, id, !l2_hit || held[i], file, ctx);
+            if self.ops[id as usize].eio && !held[i] {
+                // No copy: the read leaves no buffer (`arc_read_done` drops a failed read's
+                // header), so the ARC does not hold the record.
+                self.wls[wl].arc.as_mut().unwrap().forget(b);
+            }
+            self.ops[id as usize].eio |= eio;
         }
         self.zfetch(wl, file, off, size, in_arc, ctx);
         if self.ops[id as usize].pending == 0 {
+            // Nothing to wait for (records prefetched, or with no copy: EIO).
+            self.release_recs(id, ctx);
             let t = self.read_copy_ns(wl, size);
             ctx.schedule_in(t, Ev::OpDone { op: id });
         }
@@ -2826,21 +2842,26 @@ impl Model_ {
 
     /// Every record an operation needs is in memory: the copy to the caller's buffer
     /// (the same memory-copy cost as an ARC hit) ends the operation.
-    fn data_ready(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
-        if !self.op_recs.is_empty() {
-            if let Some(recs) = self.op_recs.remove(&id) {
-                // The records this op read are in: ops that found them being read go on.
-                let w16 = self.ops[id as usize].wl;
-                for b in recs {
-                    for w in self.rec_inflight.remove(&(w16, b)).unwrap_or_default() {
-                        self.ops[w as usize].pending -= 1;
-                        if self.ops[w as usize].pending == 0 {
-                            self.data_ready(w, ctx);
-                        }
-                    }
+    /// The records op `id` was reading (`rec_inflight`) are in, or will not be (a read
+    /// with no copy): the ops that found them being read go on.
+    fn release_recs(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        if self.op_recs.is_empty() {
+            return;
+        }
+        let Some(recs) = self.op_recs.remove(&id) else { return };
+        let w16 = self.ops[id as usize].wl;
+        for b in recs {
+            for w in self.rec_inflight.remove(&(w16, b)).unwrap_or_default() {
+                self.ops[w as usize].pending -= 1;
+                if self.ops[w as usize].pending == 0 {
+                    self.data_ready(w, ctx);
                 }
             }
         }
+    }
+
+    fn data_ready(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        self.release_recs(id, ctx);
         if std::mem::take(&mut self.ops[id as usize].rmw) {
             // The records a write covers in part are in: now the write itself.
             self.assign_write(id, false, ctx);

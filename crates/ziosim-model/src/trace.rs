@@ -256,6 +256,15 @@ impl ArcCache {
         }
     }
 
+    /// A read of `rec` failed (no copy): its buffer never filled, so the ARC does not hold
+    /// it (`arc_read_done` destroys the header of a failed read).
+    pub(crate) fn forget(&mut self, rec: u64) {
+        if let Some(i) = self.map.remove(&rec) {
+            self.unlink(i);
+            self.free.push(i);
+        }
+    }
+
     /// A record read ahead (`dbuf_prefetch` → `arc_read` with ARC_FLAG_PREFETCH): a new
     /// buffer at the MRU's head, flagged until a demand read asks for it. The caller
     /// prefetches only what the cache does not hold.

@@ -276,3 +276,16 @@ fn an_indirect_block_on_a_dead_vdev_suspends_or_fails_the_read_by_failmode() {
     assert!(cont["pool"]["suspended"].is_null(), "{}", cont["pool"]["suspended"]);
     assert!(cont["workloads"][0]["read_errors"].as_u64().unwrap() > 0);
 }
+
+/// failmode=continue, the only disk dead, readers of two records through a one-record
+/// modelled ARC: a read of the record the ARC lacks fails with EIO at once, leaves no
+/// buffer behind, and a later read of it fails too instead of waiting on the failed read.
+#[test]
+fn a_failed_read_leaves_nothing_in_the_modelled_arc_for_others_to_wait_on() {
+    let wl = json!([{"name": "r", "kind": "random-read", "sizes": [[131072, 1.0]], "rate_per_s": 50.0,
+                     "region_length_bytes": 262144, "arc_bytes": 131072}]);
+    let res = run(&cfg("zfs-2.2", one_disk(), wl, "continue", &["sda"], 10));
+    let w = &res["workloads"][0];
+    assert!(w["read_errors"].as_u64().unwrap() > 100, "{w}");
+    assert!(w["inflight_at_end"].as_u64().unwrap() <= 1, "no read waits for ever: {w}");
+}
