@@ -1777,7 +1777,7 @@ impl Model_ {
             return;
         }
         // The records it reads itself are being read from now on (their ARC headers exist):
-        // a later op wants them waits for this one.
+        // a later op that wants them waits for this one.
         for (b, (&c, &h)) in (first..).zip(in_arc.iter().zip(&held)) {
             if !c && !h {
                 self.rec_inflight.insert((w16, b), Vec::new());
