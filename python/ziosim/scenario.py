@@ -86,7 +86,7 @@ WORKLOAD_KINDS = ("random-read", "random-write", "seq-read", "seq-write", "fsync
                   "trace")
 WORKLOAD_KINDS_LATER: tuple[str, ...] = ()
 TRACE_KEYS = ("trace", "trace_format", "speed", "repeat", "arc_size", "volume")
-# Kinds whose reads a modelled ARC (`arc_size`) may serve (config.rs `arc_kind`).
+# Kinds a modelled ARC (`arc_size`) may serve (config.rs `WorkloadKind::arc_size_allowed`).
 ARC_SIZE_KINDS = ("trace", "random-read", "seq-read", "random-write", "seq-write")
 # Most records a trace's modelled ARC may hold (config.rs ARC_RECORDS_MAX).
 ARC_RECORDS_MAX = 1 << 22

@@ -62,11 +62,14 @@ pub(crate) struct IndirectCache {
     order: BTreeMap<u64, u64>,
     pub(crate) hits: u64,
     pub(crate) misses: u64,
+    /// Missing blocks read from the pool (a miss with no copy left is not read).
+    pub(crate) reads: u64,
 }
 
 impl IndirectCache {
     pub(crate) fn new(cap_bytes: u64) -> IndirectCache {
-        IndirectCache { cap: cap_bytes, used: 0, clock: 0, blocks: BTreeMap::new(), order: BTreeMap::new(), hits: 0, misses: 0 }
+        IndirectCache { cap: cap_bytes, used: 0, clock: 0, blocks: BTreeMap::new(), order: BTreeMap::new(), hits: 0, misses: 0,
+                        reads: 0 }
     }
 
     pub(crate) fn capacity(&self) -> u64 {

@@ -1238,15 +1238,25 @@ impl Layout {
         }
         let k = if u == self.u_full && f == self.last_files_full && self.last_k > 0 { self.last_k } else { c.k };
         for l in (1..=c.levels).rev() {
-            let sh = self.sh * l;
-            let m = j >> sh;
-            let last = m == k.div_ceil(1 << sh) - 1;
-            let li = c.ind_lane + 2 * (l - 1) + u32::from(last);
-            let rank = if last { files_before } else { files_before * (c.n[l as usize] - 1) + m };
-            let j_end = ((m + 1) << sh).min(k) - 1;
-            let birth = self.meta_birth(file_start + c.pos(j_end));
-            out.push(self.make(file_start + c.pos(m << sh) - l as u64, BlockKind::Indirect, l as u8, li, rank, birth));
+            let m = j >> (self.sh * l);
+            let index = file_start + c.pos(m << (self.sh * l)) - l as u64;
+            out.push(self.file_indirect(c, l, m, k, files_before, file_start, index));
         }
+    }
+
+    /// Level-`l` indirect block `m` of a file of class `c` with `k` data blocks, the
+    /// class's `files_before`-th, whose blocks start at traversal index `file_start`; at
+    /// `index` in the traversal. Its lane and rank (the last of its level has its own
+    /// lane), and the birth of the last data block under it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn file_indirect(&self, c: &Class, l: u32, m: u64, k: u64, files_before: u64, file_start: u64, index: u64) -> Block {
+        let sh = self.sh * l;
+        let last = m == k.div_ceil(1 << sh) - 1;
+        let li = c.ind_lane + 2 * (l - 1) + u32::from(last);
+        let rank = if last { files_before } else { files_before * (c.n[l as usize] - 1) + m };
+        let j_end = ((m + 1) << sh).min(k) - 1;
+        self.make(index, BlockKind::Indirect, l as u8, li, rank, self.meta_birth(file_start + c.pos(j_end)))
     }
 
     /// Where the `i`-th file data block sits in the object tree (`i < data_blocks()`): its
@@ -1648,15 +1658,7 @@ impl Iterator for Traversal<'_> {
             Stage::FileInd => {
                 let cl = &lo.classes[c.class as usize];
                 let l = c.step;
-                let sh = lo.sh * l;
-                let m = c.j >> sh;
-                let count = c.k.div_ceil(1 << sh);
-                let last = m == count - 1;
-                let li = cl.ind_lane + 2 * (l - 1) + u32::from(last);
-                let rank = if last { c.files_before } else { c.files_before * (cl.n[l as usize] - 1) + m };
-                let j_end = ((m + 1) << sh).min(c.k) - 1;
-                let birth = lo.meta_birth(c.file_start + cl.pos(j_end));
-                let b = lo.make(c.index, BlockKind::Indirect, l as u8, li, rank, birth);
+                let b = lo.file_indirect(cl, l, c.j >> (lo.sh * l), c.k, c.files_before, c.file_start, c.index);
                 self.cur.step -= 1;
                 if self.cur.step == 0 {
                     self.cur.stage = Stage::Data;

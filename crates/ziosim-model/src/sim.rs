@@ -778,10 +778,8 @@ pub(crate) struct Workload {
     /// With `arc_size` (trace, random or sequential reads and writes): which records the
     /// ARC holds (instead of the `arc_hit` draw).
     pub(crate) arc: Option<ArcCache>,
-    /// With `arc`: the indirect blocks the ARC holds (`indirect.rs`), and the reads of
-    /// missing ones that records' reads waited for.
+    /// With `arc`: the indirect blocks the ARC holds (`indirect.rs`).
     pub(crate) meta: Option<crate::indirect::IndirectCache>,
-    pub(crate) indirect_reads: u64,
 }
 
 impl Workload {
@@ -1338,7 +1336,6 @@ impl Model_ {
                     let (n, d) = crate::indirect::meta_share(cfg.release);
                     crate::indirect::IndirectCache::new(w.arc_bytes / d * n)
                 }),
-                indirect_reads: 0,
             });
         }
         let eng = crate::txg::Txg::new(cfg.release, &tun, crate::txg::TxgConfig { ram_bytes: cfg.ram_bytes, hz: cfg.hz });
@@ -1760,15 +1757,16 @@ impl Model_ {
         let w = &mut self.wls[wl];
         let arc = w.arc.as_mut().unwrap();
         let mut in_arc: Vec<bool> = (first..=last).zip(&held).map(|(b, &h)| arc.touch(b, now) && !h).collect();
-        // A record still being read whose header the model's ARC already let go is still
-        // being read: wait for that read rather than read it again.
+        // A record another op is reading is waited for (`read_arc_records`), even one whose
+        // header the model's ARC already let go: it is not read again.
+        let mut waits = false;
         if !self.rec_inflight.is_empty() {
             for (b, c) in (first..).zip(in_arc.iter_mut()) {
-                *c |= self.rec_inflight.contains_key(&(w16, b));
+                if self.rec_inflight.contains_key(&(w16, b)) {
+                    (*c, waits) = (true, true);
+                }
             }
         }
-        let waits = !self.rec_inflight.is_empty()
-            && (first..).zip(&in_arc).any(|(b, &c)| c && self.rec_inflight.contains_key(&(w16, b)));
         if !waits && in_arc.iter().all(|&c| c) {
             w.arc_hits += 1;
             let t = w.arc_hit_ns + copy_ns(size);
@@ -1778,17 +1776,17 @@ impl Model_ {
         }
         // The records it reads itself are being read from now on (their ARC headers exist):
         // a later op that wants them waits for this one.
-        for (b, (&c, &h)) in (first..).zip(in_arc.iter().zip(&held)) {
-            if !c && !h {
-                self.rec_inflight.insert((w16, b), Vec::new());
-                self.op_recs.entry(id).or_default().push(b);
-            }
+        let need: Vec<u64> = (first..).zip(in_arc.iter().zip(&held)).filter(|&(_, (&c, &h))| !c && !h).map(|(b, _)| b).collect();
+        for &b in &need {
+            self.rec_inflight.insert((w16, b), Vec::new());
+        }
+        if !need.is_empty() {
+            self.op_recs.insert(id, need.clone());
         }
         // The records it reads need their block pointers: the indirect blocks above a
         // record neither cached nor held by a stream, missing from the ARC, are read
         // first, one after the other (`indirect.rs`).
         if self.wls[wl].meta.is_some() {
-            let need: Vec<u64> = (first..).zip(in_arc.iter().zip(&held)).filter(|&(_, (&c, &h))| !c && !h).map(|(b, _)| b).collect();
             let chain = self.missing_parents(wl, need.into_iter());
             if !chain.is_empty() {
                 self.meta_chains.insert(id, MetaChain { off, size, file, in_arc: Some(in_arc), chain, reading: None });
@@ -1907,7 +1905,7 @@ impl Model_ {
             self.ops[id as usize].pending -= 1;
             self.ops[id as usize].pending += n;
             if n > 0 {
-                self.wls[wl].indirect_reads += 1;
+                self.wls[wl].meta.as_mut().unwrap().reads += 1;
                 self.meta_chains.get_mut(&id).unwrap().reading = Some(blk.index);
                 return;
             }
@@ -1940,12 +1938,8 @@ impl Model_ {
     /// Indirect block `index` of workload `w16` is in (or will not be read by the op that
     /// was to): the ops waiting for it go on with their chains.
     fn ind_read_done(&mut self, w16: u16, index: u64, ctx: &mut Ctx<Ev>) {
-        let Some(waiters) = self.ind_inflight.remove(&(w16, index)) else { return };
-        for w in waiters {
-            self.ops[w as usize].pending -= 1;
-            if self.ops[w as usize].pending == 0 {
-                self.next_indirect(w, ctx);
-            }
+        for w in self.ind_inflight.remove(&(w16, index)).unwrap_or_default() {
+            self.op_wait_done(w, ctx);
         }
     }
 
@@ -2840,8 +2834,21 @@ impl Model_ {
         })
     }
 
-    /// Every record an operation needs is in memory: the copy to the caller's buffer
-    /// (the same memory-copy cost as an ARC hit) ends the operation.
+    /// One thing op `id` waited for is done (a leaf I/O of its own, or a block or record
+    /// another op was reading): with nothing left it goes on with its indirect-block chain,
+    /// or its data is ready.
+    fn op_wait_done(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
+        let op = &mut self.ops[id as usize];
+        op.pending -= 1;
+        if op.pending == 0 {
+            if !self.meta_chains.is_empty() && self.meta_chains.contains_key(&id) {
+                self.next_indirect(id, ctx);
+            } else {
+                self.data_ready(id, ctx);
+            }
+        }
+    }
+
     /// The records op `id` was reading (`rec_inflight`) are in, or will not be (a read
     /// with no copy): the ops that found them being read go on.
     fn release_recs(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
@@ -2852,14 +2859,13 @@ impl Model_ {
         let w16 = self.ops[id as usize].wl;
         for b in recs {
             for w in self.rec_inflight.remove(&(w16, b)).unwrap_or_default() {
-                self.ops[w as usize].pending -= 1;
-                if self.ops[w as usize].pending == 0 {
-                    self.data_ready(w, ctx);
-                }
+                self.op_wait_done(w, ctx);
             }
         }
     }
 
+    /// Every record an operation needs is in memory: the copy to the caller's buffer
+    /// (the same memory-copy cost as an ARC hit) ends the operation.
     fn data_ready(&mut self, id: u32, ctx: &mut Ctx<Ev>) {
         self.release_recs(id, ctx);
         if std::mem::take(&mut self.ops[id as usize].rmw) {
@@ -4170,15 +4176,7 @@ impl Model_ {
         } else {
             match owner >> OWNER_TAG_SHIFT {
                 0 => {
-                    let op = &mut self.ops[owner as usize];
-                    op.pending -= 1;
-                    if op.pending == 0 {
-                        if !self.meta_chains.is_empty() && self.meta_chains.contains_key(&owner) {
-                            self.next_indirect(owner, ctx);
-                        } else {
-                            self.data_ready(owner, ctx);
-                        }
-                    }
+                    self.op_wait_done(owner, ctx);
                 }
                 1 => self.rebuild_leaf_done(owner & OWNER_INDEX_MASK, ctx),
                 2 => self.scan_leaf_done(owner & OWNER_INDEX_MASK, ctx),
@@ -4472,7 +4470,7 @@ impl Model_ {
                     if let Some(m) = &w.meta {
                         j["indirect"] = json!({
                             "cache_bytes": m.capacity(), "held_bytes": m.used(), "hits": m.hits,
-                            "misses": m.misses, "reads": w.indirect_reads,
+                            "misses": m.misses, "reads": m.reads,
                         });
                     }
                     j
