@@ -980,7 +980,12 @@ impl Model_ {
         let dead = |l: u16| !self.leaves[l as usize].writeable();
         let mut tops = Vec::new();
         let (mut pool_degraded, mut pool_dead) = (false, false);
+        let mut special_from = None;
         for (t, top) in self.tops.iter().enumerate() {
+            if top.special && special_from.is_none() {
+                // After the pool's row (the tree's first).
+                special_from = Some(1 + tops.len());
+            }
             let mut children = Vec::new();
             // vdev_propagate_state: dead children (faulted) and degraded ones (a replacing
             // vdev with one side dead) both make the parent DEGRADED.
@@ -1084,6 +1089,7 @@ impl Model_ {
             aux: self.aux.tracking().then_some((logs, cache)),
             // After a panic no zpool runs: the last snapshot shows the pool as it was.
             suspended: self.suspension.as_ref().filter(|s| s.failmode != crate::config::Failmode::Panic).map(|s| s.failmode.name()),
+            special_from,
         }
     }
 

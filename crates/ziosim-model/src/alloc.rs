@@ -30,6 +30,12 @@
 //!   ditto copy d may go to limit × (4 + d) / 4 (OpenZFS 9751).
 //! * 2.1+: the rotor is per allocator (f8020c9363).
 //!
+//! *Classes (0.8+).* A pool with special vdevs has a second metaslab class: each class
+//! keeps its own rotor(s) over its own vdevs and its own slots per allocator
+//! (`mc_rotor`, `mca_alloc_slots`: `metaslab_class_throttle_reserve` takes the block's
+//! class, `spa_preferred_class` chose it); the allocators' queues are shared
+//! (`spa_allocs[].spaa_tree`, MS@zfs-0.8.0 and @zfs-2.2.0 `zio_io_to_allocate`).
+//!
 //! When the walk allows no vdev (all at their limits with none ahead under it cannot
 //! happen; all unwritable is the pool's suspension, handled by the caller) the rotor's
 //! vdev is used (0.7–2.0's `try_hard` pass; 2.1+ would gang the block, not modelled).
@@ -65,30 +71,50 @@ struct Rotor {
 
 #[derive(Default, Debug)]
 struct Allocator {
-    used: u32,
-    max: u32,
+    /// Slots in use and available, per class.
+    used: [u32; 2],
+    max: [u32; 2],
     depth: Vec<u32>,
     cur: Vec<u32>,
     queue: BTreeSet<(Order, u32)>,
 }
 
-/// The rotor(s) and throttle state of the pool's normal class.
+/// The rotor(s) and throttle state of the pool's metaslab classes (normal, special).
 #[derive(Debug)]
 pub(crate) struct Allocation {
     p: Params,
     aliquot: Vec<u64>,
-    rotors: Vec<Rotor>,
+    /// Per class: its vdevs (global indices, in vdev order; a rotor's `at` counts in here).
+    members: [Vec<usize>; 2],
+    /// Per vdev: its class.
+    class: Vec<u8>,
+    rotors: [Vec<Rotor>; 2],
     al: Vec<Allocator>,
     arrivals: u64,
 }
 
 impl Allocation {
-    /// `aliquot[t]`: top-level vdev t's `mg_aliquot` in bytes of asize.
+    /// `aliquot[t]`: top-level vdev t's `mg_aliquot` in bytes of asize; every vdev normal.
+    #[cfg(test)]
     pub(crate) fn new(aliquot: Vec<u64>) -> Allocation {
+        let n = aliquot.len();
+        Self::with_classes(aliquot, vec![false; n])
+    }
+
+    /// As `new`, with `special[t]` marking the special class's vdevs.
+    pub(crate) fn with_classes(aliquot: Vec<u64>, special: Vec<bool>) -> Allocation {
         let p = Params { on: false, cap: 0, def: 0, allocators: 1, growing: false, rotor_per_allocator: false };
-        let mut a = Allocation { p, aliquot, rotors: vec![Rotor::default()], al: Vec::new(), arrivals: 0 };
+        let class: Vec<u8> = special.iter().map(|&s| u8::from(s)).collect();
+        let members = [0u8, 1].map(|c| (0..class.len()).filter(|&t| class[t] == c).collect::<Vec<_>>());
+        let rotors = [vec![Rotor::default()], vec![Rotor::default()]];
+        let mut a = Allocation { p, aliquot, members, class, rotors, al: Vec::new(), arrivals: 0 };
         a.begin_txg(p);
         a
+    }
+
+    /// The pool has a special class.
+    pub(crate) fn has_special(&self) -> bool {
+        !self.members[1].is_empty()
     }
 
     pub(crate) fn params(&self) -> Params {
@@ -104,17 +130,20 @@ impl Allocation {
             self.al = (0..allocators).map(|_| Allocator { depth: vec![0; n], ..Default::default() }).collect();
         }
         let nrot = if p.rotor_per_allocator { allocators } else { 1 };
-        if self.rotors.len() != nrot {
-            // All rotors start at the class's (`metaslab_group_activate` sets every
-            // allocator's to the same group).
-            let r = self.rotors[0];
-            self.rotors = vec![r; nrot];
+        for rotors in &mut self.rotors {
+            if rotors.len() != nrot {
+                // All rotors start at the class's (`metaslab_group_activate` sets every
+                // allocator's to the same group).
+                let r = rotors[0];
+                *rotors = vec![r; nrot];
+            }
         }
         self.p = p;
         let start = if p.growing { p.def } else { p.cap };
+        let sizes = [self.members[0].len() as u32, self.members[1].len() as u32];
         for a in &mut self.al {
             a.cur = vec![start; n];
-            a.max = start.saturating_mul(n as u32);
+            a.max = sizes.map(|m| start.saturating_mul(m));
         }
     }
 
@@ -145,57 +174,65 @@ impl Allocation {
         self.al.iter().map(|a| a.queue.len()).sum()
     }
 
-    /// `zio_io_to_allocate`: admit the head of allocator `a`'s queue if its `copies(blk)`
-    /// fit in the free slots (always, with the throttle off), reserving them.
-    pub(crate) fn admit(&mut self, a: usize, copies: impl Fn(u32) -> u32) -> Option<u32> {
+    /// `zio_io_to_allocate`: admit the head of allocator `a`'s queue if its copies fit in
+    /// the free slots of its class (`copies(blk)`: (copies, class); always, with the
+    /// throttle off), reserving them.
+    pub(crate) fn admit(&mut self, a: usize, copies: impl Fn(u32) -> (u32, usize)) -> Option<u32> {
         let on = self.p.on;
         let al = &mut self.al[a];
         let &(k, blk) = al.queue.first()?;
-        let c = copies(blk);
-        if on && al.used + c > al.max {
+        let (c, class) = copies(blk);
+        if on && al.used[class] + c > al.max[class] {
             return None;
         }
         if on {
-            al.used += c;
+            al.used[class] += c;
         }
         al.queue.remove(&(k, blk));
         Some(blk)
     }
 
-    /// `metaslab_alloc_dva` for copy `d` of a block of allocator `a` (`prev`: the vdev of
-    /// copy d − 1), of `asize` bytes, among the vdevs `usable` marks writable: the vdev,
-    /// with the rotor moved and (throttle on) the vdev's depth taken. None: no usable vdev.
-    pub(crate) fn pick(&mut self, a: usize, d: usize, prev: Option<usize>, usable: &[bool], asize: impl Fn(usize) -> u64) -> Option<usize> {
-        let n = self.aliquot.len();
+    /// `metaslab_alloc_dva` for copy `d` of a block of allocator `a` in class `class`
+    /// (`prev`: the vdev of copy d − 1), of `asize` bytes, among the class's vdevs `usable`
+    /// marks writable: the vdev, with the rotor moved and (throttle on) the vdev's depth
+    /// taken. None: no usable vdev in the class.
+    pub(crate) fn pick(&mut self, a: usize, class: usize, d: usize, prev: Option<usize>, usable: &[bool], asize: impl Fn(usize) -> u64) -> Option<usize> {
+        let m = &self.members[class];
+        let n = m.len();
+        if n == 0 {
+            return None;
+        }
         let ri = if self.p.rotor_per_allocator { a } else { 0 };
-        let start = match prev {
-            Some(t) => (t + 1) % n,
-            None => self.rotors[ri].at % n,
+        // Local indices (places in the class) from here on; `m[i]` is the vdev.
+        let start = match prev.and_then(|t| m.iter().position(|&x| x == t)) {
+            Some(i) => (i + 1) % n,
+            None => self.rotors[class][ri].at % n,
         };
-        let groups = usable.iter().filter(|&&u| u).count();
-        let mut g = start;
+        let groups = m.iter().filter(|&&t| usable[t]).count();
+        let mut i = start;
         let mut chosen = None;
         loop {
-            if usable[g] && self.allowed(a, d, g, start, groups) {
-                chosen = Some(g);
+            if usable[m[i]] && self.allowed(a, class, d, i, start, groups) {
+                chosen = Some(i);
                 break;
             }
             // `next:` a group passed over moves the rotor past it.
-            self.rotors[ri] = Rotor { at: (g + 1) % n, acc: 0 };
-            g = (g + 1) % n;
-            if g == start {
+            self.rotors[class][ri] = Rotor { at: (i + 1) % n, acc: 0 };
+            i = (i + 1) % n;
+            if i == start {
                 break;
             }
         }
-        let g = match chosen {
-            Some(g) => g,
+        let i = match chosen {
+            Some(i) => i,
             // try_hard: the first writable vdev from where the walk began.
-            None => (0..n).map(|i| (start + i) % n).find(|&g| usable[g])?,
+            None => (0..n).map(|k| (start + k) % n).find(|&i| usable[m[i]])?,
         };
-        let r = &mut self.rotors[ri];
+        let g = m[i];
+        let r = &mut self.rotors[class][ri];
         r.acc += asize(g);
         if r.acc >= self.aliquot[g] {
-            *r = Rotor { at: (g + 1) % n, acc: 0 };
+            *r = Rotor { at: (i + 1) % n, acc: 0 };
         }
         if self.p.on {
             self.al[a].depth[g] += 1;
@@ -203,23 +240,24 @@ impl Allocation {
         Some(g)
     }
 
-    /// `metaslab_group_allocatable`'s throttle test of vdev `g` for copy `d`, the walk
-    /// having begun at `start`, with `groups` writable vdevs.
-    fn allowed(&self, a: usize, d: usize, g: usize, start: usize, groups: usize) -> bool {
-        let n = self.aliquot.len();
+    /// `metaslab_group_allocatable`'s throttle test of the class's `i`-th vdev for copy
+    /// `d`, the walk having begun at its `start`-th, with `groups` writable vdevs.
+    fn allowed(&self, a: usize, class: usize, d: usize, i: usize, start: usize, groups: usize) -> bool {
+        let m = &self.members[class];
+        let n = m.len();
         if !self.p.on || n <= 1 || groups <= 1 {
             return true;
         }
         let al = &self.al[a];
         let limit = |g: usize| if self.p.growing { al.cur[g] as u64 * (4 + d as u64) / 4 } else { al.cur[g] as u64 };
-        if (al.depth[g] as u64) < limit(g) {
+        if (al.depth[m[i]] as u64) < limit(m[i]) {
             return true;
         }
         // At or over its limit: pass it over if a vdev after it, before the walk's start,
         // is under its own (whatever that vdev's health: the look-ahead does not ask).
-        let mut h = (g + 1) % n;
+        let mut h = (i + 1) % n;
         while h != start {
-            if (al.depth[h] as u64) < limit(h) {
+            if (al.depth[m[h]] as u64) < limit(m[h]) {
                 return false;
             }
             h = (h + 1) % n;
@@ -227,21 +265,24 @@ impl Allocation {
         true
     }
 
-    /// `zio_dva_throttle_done`: a copy allocator `a` placed on vdev `g` was written; its
-    /// depth and slot are released and (0.8+) the vdev's limit grows. The caller then
-    /// admits once (`zio_allocate_dispatch`).
-    pub(crate) fn done(&mut self, a: usize, g: usize) {
+    /// `zio_dva_throttle_done`: a copy of class `class` allocator `a` placed on vdev `g`
+    /// was written; its depth and slot are released and (0.8+) the vdev's limit grows.
+    /// The caller then admits once (`zio_allocate_dispatch`).
+    pub(crate) fn done(&mut self, a: usize, class: usize, g: usize) {
         if !self.p.on {
             return;
         }
         let (cap, growing) = (self.p.cap, self.p.growing);
+        let gc = self.class[g] as usize;
         let al = &mut self.al[a];
         al.depth[g] = al.depth[g].saturating_sub(1);
         if growing && al.cur[g] < cap {
             al.cur[g] += 1;
-            al.max += 1;
+            // The vdev's class gains the slot (`metaslab_class_throttle_unreserve` gives
+            // back to the block's class; the limit grows in the vdev's group's class).
+            al.max[gc] += 1;
         }
-        al.used = al.used.saturating_sub(1);
+        al.used[class] = al.used[class].saturating_sub(1);
     }
 
     /// Copies in flight on vdev `g` (all allocators).
@@ -266,15 +307,15 @@ mod tests {
     fn the_rotor_keeps_a_vdev_for_its_aliquot_and_passes_unwritable_ones() {
         let mut a = Allocation::new(vec![1 << 20; 3]);
         let all = [true; 3];
-        let picks: Vec<usize> = (0..12).map(|_| a.pick(0, 0, None, &all, |_| 256 << 10).unwrap()).collect();
+        let picks: Vec<usize> = (0..12).map(|_| a.pick(0, 0, 0, None, &all, |_| 256 << 10).unwrap()).collect();
         assert_eq!(picks, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
         // A ditto copy goes to the vdev after the previous copy's.
-        assert_eq!(a.pick(0, 1, Some(2), &all, |_| 256 << 10), Some(0));
+        assert_eq!(a.pick(0, 0, 1, Some(2), &all, |_| 256 << 10), Some(0));
         let mut b = Allocation::new(vec![1 << 20; 3]);
         let no1 = [true, false, true];
-        let picks: Vec<usize> = (0..8).map(|_| b.pick(0, 0, None, &no1, |_| 512 << 10).unwrap()).collect();
+        let picks: Vec<usize> = (0..8).map(|_| b.pick(0, 0, 0, None, &no1, |_| 512 << 10).unwrap()).collect();
         assert_eq!(picks, [0, 0, 2, 2, 0, 0, 2, 2]);
-        assert_eq!(b.pick(0, 0, None, &[false; 3], |_| 512), None);
+        assert_eq!(b.pick(0, 0, 0, None, &[false; 3], |_| 512), None);
     }
 
     #[test]
@@ -285,19 +326,19 @@ mod tests {
         a.begin_txg(p07());
         let all = [true; 2];
         for _ in 0..100 {
-            assert_eq!(a.pick(0, 0, None, &all, |_| 4096), Some(0));
+            assert_eq!(a.pick(0, 0, 0, None, &all, |_| 4096), Some(0));
         }
-        assert_eq!(a.pick(0, 0, None, &all, |_| 4096), Some(1));
+        assert_eq!(a.pick(0, 0, 0, None, &all, |_| 4096), Some(1));
         // Both full: the look-ahead finds no room, so the rotor's vdev takes it (over).
         for _ in 0..99 {
-            a.pick(0, 0, None, &all, |_| 4096);
+            a.pick(0, 0, 0, None, &all, |_| 4096);
         }
         assert_eq!((a.depth(0), a.depth(1)), (100, 100));
-        let g = a.pick(0, 0, None, &all, |_| 4096).unwrap();
+        let g = a.pick(0, 0, 0, None, &all, |_| 4096).unwrap();
         assert_eq!(a.depth(g), 101);
         // A completion frees vdev 0: the next block goes back there only once the walk
         // starting at the rotor reaches it.
-        a.done(0, 0);
+        a.done(0, 0, 0);
         assert_eq!(a.depth(0), if g == 0 { 100 } else { 99 });
     }
 
@@ -310,20 +351,20 @@ mod tests {
             a.enqueue(0, (1, 5, 1, i), i as u32);
         }
         let mut admitted = 0;
-        while a.admit(0, |_| 1).is_some() {
+        while a.admit(0, |_| (1, 0)).is_some() {
             admitted += 1;
         }
         assert_eq!(admitted, 64);
         a.enqueue(0, (0, 0, 0, 0), 1000); // MOS, sorts first
-        a.done(0, 0); // one slot back, and vdev 0's limit 33: two free now
-        assert_eq!(a.admit(0, |b| if b == 1000 { 3 } else { 1 }), None);
-        assert_eq!(a.admit(0, |_| 2), Some(1000));
+        a.done(0, 0, 0); // one slot back, and vdev 0's limit 33: two free now
+        assert_eq!(a.admit(0, |b| (if b == 1000 { 3 } else { 1 }, 0)), None);
+        assert_eq!(a.admit(0, |_| (2, 0)), Some(1000));
         assert_eq!(a.waiting(), 6);
         // Limits restart at 32 each txg; 0.7's stay at 100.
         a.begin_txg(p22());
-        assert_eq!((a.al[0].cur[0], a.al[0].max), (32, 64));
+        assert_eq!((a.al[0].cur[0], a.al[0].max[0]), (32, 64));
         a.begin_txg(p07());
-        assert_eq!((a.al[0].cur[0], a.al[0].max), (100, 200));
+        assert_eq!((a.al[0].cur[0], a.al[0].max[0]), (100, 200));
     }
 
     #[test]
@@ -332,17 +373,17 @@ mod tests {
         a.begin_txg(p22());
         let all = [true; 2];
         for _ in 0..32 {
-            assert_eq!(a.pick(1, 0, None, &all, |_| 4096), Some(0));
+            assert_eq!(a.pick(1, 0, 0, None, &all, |_| 4096), Some(0));
         }
         // Copy 0 now goes to vdev 1; a second copy (d = 1) after vdev 1 may still use
         // vdev 0 up to 40.
-        assert_eq!(a.pick(1, 0, None, &all, |_| 4096), Some(1));
+        assert_eq!(a.pick(1, 0, 0, None, &all, |_| 4096), Some(1));
         for _ in 0..8 {
-            assert_eq!(a.pick(1, 1, Some(1), &all, |_| 4096), Some(0));
+            assert_eq!(a.pick(1, 0, 1, Some(1), &all, |_| 4096), Some(0));
         }
         assert_eq!(a.depth(0), 40);
         // The other allocators' depths are their own.
-        assert_eq!(a.pick(2, 0, None, &all, |_| 4096), Some(0));
+        assert_eq!(a.pick(2, 0, 0, None, &all, |_| 4096), Some(0));
     }
 
     #[test]
@@ -352,9 +393,9 @@ mod tests {
         for i in 0..500 {
             a.enqueue(0, (1, 1, 1, i), i as u32);
         }
-        assert_eq!((0..500).filter(|_| a.admit(0, |_| 3).is_some()).count(), 500);
+        assert_eq!((0..500).filter(|_| a.admit(0, |_| (3, 0)).is_some()).count(), 500);
         for _ in 0..500 {
-            a.pick(0, 0, None, &[true; 2], |_| 1 << 20);
+            a.pick(0, 0, 0, None, &[true; 2], |_| 1 << 20);
         }
         assert_eq!(a.depth(0) + a.depth(1), 0);
     }

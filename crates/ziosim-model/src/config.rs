@@ -54,6 +54,10 @@ pub struct RunConfig {
     /// The dataset's `logbias` property (`latency`, `throughput`).
     #[serde(default = "default_logbias")]
     pub logbias: String,
+    /// The dataset's `special_small_blocks` property (0.8+): file blocks of at most this
+    /// psize go to the special vdevs while they have room (`spa_preferred_class`); 0: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub special_small_blocks_bytes: u64,
 }
 
 fn default_sync() -> String {
@@ -150,6 +154,11 @@ pub struct PoolConfig {
     /// Separate log devices (SLOG): each a disk or a mirror.
     #[serde(default)]
     pub log: Vec<VdevConfig>,
+    /// The special allocation class (0.8+, `zpool create … special mirror a b`): top-level
+    /// vdevs numbered after the data vdevs, holding the pool's metadata and the file blocks
+    /// `special_small_blocks` sends there (`layout.rs`, `sync_alloc.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub special: Vec<VdevConfig>,
     /// What the pool holds and how aged it is (default: a fresh fill of recordsize records).
     #[serde(default)]
     pub layout: Option<LayoutConfig>,
@@ -157,6 +166,14 @@ pub struct PoolConfig {
     /// fails (`sim.rs` `suspend`).
     #[serde(default, skip_serializing_if = "Failmode::is_default")]
     pub failmode: Failmode,
+}
+
+impl PoolConfig {
+    /// Every top-level vdev that holds blocks, in vdev-id order: the data vdevs, then the
+    /// special ones (log vdevs are not among them).
+    pub fn tops(&self) -> impl Iterator<Item = &VdevConfig> {
+        self.vdevs.iter().chain(&self.special)
+    }
 }
 
 /// `zpool set failmode=`: `wait` (the default) suspends the pool and blocks I/O until
@@ -585,6 +602,41 @@ impl RunConfig {
         for (j, d) in self.pool.spares.iter().enumerate() {
             self.check_disk(&format!("pool.spares[{j}]"), d)?;
         }
+        for (i, v) in self.pool.special.iter().enumerate() {
+            let f = |k: &str| format!("pool.special[{i}].{k}");
+            if self.release < Release::Zfs08 {
+                return Err(field_err(&f("type"), v.kind.label(), "allowed: from release zfs-0.8 (allocation classes came with OpenZFS 0.8.0)"));
+            }
+            if v.kind.is_draid() || v.data.is_some() || v.spares > 0 {
+                return Err(field_err(&f("type"), v.kind.label(), "allowed: disk, mirror, raidz1, raidz2, raidz3"));
+            }
+            if v.disks.len() < v.kind.min_children() {
+                return Err(field_err(&f("disks"), v.disks.len(), &format!("too few for {}; allowed: at least {}", v.kind.label(), v.kind.min_children())));
+            }
+            if v.kind == VdevType::Disk && v.disks.len() != 1 {
+                return Err(field_err(&f("disks"), v.disks.len(), "allowed: exactly 1 for type disk"));
+            }
+            for (j, d) in v.disks.iter().enumerate() {
+                self.check_disk(&format!("pool.special[{i}].disks[{j}]"), d)?;
+            }
+        }
+        let sb = self.special_small_blocks_bytes;
+        if sb != 0 {
+            // zfs_prop.c: "zero or 512 to 128K, power of 2" at 0.8.0, to 1M from 2.0 (to the
+            // pool's maxblocksize from 2.2, libzfs_dataset.c).
+            let max: u64 = if self.release < Release::Zfs08 {
+                0
+            } else if self.release < Release::Zfs20 {
+                128 << 10
+            } else if self.release < Release::Zfs22 {
+                1 << 20
+            } else {
+                16 << 20
+            };
+            if max == 0 || !sb.is_power_of_two() || !(512..=max).contains(&sb) {
+                return Err(field_err("zfs.special_small_blocks", sb, &format!("allowed: 0, or a power of two from 512 to {max} (from release zfs-0.8)")));
+            }
+        }
         for (i, v) in self.pool.log.iter().enumerate() {
             if !matches!(v.kind, VdevType::Disk | VdevType::Mirror) || v.disks.len() < v.kind.min_children() {
                 return Err(field_err(&format!("pool.log[{i}].type"), v.kind.label(), "allowed: disk or mirror (2+ disks)"));
@@ -601,9 +653,9 @@ impl RunConfig {
         }
         // Disks a command may name: the pool's, then the new ones replace/attach add, each
         // with the type of the top-level vdev it belongs to.
-        let mut disks: Vec<&str> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
-        let mut kinds: Vec<VdevType> = self.pool.vdevs.iter().flat_map(|v| v.disks.iter().map(|_| v.kind)).collect();
-        let mut owners: Vec<usize> = self.pool.vdevs.iter().enumerate().flat_map(|(t, v)| v.disks.iter().map(move |_| t)).collect();
+        let mut disks: Vec<&str> = self.pool.tops().flat_map(|v| v.disks.iter().map(|d| d.name.as_str())).collect();
+        let mut kinds: Vec<VdevType> = self.pool.tops().flat_map(|v| v.disks.iter().map(|_| v.kind)).collect();
+        let mut owners: Vec<usize> = self.pool.tops().enumerate().flat_map(|(t, v)| v.disks.iter().map(move |_| t)).collect();
         let draid_spares = crate::admin::draid_spares(self);
         let spare_names: Vec<&str> = self.pool.spares.iter().map(|d| d.name.as_str()).chain(draid_spares.iter().map(|s| s.name.as_str())).collect();
         // Log and cache devices can fail, go offline and come back (`aux_fail.rs`).

@@ -79,6 +79,12 @@ pub(crate) fn layout_data_block(key: (u64, u64)) -> Option<u64> {
     (key.0 == TAG_DATA).then_some(key.1)
 }
 
+/// A file's (or a new object's) indirect block: what `zfs_user_indirect_is_special` keeps
+/// off the special class when 0 (`spa_preferred_class`).
+pub(crate) fn is_user_indirect(key: (u64, u64)) -> bool {
+    matches!(key.0 & !LOW56, TAG_IND | TAG_OBJ_IND)
+}
+
 const LOW56: u64 = (1 << 56) - 1;
 const LOW48: u64 = (1 << 48) - 1;
 
@@ -311,7 +317,7 @@ mod tests {
     fn layout(rs: u64, files: &[(u64, f64)]) -> Layout {
         let mut p = LayoutParams::fresh(8 << 30, rs, 12);
         p.files = files.iter().map(|&(size_bytes, weight)| FileClass { size_bytes, weight }).collect();
-        let tops = vec![TopVdev { name: "d".into(), kind: VdevType::Disk, leaves: vec![0], ashift: 12, size_bytes: 64 << 30, draid: None }];
+        let tops = vec![TopVdev { name: "d".into(), kind: VdevType::Disk, leaves: vec![0], ashift: 12, size_bytes: 64 << 30, draid: None, special: false }];
         Layout::new(&p, &tops).unwrap()
     }
 
@@ -413,7 +419,7 @@ mod tests {
         let mut p = LayoutParams::fresh(8 << 30, 4096, 12);
         p.files = vec![FileClass { size_bytes: 1 << 30, weight: 1.0 }];
         p.indblkshift = crate::layout::INDBLKSHIFT_OLD;
-        let tops = vec![TopVdev { name: "d".into(), kind: VdevType::Disk, leaves: vec![0], ashift: 12, size_bytes: 64 << 30, draid: None }];
+        let tops = vec![TopVdev { name: "d".into(), kind: VdevType::Disk, leaves: vec![0], ashift: 12, size_bytes: 64 << 30, draid: None, special: false }];
         let lo = Layout::new(&p, &tops).unwrap();
         const IND16: u64 = 16 << 10;
         let mut d = DirtyRecords::new(crate::layout::INDBLKSHIFT_OLD);

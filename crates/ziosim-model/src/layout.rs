@@ -208,6 +208,21 @@ pub struct LayoutParams {
     pub indblkshift: u32,
     #[serde(default)]
     pub seed: u64,
+    /// The dataset's `special_small_blocks`: data blocks of at most this psize go to the
+    /// special vdevs (`TopVdev::special`) while the class is under its limit; 0: none.
+    #[serde(default)]
+    pub special_small_blocks_bytes: u64,
+    /// `zfs_special_class_metadata_reserve_pct`: small data blocks stop going to the
+    /// special class once it is more than 100 − this % full.
+    #[serde(default = "default_reserve_pct")]
+    pub special_reserve_pct: u32,
+    /// `zfs_user_indirect_is_special`: files' indirect blocks go to the special class.
+    #[serde(default = "default_true")]
+    pub user_indirect_is_special: bool,
+}
+
+fn default_reserve_pct() -> u32 {
+    25
 }
 
 impl LayoutParams {
@@ -226,6 +241,9 @@ impl LayoutParams {
             txg_bytes: default_txg_bytes(),
             indblkshift: INDBLKSHIFT_NEW,
             seed: 0,
+            special_small_blocks_bytes: 0,
+            special_reserve_pct: default_reserve_pct(),
+            user_indirect_is_special: true,
         }
     }
 
@@ -409,6 +427,38 @@ struct Lane {
     chunk: u64,
     nchunks: u64,
     key: u64,
+    /// Allocation class: 0 normal, 1 special (`Layout::groups`).
+    group: u8,
+    /// Ranks from `split` on are lane `over`'s, from its rank 0: the blocks written once
+    /// the special class had no more room for this lane (u64::MAX: none).
+    split: u64,
+    over: u32,
+}
+
+/// One allocation class's placement: its top-level vdevs, its rotor and its slot cycle.
+/// The normal class is group 0; a pool with special vdevs has the special class as group 1.
+#[derive(Clone, Debug, Default)]
+struct Group {
+    /// Its top-level vdevs (global indices), in vdev order; "local" indices count in here.
+    members: Vec<u16>,
+    /// Rotor: cycle entry → (local top, ordinal among that top's runs in the cycle).
+    rotor: Vec<(u16, u32)>,
+    rotor_w: Vec<u32>,
+    rotor_start: Vec<u32>,
+    /// Per slot-lane (every lane's; 0 for lanes of other groups): slots per cycle and
+    /// where its positions start in `pos`.
+    q: Vec<u32>,
+    pos_start: Vec<u32>,
+    pos: Vec<u32>,
+    /// The cycle: slot-lane at each position and its ordinal among that lane's positions.
+    pattern: Vec<u32>,
+    ord: Vec<u32>,
+}
+
+impl Lane {
+    fn new(psize: u64, lsize: u64, ndvas: u8, count: u64) -> Lane {
+        Lane { psize, lsize, ndvas, count, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0, group: 0, split: u64::MAX, over: 0 }
+    }
 }
 
 /// Per distinct vdev geometry: the slot cycle laid out in that vdev's asize space.
@@ -455,23 +505,16 @@ pub struct Layout {
     dnode_lane: u32,
     prefix: Vec<PrefixBlock>,
     lanes: Vec<Lane>,
-    /// Per slot-lane: slots per cycle and where its positions start in `pos`.
-    q: Vec<u32>,
-    pos_start: Vec<u32>,
-    pos: Vec<u32>,
-    /// The cycle: slot-lane at each position and its ordinal among that lane's positions.
-    pattern: Vec<u32>,
-    ord: Vec<u32>,
+    /// The allocation classes' placements (normal, then special if the pool has it).
+    groups: Vec<Group>,
+    /// Per top-level vdev: its group and its local index there.
+    top_group: Vec<(u8, u16)>,
     /// Slot-lane → (lane, copy).
     slot_lane: Vec<(u32, u8)>,
     /// End of the space each vdev uses.
     used_end: Vec<u64>,
     geoms: Vec<Geom>,
     top_geom: Vec<u16>,
-    /// Rotor: cycle entry → (top, ordinal among that top's runs in the cycle).
-    rotor: Vec<(u16, u32)>,
-    rotor_w: Vec<u32>,
-    rotor_start: Vec<u32>,
     n_blocks: u64,
     txgs: u64,
     alloc: Vec<u64>,
@@ -606,7 +649,7 @@ impl Layout {
         let ind_lsize = 1u64 << p.indblkshift;
         let mut lanes: Vec<Lane> = Vec::new();
         let mut lane = |psize: u64, lsize: u64, ndvas: u8| {
-            lanes.push(Lane { psize, lsize, ndvas, count: 0, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
+            lanes.push(Lane::new(psize, lsize, ndvas, 0));
             (lanes.len() - 1) as u32
         };
         let sector = 1u64 << p.ashift;
@@ -714,8 +757,8 @@ impl Layout {
                 let last_children = below - fanout * (count - 1);
                 let full = indirect_psize(fanout, ind_lsize, p.metadata_compression_ratio, p.ashift);
                 let last = indirect_psize(last_children, ind_lsize, p.metadata_compression_ratio, p.ashift);
-                lanes.push(Lane { psize: full, lsize: ind_lsize, ndvas: 2, count: count - 1, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
-                lanes.push(Lane { psize: last, lsize: ind_lsize, ndvas: 2, count: 1, run_blocks: 0, runs: 0, slot: 0, chunk: 0, nchunks: 0, key: 0 });
+                lanes.push(Lane::new(full, ind_lsize, 2, count - 1));
+                lanes.push(Lane::new(last, ind_lsize, 2, 1));
                 below = count;
             }
         }
@@ -739,18 +782,12 @@ impl Layout {
             dnode_lane,
             prefix,
             lanes,
-            q: vec![],
-            pos_start: vec![],
-            pos: vec![],
-            pattern: vec![],
-            ord: vec![],
+            groups: vec![],
+            top_group: vec![],
             slot_lane: vec![],
             used_end: vec![],
             geoms: vec![],
             top_geom: vec![],
-            rotor: vec![],
-            rotor_w: vec![],
-            rotor_start: vec![],
             n_blocks: 0,
             txgs: 1,
             alloc: vec![],
@@ -760,8 +797,21 @@ impl Layout {
         lo.n_blocks = lo.index_start(n_units);
         let data_bytes = lo.summary.data_psize_bytes;
         lo.txgs = data_bytes.div_ceil(p.txg_bytes).max(1);
-        lo.plan_space(p, tops, sector)?;
-        Ok(lo)
+        // Plan; if the special vdevs overflow only by the slot cycles' rounding, plan again
+        // with their capacity scaled down (a few rounds at most: each removes the overshoot).
+        let base = lo.lanes.clone();
+        let mut room = 1.0;
+        for _ in 0..8 {
+            lo.lanes = base.clone();
+            lo.assign_special(p, tops, room);
+            match lo.plan_space(p, tops) {
+                Ok(()) => return Ok(lo),
+                Err((_, Some(ratio))) => room *= ratio * 0.999,
+                Err((e, None)) => return Err(e),
+            }
+        }
+        let _ = sector;
+        Err(format!("pool.special: {} bytes of special vdevs — too small for the layout's metadata plan", tops.iter().filter(|t| t.special).map(|t| t.size_bytes).sum::<u64>()))
     }
 
     /// Fill in the block count of every lane and the summary (closed form).
@@ -818,31 +868,104 @@ impl Layout {
         self.summary = s;
     }
 
-    /// Runs, rotor, slot cycle, fragmentation chunks, per-vdev bytes; checks the fit.
-    fn plan_space(&mut self, p: &LayoutParams, tops: &[TopVdev], _sector: u64) -> Result<(), String> {
+    /// Which lanes (or first parts of lanes) the special class holds, if the pool has
+    /// special vdevs (`spa_preferred_class`, spa_misc.c@zfs-0.8.0 and @zfs-2.2.0): every
+    /// metadata block — objsets, dnode blocks, the meta-dnode's indirects, and files'
+    /// indirects unless `zfs_user_indirect_is_special` is 0 — then file data blocks of
+    /// psize ≤ `special_small_blocks` while the class is under 100 − `reserve` % full.
+    /// A lane that does not fit whole is split: its first ranks (the first blocks written,
+    /// in a fresh fill) stay special and the rest go to a new normal lane, as ZFS falls
+    /// back to the normal class once the special one is full (`zio_dva_allocate` on
+    /// ENOSPC) or over the small-block limit. `room` scales the class's capacity (1, or
+    /// less when the slot cycle's rounding made the first plan overflow).
+    fn assign_special(&mut self, p: &LayoutParams, tops: &[TopVdev], room: f64) {
+        let Some(first) = tops.iter().find(|t| t.special) else { return };
+        let cap: f64 = tops.iter().filter(|t| t.special).map(|t| t.size_bytes as f64).sum::<f64>() * room;
+        let mut meta: Vec<u32> = self.prefix.iter().map(|pb| pb.lane).collect();
+        meta.push(self.dnode_lane);
+        meta.extend(self.meta_lane..self.meta_lane + 2 * self.meta_levels);
+        let mut small = Vec::new();
+        for c in &self.classes {
+            if p.user_indirect_is_special {
+                meta.extend(c.ind_lane..c.ind_lane + 2 * c.levels);
+            }
+            if self.lanes[c.data_lane as usize].psize <= p.special_small_blocks_bytes {
+                small.push(c.data_lane);
+            }
+        }
+        let small_cap = cap * (100 - p.special_reserve_pct.min(100)) as f64 / 100.0;
+        let mut used = 0.0;
+        for (lanes, limit) in [(meta, cap), (small, small_cap)] {
+            for li in lanes {
+                let l = &self.lanes[li as usize];
+                if l.count == 0 {
+                    continue;
+                }
+                let per = (first.asize(l.psize) * l.ndvas as u64) as f64;
+                let fit = ((limit - used).max(0.0) / per).floor() as u64;
+                let take = fit.min(l.count);
+                used += take as f64 * per;
+                if take == 0 {
+                    continue;
+                }
+                let li = li as usize;
+                self.lanes[li].group = 1;
+                if take < self.lanes[li].count {
+                    let mut over = self.lanes[li].clone();
+                    over.group = 0;
+                    over.count -= take;
+                    self.lanes[li].count = take;
+                    self.lanes[li].split = take;
+                    self.lanes[li].over = self.lanes.len() as u32;
+                    self.lanes.push(over);
+                }
+            }
+        }
+    }
+
+    /// Runs, rotors, slot cycles, fragmentation chunks, per-vdev bytes; checks the fit.
+    /// Special vdevs short of room only from the slot cycles' rounding make the caller
+    /// plan again with less (`Err(Some(ratio))`).
+    fn plan_space(&mut self, p: &LayoutParams, tops: &[TopVdev]) -> Result<(), (String, Option<f64>)> {
         let ntops = tops.len();
+        let mut groups = vec![Group::default()];
+        self.top_group = Vec::with_capacity(ntops);
+        for (t, top) in tops.iter().enumerate() {
+            let g = usize::from(top.special);
+            if groups.len() <= g {
+                groups.resize(g + 1, Group::default());
+            }
+            self.top_group.push((g as u8, groups[g].members.len() as u16));
+            groups[g].members.push(t as u16);
+        }
+        if groups[0].members.is_empty() {
+            return Err((format!("pool.vdevs: {ntops} top-level vdevs, all special — allowed: at least one data vdev"), None));
+        }
         // Rotor: a vdev keeps `mg_aliquot` bytes of asize per turn (`metaslab_alloc_dva`
         // moves the rotor once `mca_aliquot` reaches it), i.e. mg_aliquot × its data
         // fraction of psize: that many runs (of `metaslab_aliquot` psize bytes) for the
         // smallest vdev — exactly its data disks to 2.1; 2.2's (n − p)²/n on raidz, rounded —
         // and in proportion to usable size for larger ones, so vdevs fill evenly (the
-        // free-space bias `mg_bias`). The rotor cycle stays ≤ 4096.
-        let usable: Vec<f64> = tops.iter().map(|t| t.size_bytes as f64 * t.data_fraction()).collect();
-        let (imin, umin) = usable.iter().cloned().enumerate().fold((0, f64::INFINITY), |a, (i, u)| if u < a.1 { (i, u) } else { a });
-        let umin = umin.max(1.0);
-        let t0 = &tops[imin];
-        let mult = aliquot_multiplier(t0, p.aliquot_per_data_disk) as f64;
-        let runs_min = (mult * t0.data_fraction()).max(1.0);
-        let total: f64 = usable.iter().map(|u| u / umin * runs_min).sum();
-        let scale = if total > 4096.0 { 4096.0 / total } else { 1.0 };
-        self.rotor_w = usable.iter().map(|u| ((u / umin * runs_min * scale).round() as u32).max(1)).collect();
-        let mut acc = 0u32;
-        for (t, w) in self.rotor_w.iter().enumerate() {
-            self.rotor_start.push(acc);
-            for o in 0..*w {
-                self.rotor.push((t as u16, o));
+        // free-space bias `mg_bias`). The rotor cycle stays ≤ 4096. Each class has its own
+        // (`mc_rotor`).
+        for g in &mut groups {
+            let usable: Vec<f64> = g.members.iter().map(|&t| tops[t as usize].size_bytes as f64 * tops[t as usize].data_fraction()).collect();
+            let (imin, umin) = usable.iter().cloned().enumerate().fold((0, f64::INFINITY), |a, (i, u)| if u < a.1 { (i, u) } else { a });
+            let umin = umin.max(1.0);
+            let t0 = &tops[g.members[imin] as usize];
+            let mult = aliquot_multiplier(t0, p.aliquot_per_data_disk) as f64;
+            let runs_min = (mult * t0.data_fraction()).max(1.0);
+            let total: f64 = usable.iter().map(|u| u / umin * runs_min).sum();
+            let scale = if total > 4096.0 { 4096.0 / total } else { 1.0 };
+            g.rotor_w = usable.iter().map(|u| ((u / umin * runs_min * scale).round() as u32).max(1)).collect();
+            let mut acc = 0u32;
+            for (t, w) in g.rotor_w.iter().enumerate() {
+                g.rotor_start.push(acc);
+                for o in 0..*w {
+                    g.rotor.push((t as u16, o));
+                }
+                acc += w;
             }
-            acc += w;
         }
         // Lanes: runs, slot-lane ids, fragmentation.
         let mut nslots = 0u32;
@@ -856,96 +979,73 @@ impl Layout {
             l.nchunks = l.count / l.chunk;
             l.key = mix64(p.seed ^ mix64(0x6c61_6e65 + i as u64));
         }
-        // Slot cycle shared by all vdevs: lanes get slots in proportion to their runs.
-        let mut runs_of_slot = vec![0u64; nslots as usize];
-        for l in &self.lanes {
-            for d in 0..l.ndvas as usize {
-                runs_of_slot[l.slot as usize + d] = l.runs;
-            }
-        }
-        let total_runs: u64 = runs_of_slot.iter().sum();
-        let qt = total_runs.clamp(1, CYCLE_SLOTS_MAX) as f64;
-        self.q = runs_of_slot
-            .iter()
-            .map(|&r| if r == 0 { 0 } else { ((qt * r as f64 / total_runs as f64).round() as u32).max(1) })
-            .collect();
-        let qsum: u64 = self.q.iter().map(|&x| x as u64).sum();
-        // Smooth weighted round-robin (nginx): interleaves lanes evenly through the cycle.
-        let mut cur = vec![0i64; nslots as usize];
-        let mut pattern = Vec::with_capacity(qsum as usize);
-        for _ in 0..qsum {
-            let mut bi = usize::MAX;
-            for s in 0..nslots as usize {
-                if self.q[s] == 0 {
-                    continue;
-                }
-                cur[s] += self.q[s] as i64;
-                if bi == usize::MAX || cur[s] > cur[bi] {
-                    bi = s;
-                }
-            }
-            cur[bi] -= qsum as i64;
-            pattern.push(bi as u32);
-        }
-        let mut per: Vec<Vec<u32>> = vec![vec![]; nslots as usize];
-        for (i, s) in pattern.iter().enumerate() {
-            self.ord.push(per[*s as usize].len() as u32);
-            per[*s as usize].push(i as u32);
-        }
+        self.slot_lane.clear();
         for (li, l) in self.lanes.iter().enumerate() {
             for d in 0..l.ndvas {
                 self.slot_lane.push((li as u32, d));
             }
         }
-        for v in per {
-            self.pos_start.push(self.pos.len() as u32);
-            self.pos.extend(v);
+        // Each class's slot cycle, shared by its vdevs: its lanes get slots in proportion
+        // to their runs.
+        for (gi, g) in groups.iter_mut().enumerate() {
+            let mut runs_of_slot = vec![0u64; nslots as usize];
+            for l in self.lanes.iter().filter(|l| l.group as usize == gi) {
+                for d in 0..l.ndvas as usize {
+                    runs_of_slot[l.slot as usize + d] = l.runs;
+                }
+            }
+            let total_runs: u64 = runs_of_slot.iter().sum();
+            let qt = total_runs.clamp(1, CYCLE_SLOTS_MAX) as f64;
+            g.q = runs_of_slot
+                .iter()
+                .map(|&r| if r == 0 { 0 } else { ((qt * r as f64 / total_runs as f64).round() as u32).max(1) })
+                .collect();
+            let qsum: u64 = g.q.iter().map(|&x| x as u64).sum();
+            // Smooth weighted round-robin (nginx): interleaves lanes evenly through the cycle.
+            let mut cur = vec![0i64; nslots as usize];
+            let mut pattern = Vec::with_capacity(qsum as usize);
+            for _ in 0..qsum {
+                let mut bi = usize::MAX;
+                for s in 0..nslots as usize {
+                    if g.q[s] == 0 {
+                        continue;
+                    }
+                    cur[s] += g.q[s] as i64;
+                    if bi == usize::MAX || cur[s] > cur[bi] {
+                        bi = s;
+                    }
+                }
+                cur[bi] -= qsum as i64;
+                pattern.push(bi as u32);
+            }
+            let mut per: Vec<Vec<u32>> = vec![vec![]; nslots as usize];
+            for (i, s) in pattern.iter().enumerate() {
+                g.ord.push(per[*s as usize].len() as u32);
+                per[*s as usize].push(i as u32);
+            }
+            for v in per {
+                g.pos_start.push(g.pos.len() as u32);
+                g.pos.extend(v);
+            }
+            g.pattern = pattern;
         }
-        // Geometries.
-        let mut keys: Vec<(u32, usize, u32, u64)> = vec![];
-        for t in tops {
-            let k = geom_key(t);
-            let gi = match keys.iter().position(|x| *x == k) {
+        // Geometries (one per class and vdev shape: the cycle is the class's).
+        let mut keys: Vec<(u8, (u32, usize, u32, u64))> = vec![];
+        self.geoms.clear();
+        self.top_geom.clear();
+        for (t, top) in tops.iter().enumerate() {
+            let gi = self.top_group[t].0;
+            let k = (gi, geom_key(top));
+            let idx = match keys.iter().position(|x| *x == k) {
                 Some(i) => i,
                 None => {
                     keys.push(k);
-                    let lane_asize: Vec<u64> = self.lanes.iter().map(|l| t.asize(l.psize)).collect();
-                    let slot_lane: Vec<usize> = (0..nslots as usize)
-                        .map(|s| self.lanes.iter().position(|l| (l.slot as usize..l.slot as usize + l.ndvas as usize).contains(&s)).unwrap())
-                        .collect();
-                    // Raidz: the cycle is cut into metaslab-sized stretches (and always ends
-                    // one); stretch n starts on column n·step (mod dcols) as metaslab n would,
-                    // after a gap of < dcols sectors. The cycle then holds a whole number of
-                    // stretches, so cycle c's stretches continue the count.
-                    let dcols = t.leaves.len() as u64;
-                    let ms_bytes = 1u64 << metaslab_shift(t.size_bytes);
-                    let (mut stretch, mut stretch_end) = (0u64, ms_bytes);
-                    let align = |off: u64, n: u64| -> u64 {
-                        let want = (n % dcols) * k.3 % dcols;
-                        off + (((want + dcols - (off >> t.ashift) % dcols) % dcols) << t.ashift)
-                    };
-                    let mut pre = Vec::with_capacity(pattern.len() + 1);
-                    let mut off = 0u64;
-                    for s in &pattern {
-                        if t.has_raidz_columns() && off >= stretch_end {
-                            stretch += 1;
-                            off = align(off, stretch);
-                            stretch_end = off + ms_bytes;
-                        }
-                        pre.push(off);
-                        let li = slot_lane[*s as usize];
-                        off += self.lanes[li].run_blocks * lane_asize[li];
-                    }
-                    if t.has_raidz_columns() {
-                        off = align(off, stretch + 1);
-                    }
-                    pre.push(off);
-                    let pos_pre = self.pos.iter().map(|&i| pre[i as usize]).collect();
-                    self.geoms.push(Geom { lane_asize, pre, pos_pre });
+                    let g = &groups[gi as usize];
+                    self.geoms.push(self.geom(top, g, k.1 .3));
                     keys.len() - 1
                 }
             };
-            self.top_geom.push(gi as u16);
+            self.top_geom.push(idx as u16);
         }
         // Bytes per vdev and the space each needs.
         self.alloc = vec![0; ntops];
@@ -955,37 +1055,88 @@ impl Layout {
             if l.count == 0 {
                 continue;
             }
-            let (last_t0, _) = self.rotor_rank(l.runs - 1);
+            let g = &groups[l.group as usize];
+            let n = g.members.len();
+            let (last_t0, _) = Self::rotor_rank(g, l.runs - 1);
             let short = l.runs * l.run_blocks - l.count;
-            for t0 in 0..ntops {
-                let runs_here = self.runs_on(l.runs, t0);
+            for t0 in 0..n {
+                let runs_here = Self::runs_on(g, l.runs, t0);
                 if runs_here == 0 {
                     continue;
                 }
                 let blocks = runs_here * l.run_blocks - if last_t0 as usize == t0 { short } else { 0 };
                 for d in 0..l.ndvas as usize {
-                    let t = (t0 + d) % ntops;
-                    let g = &self.geoms[self.top_geom[t] as usize];
-                    self.alloc[t] += blocks * g.lane_asize[li];
+                    let t = g.members[(t0 + d) % n] as usize;
+                    let geo = &self.geoms[self.top_geom[t] as usize];
+                    self.alloc[t] += blocks * geo.lane_asize[li];
                     let s = l.slot as usize + d;
                     let k = runs_here - 1;
-                    let run_end = self.slot_offset(g, s, k) + l.run_blocks * g.lane_asize[li];
+                    let run_end = Self::slot_offset(g, geo, s, k) + l.run_blocks * geo.lane_asize[li];
                     end[t] = end[t].max(run_end);
                 }
             }
         }
+        // Special vdevs short of room: plan again with the class's capacity scaled down
+        // by the worst overshoot (its lanes fitted by bytes, not by the cycle's slots).
+        let worst = tops
+            .iter()
+            .enumerate()
+            .filter(|(t, top)| top.special && end[*t] > top.size_bytes)
+            .map(|(t, top)| top.size_bytes as f64 / end[t] as f64)
+            .fold(f64::INFINITY, f64::min);
+        if worst.is_finite() {
+            return Err((String::new(), Some(worst)));
+        }
         for (t, top) in tops.iter().enumerate() {
             if end[t] > top.size_bytes {
-                return Err(format!(
-                    "layout.allocated_bytes: {} — does not fit: vdev {} would need {} of its {} bytes",
-                    p.allocated_bytes, top.name, end[t], top.size_bytes
+                return Err((
+                    format!(
+                        "layout.allocated_bytes: {} — does not fit: vdev {} would need {} of its {} bytes",
+                        p.allocated_bytes, top.name, end[t], top.size_bytes
+                    ),
+                    None,
                 ));
             }
         }
         self.summary.examined_bytes = self.alloc.iter().sum();
         self.used_end = end;
-        self.pattern = pattern;
+        self.groups = groups;
         Ok(())
+    }
+
+    /// The slot cycle of class `g` laid out in the asize space of a vdev shaped like `t`
+    /// (`step`: its metaslab column step, `geom_key`'s last field).
+    fn geom(&self, t: &TopVdev, g: &Group, step: u64) -> Geom {
+        let lane_asize: Vec<u64> = self.lanes.iter().map(|l| t.asize(l.psize)).collect();
+        // Raidz: the cycle is cut into metaslab-sized stretches (and always ends one);
+        // stretch n starts on column n·step (mod dcols) as metaslab n would, after a gap
+        // of < dcols sectors. The cycle then holds a whole number of stretches, so cycle
+        // c's stretches continue the count.
+        let dcols = t.leaves.len() as u64;
+        let ms_bytes = 1u64 << metaslab_shift(t.size_bytes);
+        let (mut stretch, mut stretch_end) = (0u64, ms_bytes);
+        let align = |off: u64, n: u64| -> u64 {
+            let want = (n % dcols) * step % dcols;
+            off + (((want + dcols - (off >> t.ashift) % dcols) % dcols) << t.ashift)
+        };
+        let mut pre = Vec::with_capacity(g.pattern.len() + 1);
+        let mut off = 0u64;
+        for s in &g.pattern {
+            if t.has_raidz_columns() && off >= stretch_end {
+                stretch += 1;
+                off = align(off, stretch);
+                stretch_end = off + ms_bytes;
+            }
+            pre.push(off);
+            let li = self.slot_lane[*s as usize].0 as usize;
+            off += self.lanes[li].run_blocks * lane_asize[li];
+        }
+        if t.has_raidz_columns() {
+            off = align(off, stretch + 1);
+        }
+        pre.push(off);
+        let pos_pre = g.pos.iter().map(|&i| pre[i as usize]).collect();
+        Geom { lane_asize, pre, pos_pre }
     }
 
     // ------------------------------------------------------------ closed-form structure
@@ -1063,32 +1214,37 @@ impl Layout {
 
     // ------------------------------------------------------------ placement
 
+    /// Run `q` of a lane of class `g`: its (local) top and its ordinal among that top's runs.
     #[inline]
-    fn rotor_rank(&self, q: u64) -> (u16, u64) {
-        let r = self.rotor.len() as u64;
-        let (t, o) = self.rotor[(q % r) as usize];
-        (t, (q / r) * self.rotor_w[t as usize] as u64 + o as u64)
+    fn rotor_rank(g: &Group, q: u64) -> (u16, u64) {
+        let r = g.rotor.len() as u64;
+        let (t, o) = g.rotor[(q % r) as usize];
+        (t, (q / r) * g.rotor_w[t as usize] as u64 + o as u64)
     }
 
-    /// Runs of a lane with `runs` runs that land on top `t` (copy 0).
-    fn runs_on(&self, runs: u64, t: usize) -> u64 {
-        let r = self.rotor.len() as u64;
-        let w = self.rotor_w[t] as u64;
-        let s = self.rotor_start[t] as u64;
+    /// Runs of a lane of class `g` with `runs` runs that land on its local top `t` (copy 0).
+    fn runs_on(g: &Group, runs: u64, t: usize) -> u64 {
+        let r = g.rotor.len() as u64;
+        let w = g.rotor_w[t] as u64;
+        let s = g.rotor_start[t] as u64;
         (runs / r) * w + (runs % r).saturating_sub(s).min(w)
     }
 
-    /// Offset of the `k`-th slot of slot-lane `s` in geometry `g`.
+    /// Offset of the `k`-th slot of slot-lane `s` of class `g` in geometry `geo`.
     #[inline]
-    fn slot_offset(&self, g: &Geom, s: usize, k: u64) -> u64 {
-        let q = self.q[s] as u64;
-        let cycle = g.pre[g.pre.len() - 1];
-        (k / q) * cycle + g.pos_pre[self.pos_start[s] as usize + (k % q) as usize]
+    fn slot_offset(g: &Group, geo: &Geom, s: usize, k: u64) -> u64 {
+        let q = g.q[s] as u64;
+        let cycle = geo.pre[geo.pre.len() - 1];
+        (k / q) * cycle + geo.pos_pre[g.pos_start[s] as usize + (k % q) as usize]
     }
 
     /// Fills `b.dvas` for the block of rank `rank` in lane `li`.
     #[inline]
     fn place(&self, li: u32, rank: u64, b: &mut Block) {
+        let (li, rank) = {
+            let l = &self.lanes[li as usize];
+            if rank >= l.split { (l.over, rank - l.split) } else { (li, rank) }
+        };
         let l = &self.lanes[li as usize];
         let mut r = rank;
         if l.nchunks > 1 && rank < l.nchunks * l.chunk {
@@ -1096,17 +1252,19 @@ impl Layout {
         }
         let q = r / l.run_blocks;
         let j = r - q * l.run_blocks;
-        let (t0, k) = self.rotor_rank(q);
-        let ntops = self.top_geom.len();
+        let g = &self.groups[l.group as usize];
+        let (t0, k) = Self::rotor_rank(g, q);
+        let n = g.members.len();
         b.ndvas = l.ndvas;
-        // Copy d goes to top t0 + d (mod ntops); t0 < ntops, so stepping with a wrap is that.
+        // Copy d goes to the class's top t0 + d (mod n); t0 < n, so stepping with a wrap is that.
         let mut t = t0 as usize;
         for (d, dva) in b.dvas[..l.ndvas as usize].iter_mut().enumerate() {
-            let g = &self.geoms[self.top_geom[t] as usize];
-            let asize = g.lane_asize[li as usize];
-            let offset = self.slot_offset(g, l.slot as usize + d, k) + j * asize;
-            *dva = Dva { vdev: t as u16, offset, asize };
-            t = if t + 1 == ntops { 0 } else { t + 1 };
+            let top = g.members[t];
+            let geo = &self.geoms[self.top_geom[top as usize] as usize];
+            let asize = geo.lane_asize[li as usize];
+            let offset = Self::slot_offset(g, geo, l.slot as usize + d, k) + j * asize;
+            *dva = Dva { vdev: top, offset, asize };
+            t = if t + 1 == n { 0 } else { t + 1 };
         }
     }
 
@@ -1414,21 +1572,23 @@ impl Layout {
 
     /// (offset, length) of cycle slot `i` of cycle `cycle` on `top` if it holds a run.
     fn slot_range(&self, top: usize, cycle: u64, i: usize) -> Option<(u64, u64)> {
-        let s = self.pattern[i] as usize;
+        let (gi, lt) = self.top_group[top];
+        let g = &self.groups[gi as usize];
+        let s = g.pattern[i] as usize;
         let (li, d) = self.slot_lane[s];
         let l = &self.lanes[li as usize];
-        let ntops = self.top_geom.len();
-        let t0 = (top + ntops - d as usize % ntops) % ntops;
-        let runs_here = self.runs_on(l.runs, t0);
-        let k = cycle * self.q[s] as u64 + self.ord[i] as u64;
+        let n = g.members.len();
+        let t0 = (lt as usize + n - d as usize % n) % n;
+        let runs_here = Self::runs_on(g, l.runs, t0);
+        let k = cycle * g.q[s] as u64 + g.ord[i] as u64;
         if k >= runs_here {
             return None;
         }
-        let g = &self.geoms[self.top_geom[top] as usize];
-        let asize = g.lane_asize[li as usize];
-        let (last_t0, last_k) = self.rotor_rank(l.runs - 1);
+        let geo = &self.geoms[self.top_geom[top] as usize];
+        let asize = geo.lane_asize[li as usize];
+        let (last_t0, last_k) = Self::rotor_rank(g, l.runs - 1);
         let blocks = if last_t0 as usize == t0 && last_k == k { l.count - (l.runs - 1) * l.run_blocks } else { l.run_blocks };
-        Some((cycle * g.pre[g.pre.len() - 1] + g.pre[i], blocks * asize))
+        Some((cycle * geo.pre[geo.pre.len() - 1] + geo.pre[i], blocks * asize))
     }
 
     pub fn summary(&self) -> LayoutSummary {
@@ -1482,8 +1642,9 @@ impl Iterator for AllocatedRanges<'_> {
         let lo = self.lo;
         let g = &lo.geoms[lo.top_geom[self.top] as usize];
         let cycle_bytes = g.pre[g.pre.len() - 1];
+        let slots = lo.groups[lo.top_group[self.top].0 as usize].pattern.len();
         loop {
-            if self.i == lo.pattern.len() {
+            if self.i == slots {
                 self.i = 0;
                 self.cycle += 1;
             }
@@ -1709,7 +1870,7 @@ mod tests {
     }
 
     fn top(name: &str, kind: VdevType, disks: u16, size_bytes: u64) -> TopVdev {
-        TopVdev { name: name.into(), kind, leaves: (0..disks).collect(), ashift: 12, size_bytes, draid: None }
+        TopVdev { name: name.into(), kind, leaves: (0..disks).collect(), ashift: 12, size_bytes, draid: None, special: false }
     }
 
     fn mixed(allocated_bytes: u64, f: f64, seed: u64) -> LayoutParams {
@@ -2407,6 +2568,90 @@ mod tests {
         assert!(std::mem::size_of::<Traversal>() <= 128, "{}", std::mem::size_of::<Traversal>());
         assert!(std::mem::size_of::<Block>() <= 128);
     }
+
+    fn special(name: &str, kind: VdevType, disks: u16, size_bytes: u64) -> TopVdev {
+        TopVdev { special: true, ..top(name, kind, disks, size_bytes) }
+    }
+
+    /// Special vdevs hold every metadata block (both copies, the MOS's three) and, with
+    /// `special_small_blocks`, the data blocks of psize ≤ it until the class is 75 % full;
+    /// the data vdevs the rest. Nothing overlaps, every range is counted, and a class too
+    /// small for its share splits a lane: its first blocks stay special.
+    #[test]
+    fn the_special_class_holds_metadata_and_small_blocks() {
+        let data = [top("raidz2-0", VdevType::Raidz2, 6, 12 << 30), top("raidz2-1", VdevType::Raidz2, 6, 12 << 30)];
+        let p = |small: u64, f: f64| LayoutParams { special_small_blocks_bytes: small, ..mixed(8 << 30, f, 1) };
+        for f in [0.0, 0.6] {
+            let tops = [data[0].clone(), data[1].clone(), special("mirror-2", VdevType::Mirror, 2, 1 << 30)];
+            // Metadata only: every metadata DVA on vdev 2, no data DVA there.
+            let lo = Layout::new(&p(0, f), &tops).unwrap();
+            assert_no_overlap(&lo, &tops);
+            let (mut md, mut small) = (0u64, 0u64);
+            for b in lo.traverse() {
+                for d in b.dvas() {
+                    assert_eq!(d.vdev == 2, b.kind.is_metadata(), "{b:?}");
+                }
+                md += u64::from(b.kind.is_metadata());
+            }
+            assert!(md > 1000);
+            assert_eq!(lo.alloc_bytes(2), lo.allocated_ranges(2).map(|r| r.1).sum::<u64>());
+            // 4 KiB and 48 KiB files (psize ≤ 64K) join them: their ≈ 740 MiB fit in 75 % of 2 GiB.
+            let tops = [data[0].clone(), data[1].clone(), special("mirror-2", VdevType::Mirror, 2, 2 << 30)];
+            let lo = Layout::new(&p(64 << 10, f), &tops).unwrap();
+            assert_no_overlap(&lo, &tops);
+            for b in lo.traverse() {
+                let on_special = b.dvas().iter().all(|d| d.vdev == 2);
+                assert_eq!(on_special, b.kind.is_metadata() || b.psize <= 64 << 10, "{b:?}");
+                small += u64::from(b.kind == BlockKind::Data && b.psize <= 64 << 10);
+            }
+            assert!(small > 1000);
+            // A smaller special mirror (256 MiB): metadata first, then the small blocks
+            // until 75 % — the rest of them on the data vdevs, the first ones special.
+            let tops = [data[0].clone(), data[1].clone(), special("mirror-2", VdevType::Mirror, 2, 256 << 20)];
+            let lo = Layout::new(&p(64 << 10, f), &tops).unwrap();
+            assert_no_overlap(&lo, &tops);
+            let (mut first_normal, mut last_special) = (u64::MAX, 0);
+            let mut special_bytes = 0;
+            for b in lo.traverse() {
+                let on_special = b.dvas()[0].vdev == 2;
+                if b.kind.is_metadata() {
+                    assert!(on_special, "{b:?}");
+                } else if b.psize <= 64 << 10 {
+                    if on_special {
+                        last_special = last_special.max(b.index);
+                    } else {
+                        first_normal = first_normal.min(b.index);
+                    }
+                }
+                special_bytes += b.dvas().iter().filter(|d| d.vdev == 2).map(|d| d.asize).sum::<u64>();
+            }
+            assert!(first_normal < u64::MAX && last_special > 0);
+            assert!(special_bytes <= 256 << 20 && special_bytes > 3 * (256 << 20) / 4 * 9 / 10, "{special_bytes}");
+            // No indirect blocks of files on the special vdevs with zfs_user_indirect_is_special = 0.
+            let tops = [data[0].clone(), data[1].clone(), special("mirror-2", VdevType::Mirror, 2, 1 << 30)];
+            let lo = Layout::new(&LayoutParams { user_indirect_is_special: false, ..p(0, f) }, &tops).unwrap();
+            assert_no_overlap(&lo, &tops);
+            // Special: the objsets, dnode blocks and the meta-dnode's indirects; not the
+            // files' indirects (nor their data).
+            let mut t = lo.traverse();
+            let mut files_ind = 0;
+            loop {
+                let c = t.cursor();
+                let Some(b) = t.next() else { break };
+                let file_ind = c.stage == Stage::FileInd;
+                files_ind += u64::from(file_ind);
+                assert_eq!(b.dvas[0].vdev == 2, b.kind.is_metadata() && !file_ind, "{b:?}");
+            }
+            assert!(files_ind > 100);
+        }
+        // Metadata that outgrows the special class (≈ 60 MiB of it here) spills to the data
+        // vdevs; the class keeps what its slot cycle fits (whole 1 MiB runs per lane).
+        let tops = [data[0].clone(), data[1].clone(), special("mirror-2", VdevType::Mirror, 2, 48 << 20)];
+        let lo = Layout::new(&p(0, 0.0), &tops).unwrap();
+        assert_no_overlap(&lo, &tops);
+        let spilled = lo.traverse().filter(|b| b.kind.is_metadata() && b.dvas[0].vdev != 2).count();
+        assert!(spilled > 0 && lo.alloc_bytes(2) > 24 << 20, "{spilled} {}", lo.alloc_bytes(2));
+    }
 }
 
 #[cfg(test)]
@@ -2419,7 +2664,7 @@ mod scale {
     #[test]
     fn petabyte_pool_is_cheap() {
         let tops: Vec<TopVdev> = (0..10)
-            .map(|i| TopVdev { name: format!("raidz2-{i}"), kind: VdevType::Raidz2, leaves: (i * 10..i * 10 + 10).collect(), ashift: 12, size_bytes: 120 << 40, draid: None })
+            .map(|i| TopVdev { name: format!("raidz2-{i}"), kind: VdevType::Raidz2, leaves: (i * 10..i * 10 + 10).collect(), ashift: 12, size_bytes: 120 << 40, draid: None, special: false })
             .collect();
         let mut p = LayoutParams::fresh(600 << 40, 128 << 10, 12);
         p.files = vec![FileClass { size_bytes: 16 << 10, weight: 0.05 }, FileClass { size_bytes: 8 << 30, weight: 0.95 }];
@@ -2428,7 +2673,7 @@ mod scale {
             let lo = Layout::new(&p, &tops).unwrap();
             assert!(lo.summary().blocks > 4_000_000_000);
             // Memory: lanes, cycle and rotor tables only.
-            assert!(lo.pos.len() <= CYCLE_SLOTS_MAX as usize + 64 && lo.rotor.len() <= 4096);
+            assert!(lo.groups[0].pos.len() <= CYCLE_SLOTS_MAX as usize + 64 && lo.groups[0].rotor.len() <= 4096);
             let n = lo.traverse().take(2_000_000).filter(|b| b.kind == BlockKind::Data).count();
             assert!(n > 1_900_000);
             // Random access lands in range.
@@ -2436,4 +2681,5 @@ mod scale {
             assert!(b.dvas[0].offset + b.dvas[0].asize <= tops[b.dvas[0].vdev as usize].size_bytes);
         }
     }
+
 }

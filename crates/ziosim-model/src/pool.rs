@@ -184,6 +184,8 @@ pub struct TopVdev {
     pub size_bytes: u64,
     /// dRAID geometry (None for other types).
     pub draid: Option<std::sync::Arc<crate::draid::Draid>>,
+    /// A vdev of the special allocation class (`zpool add POOL special …`, 0.8+).
+    pub special: bool,
 }
 
 impl TopVdev {

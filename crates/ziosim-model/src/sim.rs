@@ -1061,10 +1061,15 @@ fn err<T>(s: String) -> Result<T, String> {
 /// release that wrote them (`pool.layout.written_by`, default the scenario's) left them:
 /// its indirect block size (16 KiB before 0.7) and its rotor (`metaslab_aliquot` 512 KiB ×
 /// children to 2.1, 1 MiB × data disks from 2.2).
-fn build_layout(cfg: &RunConfig, tops: &[TopVdev]) -> Result<Layout, String> {
+fn build_layout(cfg: &RunConfig, tops: &[TopVdev], tun: &Tunables) -> Result<Layout, String> {
     let p = &cfg.pool;
     let mut params = LayoutParams::fresh(p.allocated_bytes, p.recordsize_bytes, p.ashift);
     params.seed = cfg.seed;
+    // A volume's blocks are DMU_OT_ZVOL, which `DMU_OT_IS_FILE` leaves out: no
+    // special_small_blocks for them (`dmu_write_policy`, dmu.c@zfs-0.8.0 … @zfs-2.3.0).
+    params.special_small_blocks_bytes = if cfg.is_volume() { 0 } else { cfg.special_small_blocks_bytes };
+    params.special_reserve_pct = tun.try_get(T::zfs_special_class_metadata_reserve_pct).unwrap_or(25).clamp(0, 100) as u32;
+    params.user_indirect_is_special = tun.try_get(T::zfs_user_indirect_is_special).unwrap_or(1) != 0;
     let writer = p.layout.as_ref().and_then(|l| l.written_by).unwrap_or(cfg.release);
     params.indblkshift = crate::layout::indblkshift(writer);
     if writer < Release::Zfs22 {
@@ -1110,8 +1115,13 @@ impl Model_ {
             leaves.push(Leaf::new(&d.name, vdev_name, role, &d.device, &cfg.devices[&d.device], seed, cfg.release, cfg.hz, &tun, link));
             Ok(idx)
         };
-        for (i, v) in cfg.pool.vdevs.iter().enumerate() {
-            let draid = v.draid(ashift).map_err(|e| format!("pool.vdevs[{i}]: {e}"))?.map(std::sync::Arc::new);
+        // Data vdevs, then the special class's (vdev ids follow `zpool create`'s order:
+        // `tank raidz2 … special mirror c d` makes raidz2-0 and mirror-1).
+        let ndata = cfg.pool.vdevs.len();
+        for (i, v) in cfg.pool.tops().enumerate() {
+            let special = i >= ndata;
+            let field = if special { format!("pool.special[{}]", i - ndata) } else { format!("pool.vdevs[{i}]") };
+            let draid = v.draid(ashift).map_err(|e| format!("{field}: {e}"))?.map(std::sync::Arc::new);
             let name = match &draid {
                 Some(d) => format!("{}-{}", d.type_name(), i),
                 None if v.kind == VdevType::Disk => v.disks[0].name.clone(),
@@ -1130,7 +1140,7 @@ impl Model_ {
                 (None, VdevType::Disk | VdevType::Mirror) => per_child,
                 _ => per_child * idxs.len() as u64,
             };
-            tops.push(TopVdev { name, kind: v.kind, leaves: idxs, ashift, size_bytes, draid });
+            tops.push(TopVdev { name, kind: v.kind, leaves: idxs, ashift, size_bytes, draid, special });
         }
         let mut cache_leaves = Vec::new();
         for d in &cfg.pool.cache {
@@ -1145,7 +1155,7 @@ impl Model_ {
             let name = if v.kind == VdevType::Disk {
                 v.disks[0].name.clone()
             } else {
-                format!("{}-{}", v.kind.label(), cfg.pool.vdevs.len() + k)
+                format!("{}-{}", v.kind.label(), tops.len() + k)
             };
             let mut idxs = Vec::new();
             for d in &v.disks {
@@ -1160,7 +1170,7 @@ impl Model_ {
 
         // Pool contents: the layout generator places every block (fresh fill by default).
         let rs = cfg.pool.recordsize_bytes;
-        let layout = build_layout(&cfg, &tops)?;
+        let layout = build_layout(&cfg, &tops, &tun)?;
         let nblocks = layout.data_blocks();
         // `mg_aliquot` of each top-level vdev (`metaslab_group_create`/`_activate`):
         // `metaslab_aliquot` (512 KiB, 1 MiB from 2.2) × its children to 2.1, × its data
@@ -1168,6 +1178,7 @@ impl Model_ {
         let z22 = cfg.release >= Release::Zfs22;
         let aliquot: u64 = if z22 { 1 << 20 } else { 512 << 10 };
         let mg_aliquot: Vec<u64> = tops.iter().map(|t| aliquot * crate::layout::aliquot_multiplier(t, z22)).collect();
+        let special_tops: Vec<bool> = tops.iter().map(|t| t.special).collect();
         // spa_alloc_count (2.3): MAX(MIN(spa_num_allocators, ncpus / spa_cpus_per_allocator
         // (4)), 1), read when the pool is imported; the model takes 16 CPUs, so at most 4.
         let alloc_count = tun.try_get(T::spa_num_allocators).unwrap_or(4).clamp(1, 16 / 4) as usize;
@@ -1426,7 +1437,7 @@ impl Model_ {
                 throttle_ns_sum: 0,
             },
             nblocks,
-            alloc: crate::alloc::Allocation::new(mg_aliquot),
+            alloc: crate::alloc::Allocation::with_classes(mg_aliquot, special_tops),
             sblk: Default::default(),
             alloc_count,
             recordsize: rs,
@@ -2551,7 +2562,16 @@ impl Model_ {
         // (zil.c:zil_lwb_write_init), a `dmu_sync` block in an unsynced
         // txg (dmu.c:dmu_sync, dmu_sync_late_arrival). lwbs on a SLOG do not count (`vdev_islog`).
         self.last_user_io_ns = ctx.now();
-        let tops = self.writeable_tops();
+        // An lwb goes to the normal class, never the special one (`zio_alloc_zil`: log,
+        // embedded log, then normal; ZIO@zfs-2.2.0); a `dmu_sync` block is file data, which
+        // `special_small_blocks` may send to the special class (`spa_preferred_class`).
+        let special = dmu_sync.is_some() && self.small_block_to_special(bytes as u64);
+        let mut tops = self.writeable_tops();
+        tops.retain(|&t| self.tops[t].special == special);
+        if tops.is_empty() && special {
+            tops = self.writeable_tops();
+            tops.retain(|&t| !self.tops[t].special);
+        }
         if tops.is_empty() {
             // zio_alloc_zil fails: the commit falls back to txg_wait_synced, which the
             // pool's suspension holds (the txg's own sync suspends it if it has not yet).
@@ -4496,6 +4516,7 @@ impl Model_ {
             .enumerate()
             .map(|(i, t)| {
                 json!({"name": t.name, "type": t.kind.label(), "leaves": t.leaves,
+                       "class": if t.special { "special" } else { "normal" },
                        "alloc_bytes": self.top_alloc_now(i), "layout_alloc_bytes": self.layout.alloc_bytes(i),
                        "size_bytes": t.size_bytes})
             })

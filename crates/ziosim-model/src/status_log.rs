@@ -64,6 +64,9 @@ pub(crate) struct Snapshot {
     pub(crate) aux: Option<(Vec<StatusRow>, Vec<StatusRow>)>,
     /// The pool is suspended: its `failmode` (`ZPOOL_CONFIG_SUSPENDED`).
     pub(crate) suspended: Option<&'static str>,
+    /// Index in `tree` of the first row of the special class's vdevs (`zpool status`
+    /// prints them under `special`), if the pool has any.
+    pub(crate) special_from: Option<usize>,
 }
 
 /// A stored snapshot: the tree as indices into `StatusLog::rows`.
@@ -77,6 +80,7 @@ struct Stored {
     rebuild: Value,
     aux: Option<(Vec<StatusRow>, Vec<StatusRow>)>,
     suspended: Option<&'static str>,
+    special_from: Option<usize>,
 }
 
 #[derive(Default)]
@@ -103,6 +107,7 @@ impl StatusLog {
             rebuild: snap.rebuild,
             aux: snap.aux,
             suspended: snap.suspended,
+            special_from: snap.special_from,
         });
     }
 
@@ -162,6 +167,9 @@ impl Serialize for SnapJson<'_> {
         }
         m.serialize_entry("rebuild", &sn.rebuild)?;
         m.serialize_entry("scan", &sn.scan)?;
+        if let Some(k) = sn.special_from {
+            m.serialize_entry("special_from", &k)?;
+        }
         m.serialize_entry("spares", &sn.spares)?;
         m.serialize_entry("state", sn.state)?;
         if let Some(mode) = sn.suspended {

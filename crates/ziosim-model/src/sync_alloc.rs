@@ -53,6 +53,8 @@ struct Blk {
     psize: u64,
     ndvas: u8,
     alloc: u8,
+    /// Metaslab class: 0 normal, 1 special (`spa_preferred_class`, at arrival).
+    class: u8,
     copies_left: u8,
     /// Leaf writes of all its copies (final once every copy is submitted), completed,
     /// and completed whose share was given back.
@@ -232,6 +234,7 @@ impl Model_ {
     fn sblk_push(&mut self, kind: Kind, key: (u64, u64), psize: u64, ndvas: u8, share: u64) -> u32 {
         let order = self.bookmark(key);
         let alloc = self.alloc.allocator_of(order.0, order.1, order.2, order.3) as u8;
+        let class = self.preferred_class(!matches!(kind, Kind::Data(_)), key, psize);
         let sb = &mut self.sblk;
         sb.blks.push(Blk {
             kind,
@@ -240,6 +243,7 @@ impl Model_ {
             psize,
             ndvas: ndvas.clamp(1, 3),
             alloc,
+            class,
             copies_left: ndvas.clamp(1, 3),
             phys: 0,
             phys_final: false,
@@ -249,6 +253,38 @@ impl Model_ {
             pieces: Copies::default(),
         });
         (sb.blks.len() - 1) as u32
+    }
+
+    /// `spa_preferred_class` (spa_misc.c@zfs-0.8.0 … @zfs-2.3.0) for a block of the sync:
+    /// 1 (special) for metadata — a file's indirect block only with
+    /// `zfs_user_indirect_is_special` — and for a data record of psize ≤ the dataset's
+    /// `special_small_blocks` while the class's allocated space is under 100 −
+    /// `zfs_special_class_metadata_reserve_pct` % of its size; 0 (normal) otherwise, and
+    /// always on a pool without special vdevs.
+    pub(crate) fn preferred_class(&self, metadata: bool, key: (u64, u64), psize: u64) -> u8 {
+        if !self.alloc.has_special() {
+            return 0;
+        }
+        if metadata {
+            let user_ind = crate::dirty::is_user_indirect(key);
+            return u8::from(!user_ind || self.tun.try_get(T::zfs_user_indirect_is_special).unwrap_or(1) != 0);
+        }
+        u8::from(self.small_block_to_special(psize))
+    }
+
+    /// A file data block of `psize` goes to the special class (see `preferred_class`).
+    pub(crate) fn small_block_to_special(&self, psize: u64) -> bool {
+        // Not a volume's blocks (DMU_OT_ZVOL is no `DMU_OT_IS_FILE`; `build_layout`).
+        if !self.alloc.has_special() || psize > self.cfg.special_small_blocks_bytes || self.cfg.is_volume() {
+            return false;
+        }
+        let reserve = self.tun.try_get(T::zfs_special_class_metadata_reserve_pct).unwrap_or(25).clamp(0, 100) as u64;
+        let (mut alloc, mut space) = (0u64, 0u64);
+        for (t, top) in self.tops.iter().enumerate().filter(|(_, top)| top.special) {
+            alloc += self.top_alloc_now(t);
+            space += top.size_bytes;
+        }
+        alloc < crate::layout::mul_div(space, 100 - reserve, 100)
     }
 
     /// (objset, object, level + 1, block id) of a record key: the dataset is objset 1 and
@@ -287,7 +323,7 @@ impl Model_ {
     /// `zio_allocate_dispatch`: at most one block of allocator `a` goes on to allocation.
     fn sblk_admit(&mut self, a: usize, ctx: &mut Ctx<Ev>) {
         let blks = &self.sblk.blks;
-        if let Some(b) = self.alloc.admit(a, |b| blks[b as usize].ndvas as u32) {
+        if let Some(b) = self.alloc.admit(a, |b| (blks[b as usize].ndvas as u32, blks[b as usize].class as usize)) {
             self.txg.sync_pending_ios -= 1;
             self.sblk_allocate(b, ctx);
         }
@@ -307,7 +343,12 @@ impl Model_ {
         let mut freed = 0;
         for d in 0..blk.ndvas as usize {
             let tops = &self.tops;
-            let Some(t) = self.alloc.pick(blk.alloc as usize, d, prev, &usable, |t| tops[t].asize(blk.psize)) else {
+            let a = blk.alloc as usize;
+            // A special class with no writable vdev left: the normal class takes the block
+            // (`zio_dva_allocate` retries there on ENOSPC).
+            let picked = self.alloc.pick(a, blk.class as usize, d, prev, &usable, |t| tops[t].asize(blk.psize));
+            let picked = picked.or_else(|| if blk.class == 1 { self.alloc.pick(a, 0, d, prev, &usable, |t| tops[t].asize(blk.psize)) } else { None });
+            let Some(t) = picked else {
                 // No vdev can take it: the pool suspends and the sync waits for ever.
                 self.sblk.usable = usable;
                 self.suspend(crate::suspend::SuspendCause::Write, ctx);
@@ -392,7 +433,7 @@ impl Model_ {
         let blk = &mut self.sblk.blks[b as usize];
         blk.copies_left -= 1;
         let a = blk.alloc as usize;
-        self.alloc.done(a, t as usize);
+        self.alloc.done(a, blk.class as usize, t as usize);
         self.sblk_give_back(b, ctx);
         if admit {
             self.sblk_admit(a, ctx);

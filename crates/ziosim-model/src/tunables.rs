@@ -471,6 +471,16 @@ tunables! {
         "Allocators, each with its own queue and limits for spa_sync writes, read at pool import; 2.3 uses min(this, CPUs / 4), and ziosim takes 16 CPUs: at most 4.",
         "spa_misc.c@zfs-2.3.0 (645b833079); 4, fixed, in 0.8 .. 2.2";
 
+    // ---- the special allocation class (layout.rs, sync_alloc.rs) ----
+    zfs_special_class_metadata_reserve_pct = "zfs_special_class_metadata_reserve_pct", "percent", [0, 100],
+        [(Illumos2014, NA), (Zfs08, 25)], None,
+        "Share of the special vdevs kept for metadata: file blocks of special_small_blocks or less go there only while the class is below 100 − this % full; lower lets more small blocks onto the SSDs and risks metadata spilling to the data vdevs.",
+        "spa_misc.c@zfs-0.8.0 .. 2.3.0 (spa_preferred_class)";
+    zfs_user_indirect_is_special = "zfs_user_indirect_is_special", "bool", [0, 1],
+        [(Illumos2014, NA), (Zfs08, 1)], None,
+        "1 puts the indirect blocks of files and volumes on the special vdevs with the other metadata; 0 leaves them on the data vdevs, beside the data they point to.",
+        "spa_misc.c@zfs-0.8.0 .. 2.3.0 (spa_preferred_class)";
+
     // ---- ZIL (§6; zil.rs) ----
     zfs_immediate_write_sz = "zfs_immediate_write_sz", "bytes", [0, 1 << 30],
         [(Solaris2009, 32 * KIB)], None,
