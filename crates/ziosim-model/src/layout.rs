@@ -996,10 +996,29 @@ impl Layout {
             }
             let total_runs: u64 = runs_of_slot.iter().sum();
             let qt = total_runs.clamp(1, CYCLE_SLOTS_MAX) as f64;
-            g.q = runs_of_slot
-                .iter()
-                .map(|&r| if r == 0 { 0 } else { ((qt * r as f64 / total_runs as f64).round() as u32).max(1) })
-                .collect();
+            g.q = if gi == 0 {
+                runs_of_slot
+                    .iter()
+                    .map(|&r| if r == 0 { 0 } else { ((qt * r as f64 / total_runs as f64).round() as u32).max(1) })
+                    .collect()
+            } else {
+                // The special class runs close to full by design (the small blocks' reserve),
+                // so its cycle must not waste room: the fewest cycles c such that every
+                // lane's runs fit in c cycles of ⌈runs / c⌉ slots within CYCLE_SLOTS_MAX —
+                // rounding a lane's share down (1.49 slots to 1) would make it the last to
+                // end, by half again. (The normal class keeps its rounded shares.)
+                let slots = |c: u64| runs_of_slot.iter().map(|&r| r.div_ceil(c)).sum::<u64>();
+                let (mut lo_c, mut hi_c) = (1u64, total_runs.max(1));
+                while lo_c < hi_c {
+                    let mid = lo_c + (hi_c - lo_c) / 2;
+                    if slots(mid) <= CYCLE_SLOTS_MAX {
+                        hi_c = mid;
+                    } else {
+                        lo_c = mid + 1;
+                    }
+                }
+                runs_of_slot.iter().map(|&r| r.div_ceil(lo_c) as u32).collect()
+            };
             let qsum: u64 = g.q.iter().map(|&x| x as u64).sum();
             // Smooth weighted round-robin (nginx): interleaves lanes evenly through the cycle.
             let mut cur = vec![0i64; nslots as usize];
@@ -2627,6 +2646,12 @@ mod tests {
             }
             assert!(first_normal < u64::MAX && last_special > 0);
             assert!(special_bytes <= 256 << 20 && special_bytes > 3 * (256 << 20) / 4 * 9 / 10, "{special_bytes}");
+            // With no reserve the small blocks fill the class, not less of it (its slot cycle
+            // wastes no room).
+            let lo = Layout::new(&LayoutParams { special_reserve_pct: 0, ..p(64 << 10, f) }, &tops).unwrap();
+            assert_no_overlap(&lo, &tops);
+            // (Within the 1 MiB runs a lane rounds to: 93 % of this small class.)
+            assert!(lo.alloc_bytes(2) > (256 << 20) * 90 / 100, "{}", lo.alloc_bytes(2));
             // No indirect blocks of files on the special vdevs with zfs_user_indirect_is_special = 0.
             let tops = [data[0].clone(), data[1].clone(), special("mirror-2", VdevType::Mirror, 2, 1 << 30)];
             let lo = Layout::new(&LayoutParams { user_indirect_is_special: false, ..p(0, f) }, &tops).unwrap();
