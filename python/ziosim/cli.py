@@ -1032,6 +1032,11 @@ def import_(
         typer.Option("--cache-device", metavar="PRESET",
                      help="Device preset of cache devices. [default: samsung-850pro]"),
     ] = None,
+    special_device: Annotated[
+        Optional[str],
+        typer.Option("--special-device", metavar="PRESET",
+                     help="Device preset of the special vdevs' disks. [default: intel-s3700]"),
+    ] = None,
     pool: Annotated[
         Optional[str], typer.Option("--pool", help="The pool to import when zpool status shows several.")
     ] = None,
@@ -1080,7 +1085,7 @@ def import_(
         if stop is not None:
             scenario_mod.parse_stop(stop, "--stop")  # before anything is read or written
         opts = import_mod.Options(release=release, device=device, log_device=log_device, cache_device=cache_device,
-                                  workload_from_iostat=workload_from_iostat,
+                                  special_device=special_device, workload_from_iostat=workload_from_iostat,
                                   straggler_model=not no_straggler_model)
         presets = _native.presets()
         import_mod.check_presets(opts, presets)
@@ -1113,7 +1118,8 @@ def import_(
                 _say(r.describe())
             for line in import_mod.straggler_lines(imp, opts, presets):
                 _say(line)
-            disks = sum(len(v["disks"]) for v in sc.config["pool"]["vdevs"])
+            pool = sc.config["pool"]
+            disks = sum(len(v["disks"]) for v in pool["vdevs"] + pool.get("special", []))
             acts = len(sc.config["actions"])
             where = f"wrote {out}" if out is not None else "scenario on stdout"
             tun = len(conf_mod.applied(rows))

@@ -198,6 +198,8 @@ _ROWS = tuple(_Row(*r) for r in (
     ("zfs_vdev_queue_depth_pct",               "0.7+",      RW, _V,   "",                       RW, "",          0),
     ("zfs_vdev_def_queue_depth",               "2.2+",      RW, _V,   "",                       RW, "",          0),
     ("spa_num_allocators",                     "2.3",       RW, _SPA, "",                       RW, "",          0),
+    ("zfs_special_class_metadata_reserve_pct", "0.8+",      RW, _Z,   "",                       RW, "",          0),
+    ("zfs_user_indirect_is_special",           "0.8+",      RW, _Z,   "",                       RW, "",          0),
     ("zfs_immediate_write_sz",                 "0.6.5+",    RW, _Z,   "",                       RW, "2009+",     64),
     ("zvol_immediate_write_sz",                "",          RW, None, "",                       RW, "2009+",     64),
     ("zil_slog_limit",                         "0.6.5",     RW, None, "",                       RW, "2012+",     64),

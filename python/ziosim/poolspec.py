@@ -5,15 +5,17 @@ device (a `[devices]` name of the scenario or a bundled preset) instead of N dis
 
     raidz2 6x hdd-7200-sata-2014
     3x mirror 2x hdd-7200-sata-2014 log mirror 2x intel-s3700 cache samsung-850pro
+    raidz2 6x hdd-7200-sata-2014 special mirror 2x intel-s3700
     draid2:8d:2s 24x exos-x14 spare 2x exos-x14
     4x hdd                      (four single-disk vdevs: a stripe)
 
 A group is `[Kx] TYPE Nx DEVICE` (K top-level vdevs of N disks each; TYPE one of mirror,
 raidz, raidz1-3, draid1-3 with zpool's `:<data>d:<children>c:<spares>s` suffixes) or
-`[Nx] DEVICE` (single-disk vdevs). After `log`, groups are log vdevs (`mirror Nx DEV`, or
+`[Nx] DEVICE` (single-disk vdevs). After `special`, groups are special vdevs, written as
+data groups (any type but dRAID; zfs-0.8+); after `log`, log vdevs (`mirror Nx DEV`, or
 `[Nx] DEV` for separate ones); after `cache` and `spare`, `[Nx] DEV`. Commas may separate
 groups. The spec is the whole pool, as `zpool create` makes it: it replaces the
-scenario's `pool.vdevs`, `pool.log`, `pool.cache` and `pool.spares`; the rest of `[pool]`
+scenario's `pool.vdevs`, `pool.special`, `pool.log`, `pool.cache` and `pool.spares`; the rest of `[pool]`
 (name, ashift, recordsize, layout, failmode, allocated or fill) stays unless `--fill`
 changes how full it is.
 """
@@ -29,10 +31,11 @@ from .errors import ScenarioError
 __all__ = ["parse_pool", "parse_fill", "apply", "POOL_FIELDS"]
 
 # What a --pool spec replaces in the scenario's [pool] table.
-POOL_FIELDS = ("vdevs", "log", "cache", "spares")
+POOL_FIELDS = ("vdevs", "special", "log", "cache", "spares")
 
-_SECTIONS = {"log": "log", "logs": "log", "cache": "cache", "spare": "spares", "spares": "spares"}
-_REFUSED_SECTIONS = ("special", "dedup")
+_SECTIONS = {"special": "special", "log": "log", "logs": "log", "cache": "cache", "spare": "spares",
+             "spares": "spares"}
+_REFUSED_SECTIONS = ("dedup",)
 _TYPES = ("mirror", "raidz", "raidz1", "raidz2", "raidz3")
 _DRAID = re.compile(r"^draid([1-3]?)((?::\d+[dcs])*)$")
 _COUNT = re.compile(r"^(\d+)[x×]$")
@@ -179,8 +182,8 @@ def _aux_group(t: _Tokens, section: str) -> dict[str, Any]:
 
 
 def parse_pool(spec: str) -> dict[str, Any]:
-    """The `[pool]` fields a --pool SPEC gives: `vdevs`, and `log`, `cache`, `spares` when
-    it names them."""
+    """The `[pool]` fields a --pool SPEC gives: `vdevs`, and `special`, `log`, `cache`,
+    `spares` when it names them."""
     t = _Tokens(spec)
     if not t.toks:
         raise _err(spec, "empty")
@@ -190,18 +193,24 @@ def parse_pool(spec: str) -> dict[str, Any]:
         tok = t.peek()
         assert tok is not None
         if tok in _REFUSED_SECTIONS:
-            raise _err(spec, f"{tok} vdevs are not modelled", "allowed: data vdevs, log, cache and spare")
+            raise _err(spec, f"{tok} vdevs are not modelled", "allowed: data vdevs, special, log, cache and spare")
         if tok in _SECTIONS:
             t.take()
             section = _SECTIONS[tok]
             if section in out:
                 raise _err(spec, f"a second {json.dumps(tok)} section — give all its devices in one")
-            out[section] = [] if section == "log" else None
+            out[section] = [] if section in ("log", "special") else None
             if t.peek() is None or t.peek() in _SECTIONS:
                 raise _err(spec, f"{json.dumps(tok)} with no device after it")
             continue
         if section == "vdevs":
             out["vdevs"] += _data_group(t)
+        elif section == "special":
+            group = _data_group(t)
+            if group[0]["type"].startswith("draid"):
+                raise _err(spec, f"{json.dumps(group[0]['type'])} in the special section — ziosim models no dRAID "
+                           "special vdev", "allowed: special followed by disk, mirror or raidz groups")
+            out["special"] += group
         elif section == "log":
             out["log"] += _log_group(t)
         else:
@@ -209,7 +218,7 @@ def parse_pool(spec: str) -> dict[str, Any]:
                 raise _err(spec, f"two groups of {section} devices — one device (with Nx) per section")
             out[section] = _aux_group(t, "spare" if section == "spares" else section)
     if not out["vdevs"]:
-        raise _err(spec, "no data vdev before the log, cache or spare section")
+        raise _err(spec, "no data vdev before the special, log, cache or spare section")
     return out
 
 

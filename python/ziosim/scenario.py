@@ -127,9 +127,18 @@ DEFAULT_EPOCH_S = 1_697_241_601
 # run's last date is still a four-digit year, as ctime(3) and the reports print it.
 START_TIME_MIN = "1970-01-01 00:00:00"
 START_TIME_LAST = "9999-12-31 23:59:59"
-ZFS_KEYS = ("release", "hz", "ram", "tunables", "sync", "logbias")
-POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "cache", "log", "spares", "layout",
-             "failmode")
+ZFS_KEYS = ("release", "hz", "ram", "tunables", "sync", "logbias", "special_small_blocks")
+POOL_KEYS = ("name", "ashift", "recordsize", "allocated", "fill", "vdevs", "special", "cache", "log", "spares",
+             "layout", "failmode")
+# Allocation classes (`zpool create … special mirror …`) came with OpenZFS 0.8.0 (feature
+# allocation_classes); a special vdev is a data vdev of any type but dRAID here.
+SPECIAL_FIRST_RELEASE = "zfs-0.8"
+SPECIAL_TYPES = ("disk", "mirror", "raidz1", "raidz2", "raidz3")
+# special_small_blocks at 0.8: "zero or a power of 2 from 512B to 128K" (SPA_OLD_MAXBLOCKSIZE,
+# zfs_valid_proplist in lib/libzfs/libzfs_dataset.c@zfs-0.8.0); from 2.0 the pool's
+# maxblocksize, MIN(zfs_max_recordsize, SPA_MAXBLOCKSIZE) (@zfs-2.0.0, spa_prop_get_config in
+# module/zfs/spa.c): 1M by default in 2.0 and 2.1, 16M from 2.2 — max_recordsize's eras.
+SPECIAL_SMALL_BLOCKS_MAX_08 = 128 << 10
 # The `failmode` pool property (zpoolprops(7)); "wait" is ZFS's default.
 FAILMODES = ("wait", "continue", "panic")
 LOG_KEYS = ("device", "count", "mirror", "link", "names")
@@ -417,6 +426,15 @@ def max_recordsize(release: str, releases: Sequence[str]) -> int:
     """The largest `pool.recordsize` ``release`` allows (RECORDSIZE_MAX_ERAS)."""
     at = releases.index(release)
     return max(m for first, m in RECORDSIZE_MAX_ERAS if releases.index(first) <= at)
+
+
+def special_small_blocks_max(release: str, releases: Sequence[str]) -> int:
+    """The largest `zfs.special_small_blocks` ``release`` takes (a 0.8+ release): 128K on
+    zfs-0.8, then the pool's maxblocksize, which is `max_recordsize`'s (libzfs_dataset.c
+    zfs_valid_proplist @zfs-0.8.0, @zfs-2.0.0, @zfs-2.2.0)."""
+    if release == SPECIAL_FIRST_RELEASE:
+        return SPECIAL_SMALL_BLOCKS_MAX_08
+    return max_recordsize(release, releases)
 
 
 def recordsize_allowed(release: str, releases: Sequence[str]) -> str:
@@ -880,6 +898,12 @@ class _Normaliser:
         c["devices"] = self.devices
         c["links"] = self.links
         c["pool"] = pool
+        if c.get("special_small_blocks_bytes") and not pool.get("special"):
+            # ZFS takes the property all the same ("property requires a special device in the
+            # pool", a warning of zfs set: libzfs_dataset.c@zfs-0.8.0); it changes nothing.
+            self.notes.append(f"note: zfs.special_small_blocks: "
+                              f"{show(doc['zfs']['special_small_blocks'])} — the pool has no special vdevs "
+                              "(pool.special), so every data block stays on the data vdevs")
         c["workloads"] = self.workloads(doc.get("workload", []), pool, c)
         c["actions"] = self.actions(doc.get("action", []), c)
         # A failure starts a resilver too when a retire agent puts a hot spare in (a dRAID's
@@ -912,9 +936,12 @@ class _Normaliser:
     def actions(self, raw: Any, c: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(raw, list):
             raise ScenarioError("action: not an array of tables — allowed: [[action]] tables")
-        disks = [d["name"] for v in c["pool"]["vdevs"] for d in v["disks"]]
+        # Data and special disks: both are in top-level vdevs of the pool's root, which zpool
+        # fails, replaces, attaches and detaches alike (the special class is an allocation bias).
+        tops = c["pool"]["vdevs"] + c["pool"].get("special", [])
+        disks = [d["name"] for v in tops for d in v["disks"]]
         # The type of each disk's top-level vdev; replace/attach add their new disks.
-        kinds = [v["type"] for v in c["pool"]["vdevs"] for _ in v["disks"]]
+        kinds = [v["type"] for v in tops for _ in v["disks"]]
         # Log and cache disks: they can fail, go offline and come back (fail, offline,
         # online); zpool detach/replace/attach of one is not modelled, so those are refused.
         aux = {d["name"]: "a log device (pool.log)" for v in c["pool"].get("log") or [] for d in v["disks"]}
@@ -924,7 +951,7 @@ class _Normaliser:
         # only in its own dRAID vdev, and also with -s (a sequential rebuild).
         draid_spares = draid_spare_names(c["pool"])
         spares = [d["name"] for d in c["pool"].get("spares") or []] + list(draid_spares)
-        owner = [t for t, v in enumerate(c["pool"]["vdevs"]) for _ in v["disks"]]
+        owner = [t for t, v in enumerate(tops) for _ in v["disks"]]
         out: list[dict[str, Any]] = []
         last = 0
         for i, a in enumerate(raw):
@@ -1075,6 +1102,9 @@ class _Normaliser:
             c["sync"] = _choice(t["sync"], "zfs.sync", SYNC_MODES)
         if "logbias" in t:
             c["logbias"] = _choice(t["logbias"], "zfs.logbias", LOGBIAS_MODES)
+        small = self.special_small_blocks(t["special_small_blocks"], release) if "special_small_blocks" in t else 0
+        if small:
+            c["special_small_blocks_bytes"] = small
         # Properties the release predates (≈ snv_117): only their default, which is what
         # it did. `sync` came with PSARC/2010/108 (il:55da60b91d, May 2010, in place of
         # zil_disable), `logbias` with PSARC 2009/423 (snv_122).
@@ -1090,6 +1120,29 @@ class _Normaliser:
                     f'zfs.logbias: {show(c["logbias"])} — allowed on {release}: "latency" (the logbias '
                     f"property came with snv_122, PSARC 2009/423); {show(c['logbias'])} from release "
                     f"{self.releases[first]}")
+
+    def special_small_blocks(self, v: Any, release: str) -> int:
+        """The dataset's `special_small_blocks` in bytes: file data blocks of at most this
+        psize go to the special class (spa_preferred_class, module/zfs/spa_misc.c@zfs-0.8.0).
+        0 or a power of two from 512 to the release's largest (SPECIAL_SMALL_BLOCKS_MAX_08)."""
+        path = "zfs.special_small_blocks"
+        n = parse_size(v, path)
+        rels = self.releases
+        first = rels.index(SPECIAL_FIRST_RELEASE)
+        if rels.index(release) < first:
+            if n == 0:
+                return 0
+            raise ScenarioError(
+                f"{path}: {show(v)} — allowed on {release}: 0 (the property came with allocation classes in "
+                f"OpenZFS 0.8.0); other values from release {SPECIAL_FIRST_RELEASE}")
+        top = special_small_blocks_max(release, rels)
+        if n == 0 or (512 <= n <= top and _power_of_two(n)):
+            return n
+        later = next(((r, special_small_blocks_max(r, rels)) for r in rels[rels.index(release) + 1:]
+                      if special_small_blocks_max(r, rels) > top), None)
+        more = f"; up to {size_label(later[1])} from release {later[0]}" if later else ""
+        raise ScenarioError(f"{path}: {show(v)} — allowed on {release}: 0 or a power of two from 512 to "
+                            f"{size_label(top)}{more}")
 
     def tunables(self, t: dict[str, Any], release: str) -> dict[str, int]:
         return dict(sorted((name, self.tunable(name, v, release)) for name, v in t.items()))
@@ -1293,6 +1346,7 @@ class _Normaliser:
         if not isinstance(raw_vdevs, list) or not raw_vdevs:
             raise ScenarioError(f"pool.vdevs: {show(raw_vdevs)} — allowed: a non-empty array of vdev tables")
         specs = [self.vdev_spec(_table(v, f"pool.vdevs[{i}]"), f"pool.vdevs[{i}]") for i, v in enumerate(raw_vdevs)]
+        special_specs = self.special_specs(t["special"]) if "special" in t else []
         cache_spec = None
         if "cache" in t:
             cache_spec = self.cache_spec(_table(t["cache"], "pool.cache"), "pool.cache")
@@ -1313,11 +1367,13 @@ class _Normaliser:
             if not isinstance(raw_log, list):
                 raise ScenarioError(f"pool.log: {show(raw_log)} — allowed: an array such as [{{ device = \"s3700\" }}]")
             log_specs = [self.log_spec(_table(v, f"pool.log[{i}]"), f"pool.log[{i}]") for i, v in enumerate(raw_log)]
-        total = sum(sp["count"] for sp in specs) + (cache_spec["count"] if cache_spec else 0)
+        total = sum(sp["count"] for sp in specs + special_specs) + (cache_spec["count"] if cache_spec else 0)
         total += sum(sp["count"] for sp in log_specs) + (spare_spec["count"] if spare_spec else 0)
         if total > POOL_DISKS_MAX:
             raise ScenarioError(f"pool.vdevs: {total} disks — too many; allowed: at most {POOL_DISKS_MAX} in a pool")
-        # Names: explicit ones first (they are reserved), then sda, sdb, … in pool order.
+        # Names: explicit ones first (they are reserved), then sda, sdb, … in pool order: the data
+        # disks, the special ones (zpool create's order), then the cache, log and spare devices
+        # (these three in ziosim's order of old, so that no existing scenario's names change).
         # 2 × POOL_DISKS_MAX candidates always suffice: at most POOL_DISKS_MAX are reserved.
         gen = (linux_disk_name(i) for i in range(2 * POOL_DISKS_MAX))
 
@@ -1349,13 +1405,26 @@ class _Normaliser:
                 usable += cap * (spec["count"] - spec["spares"]) * spec["data"] // (spec["data"] + par)
             else:
                 usable += cap * (spec["count"] - VDEV_PARITY[spec["type"]])
+        if special_specs:
+            # Normal-class space only: `fill` and `allocated` are the data vdevs' (the
+            # special class holds metadata and small blocks, which the core places).
+            p["special"] = []
+            for spec in special_specs:
+                for d in spec["devices"]:
+                    self.capacity(d)
+                disks = [{"name": n, "device": d, "link": spec["link"]}
+                         for n, d in zip(names_for(spec), spec["devices"])]
+                p["special"].append({"type": spec["type"], "disks": disks})
         p["cache"] = []
         if cache_spec is not None:
             p["cache"] = [
                 {"name": n, "device": cache_spec["device"], "link": cache_spec["link"]} for n in names_for(cache_spec)
             ]
         p["allocated_bytes"] = self.allocated(t, usable, p["ashift"])
-        keys = ["name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs", "cache"]
+        # `special` only when the pool has special vdevs, so other scenarios keep their hash.
+        keys = ["name", "ashift", "recordsize_bytes", "allocated_bytes", "vdevs"]
+        keys += ["special"] if special_specs else []
+        keys.append("cache")
         if log_specs:
             # A mirror is one log vdev; otherwise each device is its own log vdev.
             p["log"] = []
@@ -1468,11 +1537,30 @@ class _Normaliser:
             self.used_names.add(n)
         return list(v)
 
-    def vdev_spec(self, v: dict[str, Any], path: str) -> dict[str, Any]:
+    def special_specs(self, raw: Any) -> list[dict[str, Any]]:
+        """`pool.special`: the vdevs of the special allocation class (`zpool create tank …
+        special mirror nvme0 nvme1`, OpenZFS 0.8.0+), each a vdev table as in `pool.vdevs`."""
+        if not isinstance(raw, list):
+            raise ScenarioError(f'pool.special: {show(raw)} — allowed: an array of vdev tables such as '
+                                '[{ type = "mirror", disks = 2, device = "intel-s3700" }]')
+        rels = self.releases
+        if raw and rels.index(self.release_name) < rels.index(SPECIAL_FIRST_RELEASE):
+            n = len(raw)
+            raise ScenarioError(
+                f"pool.special: {n} vdev{'s' if n > 1 else ''} — allowed: from release {SPECIAL_FIRST_RELEASE} "
+                f"(allocation classes came with OpenZFS 0.8.0); this scenario's release is {self.release_name}")
+        return [self.vdev_spec(_table(v, f"pool.special[{i}]"), f"pool.special[{i}]", SPECIAL_TYPES)
+                for i, v in enumerate(raw)]
+
+    def vdev_spec(self, v: dict[str, Any], path: str,
+                  types: Sequence[str] = tuple(VDEV_MIN_DISKS)) -> dict[str, Any]:
         check_keys(v, path, VDEV_KEYS)
-        raw_type = _required(v, "type", path, ", ".join(VDEV_MIN_DISKS))
+        raw_type = _required(v, "type", path, ", ".join(types))
         vtype = VDEV_ALIASES.get(raw_type, raw_type) if isinstance(raw_type, str) else raw_type
-        vtype = _choice(vtype, f"{path}.type", list(VDEV_MIN_DISKS))
+        if isinstance(vtype, str) and vtype in VDEV_MIN_DISKS and vtype not in types:
+            raise ScenarioError(f"{path}.type: {show(raw_type)} — ziosim models no dRAID special vdev; allowed: "
+                                f"{', '.join(types)}")
+        vtype = _choice(vtype, f"{path}.type", list(types))
         lo = VDEV_MIN_DISKS[vtype]
         count = v.get("disks", 1) if vtype == "disk" else _required(v, "disks", path, f"a disk count, at least {lo}")
         if not _is_int(count):

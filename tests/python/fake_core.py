@@ -243,13 +243,17 @@ class Simulation:
             canon += str(self._instance)
         digest = hashlib.sha256(b"events:" + canon.encode()).hexdigest()[:16]
         leaves, vdevs = [], []
-        for i, v in enumerate(c["pool"]["vdevs"]):
+        # Data vdevs, then the special ones (numbered after them, their leaves after the data
+        # disks'), each with its allocation class, as the real core lists them.
+        tops = [(v, "normal") for v in c["pool"]["vdevs"]] + [(v, "special") for v in c["pool"].get("special", [])]
+        for i, (v, cls) in enumerate(tops):
             vname = v["disks"][0]["name"] if v["type"] == "disk" else f"{v['type']}-{i}"
             ids = []
             for d in v["disks"]:
                 ids.append(len(leaves))
                 leaves.append(self._leaf(d, vname))
-            vdevs.append({"name": vname, "type": v["type"], "leaves": ids, "alloc_bytes": 0, "size_bytes": 0})
+            vdevs.append({"name": vname, "type": v["type"], "class": cls, "leaves": ids, "alloc_bytes": 0,
+                          "size_bytes": 0})
         cache = []
         for d in c["pool"]["cache"]:
             cache.append(len(leaves))

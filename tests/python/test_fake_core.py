@@ -91,3 +91,33 @@ def test_pool_document_matches_the_real_core(real_core):
     assert real == pool_of(fake_core)
     assert real[2] == [{"name": "mirror-2", "type": "mirror", "leaves": [5, 6]},
                        {"name": "sdh", "type": "disk", "leaves": [7]}]
+
+
+def test_special_vdevs_in_the_pool_document_match_the_real_core(real_core):
+    """Special vdevs as the fake reports them are the real core's: among pool.vdevs after the
+    data vdevs with their class, numbered after them, their leaves after the data disks'
+    and before the cache and log devices' (docs/internals.md "Results")."""
+    sc = scenario.loads(
+        '[scenario]\nstop = "1s"\n[zfs]\nrelease = "zfs-2.2"\n[pool]\nallocated = "1G"\n'
+        'vdevs = [{ type = "mirror", disks = 2, device = "hdd-7200-sata-2014" }]\n'
+        'special = [{ type = "mirror", disks = 2, device = "samsung-850pro" }, { type = "disk", '
+        'device = "samsung-850pro" }]\n'
+        'log = [{ device = "samsung-850pro", count = 2, mirror = true }]\n'
+        'cache = { device = "samsung-850pro" }\n', path="special.toml")
+
+    def pool_of(core):
+        sim = core.Simulation(sc.config_json())
+        while not sim.step_events(1_000_000):
+            pass
+        r = json.loads(sim.results_json())
+        strip = lambda vs: [{k: v.get(k) for k in ("name", "type", "class", "leaves")} for v in vs]  # noqa: E731
+        return (strip(r["pool"]["vdevs"]), r["pool"]["cache"], [{k: v[k] for k in ("name", "type", "leaves")}
+                                                                 for v in r["pool"]["log"]],
+                [(leaf["name"], leaf["vdev"]) for leaf in r["leaves"]])
+
+    real = pool_of(real_core)
+    assert real == pool_of(fake_core)
+    assert real[0] == [{"name": "mirror-0", "type": "mirror", "class": "normal", "leaves": [0, 1]},
+                       {"name": "mirror-1", "type": "mirror", "class": "special", "leaves": [2, 3]},
+                       {"name": "sde", "type": "disk", "class": "special", "leaves": [4]}]
+    assert real[2] == [{"name": "mirror-3", "type": "mirror", "leaves": [6, 7]}]

@@ -809,7 +809,8 @@ def test_cli_out_writes_the_file(tmp_path):
     r = _invoke(FIX / "zfs-2.2-classes.txt", FIX / "zfs-2.2-list-v.txt", "--out", out, "--release", "zfs-2.3")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == "" and tomllib.loads(out.read_text())["zfs"]["release"] == "zfs-2.3"
-    assert r.stderr.startswith(f"wrote {out} — pool tank, release zfs-2.3, 6 disks, 1 action;")
+    # 6 data disks and the special mirror's 2 (log, cache and spare devices are not counted)
+    assert r.stderr.startswith(f"wrote {out} — pool tank, release zfs-2.3, 8 disks, 1 action;")
     assert [p.name for p in tmp_path.iterdir()] == ["s.toml"]  # no temporary file left
 
 

@@ -38,6 +38,13 @@ HDD = "hdd-7200-sata-2014"
     ("mirror 2x hdd log 2x mirror 2x s3700",
      {"vdevs": [{"type": "mirror", "disks": 2, "device": "hdd"}],
       "log": [{"device": "s3700", "count": 2, "mirror": True}] * 2}),
+    # zpool create tank raidz2 … special mirror nvme0 nvme1 (0.8+): special groups read as data groups.
+    ("raidz2 6x hdd special mirror 2x s3700 log s3700",
+     {"vdevs": [{"type": "raidz2", "disks": 6, "device": "hdd"}],
+      "special": [{"type": "mirror", "disks": 2, "device": "s3700"}], "log": [{"device": "s3700"}]}),
+    ("2x mirror 2x hdd special 2x mirror 2x s3700, s3700",
+     {"vdevs": [{"type": "mirror", "disks": 2, "device": "hdd"}] * 2,
+      "special": [{"type": "mirror", "disks": 2, "device": "s3700"}] * 2 + [{"type": "disk", "device": "s3700"}]}),
 ])
 def test_a_spec_gives_the_pool_fields_zpool_create_would(spec, fields):
     assert poolspec.parse_pool(spec) == fields
@@ -51,13 +58,16 @@ def test_a_spec_gives_the_pool_fields_zpool_create_would(spec, fields):
     ("raidz4 6x hdd", '"raidz4" is not a vdev type'),
     ("0x hdd", '"0x" — a count is at least 1'),
     ("draid2:4c 6x hdd", '"draid2:4c" says 4 children but 6 disks follow it'),
-    ("log s3700", "no data vdev before the log, cache or spare section"),
+    ("log s3700", "no data vdev before the special, log, cache or spare section"),
     ("hdd log raidz1 3x s3700", "a raidz1 log vdev — ZFS logs are single devices or mirrors"),
     ("hdd log mirror 1x s3700", "a log mirror of 1 disk — a mirror has at least 2"),
     ("hdd cache a cache b", 'a second "cache" section'),
     ("hdd cache a b", "two groups of cache devices"),
     ("hdd cache", '"cache" with no device after it'),
-    ("hdd special mirror 2x ssd", "special vdevs are not modelled"),
+    ("hdd dedup mirror 2x ssd", "dedup vdevs are not modelled"),
+    ("hdd special draid2:2d 5x ssd", '"draid2" in the special section — ziosim models no dRAID special vdev'),
+    ("hdd special mirror 2x a special b", 'a second "special" section'),
+    ("special mirror 2x ssd", "no data vdev before the special, log, cache or spare section"),
     ("hdd a/b", '"a/b" is not a device name'),
 ])
 def test_a_bad_spec_is_one_line_naming_the_option(spec, why):
@@ -80,7 +90,7 @@ def test_fill_outside_0_to_1_is_refused(text):
 
 def test_the_spec_replaces_the_devices_and_keeps_the_rest_of_the_pool():
     doc = {"pool": {"name": "big", "ashift": 9, "allocated": "1T", "vdevs": [{"type": "disk", "device": "x"}],
-                    "log": [{"device": "y"}], "cache": {"device": "z"}}}
+                    "special": [{"type": "disk", "device": "w"}], "log": [{"device": "y"}], "cache": {"device": "z"}}}
     poolspec.apply(doc, poolspec.parse_pool(f"raidz1 3x {HDD}"), 0.5)
     assert doc["pool"] == {"name": "big", "ashift": 9, "fill": 0.5,
                            "vdevs": [{"type": "raidz1", "disks": 3, "device": HDD}]}

@@ -37,6 +37,7 @@ def examples() -> dict[str, str]:
     m = json.loads((FIXTURES / "meta_raidz2.json").read_text())
     st = json.loads((FIXTURES / "status_snapshots.json").read_text())
     slog = json.loads((FIXTURES / "results_slog.json").read_text())
+    special = json.loads((FIXTURES / "results_special.json").read_text())
     one = [1]  # the second interval: the scrub has started
     return {
         "header": "\n".join(render_text(r, m, views=()).splitlines()[:2]) + "\n",
@@ -45,6 +46,8 @@ def examples() -> dict[str, str]:
         "status-slog-2009": "$ zpool status tank      # release solaris-2009\n"
         + zpool_status_config(slog, "solaris-2009"),
         "iostat-slog": "$ zpool iostat -v tank 10\n" + zpool_iostat(slog, "zfs-2.2", samples=one),
+        "status-special": "$ zpool status tank\n" + zpool_status_config(special, "zfs-2.2"),
+        "iostat-special": "$ zpool iostat -v tank 10\n" + zpool_iostat(special, "zfs-2.2", samples=one),
         "iostat-slog-2009": "$ zpool iostat -v tank 10      # release solaris-2009\n"
         + zpool_iostat(slog, "solaris-2009", samples=one),
         "status-resilver": "$ zpool status tank\n"

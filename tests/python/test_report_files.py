@@ -261,7 +261,7 @@ def test_vdevs_parquet_has_each_top_level_vdevs_capacity_and_operations(tmp_path
     rows = pq.read_table(tmp_path / "out" / "vdevs.parquet").to_pylist()
     n = len(res["series"]["t_ns"])
     assert n == 6 and len(rows) == 2 * n
-    data = [r for r in rows if r["class"] == "data"]
+    data = [r for r in rows if r["class"] == "normal"]
     log = [r for r in rows if r["class"] == "log"]
     assert {r["vdev"] for r in data} == {"mirror-0"} and len(log) == n
     tops = res["series"]["tops"]

@@ -145,7 +145,8 @@ def test_hash_is_of_the_canonical_config_and_follows_the_seed():
 
 BAD_EXPECTED = {
     "unknown-key.toml": (
-        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, cache, log, spares, layout, failmode\n"
+        "pool.vdev: unknown key — allowed in pool: name, ashift, recordsize, allocated, fill, vdevs, special, cache, "
+        "log, spares, layout, failmode\n"
         "hint: did you mean vdevs?"
     ),
     "negative-size.toml": (

@@ -15,9 +15,14 @@ their own (spec/users.md §6 items 1 and 6: the user must be able to see what wa
    releases print, is refused (``check_draid_release``).
 2. **Pool**: one ``[[pool.vdevs]]`` per top-level vdev with the real disk names; inside a
    ``replacing-N``/``spare-N`` the old disk stands in the pool and the new one arrives by
-   a ``replace`` action. Logs become ``[[pool.log]]``, cache devices ``[pool.cache]``,
-   the ``spares`` section ``[pool.spares]`` (``spare_devices``); ``special`` and ``dedup``
-   vdevs have no counterpart in ziosim and are named in the header instead.
+   a ``replace`` action. The ``special`` section becomes ``[[pool.special]]`` (its disks
+   fail and are replaced as the data disks are; on their own ``[devices.special]``,
+   ``special_devices``), logs ``[[pool.log]]``, cache devices ``[pool.cache]``, the
+   ``spares`` section ``[pool.spares]`` (``spare_devices``); ``dedup`` vdevs have no
+   counterpart in ziosim (it models no deduplication) and are named in the header instead,
+   as is a special dRAID. ZFS numbers top-level vdevs in the order they were added, ziosim
+   the data vdevs, then the special, then the log vdevs: the header says which names differ
+   (``class_names``). A text with a special section is 0.8+ (``check_special_release``).
 2b. **dRAID**: ``draid2:8d:24c:2s-0`` is ``type = "draid2"`` with ``data`` and ``spares``
    from its name and its rows' disks (their count is the name's, checked by the parsers).
    Its distributed spares (``draid2-0-1``) are no devices: the ``spares`` section's are
@@ -105,11 +110,13 @@ from .zpool_list import PoolList
 from .zpool_status import PoolStatus, Scan, Vdev
 
 __all__ = ["Options", "Imported", "Texts", "read_texts", "read_inputs", "pick_pool", "build", "DEFAULT_DEVICE",
-           "DEFAULT_LOG_DEVICE", "DEFAULT_CACHE_DEVICE", "StragglerModel", "straggler_models", "straggler_lines",
-           "DiskFigures", "disk_figures"]
+           "DEFAULT_LOG_DEVICE", "DEFAULT_SPECIAL_DEVICE", "DEFAULT_CACHE_DEVICE", "StragglerModel",
+           "straggler_models", "straggler_lines", "DiskFigures", "disk_figures"]
 
 DEFAULT_DEVICE = "hdd-7200-sata-2014"
 DEFAULT_LOG_DEVICE = "intel-s3700"
+# Special vdevs hold metadata and small blocks, and are SSDs in practice.
+DEFAULT_SPECIAL_DEVICE = "intel-s3700"
 DEFAULT_CACHE_DEVICE = "samsung-850pro"
 FRAG_AGED_PERCENT = 30
 FILL_ASSUMED = 0.5
@@ -128,6 +135,7 @@ class Options:
     device: str | None = None
     log_device: str | None = None
     cache_device: str | None = None
+    special_device: str | None = None
     workload_from_iostat: bool = False
     straggler_model: bool = True  # False: --no-straggler-model, stragglers only reported
 
@@ -374,9 +382,11 @@ def _preset(name: str | None, default: str, option: str, presets: dict) -> str:
 
 
 def check_presets(opts: Options, presets: dict) -> None:
-    """Refuse an unknown ``--device``/``--log-device``/``--cache-device`` before any parsing."""
+    """Refuse an unknown ``--device``/``--log-device``/``--special-device``/``--cache-device``
+    before any parsing."""
     _preset(opts.device, DEFAULT_DEVICE, "--device", presets)
     _preset(opts.log_device, DEFAULT_LOG_DEVICE, "--log-device", presets)
+    _preset(opts.special_device, DEFAULT_SPECIAL_DEVICE, "--special-device", presets)
     _preset(opts.cache_device, DEFAULT_CACHE_DEVICE, "--cache-device", presets)
 
 
@@ -413,6 +423,10 @@ class _Builder:
         self.exact = bool(imp.listing and imp.listing.parsable)
         self.release = ""
         self.logs: list[dict] = []
+        self.special: list[dict] = []  # as plan.vdevs' entries: type, names, source
+        self.special_devs: list[tuple[str, int | None, str]] = []  # (device key, capacity, how), as devices
+        self.special_dev_names: list[str] = []  # the device of each special vdev
+        self.special_preset = DEFAULT_SPECIAL_DEVICE
         self.cache: dict | None = None
         self.spares: list[str] = []
         self.spares_in_use: list[str] = []
@@ -471,7 +485,24 @@ class _Builder:
                               + (f"; also printed by {', '.join(also)} (--release to choose)" if also else ""))
         if rel == "freebsd-9":
             p.inferred.append("release freebsd-9 stands for FreeBSD's legacy ZFS (FreeBSD 9 to 12)")
+        self.check_special_release(rel, g)
         self.release = rel
+
+    def check_special_release(self, rel: str, g: status_mod.ReleaseGuess) -> None:
+        """Allocation classes came with OpenZFS 0.8.0: a special section with an older
+        --release, or beside a scan line only older releases print, is refused (one line)."""
+        special = self.st.vdevs_of("special")
+        if not special or at_least(rel, status_mod.SPECIAL_FIRST_RELEASE):
+            return
+        v = special[0]
+        if self.opts.release is not None:
+            newer = ", ".join(r for r in RELEASES if at_least(r, status_mod.SPECIAL_FIRST_RELEASE))
+            raise ScenarioError(f"--release: {_q(rel)} — allowed: {newer}, as {self.st.file} line {v.line} shows the "
+                                f"special vdev {v.name} and allocation classes came with OpenZFS 0.8.0")
+        raise ScenarioError(f"{self.st.file}:{v.line}: the special vdev {v.name} — the text's format is printed only "
+                            f"by {', '.join(g.candidates)}, older than allocation classes (OpenZFS 0.8.0); allowed: "
+                            "the zpool status of one pool as one release printed it; if the text is real, pass "
+                            f"--release {status_mod.SPECIAL_FIRST_RELEASE} or later")
 
     def check_draid_release(self, g: status_mod.ReleaseGuess) -> None:
         """dRAID came with OpenZFS 2.1.0: an older --release, or a text whose format only
@@ -653,8 +684,9 @@ class _Builder:
                          f"({', '.join(r for r, _ in pairs)}): spare space on its own disks, no devices, so "
                          "pool.vdevs' spares count and not [pool.spares]")
             if zid != i:
-                what += (f"; ZFS numbers them by the vdev's id, {zid}, which logs, special or removed vdevs also "
-                         f"take; ziosim by its place among the data vdevs, {i}: "
+                what += (f"; ZFS numbers them by the vdev's id, {zid}, which log, special or removed vdevs added "
+                         f"before it also take; ziosim by its place among the data vdevs, {i} (it numbers the "
+                         "special and log vdevs after them): "
                          + ", ".join(f"{r} is {o}" for r, o in pairs))
             self.plan.inferred.append(what)
 
@@ -676,10 +708,45 @@ class _Builder:
                     else:
                         self.plan.ignored.append(f"spare {v.name} ({v.state}): ziosim's spares start AVAIL, so one "
                                                  "that is not is left out")
+            elif label == "special":
+                for v in vs:
+                    self.special_vdev(v)
             else:
                 what = ", ".join(f"{v.name} ({', '.join(leaf.name for leaf in v.leaves())})" for v in vs)
-                self.plan.ignored.append(f"{label} vdevs {what}: ziosim has no allocation classes; their blocks "
-                                         "are simulated on the data vdevs")
+                self.plan.ignored.append(f"{label} vdevs {what}: ziosim models no deduplication, so no dedup table "
+                                         "(DDT), the only blocks a dedup vdev holds")
+        self.class_names()
+
+    def special_vdev(self, v: Vdev) -> None:
+        """A vdev of the ``special`` section: a ``[[pool.special]]`` whose disks fail and are
+        replaced as the data disks' are (its top-level vdev is one of the root's children,
+        like theirs); a special dRAID is left out (ziosim models none)."""
+        if v.draid is not None:
+            disks = ", ".join(leaf.name for leaf in v.leaves())
+            self.plan.ignored.append(f"special vdev {v.name} ({disks}): a dRAID, which ziosim does not model as a "
+                                     "special vdev; the metadata and small blocks it holds are simulated on the other "
+                                     "special vdevs, or on the data vdevs without any")
+            return
+        members = [v] if v.kind in ("disk", "replacing", "spare") else list(v.children)
+        names = [self.member(c, v.name) for c in members]
+        self.special.append({"type": _vdev_type(v), "names": names, "source": v})
+
+    def class_names(self) -> None:
+        """Names of the special and log vdevs that differ between the text and the run: ZFS
+        gives a top-level vdev the next id when it is added (``zpool create`` in the order of
+        its arguments, ``zpool add`` later); ziosim numbers the data vdevs, then the special
+        vdevs, then the log vdevs, and its zpool status names them so (``mirror-<id>``)."""
+        ndata, out = len(self.plan.vdevs), []
+        tops = [("special", sp["source"], sp["type"] != "disk") for sp in self.special]
+        tops += [("log", lg["source"], lg["mirror"]) for lg in self.logs]
+        for k, (what, src, named) in enumerate(tops):
+            ours = f"{src.kind}-{ndata + k}"
+            if named and src.name != ours:
+                out.append(f"{what} {src.name} is {ours}")
+        if out:
+            self.plan.inferred.append("vdev names: ZFS numbers top-level vdevs in the order they were added, ziosim "
+                                      "the data vdevs, then the special, then the log vdevs, so the simulated zpool "
+                                      f"status names them otherwise: {'; '.join(out)}")
 
     def listed_distributed_spare(self, v: Vdev) -> None:
         """A distributed spare in the ``spares`` section: one of a dRAID of this pool (its
@@ -821,6 +888,39 @@ class _Builder:
                 self.devices.append((name, c if known else None, how))
             self.dev_names.append(by_cap[key])
 
+    def special_devices(self) -> None:
+        """The special vdevs' disks: ``--special-device`` (default an SSD preset, as special
+        vdevs are in practice), each vdev's disk capacity found as the data vdevs' is
+        (``_vdev_disk_bytes`` on the ``special`` section of ``zpool list -v``, else ``zpool
+        status -j``'s ``phys_space``), else the preset's. One ``[devices.special]`` per size."""
+        if not self.special:
+            return
+        plan, opts = self.plan, self.opts
+        preset = _preset(opts.special_device, DEFAULT_SPECIAL_DEVICE, "--special-device", self.presets)
+        self.special_preset = preset
+        kind = str(self.presets[preset]["spec"].get("kind", "disk"))
+        if opts.special_device is None:
+            plan.assumed.append(f"device model {preset} for the special vdevs' disks: an SSD, as special vdevs "
+                                "usually are; the text does not say what they are (--special-device PRESET)")
+        else:
+            plan.inferred.append(f"special vdevs' device model {preset}: from --special-device")
+        caps, how = _vdev_disk_bytes(self.special, self.imp.listing, plan, "special")
+        if any(c is not None for c in caps):
+            plan.inferred.append(f"special vdevs' disk capacity from {how}")
+        else:
+            plan.assumed.append(f"special vdevs' disk capacity: the preset's "
+                                f"{zfs_nicenum(int(self.presets[preset]['spec'].get('capacity_bytes', 0)))} "
+                                "(no size of them among the files)")
+        by_cap: dict[object, str] = {}
+        for c in caps:
+            key = _size(c, self.exact) if c is not None else None
+            if key not in by_cap:
+                by_cap[key] = "special" if not by_cap else f"special{len(by_cap) + 1}"
+                self.special_devs.append((by_cap[key], c, how))
+            self.special_dev_names.append(by_cap[key])
+        if kind == "hdd":
+            plan.assumed.append(f"the special vdevs on {preset}, an HDD: metadata reads then seek as the data's do")
+
     def allocation(self, share: float, caps: list[int]) -> None:
         lst, st, plan = self.imp.listing, self.st, self.plan
         vdevs = plan.vdevs
@@ -900,6 +1000,10 @@ class _Builder:
                                  "top-level vdev with no copy")
         plan.assumed.append("recordsize 128K: ZFS's default (`zfs get recordsize POOL`); it sets the block sizes a "
                             "scan reads")
+        if self.special:
+            plan.assumed.append("special_small_blocks 0: ZFS's default (`zfs get special_small_blocks POOL`), so only "
+                                "metadata goes to the special vdevs; set zfs.special_small_blocks to send small file "
+                                "blocks there too")
         plan.assumed.append("ram 16G: ziosim's default; set zfs.ram to the host's RAM (it sizes "
                             "zfs_dirty_data_max and the scan's memory)")
         if not self.imp.confs:
@@ -1209,6 +1313,13 @@ class _Builder:
                 c(f"capacity = {q(_capacity(cap, self.exact))}   # as its vdev's other disks")
             c(f"read_recovery_probability = {q(sm.probability)}")
             c(f"read_recovery_revolutions_mean = {q(sm.revolutions_mean)}")
+        for name, cap, how in self.special_devs:
+            c("")
+            c(f"[devices.{name}]   # the special vdevs' disks")
+            c(f"like = {q(self.special_preset)}" + ("   # assumed: see the header (--special-device)"
+                                                   if self.opts.special_device is None else ""))
+            if cap is not None:
+                c(f"capacity = {q(_capacity(cap, self.exact))}   # {zfs_nicenum(cap)}: {how}")
         if self.logs:
             lp = _preset(self.opts.log_device, DEFAULT_LOG_DEVICE, "--log-device", self.presets)
             c("")
@@ -1256,6 +1367,15 @@ class _Builder:
             else:
                 c(f"devices = {q(each)}   # one per disk, in the order of names")
             c(f"names = {q(v['names'])}")
+        for sp, dev in zip(self.special, self.special_dev_names):
+            src = sp["source"]
+            c("")
+            c(f"[[pool.special]]   # special: {src.name} {src.state} ({st.file} line {src.line})")
+            c(f"type = {q(sp['type'])}")
+            if sp["type"] != "disk":
+                c(f"disks = {len(sp['names'])}")
+            c(f"device = {q(dev)}")
+            c(f"names = {q(sp['names'])}")
         for lg in self.logs:
             c("")
             c(f"[[pool.log]]   # logs: {lg['source'].name}")
@@ -1299,9 +1419,12 @@ class _Builder:
         return "\n".join(out) + "\n"
 
 
-def _vdev_disk_bytes(vdevs: list[dict], listing: PoolList | None, plan: _Plan) -> tuple[list[int | None], str]:
-    """Per data vdev, the capacity of one disk from zpool list, else from the disks'
-    ``phys_space`` in ``zpool status -j`` (None: unknown), and how."""
+def _vdev_disk_bytes(vdevs: list[dict], listing: PoolList | None, plan: _Plan,
+                     section: str | None = None) -> tuple[list[int | None], str]:
+    """Per data vdev (per special vdev with ``section`` "special"), the capacity of one
+    disk from zpool list, else from the disks' ``phys_space`` in ``zpool status -j`` (None:
+    unknown), and how. A class takes nothing from the pool's SIZE alone, which is mostly
+    the data vdevs' (and for them counts the special class's space too: vdev_space_update)."""
     if listing is None:
         sizes = [[d.size_bytes for d in v["source"].leaves() if d.size_bytes and not d.dspare] for v in vdevs]
         if sizes and all(sizes):
@@ -1309,8 +1432,10 @@ def _vdev_disk_bytes(vdevs: list[dict], listing: PoolList | None, plan: _Plan) -
                             for v, s in zip(vdevs, sizes))
             return [min(s) for s in sizes], "zpool status -j: " + how
         return [None] * len(vdevs), ""
-    rows = listing.section_rows(None)
+    rows = listing.section_rows(section)
     tops = [r for r in rows if r.depth == 1]
+    if section is not None and not (listing.verbose and len(tops) == len(vdevs)):
+        return _vdev_disk_bytes(vdevs, None, plan, section)
     if listing.verbose and len(tops) == len(vdevs):
         out: list[int | None] = []
         how = []
@@ -1711,6 +1836,7 @@ def build(imp: Imported, opts: Options, presets: dict) -> str:
     b.classes()
     b.sector_size()
     b.disks()
+    b.special_devices()
     b.draid_spares_check()
     b.spare_devices()
     b.fragmentation()

@@ -841,6 +841,7 @@ class ReleaseGuess:
 
 
 DRAID_FIRST_RELEASE = "zfs-2.1"  # OpenZFS 2.1.0 added dRAID
+SPECIAL_FIRST_RELEASE = "zfs-0.8"  # OpenZFS 0.8.0 added allocation classes (special, dedup)
 
 
 def draid_vdevs(status: PoolStatus) -> list[Vdev]:
@@ -877,6 +878,15 @@ def guess_release(status: PoolStatus) -> ReleaseGuess:
         else:
             conflict = (f"the scan line's format is printed only by {', '.join(cands)}, older than dRAID, yet line "
                         f"{d.line} shows the dRAID vdev {d.name} ({DRAID_FIRST_RELEASE} and later)")
+    special = status.vdevs_of("special")
+    if special:
+        # Allocation classes came with OpenZFS 0.8.0; a text whose scan line only older
+        # releases print is refused by the importer (check_special_release), not here.
+        narrowed = tuple(r for r in cands if at_least(r, SPECIAL_FIRST_RELEASE))
+        if narrowed and narrowed != cands:
+            reasons.append(f"a special vdev ({special[0].name}, line {special[0].line}): {SPECIAL_FIRST_RELEASE} "
+                           "and later")
+        cands = narrowed or cands
     plat, why = platform_hint(status)
     odd = [s for s in status.scans if s.inconsistency() is not None]
     if plat is not None and odd and not any(_PLATFORM_RELEASES[plat](r) for r in cands):

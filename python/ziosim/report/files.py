@@ -22,7 +22,8 @@ Files:
   one column per metric (units in the column names; per-class series become
   ``class_ops_<class>``, ``queued_<class>``, ``active_<class>``). A row has ``leaf`` or
   ``workload`` set, never both; columns that do not apply are null.
-* ``vdevs.parquet`` — one row per (``t_ns``, top-level vdev): ``class`` (data or log),
+* ``vdevs.parquet`` — one row per (``t_ns``, top-level vdev), data vdevs, then special, then
+  log vdevs: ``class`` (``normal``, ``special`` or ``log``, the allocation class),
   ``alloc_bytes`` (``vs_alloc`` at ``t_ns``), ``size_bytes``, and the vdev's own zios (one
   per block) ``read_ops``/``write_ops``/``read_bytes``/``write_bytes`` in the interval
   ending there — the capacity columns of its ``zpool iostat -v`` row, and its operations
@@ -182,7 +183,8 @@ def series_table(results: dict, meta: dict):
 
 
 def vdevs_table(results: dict, meta: dict):
-    """Per report interval and top-level vdev (data vdevs, then log vdevs): its capacity
+    """Per report interval and top-level vdev (data vdevs, then special, then log vdevs, as
+    ``series.tops`` has them; ``class`` normal, special or log): its capacity
     (``vs_alloc`` at the end of the interval, and its size) and its own zios and bytes in
     the interval, as a ``pyarrow.Table``; None for results without the per-vdev series."""
     import pyarrow as pa
@@ -194,7 +196,8 @@ def vdevs_table(results: dict, meta: dict):
     pool = results["pool"]
     leaves = results.get("leaves", [])
     t_ns = [int(t) for t in series["t_ns"]]
-    vdevs = [(str(v["name"]), "data", int(v.get("size_bytes", 0))) for v in pool.get("vdevs") or []]
+    vdevs = [(str(v["name"]), "special" if v.get("class") == "special" else "normal", int(v.get("size_bytes", 0)))
+             for v in pool.get("vdevs") or []]
     # A log vdev is as large as its smallest disk (iostat.py's rows).
     vdevs += [(str(v["name"]), "log", min(int(leaves[i]["size_bytes"]) for i in v["leaves"]))
               for v in pool.get("log") or []]

@@ -25,7 +25,10 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
   @zfs-0.7.0) — but not the L2ARC devices, which are not its children.
 * the pool's classes follow the data vdevs (``print_vdev_stats``): from illumos 952
   (il:9d439f9073, 2011; every release here but solaris-2009) the log vdevs under a
-  ``logs`` label, then the L2ARC devices under ``cache``. Before 0.7 a label is the fixed
+  ``logs`` label, then the L2ARC devices under ``cache``; from 0.8 the special vdevs come
+  first, under ``special`` (ZM@zfs-0.8.0 … @zfs-2.3.0: ``print_vdev_stats`` walks
+  ``class_name[] = {dedup, special, logs}`` after the normal top-level vdevs, each class
+  labelled as the logs are, then the L2ARC devices). Before 0.7 a label is the fixed
   string ``"%-*s      -      -      -      -      -      -\\n"``; from ZM@zfs-0.7.0 it is
   ``print_iostat_dashes(cb, 0, "logs")`` — a ``-`` per column of every group shown —
   and in the ``-w``/``-r`` histograms a blank line. solaris-2009 (il:379c004d1f) has no
@@ -44,6 +47,10 @@ and the fixed-string header of releases before ZoL 0.7.0 (ZM@zfs-0.6.5, illumos)
   ``mirror-1``). An L2ARC device has capacity columns in ZFS too (``vdev_space_update``
   from arc.c; ``spa_l2cache_space_update`` in 2009), but how full the L2ARC is is not in
   the results: ziosim prints ``-`` there.
+* a special vdev is a top-level vdev as a data vdev is: its capacity (``vs_alloc`` of its
+  metadata and small blocks), its rows and its disks'; the pool row's capacity counts it
+  (``vdev_space_update``: "every class but log contributes to root space stats",
+  module/zfs/vdev.c@zfs-0.8.0).
 * ``-l`` cells are ZFS's ``single_histo_average`` of the interval: the core sums each
   command's log2-bucket midpoint (``*_mid_ns_sum``), divided (floor) by the commands and
   printed with ``zfs_nicetime``; a results document without those sums gets exact means.
@@ -107,7 +114,7 @@ class Row:
     leaves: list[int]
     alloc_bytes: int | None = None  # None: print "-" (leaves)
     size_bytes: int | None = None
-    section: str = ""  # "" for the main tree, "logs" for log vdevs, "cache" for L2ARC devices
+    section: str = ""  # "" for the main tree, "special", "logs" for log vdevs, "cache" for L2ARC devices
     children: list[Row] = field(default_factory=list)
     # Before 0.7: a top-level vdev's row is its own logical I/O (``series.tops[i]``), and the
     # pool's the sum of its top-level rows (``sums``).
@@ -135,8 +142,8 @@ def _top_row(vdev: dict, leaves: list[dict], release: str, alloc: int, size: int
 
 
 def pool_rows(results: dict, release: str, k: int | None = None) -> list[Row]:
-    """Rows in the order ``print_vdev_stats`` visits them (pool, vdevs, leaves, logs, cache),
-    for the pool as it was at report interval ``k`` (None: at the end of the run).
+    """Rows in the order ``print_vdev_stats`` visits them (pool, vdevs, leaves, special,
+    logs, cache), for the pool as it was at report interval ``k`` (None: at the end of the run).
 
     A run with actions carries the vdev tree of each interval (the ``zpool status``
     snapshots): a disk being replaced is then a ``replacing`` vdev with the old and the new
@@ -144,13 +151,17 @@ def pool_rows(results: dict, release: str, k: int | None = None) -> list[Row]:
     vdev's and the pool's rows. A run without actions keeps the configured tree."""
     pool = results["pool"]
     leaves = results["leaves"]
-    tree = _tree_at(results, k)
+    snap = _snapshot_at(results, k)
+    # Every top-level vdev but the logs: the normal ones, then the special ones.
     ndata = len(pool["vdevs"])
     alloc = [_alloc_at(results, t, k, v) for t, v in enumerate(pool["vdevs"])]
-    if tree is not None:
-        top = _tree_top_rows(results, release, tree, alloc)
+    if snap is not None:
+        top = _tree_top_rows(results, release, snap["tree"], alloc, snap.get("special_from"))
     else:
-        top = [_top_row(v, leaves, release, alloc[t], v.get("size_bytes", 0)) for t, v in enumerate(pool["vdevs"])]
+        top = [_top_row(v, leaves, release, alloc[t], v.get("size_bytes", 0),
+                        "special" if v.get("class") == "special" else "")
+               for t, v in enumerate(pool["vdevs"])]
+        top.sort(key=lambda row: row.section == "special")  # stable: the normal vdevs first
     # Log vdevs: size that of the smallest disk.
     section = "" if release == "solaris-2009" else "logs"
     top += [_top_row(v, leaves, release, _alloc_at(results, ndata + j, k, v),
@@ -212,12 +223,6 @@ def _snapshot_at(results: dict, k: int | None) -> dict | None:
     return next((sn for sn in snaps if sn["t_ns"] == t), None)
 
 
-def _tree_at(results: dict, k: int | None) -> list[dict] | None:
-    """The status snapshot's vdev tree at report interval ``k`` (the last one for None)."""
-    snap = _snapshot_at(results, k)
-    return snap["tree"] if snap is not None else None
-
-
 def _spare_names(results: dict, k: int | None) -> list[str]:
     """The pool's hot spares (dRAID distributed spares too) at report interval ``k``."""
     snap = _snapshot_at(results, k)
@@ -226,32 +231,37 @@ def _spare_names(results: dict, k: int | None) -> list[str]:
     return list(results["pool"].get("spares") or [])
 
 
-def _tree_top_rows(results: dict, release: str, tree: list[dict], alloc: list[int]) -> list[Row]:
+def _tree_top_rows(results: dict, release: str, tree: list[dict], alloc: list[int],
+                   special_from: int | None = None) -> list[Row]:
     """Top-level rows (with their children) from a snapshot's tree, the data vdevs with the
     ``alloc`` of that interval: interior rows below the top (``replacing-N``, ``spare-N``)
-    add up their disks and print no capacity."""
+    add up their disks and print no capacity. The tree's rows from ``special_from`` on are
+    the special vdevs': their rows go in the ``special`` section."""
     pool, leaves = results["pool"], results["leaves"]
     by_name = {leaf["name"]: i for i, leaf in enumerate(leaves)}
     vdevs = {v["name"]: (i, v) for i, v in enumerate(pool["vdevs"])}
     tops: list[Row] = []
     stack: list[tuple[int, Row]] = []
-    for r in tree[1:]:
+    for n, r in enumerate(tree[1:], start=1):
         d, name = int(r["depth"]), r["name"]
         idx = by_name.get(name)
+        section = "special" if special_from is not None and n >= int(special_from) else ""
         if d == 1:
             if name in vdevs:
                 t, v = vdevs[name]
                 row = Row(_vdev_display_name(name, release), 2, [], alloc[t], v.get("size_bytes", 0),
-                          id_name=name)
+                          section, id_name=name)
                 tops.append(row)
             else:  # a disk that is a top-level vdev, or the replacing/spare vdev standing for it
-                row = Row(name if idx is not None else _vdev_display_name(name, release), 2, [], id_name=name)
+                row = Row(name if idx is not None else _vdev_display_name(name, release), 2, [], section=section,
+                          id_name=name)
                 tops.append(row)
             stack = [(1, row)]
         else:
             while stack and stack[-1][0] >= d:
                 stack.pop()
-            row = Row(name if idx is not None else _vdev_display_name(name, release), 2 * d, [], id_name=name)
+            row = Row(name if idx is not None else _vdev_display_name(name, release), 2 * d, [], section=section,
+                      id_name=name)
             tops[-1].children.append(row)
             stack.append((d, row))
         if idx is not None:

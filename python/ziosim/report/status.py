@@ -10,11 +10,13 @@ Two entry points:
   the release's ``zpool_get_status`` would pick, the scan line(s) of the release's era, the
   vdev tree and the error summary.
 
-Both print the pool's classes after the data vdevs as each release does (``_class_rows``):
-the separate log vdevs under ``logs``, then the L2ARC devices under ``cache``. The snapshot
-tree holds the data vdevs only; a run whose actions may fail or offline a log or cache
-device carries their rows in each snapshot (``logs``, ``cache``: the states the core gave
-them), otherwise they are printed ONLINE with zero error counters from the pool layout.
+Both print the pool's classes after the data vdevs as each release does: the special vdevs
+under ``special`` (0.8+, ``_special_rows``), then (``_class_rows``) the separate log vdevs
+under ``logs`` and the L2ARC devices under ``cache``. The snapshot tree holds the data vdevs
+and, from its ``special_from`` row on, the special ones; a run whose actions may fail or
+offline a log or cache device carries their rows in each snapshot (``logs``, ``cache``: the
+states the core gave them), otherwise they are printed ONLINE with zero error counters from
+the pool layout.
 
 Eras of the scan line (spec/zfs-model.md §8.1; read from cmd/zpool/zpool_main.c):
 
@@ -58,6 +60,9 @@ __all__ = [
     "printed_scans",
     "ctime_utc",
     "secs_to_dhms",
+    "split_special",
+    "config_tree",
+    "vdev_rows",
 ]
 
 _MASK64 = (1 << 64) - 1
@@ -93,6 +98,53 @@ def _log_label(release: str, root: dict) -> dict:
         return {**root, "depth": 0, "name": "logs"}
     return {"depth": 0, "name": "logs", "state": None,
             "label": "logs\t" if at_least(release, "zfs-0.8") else "logs"}
+
+
+def _special_rows(tops: list[dict]) -> list[dict]:
+    """The special class, printed after the data vdevs and before the logs: ZM@zfs-0.8.0 …
+    @zfs-2.3.0 ``status_callback`` calls ``print_class_vdevs`` for ``dedup``, ``special``
+    and ``logs`` in that order, and ``print_class_vdevs`` prints ``"\t%s\t\n"`` (the
+    label, a TAB) before the first vdev of the class, then each top-level vdev with
+    ``print_status_config(…, depth 2)`` — the data vdevs' row format and indentation.
+    ``tops`` are the special vdevs' rows (a top at depth 1, its children below); none, no
+    label. ziosim has no dedup class."""
+    if not tops:
+        return []
+    return [{"depth": 0, "name": "special", "state": None, "label": "special\t"}, *tops]
+
+
+def split_special(snapshot: dict, rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """A snapshot tree cut at its ``special_from`` row: (the pool row and the data vdevs'
+    rows, the special vdevs' rows); all of it and nothing for a pool without special vdevs."""
+    k = snapshot.get("special_from")
+    if k is None:
+        return rows, []
+    return rows[:int(k)], rows[int(k):]
+
+
+def vdev_rows(vdev: dict, leaves: list[dict], release: str | None = None) -> list[dict]:
+    """An ONLINE top-level vdev's rows, depth 1 (its disks at 2): a lone disk by its name."""
+    idx = vdev["leaves"]
+    if vdev.get("type") == "disk" and len(idx) == 1:
+        return [_online(1, leaves[idx[0]]["name"])]
+    name = _top_name(vdev["name"], release) if release else vdev["name"]
+    return [_online(1, name), *(_online(2, leaves[i]["name"]) for i in idx)]
+
+
+def config_tree(pool: dict, leaves: list[dict], release: str | None = None) -> tuple[list[dict], int | None]:
+    """The tree of a pool whose every device is ONLINE, as a snapshot holds it: the pool
+    row, the data vdevs', then the special vdevs' (``pool.vdevs`` with ``class`` special),
+    and the index of the first special row (None without special vdevs)."""
+    rows = [_online(0, pool["name"])]
+    vdevs = pool.get("vdevs") or []
+    for v in vdevs:
+        if v.get("class") != "special":
+            rows += vdev_rows(v, leaves, release)
+    special_from = len(rows)
+    for v in vdevs:
+        if v.get("class") == "special":
+            rows += vdev_rows(v, leaves, release)
+    return rows, (special_from if special_from < len(rows) else None)
 
 
 def _class_rows(pool: dict, leaves: list[dict], release: str, root: dict,
@@ -198,14 +250,9 @@ def zpool_status_config(results: dict, release: str) -> str:
     """``zpool status`` of a run without scan actions: every device ONLINE, no scan line."""
     pool = results["pool"]
     leaves = results["leaves"]
-    rows: list[dict] = [_online(0, pool["name"])]
-    for vdev in pool["vdevs"]:
-        idx = vdev["leaves"]
-        if vdev.get("type") == "disk" and len(idx) == 1:
-            rows.append(_online(1, leaves[idx[0]]["name"]))
-            continue
-        rows.append(_online(1, _top_name(vdev["name"], release)))
-        rows.extend(_online(2, leaves[i]["name"]) for i in idx)
+    tree, special_from = config_tree(pool, leaves, release)
+    rows, special = split_special({"special_from": special_from}, tree)
+    rows += _special_rows(special)
     rows += _class_rows(pool, leaves, release, rows[0])
     rows += _spare_rows([{"name": n, "state": "AVAIL"} for n in pool.get("spares") or []])
     return "  pool: " + pool["name"] + "\n state: ONLINE\n" + _config_block(rows)
@@ -753,6 +800,7 @@ def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int,
     out += scan_lines(snapshot, release, now_s)
     rows = [dict(r) for r in snapshot.get("tree") or [{"depth": 0, "name": pool_name,
                                                         "state": snapshot.get("state")}]]
+    rows, special = split_special(snapshot, rows)
     if release == "solaris-2009":
         # vs_scrub_type: the last scan started (a stop leaves it), resilver or scrub.
         done = "resilvered" if (snapshot.get("scan") or {}).get("func") == "resilver" else "repaired"
@@ -764,6 +812,7 @@ def zpool_status(snapshot: dict, release: str, pool_name: str, epoch_s: int,
                 # print_status_config (il:379c004d1f): a leaf without an aux note shows its
                 # vs_scrub_repaired, which only the next scan's start clears.
                 r["note"] = f"{zfs_nicenum(int(r['scan_processed']))} {done}"
+    rows += _special_rows(special)
     if layout is not None:
         rows += _class_rows(layout["pool"], layout["leaves"], release, rows[0], snapshot)
     rows += _spare_rows(snapshot.get("spares") or [])

@@ -19,7 +19,10 @@ newline. This module builds the same document from one snapshot of the results
   ``print_status_reason``'s ``status``/``action`` text (the text view's words, with their
   ``\\n\\t`` continuations), ``msgid``/``moreinfo``, ``scan_stats`` (``scan_status_nvlist``:
   the pool_scan_stat_t fields, then ``rebuild_stats`` per top-level vdev), ``vdevs`` (the
-  root vdev, children nested under ``vdevs``: ``vdev_stats_nvlist``), ``logs``
+  root vdev, children nested under ``vdevs``: ``vdev_stats_nvlist``, which skips the
+  children with an allocation bias), ``special`` (``class_vdevs_nvlist(…, "special", item)``,
+  after ``dedup``, which ziosim lacks: each special vdev as a top-level vdev keyed by its
+  name, the snapshot tree's rows from ``special_from`` on), ``logs``
   (``class_vdevs_nvlist(…, "logs", item)``: each log vdev as ``vdev_stats_nvlist`` prints a
   top-level vdev, keyed by its name — ``mirror-1`` or a lone disk's), ``l2cache``
   (``l2cache_nvlist``), ``spares`` (``spares_nvlist``) and ``error_count``
@@ -28,7 +31,11 @@ newline. This module builds the same document from one snapshot of the results
 * a vdev: ``fill_vdev_info`` (``name``, ``vdev_type``, ``class``, ``state`` from
   ``vdev_state_str`` — ``CANT_OPEN`` where the text says ``UNAVAIL``; ``class`` is
   ``log`` for a log vdev and the disks of a log mirror, whose parent carries the ``log``
-  allocation bias that ``vdev_config_generate`` adds to every log vdev, ``l2cache``
+  allocation bias that ``vdev_config_generate`` adds to every log vdev, ``special`` for a
+  special vdev and its children — only a top-level vdev has a bias (``vdev_alloc``: ``if
+  (top_level && alloc_bias != VDEV_BIAS_NONE)``, module/zfs/vdev.c@zfs-2.3.0), so
+  ``fill_vdev_info`` gives a vdev its own bias or its parent's, and ``normal`` to a disk
+  deeper down (under a ``replacing-N`` of a special mirror) — ``l2cache``
   for a cache device, and ``spare`` for a hot spare, in the tree under ``spare-N`` as in
   the ``spares`` section: ``ZPOOL_CONFIG_IS_SPARE``), then
   ``alloc_space``/``total_space`` (root and top-level vdevs) and ``phys_space`` (disks),
@@ -67,7 +74,7 @@ import re
 
 from .nicenum import zfs_nicebytes, zfs_nicenum, zfs_nicetime
 from .releases import has_json_status
-from .status import _REASONS, _state_word, _status_reason, _strftime_utc
+from .status import _REASONS, _state_word, _status_reason, _strftime_utc, config_tree
 
 __all__ = ["zpool_status_json", "status_json", "json_command"]
 
@@ -175,7 +182,7 @@ def _vdev_type(name: str, interior: bool, depth: int) -> str:
     return m.group("t") if m else "mirror"
 
 
-def _scan_stats(snapshot: dict, nice: _Nice, tops: dict[str, str]) -> dict:
+def _scan_stats(snapshot: dict, nice: _Nice, tops: dict[str, str], classes: dict[str, str]) -> dict:
     """``scan_status_nvlist``: pool_scan_stat_t (absent for a pool never scanned, as
     ``spa_scan_get_stats`` then fails) and ``rebuild_stats``."""
     out: dict = {}
@@ -209,7 +216,7 @@ def _scan_stats(snapshot: dict, nice: _Nice, tops: dict[str, str]) -> dict:
             (end - start) * 1000 if end else g("pass_time_ms"))
         name = vrs["vdev"]
         rebuild[name] = {
-            "name": name, "vdev_type": tops.get(name, "mirror"), "class": "normal",
+            "name": name, "vdev_type": tops.get(name, "mirror"), "class": classes.get(name, "normal"),
             "state": _REBUILD_STATE[vrs["state"]],
             "start_time": nice.stamp(start), "end_time": nice.stamp(end),
             "scan_time": nice.time_ns(scan_ms * 1_000_000),
@@ -300,7 +307,12 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
     pool = (layout or {}).get("pool") or {}
     leaves = (layout or {}).get("leaves") or []
     size_of = {leaf["name"]: int(leaf.get("size_bytes", 0)) for leaf in leaves}
-    top_space = [(int(v.get("alloc_bytes", 0)), int(v.get("size_bytes", 0))) for v in pool.get("vdevs", [])]
+    # The tree's data tops take the space of pool.vdevs' normal vdevs in order, its special
+    # tops (from special_from on) the special vdevs'.
+    space = {cls: [(int(v.get("alloc_bytes", 0)), int(v.get("size_bytes", 0))) for v in pool.get("vdevs", [])
+                   if (v.get("class") == "special") == (cls == "special")] for cls in ("normal", "special")}
+    special_from = snapshot.get("special_from")
+    special_from = len(rows) if special_from is None else int(special_from)
 
     # Children of each row by index; vdev types of the top-level vdevs for rebuild_stats.
     kids: dict[int, list[int]] = {i: [] for i in range(len(rows))}
@@ -311,8 +323,14 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
         if stack:
             kids[stack[-1]].append(i)
         stack.append(i)
-    tops_in_order = kids[0] if rows else []
-    tops = {rows[i]["name"]: _vdev_type(rows[i]["name"], bool(kids[i]), 1) for i in tops_in_order}
+    every_top = kids[0] if rows else []
+    tops = {rows[i]["name"]: _vdev_type(rows[i]["name"], bool(kids[i]), 1) for i in every_top}
+    # vdev_stats_nvlist of the root skips the special tops: class_vdevs_nvlist prints them.
+    tops_in_order = [i for i in every_top if i < special_from]
+    special_tops = [i for i in every_top if i >= special_from]
+    classes = {rows[i]["name"]: "special" for i in special_tops}
+    if rows:
+        kids[0] = tops_in_order
     spares = snapshot.get("spares")
     if spares is None:
         spares = [{"name": n, "state": "AVAIL"} for n in pool.get("spares") or []]
@@ -323,13 +341,18 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
     # permanent (the failed disk detached) leaves the snapshot's spares list and is normal.
     spare_names = {sp["name"] for sp in spares}
 
-    def build(i: int) -> dict:
+    def build(i: int, cls: str = "normal") -> dict:
         r, depth = rows[i], int(rows[i]["depth"])
         extra: dict = {}
+        # The bias of the vdev or of its parent, if either is a top-level vdev (fill_vdev_info).
+        if depth <= 2:
+            extra["class"] = cls
         if depth == 0:
             extra.update(alloc_space=int(pool.get("alloc_bytes", 0)), total_space=int(pool.get("size_bytes", 0)))
-        elif depth == 1 and i in tops_in_order and tops_in_order.index(i) < len(top_space):
-            extra["alloc_space"], extra["total_space"] = top_space[tops_in_order.index(i)]
+        elif depth == 1:
+            order, sp = (special_tops, space["special"]) if cls == "special" else (tops_in_order, space["normal"])
+            if i in order and order.index(i) < len(sp):
+                extra["alloc_space"], extra["total_space"] = sp[order.index(i)]
         if not kids[i]:
             extra["phys_space"] = size_of.get(r["name"], 0)
             extra["scan_processed"] = int(r.get("scan_processed", 0))
@@ -337,7 +360,7 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
                 extra["class"] = "spare"
         d = _vdev(r, depth, bool(kids[i]), nice, extra)
         if kids[i]:
-            d["vdevs"] = {rows[c]["name"]: build(c) for c in kids[i]}
+            d["vdevs"] = {rows[c]["name"]: build(c, cls) for c in kids[i]}
         return d
 
     # fill_pool_info: zpool_get_state_str, as the text view's `state:` word.
@@ -345,10 +368,12 @@ def zpool_status_json(snapshot: dict, release: str, pool_name: str, epoch_s: int
     item: dict = {"name": pool_name, "state": state,
                   "spa_version": nice.literal(5000), "zpl_version": nice.literal(5)}
     item.update(_reason(snapshot, release))
-    scan = _scan_stats(snapshot, nice, tops)
+    scan = _scan_stats(snapshot, nice, tops, classes)
     if scan:
         item["scan_stats"] = scan
     item["vdevs"] = {pool_name: build(0)}
+    if special_tops:
+        item["special"] = {rows[i]["name"]: build(i, "special") for i in special_tops}
     item.update(_class_items(pool, leaves, nice, snapshot))
     # spares_nvlist: vdev_stats_nvlist(…, isspare = B_TRUE) — name, type and class
     # ("spare": ZPOOL_CONFIG_IS_SPARE) from fill_vdev_info, then only the spare state:
@@ -375,15 +400,7 @@ def status_json(results: dict, meta: dict, as_int: bool = False) -> str:
     if status.get("snapshots"):
         return zpool_status_json(status["snapshots"][-1], release, pool["name"], int(status.get("epoch_s", 0)),
                                  as_int=as_int, layout=layout)
-    leaves = results["leaves"]
-    rows: list[dict] = [{"depth": 0, "name": pool["name"], "state": "ONLINE"}]
-    for vdev in pool["vdevs"]:
-        idx = vdev["leaves"]
-        if vdev.get("type") == "disk" and len(idx) == 1:
-            rows.append({"depth": 1, "name": leaves[idx[0]]["name"], "state": "ONLINE"})
-            continue
-        rows.append({"depth": 1, "name": vdev["name"], "state": "ONLINE"})
-        rows.extend({"depth": 2, "name": leaves[i]["name"], "state": "ONLINE"} for i in idx)
+    rows, special_from = config_tree(pool, results["leaves"])
     epoch = (meta.get("config") or {}).get("epoch_s")
     if epoch is None:
         from ..scenario import DEFAULT_EPOCH_S
@@ -391,4 +408,6 @@ def status_json(results: dict, meta: dict, as_int: bool = False) -> str:
         epoch = DEFAULT_EPOCH_S
     snap = {"t_ns": int(results.get("sim_time_ns", 0)), "state": "ONLINE", "tree": rows,
             "scan": {"func": "none", "state": "none"}, "rebuild": None, "errors": 0}
+    if special_from is not None:
+        snap["special_from"] = special_from
     return zpool_status_json(snap, release, pool["name"], int(epoch), as_int=as_int, layout=layout)

@@ -312,15 +312,19 @@ def unflushed_volatile_caches(config: Mapping[str, Any] | None) -> dict[str, Any
     data += [{"name": a.get("new"), "device": a["device"]}
              for a in config.get("actions") or [] if a.get("device")]
     log = [d for v in pool.get("log") or [] for d in v.get("disks") or []]
+    special = [d for v in pool.get("special") or [] for d in v.get("disks") or []]
     tunables, leaves = [], []
     if _nocacheflush(config, "zfs_nocacheflush"):
         tunables.append("zfs_nocacheflush")
-        leaves = data + log
+        leaves = data + special + log
     if _nocacheflush(config, "zil_nocacheflush"):
         tunables.append("zil_nocacheflush")
         # The ZIL writes to the SLOG; to the pool without one, and INDIRECT data to the
-        # pool with logbias=throughput.
-        zil = (log + (data if config.get("logbias") == "throughput" else [])) if log else data
+        # pool with logbias=throughput. Log blocks never go to the special class
+        # (zio_alloc_zil: log, embedded log, then normal, module/zfs/zio.c@zfs-2.2.0), but an
+        # INDIRECT write's data block does when it is small enough (special_small_blocks).
+        pooled = data + (special if config.get("special_small_blocks_bytes") else [])
+        zil = (log + (pooled if config.get("logbias") == "throughput" else [])) if log else pooled
         leaves += [d for d in zil if d not in leaves]
     hit: dict[str, list[str]] = {}
     for d in leaves:
