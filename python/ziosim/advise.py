@@ -583,6 +583,9 @@ class Advice:
     # Per axis field, the value the scenario runs (None: left at its default). Without a
     # baseline point it is what `*` and the fewest-changes rule compare against.
     current: dict[str, Any] = field(default_factory=dict)
+    # The types of the scenario's data vdevs: whether a top-level vdev added on advice could
+    # be removed again (device removal refuses a pool with a raidz or dRAID vdev).
+    vdev_types: list[str] = field(default_factory=list)
 
     @property
     def too_short(self) -> bool:
@@ -610,7 +613,7 @@ def _settings(axes: Sequence[Mapping[str, Any]], values: Sequence[Any]) -> dict[
 def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
            baseline_id: str | None, *, scan_window: bool, allow_unsafe: bool, pool: str,
            tolerance: float = TOLERANCE, ram_bytes: int | None = None, release: str | None = None,
-           current: Mapping[str, Any] | None = None) -> Advice:
+           current: Mapping[str, Any] | None = None, vdev_types: Sequence[str] = ()) -> Advice:
     """Measure every point, mark what is feasible and pick the best (deterministically).
 
     ``baseline_id`` is the point that is the same run as the scenario as written
@@ -677,7 +680,7 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
                   workloads=workloads, ram_bytes=ram_bytes,
                   scan_func="rebuild" if rows[0].get("rebuild_state") else rows[0].get("scan_func"),
                   stop_hint=_stop_hint(unknown) if unknown else None, unknown_why=_unknown_why(unknown),
-                  current=current)
+                  current=current, vdev_types=list(vdev_types))
 
 
 # ----------------------------------------------------------------------------- commands
@@ -694,7 +697,8 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
     base = a.baseline.settings if a.baseline else a.current
     for fld, v in a.best.settings.items():
         before = base.get(fld)
-        if v == before:
+        if v == before or (fld == "zfs.special_small_blocks" and not v and not before):
+            # (special_small_blocks 0 is its default: left out, it is the same setting.)
             continue
         if fld.startswith("zfs.tunables."):
             name = fld[len("zfs.tunables."):]
@@ -712,6 +716,19 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
             other.append(f"zfs set {prop}={v} {a.pool}        # revert: {revert}")
         elif fld == "pool.recordsize":
             other.append(f"zfs set recordsize={value_label(v)} {a.pool}        # applies to blocks written from now on")
+        elif fld == "zfs.special_small_blocks":
+            # A size as zfs set takes it (32K), whether the axis wrote "32K" or 32768.
+            from .units import size_label
+
+            def size(x: Any) -> str:
+                return size_label(x) if isinstance(x, int) and not isinstance(x, bool) else value_label(x)
+            revert = (f"zfs inherit special_small_blocks {a.pool}" if not before
+                      else f"zfs set special_small_blocks={size(before)} {a.pool}")
+            other.append(f"zfs set special_small_blocks={size(v)} {a.pool}        # revert: {revert}")
+            other.append("# applies to blocks written from now on: existing files keep their place until "
+                         "rewritten (the runs placed the pool's contents as if it had always been set)")
+        elif fld == "pool.special" and v:
+            other.extend(_special_lines(a, v))
         elif fld in ("pool.log", "pool.cache") and v:
             kind = fld.split(".")[1]
             other.append(f"# hardware: add a {kind} device like the one modelled ({value_label(v)}):")
@@ -729,6 +746,30 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
             other.append(f"# not a setting: {fld} {was}{value_label(v)} is a change to the pool's hardware, "
                          "layout, contents or workload, not a tunable to apply")
     return tun, other
+
+
+def _special_lines(a: Advice, v: Any) -> list[str]:
+    """`zpool add POOL special …` for a special class as the one modelled, what it changes,
+    and whether it can be taken back: device removal (0.8+) refuses a pool with any top-level
+    vdev with parity (`spa_vdev_remove_top_check`, vdev_removal.c@zfs-2.2.0)."""
+    vdevs = v if isinstance(v, list) else [v]
+    lines = [f"# hardware: add a special class like the one modelled ({value_label(v)}):"]
+    for sv in vdevs:
+        kind = str(sv.get("type", "mirror")) if isinstance(sv, Mapping) else "mirror"
+        n = int(sv.get("disks", 2)) if isinstance(sv, Mapping) else 2
+        devs = " ".join(f"<dev{i + 1}>" for i in range(n if kind != "disk" else 1))
+        lines.append(f"zpool add {a.pool} special {'' if kind == 'disk' else kind + ' '}{devs}")
+    lines.append("# only metadata (and small blocks) written from now on go there: the runs placed the pool's "
+                 "existing contents as if the special vdevs had been there from the start")
+    lines.append("# the pool cannot live without its special vdevs: give them the data vdevs' redundancy")
+    types = list(a.vdev_types) + [str(sv.get("type", "mirror")) for sv in vdevs if isinstance(sv, Mapping)]
+    if any(t.startswith(("raidz", "draid")) for t in types):
+        lines.append("# revert: none — zpool remove refuses a pool with a raidz or dRAID vdev "
+                     "(device removal, OpenZFS 0.8+)")
+    else:
+        lines.append(f"# revert: zpool remove {a.pool} <the special vdev, e.g. mirror-N>   # device removal "
+                     "(OpenZFS 0.8+) copies its blocks back to the data vdevs")
+    return lines
 
 
 def commands(a: Advice) -> dict[str, list[str]]:

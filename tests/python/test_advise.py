@@ -504,6 +504,35 @@ def test_every_change_advise_recommends_has_its_way_back(fake_core, release, bas
     assert "zpool add tank log <device>" in text and revert_log in text, text
 
 
+@pytest.mark.parametrize("vdev_types, revert", [
+    # Device removal refuses a pool with a parity vdev (spa_vdev_remove_top_check).
+    (["raidz2"], "# revert: none — zpool remove refuses a pool with a raidz or dRAID vdev"),
+    (["mirror", "mirror"], "# revert: zpool remove tank <the special vdev, e.g. mirror-N>"),
+])
+def test_a_special_class_on_advice_says_how_to_add_it_what_it_changes_and_whether_it_comes_back(
+        fake_core, vdev_types, revert):
+    mirror = [{"type": "mirror", "disks": 2, "device": "intel-s3700"}]
+    axes = [{"field": "pool.special", "name": "special", "values": [[], mirror]},
+            {"field": "zfs.special_small_blocks", "name": "small", "values": [0, 32768]}]
+    vals = [([], 0), ([], 32768), (mirror, 0), (mirror, 32768)]
+    points = [{"index": i + 1, "id": f"p{i + 1}", "values": list(v), "labels": [str(x) for x in v]}
+              for i, v in enumerate(vals)]
+    rows = [{"point": i + 1, "release": "zfs-2.2", "scan_func": "scrub", "scan_state": "finished",
+             "scan_duration_ns": d, "at_risk_bytes_max": 0} for i, d in enumerate([100e9, 100e9, 96e9, 80e9])]
+    a = advise.choose(advise.parse_goal("scan-time"), [], {"axes": axes, "points": points}, rows, "p1",
+                      scan_window=False, allow_unsafe=False, pool="tank", vdev_types=vdev_types)
+    assert a.best.index == 4
+    text = advise.render(a, "out/x")
+    assert "zpool add tank special mirror <dev1> <dev2>" in text, text
+    assert "zfs set special_small_blocks=32K tank        # revert: zfs inherit special_small_blocks tank" in text
+    assert "existing files keep their place until rewritten" in text and revert in text, text
+    # special_small_blocks left at 0 is no change to print.
+    b = advise.choose(advise.parse_goal("scan-time"), [], {"axes": axes, "points": points},
+                      [dict(r, scan_duration_ns=[100e9, 100e9, 80e9, 96e9][i]) for i, r in enumerate(rows)], "p1",
+                      scan_window=False, allow_unsafe=False, pool="tank", vdev_types=vdev_types)
+    assert b.best.index == 3 and "special_small_blocks" not in "".join(advise.commands(b)["linux"])
+
+
 @needs_core
 def test_advise_with_a_size_in_set_prints_the_commands_in_bytes(tmp_path):
     """The tester's reproduction: `--set zfs.tunables.zfs_scan_vdev_limit=64M` was an
