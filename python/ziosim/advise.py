@@ -583,9 +583,9 @@ class Advice:
     # Per axis field, the value the scenario runs (None: left at its default). Without a
     # baseline point it is what `*` and the fewest-changes rule compare against.
     current: dict[str, Any] = field(default_factory=dict)
-    # The types of the scenario's data vdevs: whether a top-level vdev added on advice could
-    # be removed again (device removal refuses a pool with a raidz or dRAID vdev).
-    vdev_types: list[str] = field(default_factory=list)
+    # The scenario's data vdevs, (type, disks) each: whether `zpool add` takes a special
+    # vdev without -f, and whether it could be removed again.
+    vdevs: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def too_short(self) -> bool:
@@ -613,7 +613,7 @@ def _settings(axes: Sequence[Mapping[str, Any]], values: Sequence[Any]) -> dict[
 def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
            baseline_id: str | None, *, scan_window: bool, allow_unsafe: bool, pool: str,
            tolerance: float = TOLERANCE, ram_bytes: int | None = None, release: str | None = None,
-           current: Mapping[str, Any] | None = None, vdev_types: Sequence[str] = ()) -> Advice:
+           current: Mapping[str, Any] | None = None, vdevs: Sequence[tuple[str, int]] = ()) -> Advice:
     """Measure every point, mark what is feasible and pick the best (deterministically).
 
     ``baseline_id`` is the point that is the same run as the scenario as written
@@ -680,7 +680,7 @@ def choose(goal: Goal, limits: Sequence[Limit], manifest: Mapping[str, Any], row
                   workloads=workloads, ram_bytes=ram_bytes,
                   scan_func="rebuild" if rows[0].get("rebuild_state") else rows[0].get("scan_func"),
                   stop_hint=_stop_hint(unknown) if unknown else None, unknown_why=_unknown_why(unknown),
-                  current=current, vdev_types=list(vdev_types))
+                  current=current, vdevs=list(vdevs))
 
 
 # ----------------------------------------------------------------------------- commands
@@ -748,27 +748,66 @@ def _changes(a: Advice) -> tuple[list[tuple[str, int, int]], list[str]]:
     return tun, other
 
 
+def _replication(vtype: str, disks: int) -> tuple[str, int, int]:
+    """`get_replication`'s (type, parity, children) of a vdev (zpool_vdev.c@zfs-2.2.0): raidzN
+    and draidN by family and parity, a mirror by its children, a lone disk as "disk"."""
+    m = re.match(r"(raidz|draid)(\d)?$", vtype)
+    if m:
+        return m.group(1), int(m.group(2) or 1), disks
+    return vtype, 0, disks
+
+
+def _add_refusal(pool: Sequence[tuple[str, int]], new: tuple[str, int]) -> str | None:
+    """Why `zpool add` (without -f) refuses a vdev of `new` beside the pool's data vdevs
+    (`check_replication`, zpool_vdev.c@zfs-2.2.0; it counts special vdevs as it counts data
+    ones, only logs are left out), and what would match; None when it takes it."""
+    if not pool:
+        return None
+    cur, nw = _replication(*pool[0]), _replication(*new)
+    raid = {"raidz", "draid"}
+    if cur[0] in raid and nw[0] == "mirror" or nw[0] in raid and cur[0] == "mirror":
+        r, m = (cur, nw) if cur[0] in raid else (nw, cur)
+        if r[1] == m[2] - 1:
+            return None
+        return (f"{r[0]}{r[1]} and a {m[2]}-way mirror differ in redundancy; a {r[1] + 1}-way mirror matches "
+                f"{r[0]}{r[1]}" if r is cur else f"a {m[2]}-way mirror pool and {r[0]}{r[1]} differ in redundancy")
+    if cur[0] != nw[0]:
+        return f"the pool uses {cur[0]} and the new vdev is {nw[0]}"
+    if cur[1] != nw[1]:
+        return f"the pool uses {cur[1]}-parity {cur[0]} and the new vdev {nw[1]}"
+    if cur[2] != nw[2]:
+        return f"the pool uses {cur[2]}-way {cur[0]} and the new vdev {nw[2]}-way"
+    return None
+
+
 def _special_lines(a: Advice, v: Any) -> list[str]:
     """`zpool add POOL special …` for a special class as the one modelled, what it changes,
     and whether it can be taken back: device removal (0.8+) refuses a pool with any top-level
-    vdev with parity (`spa_vdev_remove_top_check`, vdev_removal.c@zfs-2.2.0)."""
-    vdevs = v if isinstance(v, list) else [v]
+    vdev with parity, and a special vdev whose ashift is not the data vdevs'
+    (`spa_vdev_remove_top_check`, vdev_removal.c@zfs-2.2.0)."""
+    vdevs = [sv for sv in (v if isinstance(v, list) else [v]) if isinstance(sv, Mapping)]
     lines = [f"# hardware: add a special class like the one modelled ({value_label(v)}):"]
     for sv in vdevs:
-        kind = str(sv.get("type", "mirror")) if isinstance(sv, Mapping) else "mirror"
-        n = int(sv.get("disks", 2)) if isinstance(sv, Mapping) else 2
-        devs = " ".join(f"<dev{i + 1}>" for i in range(n if kind != "disk" else 1))
-        lines.append(f"zpool add {a.pool} special {'' if kind == 'disk' else kind + ' '}{devs}")
+        kind = str(sv.get("type", "mirror"))
+        kind = "raidz1" if kind == "raidz" else kind
+        n = 1 if kind == "disk" else int(sv.get("disks", 2))
+        devs = " ".join(f"<dev{i + 1}>" for i in range(n))
+        why = _add_refusal(a.vdevs, (kind, n))
+        force = "-f " if why else ""
+        lines.append(f"zpool add {force}{a.pool} special {'' if kind == 'disk' else kind + ' '}{devs}")
+        if why:
+            lines.append(f"# -f: without it zpool add refuses (\"mismatched replication level\": {why})")
     lines.append("# only metadata (and small blocks) written from now on go there: the runs placed the pool's "
                  "existing contents as if the special vdevs had been there from the start")
     lines.append("# the pool cannot live without its special vdevs: give them the data vdevs' redundancy")
-    types = list(a.vdev_types) + [str(sv.get("type", "mirror")) for sv in vdevs if isinstance(sv, Mapping)]
+    types = [t for t, _ in a.vdevs] + [str(sv.get("type", "mirror")) for sv in vdevs]
     if any(t.startswith(("raidz", "draid")) for t in types):
         lines.append("# revert: none — zpool remove refuses a pool with a raidz or dRAID vdev "
                      "(device removal, OpenZFS 0.8+)")
     else:
         lines.append(f"# revert: zpool remove {a.pool} <the special vdev, e.g. mirror-N>   # device removal "
-                     "(OpenZFS 0.8+) copies its blocks back to the data vdevs")
+                     "(OpenZFS 0.8+) copies its blocks back to the data vdevs; it needs the special vdev's "
+                     "ashift to be the data vdevs'")
     return lines
 
 

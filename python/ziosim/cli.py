@@ -924,7 +924,7 @@ def advise(
                                    scan_window=scanning,
                                    allow_unsafe=allow_unsafe, pool=config["pool"]["name"], tolerance=tolerance,
                                    ram_bytes=config["ram_bytes"], release=sc.release,
-                                   current=now, vdev_types=[v["type"] for v in config["pool"]["vdevs"]])
+                                   current=now, vdevs=[(v["type"], len(v["disks"])) for v in config["pool"]["vdevs"]])
         doc_json = advise_mod.to_json(advice)
         doc_json.update(ziosim_version=__version__, scenario={"name": sc.name, "path": str(scenario),
                                                                "hash": sc.hash, "seed": sc.seed})

@@ -504,13 +504,16 @@ def test_every_change_advise_recommends_has_its_way_back(fake_core, release, bas
     assert "zpool add tank log <device>" in text and revert_log in text, text
 
 
-@pytest.mark.parametrize("vdev_types, revert", [
-    # Device removal refuses a pool with a parity vdev (spa_vdev_remove_top_check).
-    (["raidz2"], "# revert: none — zpool remove refuses a pool with a raidz or dRAID vdev"),
-    (["mirror", "mirror"], "# revert: zpool remove tank <the special vdev, e.g. mirror-N>"),
+@pytest.mark.parametrize("vdevs, add, revert", [
+    # Device removal refuses a pool with a parity vdev (spa_vdev_remove_top_check), and
+    # zpool add a 2-way mirror beside raidz2 without -f (check_replication: 2 vs. 1).
+    ([("raidz2", 6)], "zpool add -f tank special mirror <dev1> <dev2>",
+     "# revert: none — zpool remove refuses a pool with a raidz or dRAID vdev"),
+    ([("mirror", 2), ("mirror", 2)], "zpool add tank special mirror <dev1> <dev2>\n",
+     "# revert: zpool remove tank <the special vdev, e.g. mirror-N>"),
 ])
 def test_a_special_class_on_advice_says_how_to_add_it_what_it_changes_and_whether_it_comes_back(
-        fake_core, vdev_types, revert):
+        fake_core, vdevs, add, revert):
     mirror = [{"type": "mirror", "disks": 2, "device": "intel-s3700"}]
     axes = [{"field": "pool.special", "name": "special", "values": [[], mirror]},
             {"field": "zfs.special_small_blocks", "name": "small", "values": [0, 32768]}]
@@ -520,16 +523,17 @@ def test_a_special_class_on_advice_says_how_to_add_it_what_it_changes_and_whethe
     rows = [{"point": i + 1, "release": "zfs-2.2", "scan_func": "scrub", "scan_state": "finished",
              "scan_duration_ns": d, "at_risk_bytes_max": 0} for i, d in enumerate([100e9, 100e9, 96e9, 80e9])]
     a = advise.choose(advise.parse_goal("scan-time"), [], {"axes": axes, "points": points}, rows, "p1",
-                      scan_window=False, allow_unsafe=False, pool="tank", vdev_types=vdev_types)
+                      scan_window=False, allow_unsafe=False, pool="tank", vdevs=vdevs)
     assert a.best.index == 4
     text = advise.render(a, "out/x")
-    assert "zpool add tank special mirror <dev1> <dev2>" in text, text
+    assert add in text, text
+    assert ("a 3-way mirror matches raidz2" in text) == (vdevs[0][0] == "raidz2"), text
     assert "zfs set special_small_blocks=32K tank        # revert: zfs inherit special_small_blocks tank" in text
     assert "existing files keep their place until rewritten" in text and revert in text, text
     # special_small_blocks left at 0 is no change to print.
     b = advise.choose(advise.parse_goal("scan-time"), [], {"axes": axes, "points": points},
                       [dict(r, scan_duration_ns=[100e9, 100e9, 80e9, 96e9][i]) for i, r in enumerate(rows)], "p1",
-                      scan_window=False, allow_unsafe=False, pool="tank", vdev_types=vdev_types)
+                      scan_window=False, allow_unsafe=False, pool="tank", vdevs=vdevs)
     assert b.best.index == 3 and "special_small_blocks" not in "".join(advise.commands(b)["linux"])
 
 

@@ -1004,6 +1004,17 @@ class _Builder:
             plan.assumed.append("special_small_blocks 0: ZFS's default (`zfs get special_small_blocks POOL`), so only "
                                 "metadata goes to the special vdevs; set zfs.special_small_blocks to send small file "
                                 "blocks there too")
+            # What the real class holds, when zpool list -v says: the run places the pool's
+            # contents as if the class had been there from the first write (layout.rs), so a
+            # class added to a pool that already held data holds less in reality.
+            lst = self.imp.listing
+            rows = [r for r in lst.section_rows("special") if r.depth == 1] if lst is not None else []
+            held = sum(r.alloc_bytes for r in rows if r.alloc_bytes is not None)
+            real = (f"; zpool list -v shows the real special class holding {zfs_nicenum(held)}: compare the run's "
+                    "special vdevs in `zpool iostat -v`") if held else ""
+            plan.assumed.append("the special vdevs were there from the first write: ziosim places the pool's "
+                                "contents so, while a class added to a pool that already held data has only what "
+                                f"was written since (less metadata, no older small blocks){real}")
         plan.assumed.append("ram 16G: ziosim's default; set zfs.ram to the host's RAM (it sizes "
                             "zfs_dirty_data_max and the scan's memory)")
         if not self.imp.confs:
