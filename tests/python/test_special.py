@@ -710,3 +710,44 @@ def test_import_leaves_a_special_draid_out(presets):
             "metadata and small blocks it holds are simulated on the other special vdevs, or on the data vdevs "
             "without any") in out.splitlines()
     assert "pool.special" not in out and "[devices.special]" not in out
+
+
+@pytest.mark.needs_core
+def test_workload_from_iostat_counts_the_data_vdevs_reads_not_the_special_class(presets):
+    """ziosim's own zpool status and zpool iostat -v of a mirror pool with a special mirror
+    under a random reader whose ARC lacks indirect blocks: the pool row adds the special
+    vdevs' metadata reads to the data vdevs'; the imported workload (special_small_blocks
+    assumed 0, so the special class holds metadata only) reads at the data vdevs' rate."""
+    from ziosim import runner
+    from ziosim.importers import scenario as isc
+    from ziosim.report import render_text
+
+    sc = scenario.loads(f"""
+[scenario]
+stop = "20s"
+report_interval = "10s"
+[zfs]
+release = "zfs-2.2"
+[pool]
+fill = 0.02
+recordsize = "16K"
+vdevs = [{{ type = "mirror", disks = 2, device = "{HDD}" }}]
+special = [{{ type = "mirror", disks = 2, device = "intel-s3700" }}]
+[[workload]]
+kind = "random-read"
+rate = 50
+sizes = [["4K", 1.0]]
+arc_size = "32M"
+""", path="r.toml")
+    text = render_text(runner.run(sc), runner.meta(sc), views=("status", "iostat"))
+    text = "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("# "))
+    last = text[text.rindex("pool  "):]
+    rows = {ln.split()[0]: ln.split() for ln in last.splitlines() if ln.split()}
+    pool_reads, data_reads = int(rows["tank"][3]), int(rows["mirror-0"][3])
+    # The indirect blocks the small ARC lacks are read from the special mirror first.
+    assert pool_reads > data_reads > 0
+    imp = isc.read_inputs([("run.txt", text)])
+    out = isc.build(imp, isc.Options(workload_from_iostat=True), presets)
+    w = scenario.loads(out, path="x.toml").config["workloads"][0]
+    assert w["rate_per_s"] == data_reads, out
+    assert "the data vdevs' rows, without the special class's" in out

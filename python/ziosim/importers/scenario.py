@@ -1166,16 +1166,30 @@ class _Builder:
                 f"reads, and a read of a block on {', '.join(raidz)} counts once per data column it touches, so "
                 "the pool's own reads per second cannot be told — allowed: a pool of mirrors and single disks, or "
                 "describe the load with [[workload]] tables (docs/scenario.md)")
-        if p.read_ops_per_s <= 0:
+        ops, rbytes, where = p.read_ops_per_s, p.read_bytes_per_s, "the pool row: its disks' reads added up"
+        if any(r.is_label and r.name == "special" for r in io.rows):
+            # The pool row adds up every top-level vdev, logs and special ones too
+            # (vdev_get_stats_ex_impl at the root, vdev.c@zfs-2.2.0).
+            # With special_small_blocks assumed 0 (`settings`) the special vdevs' reads are
+            # metadata, which the run's reads make for themselves: the data vdevs' rows are
+            # the workload's reads.
+            tops = []
+            for r in io.rows:
+                if r.is_label:
+                    break
+                if r.depth == 1:
+                    tops.append(r)
+            ops, rbytes = sum(r.read_ops_per_s for r in tops), sum(r.read_bytes_per_s for r in tops)
+            where = "the data vdevs' rows, without the special class's: their disks' reads added up"
+        if ops <= 0:
             plan.assumed.append("workload: none, as zpool iostat -v shows no reads")
             return
-        size = min(max(round(p.read_bytes_per_s / p.read_ops_per_s / 512) * 512, 512), 16 << 20)
-        plan.assumed.append(f"workload: random reads at the observed {p.read_ops_per_s}/s of {zfs_nicenum(size)} "
-                            "(the pool row: its disks' reads added up, and a mirror read goes to one disk), Poisson "
+        size = min(max(round(rbytes / ops / 512) * 512, 512), 16 << 20)
+        plan.assumed.append(f"workload: random reads at the observed {ops}/s of {zfs_nicenum(size)} "
+                            f"({where}, and a mirror read goes to one disk), Poisson "
                             "arrivals, no ARC hits; writes are left out, and the observed reads include any scrub or "
                             "resilver reads of that moment")
-        self.workload = {"name": "observed", "kind": "random-read", "size": zfs_nicenum(size),
-                         "rate": p.read_ops_per_s}
+        self.workload = {"name": "observed", "kind": "random-read", "size": zfs_nicenum(size), "rate": ops}
 
     def workload_from_iostat_x(self, x: iostat_x_mod.IostatX) -> None:
         """Pool reads from disk reads: mirrors and single disks only (module docstring, 6)."""
