@@ -122,7 +122,15 @@ impl Model_ {
     /// spa_sync's data phase: `data` (dirty records, `written` bytes of them packed into
     /// `nrec` records of the record size) and the metadata blocks `meta` ((psize, copies,
     /// key) each), with `bytes` of dirty data to give back as they land.
-    pub(crate) fn sync_data_blocks(&mut self, data: Vec<((u64, u64), u64)>, written: u64, nrec: u64, meta: Vec<(u64, u8, (u64, u64))>, bytes: u64, ctx: &mut Ctx<Ev>) {
+    pub(crate) fn sync_data_blocks(&mut self, mut data: Vec<((u64, u64), u64)>, written: u64, nrec: u64, meta: Vec<(u64, u8, (u64, u64))>, bytes: u64, ctx: &mut Ctx<Ev>) {
+        // With `special_small_blocks`, the dirty records of at most that size (a small
+        // file's block) are packed apart, first, so that a packed record holds small
+        // blocks only or none (`preferred_class` takes the size of the record its first
+        // byte is from).
+        if self.alloc.has_special() && self.cfg.special_small_blocks_bytes > 0 {
+            let small = self.cfg.special_small_blocks_bytes;
+            data.sort_by_key(|d| d.1 > small);
+        }
         let p = self.alloc_params();
         self.alloc.begin_txg(p);
         let rs = self.recordsize;
@@ -142,7 +150,8 @@ impl Model_ {
         sb.written = written;
         sb.data_left = nrec as u32;
         sb.physdone = self.cfg.release < Release::Zfs22;
-        // Each packed record's bookmark is that of the dirty record its first byte is from.
+        // Each packed record's bookmark is that of the dirty record its first byte is from,
+        // and so is the block size its class is chosen by.
         let mut keys = Vec::with_capacity(nrec as usize);
         let (mut j, mut end) = (0usize, data.first().map_or(0, |d| d.1));
         for k in 0..nrec {
@@ -150,12 +159,15 @@ impl Model_ {
                 j += 1;
                 end += data[j].1;
             }
-            keys.push(data.get(j).map_or((0, k), |d| d.0));
+            keys.push(data.get(j).map_or(((0, k), rs), |d| (d.0, d.1.min(rs))));
         }
         sb.data = data;
-        for (k, &key) in keys.iter().enumerate() {
+        for (k, &(key, size)) in keys.iter().enumerate() {
             let sh = share(rs);
-            self.sblk_push(Kind::Data(k as u32), key, rs, 1, sh);
+            let b = self.sblk_push(Kind::Data(k as u32), key, rs, 1, sh);
+            if self.alloc.has_special() {
+                self.sblk.blks[b as usize].class = self.preferred_class(false, key, size);
+            }
         }
         for &(psize, ndvas, key) in &meta {
             let sh = share(psize);

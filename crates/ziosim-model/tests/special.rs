@@ -123,3 +123,33 @@ fn special_vdevs_are_checked() {
     cfg["pool"]["special"][0]["type"] = json!("draid1");
     assert!(err(&cfg).starts_with("pool.special[0].type: draid1"), "{}", err(&cfg));
 }
+
+/// An NFS copy of small files (4 KiB and 64 KiB, 300 of them) onto a pool with a special
+/// mirror: each new file is one block of its own size, so with `special_small_blocks` =
+/// 32K its 4 KiB files' data goes to the SSDs and the 64 KiB files' to the HDD mirror —
+/// the sync packs the small blocks apart.
+#[test]
+fn small_files_written_during_the_run_go_to_the_special_class() {
+    let copy = |small: u64| {
+        let hdd = preset("hdd-7200-sata-2014");
+        let mut cfg = config("zfs-2.2", hdd, json!([{"type": "mirror", "disks": [{"name": "hd0", "device": "d"}, {"name": "hd1", "device": "d"}]}]),
+                             json!([{"name": "cp", "kind": "nfs-copy", "sizes": [[4096, 0.5], [65536, 0.5]], "threads": 1, "files": 300}]), 600);
+        cfg["devices"]["ssd"] = preset("intel-s3700");
+        cfg["pool"]["recordsize_bytes"] = json!(131072);
+        cfg["pool"]["allocated_bytes"] = json!(1u64 << 30);
+        cfg["pool"]["special"] = json!([{"type": "mirror", "disks": [{"name": "ssd0", "device": "ssd"}, {"name": "ssd1", "device": "ssd"}]}]);
+        cfg["sync"] = json!("disabled");
+        // Long enough for the copy and the txg syncs after it.
+        cfg["stop_ns"] = json!(60 * S);
+        cfg["special_small_blocks_bytes"] = json!(small);
+        let res = run(&cfg);
+        assert_eq!(res["workloads"][0]["files_done"], json!(300));
+        (class_bytes(leaf(&res, "ssd0"), "async_write"), class_bytes(leaf(&res, "hd0"), "async_write"))
+    };
+    let (ssd_meta, hdd_all) = copy(0);
+    let (ssd_small, hdd_large) = copy(32768);
+    // About 150 × 4 KiB moved from the HDDs to the SSDs (each side of a mirror writes it all).
+    let moved = ssd_small.saturating_sub(ssd_meta);
+    assert!(moved >= 150 * 4096 * 8 / 10, "{ssd_meta} → {ssd_small}");
+    assert!(hdd_large < hdd_all && hdd_all - hdd_large >= moved * 8 / 10, "{hdd_all} → {hdd_large}, moved {moved}");
+}
