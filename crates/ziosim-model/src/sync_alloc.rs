@@ -87,6 +87,8 @@ pub(crate) struct SyncBlocks {
     data_left: u32,
     meta_waiting: Vec<u32>,
     usable: Vec<bool>,
+    /// asize the sync has placed on the special vdevs so far (not yet in their `vs_alloc`).
+    special_bytes: u64,
     /// Shares given back per leaf write (to 2.1) or per block (2.2+).
     physdone: bool,
     /// The write issue taskq: when each thread is next free, the blocks it is working on
@@ -122,15 +124,7 @@ impl Model_ {
     /// spa_sync's data phase: `data` (dirty records, `written` bytes of them packed into
     /// `nrec` records of the record size) and the metadata blocks `meta` ((psize, copies,
     /// key) each), with `bytes` of dirty data to give back as they land.
-    pub(crate) fn sync_data_blocks(&mut self, mut data: Vec<((u64, u64), u64)>, written: u64, nrec: u64, meta: Vec<(u64, u8, (u64, u64))>, bytes: u64, ctx: &mut Ctx<Ev>) {
-        // With `special_small_blocks`, the dirty records of at most that size (a small
-        // file's block) are packed apart, first, so that a packed record holds small
-        // blocks only or none (`preferred_class` takes the size of the record its first
-        // byte is from).
-        if self.alloc.has_special() && self.cfg.special_small_blocks_bytes > 0 {
-            let small = self.cfg.special_small_blocks_bytes;
-            data.sort_by_key(|d| d.1 > small);
-        }
+    pub(crate) fn sync_data_blocks(&mut self, data: Vec<((u64, u64), u64)>, written: u64, nrec: u64, meta: Vec<(u64, u8, (u64, u64))>, bytes: u64, ctx: &mut Ctx<Ev>) {
         let p = self.alloc_params();
         self.alloc.begin_txg(p);
         let rs = self.recordsize;
@@ -149,9 +143,15 @@ impl Model_ {
         sb.recs = vec![(0, 0, 0); nrec as usize];
         sb.written = written;
         sb.data_left = nrec as u32;
+        sb.special_bytes = 0;
         sb.physdone = self.cfg.release < Release::Zfs22;
         // Each packed record's bookmark is that of the dirty record its first byte is from,
-        // and so is the block size its class is chosen by.
+        // and so is the block size its class is chosen by: a packed record stands for the
+        // blocks it holds, and its first byte falls in a small block as often as the small
+        // blocks' share of the bytes, so the special class gets that share of the packed
+        // records. (Packing the small blocks apart would not do: which dirty records
+        // `dmu_sync` already wrote is known only as a byte count, `written`, taken from the
+        // end of `data`.)
         let mut keys = Vec::with_capacity(nrec as usize);
         let (mut j, mut end) = (0usize, data.first().map_or(0, |d| d.1));
         for k in 0..nrec {
@@ -299,6 +299,19 @@ impl Model_ {
         alloc < crate::layout::mul_div(space, 100 - reserve, 100)
     }
 
+    /// The special vdevs can take `ndvas` copies of `psize` more: their `vs_alloc`, what
+    /// this sync placed on them so far and the block stay within their size (the model's
+    /// one ENOSPC: a full special class sends blocks to the normal class, as ZFS does).
+    pub(crate) fn special_room(&self, psize: u64, ndvas: u8) -> bool {
+        let (mut alloc, mut space, mut asize) = (self.sblk.special_bytes, 0u64, 0u64);
+        for (t, top) in self.tops.iter().enumerate().filter(|(_, top)| top.special) {
+            alloc += self.top_alloc_now(t);
+            space += top.size_bytes;
+            asize = asize.max(top.asize(psize));
+        }
+        alloc + asize * ndvas as u64 <= space
+    }
+
     /// (objset, object, level + 1, block id) of a record key: the dataset is objset 1 and
     /// the MOS 0; level + 1 so that an objset's root block (level −1) sorts first.
     fn bookmark(&self, key: (u64, u64)) -> (u64, u64, u64, u64) {
@@ -353,13 +366,20 @@ impl Model_ {
         // Copies whose writes all completed while being submitted (dropped optional
         // writes): their slots admit blocks once this one is placed.
         let mut freed = 0;
+        // A special class without room for the block's copies fails its allocation with
+        // ENOSPC and `zio_dva_allocate` retries it in the normal class (zio.c@zfs-2.2.0);
+        // the block keeps the slots it reserved in the special class.
+        let mut class = blk.class as usize;
+        if class == 1 && !self.special_room(blk.psize, blk.ndvas) {
+            class = 0;
+        }
         for d in 0..blk.ndvas as usize {
             let tops = &self.tops;
             let a = blk.alloc as usize;
             // A special class with no writable vdev left: the normal class takes the block
             // (`zio_dva_allocate` retries there on ENOSPC).
-            let picked = self.alloc.pick(a, blk.class as usize, d, prev, &usable, |t| tops[t].asize(blk.psize));
-            let picked = picked.or_else(|| if blk.class == 1 { self.alloc.pick(a, 0, d, prev, &usable, |t| tops[t].asize(blk.psize)) } else { None });
+            let picked = self.alloc.pick(a, class, d, prev, &usable, |t| tops[t].asize(blk.psize));
+            let picked = picked.or_else(|| if class == 1 { self.alloc.pick(a, 0, d, prev, &usable, |t| tops[t].asize(blk.psize)) } else { None });
             let Some(t) = picked else {
                 // No vdev can take it: the pool suspends and the sync waits for ever.
                 self.sblk.usable = usable;
@@ -367,6 +387,9 @@ impl Model_ {
                 return;
             };
             prev = Some(t);
+            if self.tops[t].special {
+                self.sblk.special_bytes += self.tops[t].asize(blk.psize);
+            }
             let c = match self.sblk.copies_free.pop() {
                 Some(c) => c,
                 None => {

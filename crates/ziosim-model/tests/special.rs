@@ -153,3 +153,32 @@ fn small_files_written_during_the_run_go_to_the_special_class() {
     assert!(moved >= 150 * 4096 * 8 / 10, "{ssd_meta} → {ssd_small}");
     assert!(hdd_large < hdd_all && hdd_all - hdd_large >= moved * 8 / 10, "{hdd_all} → {hdd_large}, moved {moved}");
 }
+
+/// A full special class: with no reserve (`zfs_special_class_metadata_reserve_pct` = 0) a
+/// writer of 16 KiB records (`special_small_blocks` = 16K) fills a 1 GiB special mirror;
+/// from then on its blocks fail to allocate there (ENOSPC) and go to the data vdevs
+/// (`zio_dva_allocate`), so the class never holds more than its size.
+#[test]
+fn a_full_special_class_sends_blocks_to_the_data_vdevs() {
+    let mut cfg = pool("zfs-2.2", true);
+    cfg["actions"] = json!([]);
+    cfg["stop_on_scan_done"] = json!(false);
+    cfg["stop_ns"] = json!(60 * S);
+    cfg["report_interval_ns"] = json!(5 * S);
+    cfg["devices"]["ssd"]["capacity_bytes"] = json!(1u64 << 30);
+    cfg["pool"]["recordsize_bytes"] = json!(16384);
+    cfg["pool"]["allocated_bytes"] = json!(2u64 << 30);
+    cfg["pool"]["layout"] = json!(null);
+    cfg["special_small_blocks_bytes"] = json!(16384);
+    cfg["tunables"] = json!({"zfs_special_class_metadata_reserve_pct": 0});
+    cfg["workloads"] = json!([{"name": "w", "kind": "random-write", "sizes": [[16384, 1.0]], "threads": 16,
+                               "region_length_bytes": 1u64 << 30}]);
+    let res = run(&cfg);
+    let size = res["pool"]["vdevs"][1]["size_bytes"].as_u64().unwrap();
+    let series: Vec<u64> = res["series"]["tops"][1]["alloc_bytes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert!(series.iter().all(|&a| a <= size), "{series:?} of {size}");
+    // The class took what it could (a big sync's worth: the SSDs' writes) and the rest went
+    // to the HDDs — which, with no reserve, only a full class sends there.
+    let (ssd, hdd) = (class_bytes(leaf(&res, "ssd0"), "async_write"), class_bytes(leaf(&res, "hd0"), "async_write"));
+    assert!(ssd > size / 4 && hdd > 100 << 20, "ssd {ssd} hdd {hdd}");
+}
