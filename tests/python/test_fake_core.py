@@ -68,6 +68,18 @@ def test_bundled_scenarios_load_against_the_real_core(name, real_core):
     real_core.Simulation(sc.config_json())  # the core accepts the run config
 
 
+def _pool_of(core, sc, vdev_keys=("name", "type", "leaves")):
+    """A run's pool document as the tests compare it: its vdevs (those keys), cache, log
+    vdevs (name, type, leaves) and each leaf's (name, vdev)."""
+    sim = core.Simulation(sc.config_json())
+    while not sim.step_events(1_000_000):
+        pass
+    r = json.loads(sim.results_json())
+    return ([{k: v.get(k) for k in vdev_keys} for v in r["pool"]["vdevs"]], r["pool"]["cache"],
+            [{k: v[k] for k in ("name", "type", "leaves")} for v in r["pool"]["log"]],
+            [(leaf["name"], leaf["vdev"]) for leaf in r["leaves"]])
+
+
 def test_pool_document_matches_the_real_core(real_core):
     """The vdev names, log vdevs, cache and leaf order the fake reports are the real core's
     (docs/internals.md "Results": pool.vdevs, pool.cache, pool.log)."""
@@ -78,17 +90,8 @@ def test_pool_document_matches_the_real_core(real_core):
         'log = [{ device = "samsung-850pro", count = 2, mirror = true }, { device = "samsung-850pro" }]\n'
         'cache = { device = "samsung-850pro", count = 2 }\n', path="slog.toml")
 
-    def pool_of(core):
-        sim = core.Simulation(sc.config_json())
-        while not sim.step_events(1_000_000):
-            pass
-        r = json.loads(sim.results_json())
-        strip = lambda vs: [{k: v[k] for k in ("name", "type", "leaves")} for v in vs]  # noqa: E731
-        return (strip(r["pool"]["vdevs"]), r["pool"]["cache"], strip(r["pool"]["log"]),
-                [(leaf["name"], leaf["vdev"]) for leaf in r["leaves"]])
-
-    real = pool_of(real_core)
-    assert real == pool_of(fake_core)
+    real = _pool_of(real_core, sc)
+    assert real == _pool_of(fake_core, sc)
     assert real[2] == [{"name": "mirror-2", "type": "mirror", "leaves": [5, 6]},
                        {"name": "sdh", "type": "disk", "leaves": [7]}]
 
@@ -105,18 +108,8 @@ def test_special_vdevs_in_the_pool_document_match_the_real_core(real_core):
         'log = [{ device = "samsung-850pro", count = 2, mirror = true }]\n'
         'cache = { device = "samsung-850pro" }\n', path="special.toml")
 
-    def pool_of(core):
-        sim = core.Simulation(sc.config_json())
-        while not sim.step_events(1_000_000):
-            pass
-        r = json.loads(sim.results_json())
-        strip = lambda vs: [{k: v.get(k) for k in ("name", "type", "class", "leaves")} for v in vs]  # noqa: E731
-        return (strip(r["pool"]["vdevs"]), r["pool"]["cache"], [{k: v[k] for k in ("name", "type", "leaves")}
-                                                                 for v in r["pool"]["log"]],
-                [(leaf["name"], leaf["vdev"]) for leaf in r["leaves"]])
-
-    real = pool_of(real_core)
-    assert real == pool_of(fake_core)
+    real = _pool_of(real_core, sc, ("name", "type", "class", "leaves"))
+    assert real == _pool_of(fake_core, sc, ("name", "type", "class", "leaves"))
     assert real[0] == [{"name": "mirror-0", "type": "mirror", "class": "normal", "leaves": [0, 1]},
                        {"name": "mirror-1", "type": "mirror", "class": "special", "leaves": [2, 3]},
                        {"name": "sde", "type": "disk", "class": "special", "leaves": [4]}]

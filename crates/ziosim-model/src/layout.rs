@@ -652,7 +652,6 @@ impl Layout {
             lanes.push(Lane::new(psize, lsize, ndvas, 0));
             (lanes.len() - 1) as u32
         };
-        let sector = 1u64 << p.ashift;
         // MOS objset, MOS dnode block (3 copies), dataset objset (2 copies).
         let os_psize = compressed(OBJSET_LSIZE, p.metadata_compression_ratio, p.ashift);
         let dn_psize = compressed(DNODE_BLOCK_LSIZE, p.metadata_compression_ratio, p.ashift);
@@ -810,7 +809,6 @@ impl Layout {
                 Err((e, None)) => return Err(e),
             }
         }
-        let _ = sector;
         Err(format!("pool.special: {} bytes of special vdevs — too small for the layout's metadata plan", tops.iter().filter(|t| t.special).map(|t| t.size_bytes).sum::<u64>()))
     }
 
