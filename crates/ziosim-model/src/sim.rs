@@ -2565,13 +2565,12 @@ impl Model_ {
         // An lwb goes to the normal class, never the special one (`zio_alloc_zil`: log,
         // embedded log, then normal; ZIO@zfs-2.2.0); a `dmu_sync` block is file data, which
         // `special_small_blocks` may send to the special class (`spa_preferred_class`).
-        let special = dmu_sync.is_some() && self.small_block_to_special(bytes as u64) && self.special_room(bytes as u64, 1);
         let mut tops = self.writeable_tops();
+        let special = dmu_sync.is_some()
+            && self.small_block_to_special(bytes as u64)
+            && self.special_room(bytes as u64, 1)
+            && tops.iter().any(|&t| self.tops[t].special);
         tops.retain(|&t| self.tops[t].special == special);
-        if tops.is_empty() && special {
-            tops = self.writeable_tops();
-            tops.retain(|&t| !self.tops[t].special);
-        }
         if tops.is_empty() {
             // zio_alloc_zil fails: the commit falls back to txg_wait_synced, which the
             // pool's suspension holds (the txg's own sync suspends it if it has not yet).

@@ -164,14 +164,11 @@ impl Model_ {
         sb.data = data;
         for (k, &(key, size)) in keys.iter().enumerate() {
             let sh = share(rs);
-            let b = self.sblk_push(Kind::Data(k as u32), key, rs, 1, sh);
-            if self.alloc.has_special() {
-                self.sblk.blks[b as usize].class = self.preferred_class(false, key, size);
-            }
+            self.sblk_push(Kind::Data(k as u32), key, rs, size, 1, sh);
         }
         for &(psize, ndvas, key) in &meta {
             let sh = share(psize);
-            let b = self.sblk_push(Kind::Meta, key, psize, ndvas, sh);
+            let b = self.sblk_push(Kind::Meta, key, psize, psize, ndvas, sh);
             self.sblk.meta_waiting.push(b);
         }
         self.txg.data_bytes += nrec * rs;
@@ -235,7 +232,7 @@ impl Model_ {
     /// block whose allocation the phase's space-map update must already see (in ZFS it is
     /// written in the sync pass before `metaslab_sync`).
     pub(crate) fn sync_mos_block(&mut self, psize: u64, ndvas: u8, key: (u64, u64), at_once: bool, ctx: &mut Ctx<Ev>) {
-        let b = self.sblk_push(Kind::Mos, key, psize, ndvas, 0);
+        let b = self.sblk_push(Kind::Mos, key, psize, psize, ndvas, 0);
         if at_once {
             self.sblk_arrive(b, ctx);
         } else {
@@ -243,10 +240,12 @@ impl Model_ {
         }
     }
 
-    fn sblk_push(&mut self, kind: Kind, key: (u64, u64), psize: u64, ndvas: u8, share: u64) -> u32 {
+    /// A block of the sync: `class_size` is the size its class goes by (a packed data
+    /// record's: that of the block its first byte is from).
+    fn sblk_push(&mut self, kind: Kind, key: (u64, u64), psize: u64, class_size: u64, ndvas: u8, share: u64) -> u32 {
         let order = self.bookmark(key);
         let alloc = self.alloc.allocator_of(order.0, order.1, order.2, order.3) as u8;
-        let class = self.preferred_class(!matches!(kind, Kind::Data(_)), key, psize);
+        let class = self.preferred_class(!matches!(kind, Kind::Data(_)), key, class_size);
         let sb = &mut self.sblk;
         sb.blks.push(Blk {
             kind,
@@ -291,25 +290,23 @@ impl Model_ {
             return false;
         }
         let reserve = self.tun.try_get(T::zfs_special_class_metadata_reserve_pct).unwrap_or(25).clamp(0, 100) as u64;
-        let (mut alloc, mut space) = (0u64, 0u64);
-        for (t, top) in self.tops.iter().enumerate().filter(|(_, top)| top.special) {
-            alloc += self.top_alloc_now(t);
-            space += top.size_bytes;
-        }
+        let (alloc, space) = self.special_use();
         alloc < crate::layout::mul_div(space, 100 - reserve, 100)
+    }
+
+    /// The special vdevs' `vs_alloc` and size, summed.
+    fn special_use(&self) -> (u64, u64) {
+        let special = self.tops.iter().enumerate().filter(|(_, top)| top.special);
+        special.fold((0, 0), |(a, s), (t, top)| (a + self.top_alloc_now(t), s + top.size_bytes))
     }
 
     /// The special vdevs can take `ndvas` copies of `psize` more: their `vs_alloc`, what
     /// this sync placed on them so far and the block stay within their size (the model's
     /// one ENOSPC: a full special class sends blocks to the normal class, as ZFS does).
     pub(crate) fn special_room(&self, psize: u64, ndvas: u8) -> bool {
-        let (mut alloc, mut space, mut asize) = (self.sblk.special_bytes, 0u64, 0u64);
-        for (t, top) in self.tops.iter().enumerate().filter(|(_, top)| top.special) {
-            alloc += self.top_alloc_now(t);
-            space += top.size_bytes;
-            asize = asize.max(top.asize(psize));
-        }
-        alloc + asize * ndvas as u64 <= space
+        let (alloc, space) = self.special_use();
+        let asize = self.tops.iter().filter(|top| top.special).map(|top| top.asize(psize)).max().unwrap_or(0);
+        alloc + self.sblk.special_bytes + asize * ndvas as u64 <= space
     }
 
     /// (objset, object, level + 1, block id) of a record key: the dataset is objset 1 and

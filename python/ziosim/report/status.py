@@ -177,12 +177,7 @@ def _class_rows(pool: dict, leaves: list[dict], release: str, root: dict,
     if logs:
         rows.append(_log_label(release, root))
         for v in logs:
-            idx = v["leaves"]
-            if v.get("type") == "disk" and len(idx) == 1:
-                rows.append(_online(1, leaves[idx[0]]["name"]))
-                continue
-            rows.append(_online(1, _top_name(v["name"], release)))
-            rows.extend(_online(2, leaves[i]["name"]) for i in idx)
+            rows += vdev_rows(v, leaves, release)
     if pool.get("cache"):
         rows.append({"depth": 0, "name": "cache", "state": None})
         if snap_cache is not None:
